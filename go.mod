@@ -1,0 +1,3 @@
+module github.com/tracecast/tracecast
+
+go 1.26

@@ -1,0 +1,49 @@
+package paje
+
+// Options configure a Parser. The zero value is not useful: start from
+// DefaultOptions.
+type Options struct {
+	// Name is the stream name used in error messages (a file path, "-").
+	Name string
+	// Lenient counts and skips bad lines instead of failing on the first one.
+	Lenient bool
+	// NoStrict accepts the deprecated field names of Paje ≤1.1
+	// (ContainerType, EntityType, SourceContainer, ...), like pj_dump -n.
+	NoStrict bool
+	// UserDefined keeps user-defined (non-standard) fields in Entity.Extra.
+	UserDefined bool
+	// IgnoreIncompleteLinks drops links that never got both ends instead of
+	// failing at the end of the trace, like pj_dump -z.
+	IgnoreIncompleteLinks bool
+	// ReorderHorizon is how late, in trace time units, an event may appear
+	// after a later-stamped one and still be processed in time order. 0 means
+	// the input must be time-ordered per container and type, as pj_dump wants.
+	// Negative means "pick from the time unit" (3 s of trace time).
+	ReorderHorizon float64
+	// MaxBuffered bounds the number of events held for reordering; when it is
+	// reached the oldest are processed early (so memory stays bounded) and a
+	// later event older than them is an error.
+	MaxBuffered int
+	// MaxLineBytes is the longest accepted line.
+	MaxLineBytes int
+	// MaxContainers bounds the number of live containers.
+	MaxContainers int
+	// MaxOpenStates bounds the number of open (stacked) states over all containers.
+	MaxOpenStates int
+	// TimeUnit is the unit of the trace's timestamps: "s", "ms", "us", "ns",
+	// or "" / "auto" to detect it (StarPU headers mean milliseconds).
+	TimeUnit string
+}
+
+// DefaultOptions returns the options used by the CLI when no flag is given.
+func DefaultOptions() Options {
+	return Options{
+		Name:           "-",
+		ReorderHorizon: -1,
+		MaxBuffered:    1 << 20,
+		MaxLineBytes:   1 << 20,
+		MaxContainers:  1 << 20,
+		MaxOpenStates:  1 << 22,
+		TimeUnit:       "auto",
+	}
+}
