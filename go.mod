@@ -1,3 +1,18 @@
 module github.com/tracecast/tracecast
 
-go 1.26
+go 1.26.0
+
+require (
+	github.com/klauspost/compress v1.20.3
+	github.com/rs/zerolog v1.35.1
+	github.com/spf13/cobra v1.10.2
+	golang.org/x/term v0.47.0
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/mattn/go-colorable v0.1.14 // indirect
+	github.com/mattn/go-isatty v0.0.20 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

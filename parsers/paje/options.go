@@ -30,6 +30,12 @@ type Options struct {
 	MaxContainers int
 	// MaxOpenStates bounds the number of open (stacked) states over all containers.
 	MaxOpenStates int
+	// PjdumpQuirks reproduces what pj_dump prints rather than every entity:
+	// the end of the trace is the time of the last event line in file order
+	// (not the latest time), and per container and type only the entities
+	// starting in [0, end) are kept, plus the last one before 0 and the
+	// first one at or after the end. See compat.go.
+	PjdumpQuirks bool
 	// TimeUnit is the unit of the trace's timestamps: "s", "ms", "us", "ns",
 	// or "" / "auto" to detect it (StarPU headers mean milliseconds).
 	TimeUnit string

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+var (
+	logLevel  string
+	logFormat string
+	log       zerolog.Logger
+)
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tracecast",
+		Short: "Streaming analysis and prediction of task-based HPC executions from their traces",
+		Long: `tracecast reads execution traces of task-based HPC runtimes (Paje traces from
+StarPU and SimGrid), resolves them into states, links, variables and events,
+and turns them into signals, predictions and alerts.
+
+Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
+78 invalid pipeline configuration.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return setupLogging(os.Stderr)
+		},
+	}
+	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	root.PersistentFlags().StringVar(&logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console, json")
+	root.AddCommand(newStatesCmd())
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
+	return root
+}
+
+func usageErr(err error) error { return &exitError{code: 2, err: err} }
+
+func setupLogging(w io.Writer) error {
+	lvl, err := zerolog.ParseLevel(logLevel)
+	if err != nil {
+		return usageErr(err)
+	}
+	console := logFormat == "console"
+	switch logFormat {
+	case "auto":
+		if f, ok := w.(*os.File); ok {
+			console = term.IsTerminal(int(f.Fd()))
+		}
+	case "console", "json":
+	default:
+		return usageErr(errorf("unknown --log-format %q (auto, console or json)", logFormat))
+	}
+	if console {
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
+	}
+	log = zerolog.New(w).Level(lvl).With().Timestamp().Logger()
+	return nil
+}

@@ -1,0 +1,56 @@
+package paje
+
+import (
+	"sort"
+	"strconv"
+)
+
+// Error is a problem with one line of a trace. Its text is "FILE:LINE: reason",
+// the shape compilers use, so editors can jump to it.
+type Error struct {
+	File   string
+	Line   int64 // 0 when the problem is not tied to a line (end of trace)
+	Kind   string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return e.File + ": " + e.Reason
+	}
+	return e.File + ":" + strconv.FormatInt(e.Line, 10) + ": " + e.Reason
+}
+
+// Stats counts what the parser read and, in lenient mode, what it skipped.
+type Stats struct {
+	Lines    int64
+	Events   int64
+	Entities int64
+	// Late counts events that came after the reorder horizon and were
+	// processed out of order (harmless unless they break their own
+	// container and type's order, which is then an error).
+	Late int64
+	// Skipped counts skipped lines by reason (lenient mode).
+	Skipped map[string]int64
+	// MaxBuffered is the largest number of events held for reordering.
+	MaxBuffered int
+}
+
+// SkippedTotal is the number of skipped lines over all reasons.
+func (s *Stats) SkippedTotal() int64 {
+	var n int64
+	for _, v := range s.Skipped {
+		n += v
+	}
+	return n
+}
+
+// SkippedReasons returns the reasons in a stable order.
+func (s *Stats) SkippedReasons() []string {
+	r := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		r = append(r, k)
+	}
+	sort.Strings(r)
+	return r
+}

@@ -1,0 +1,645 @@
+package paje
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/tracecast/tracecast"
+)
+
+type typeKind uint8
+
+const (
+	tkContainer typeKind = iota
+	tkState
+	tkEvent
+	tkVariable
+	tkLink
+)
+
+var typeKindNames = [...]string{"container", "state", "event", "variable", "link"}
+
+// ptype is a Paje type (container, state, event, variable or link type).
+type ptype struct {
+	name   string
+	kind   typeKind
+	parent *ptype
+	// values maps an entity value's alias (or name) to its name.
+	values map[string]string
+	// start and end are a link type's endpoint container types.
+	start, end *ptype
+}
+
+// container is a live container instance.
+type container struct {
+	name   string
+	key    string // alias, or name when there is no alias
+	typ    *ptype
+	parent *container
+	start  float64
+	slots  map[*ptype]*slot
+	extra  []tracecast.Field
+	// live is the container's index in sim.live, -1 once destroyed.
+	live int
+	// last is the latest event time on the container: it may not be
+	// destroyed before that.
+	last     float64
+	children map[*container]struct{}
+}
+
+// slot is the state of one (container, type) pair.
+type slot struct {
+	// last is the latest time seen on this pair: pajeng refuses an event
+	// that goes back in time on its own (container, type).
+	last float64
+	// stack holds the open states, bottom first.
+	stack []openState
+	// hasVar, varStart and varValue describe a variable's current piece.
+	hasVar   bool
+	varStart float64
+	varValue float64
+	// links holds the links of this (container, link type) waiting for
+	// their other end, by key.
+	links map[string]*pendingLink
+	// linkStart and linkEnd are the last completed link's times: links must
+	// complete in time order.
+	linkStart, linkEnd float64
+	// held counts entities the pj_dump window filter holds back.
+	compat compatSlot
+}
+
+type openState struct {
+	start float64
+	value string
+	extra []tracecast.Field
+	seq   uint64
+}
+
+type pendingLink struct {
+	hasStart, hasEnd bool
+	start, end       float64
+	value            string
+	startC, endC     string
+	extra            []tracecast.Field
+	line             int64
+}
+
+// sim resolves definitions and timed events into entities, like pajeng's
+// PajeSimulator, but emits each entity as soon as it is complete.
+type sim struct {
+	opts       *Options
+	types      map[string]*ptype
+	containers map[string]*container
+	live       []*container
+	root       *container
+	open       int // open states + pending links, bounded by MaxOpenStates
+	endTime    float64
+	anyTime    bool
+	out        []tracecast.Entity
+	strs       map[string]string
+	// destroyed remembers destroyed containers' names by key: pj_dump
+	// ignores events sent to them and still accepts them as link ends.
+	destroyed map[string]string
+	// lastLine is the time of the last event line processed (pj_dump's end
+	// of trace, which is not the latest time when the input is unsorted).
+	lastLine float64
+	anyLine  bool
+	// seq numbers entities in pj_dump's insertion order (a state when it
+	// is pushed, a link when it completes).
+	seq uint64
+	// What the pj_dump window holds back (see compat.go).
+	maxLine     float64
+	quirkWindow float64
+	held        []heldEntity
+	heldFloor   int
+	negSlots    []*slot
+}
+
+func newSim(opts *Options) *sim {
+	rootType := &ptype{name: "0", kind: tkContainer}
+	s := &sim{
+		opts:       opts,
+		types:      map[string]*ptype{"0": rootType},
+		containers: make(map[string]*container),
+		strs:       make(map[string]string),
+		destroyed:  make(map[string]string),
+	}
+	s.root = &container{name: "0", key: "0", typ: rootType}
+	s.containers["0"] = s.root
+	s.live = append(s.live, s.root)
+	return s
+}
+
+// intern returns a string equal to b, allocated once per distinct value.
+func (s *sim) intern(b []byte) string {
+	if v, ok := s.strs[string(b)]; ok {
+		return v
+	}
+	if len(s.strs) > 1<<20 {
+		// Unbounded distinct values (ids in values): stop interning.
+		return string(b)
+	}
+	v := string(b)
+	s.strs[v] = v
+	return v
+}
+
+// errf is a processing error of the current line.
+type simError struct {
+	reason string
+	kind   string
+}
+
+func fail(kind, reason string) *simError { return &simError{kind: kind, reason: reason} }
+
+func (s *sim) lookupType(b []byte, want typeKind) (*ptype, *simError) {
+	t := s.types[string(b)]
+	if t == nil {
+		return nil, fail("unknown type", "unknown type "+quote(string(b)))
+	}
+	if t.kind != want {
+		return nil, fail("wrong type", "type "+quote(t.name)+" is a "+typeKindNames[t.kind]+" type, not a "+typeKindNames[want]+" type")
+	}
+	return t, nil
+}
+
+func (s *sim) lookupContainer(b []byte) (*container, *simError) {
+	c := s.containers[string(b)]
+	if c == nil {
+		return nil, fail("unknown container", "unknown container "+quote(string(b)))
+	}
+	return c, nil
+}
+
+// define handles the six PajeDefine* events.
+func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simError {
+	get := func(f field) []byte {
+		if i := d.idx[f]; i >= 0 {
+			return toks[i].b
+		}
+		return nil
+	}
+	name, alias := string(get(fName)), string(get(fAlias))
+	key := alias
+	if key == "" {
+		key = name
+	}
+	if name == "0" || alias == "0" {
+		return fail("definition", "the type name '0' is reserved")
+	}
+	parent := s.types[string(get(fType))]
+	if parent == nil {
+		return fail("unknown type", "unknown type "+quote(string(get(fType))))
+	}
+	if d.kind == evDefineEntityValue {
+		if parent.kind == tkContainer || parent.kind == tkVariable {
+			return fail("definition", "entity values are for state, event and link types; "+quote(parent.name)+" is a "+typeKindNames[parent.kind]+" type")
+		}
+		if parent.values == nil {
+			parent.values = make(map[string]string)
+		}
+		parent.values[key] = s.intern([]byte(name))
+		return nil
+	}
+	if parent.kind != tkContainer {
+		return fail("definition", "type "+quote(parent.name)+" is not a container type")
+	}
+	if _, dup := s.types[key]; dup {
+		return fail("definition", "type "+quote(key)+" already defined")
+	}
+	t := &ptype{name: name, parent: parent}
+	switch d.kind {
+	case evDefineContainerType:
+		t.kind = tkContainer
+	case evDefineStateType:
+		t.kind = tkState
+	case evDefineEventType:
+		t.kind = tkEvent
+	case evDefineVariableType:
+		t.kind = tkVariable
+	case evDefineLinkType:
+		t.kind = tkLink
+		var err *simError
+		if t.start, err = s.lookupType(get(fStartContainerType), tkContainer); err != nil {
+			return err
+		}
+		if t.end, err = s.lookupType(get(fEndContainerType), tkContainer); err != nil {
+			return err
+		}
+	}
+	s.types[key] = t
+	return nil
+}
+
+// value resolves an entity value alias to its name, creating the value on
+// first use like pajeng does.
+func (s *sim) value(t *ptype, b []byte) string {
+	if v, ok := t.values[string(b)]; ok {
+		return v
+	}
+	if t.values == nil {
+		t.values = make(map[string]string)
+	}
+	v := s.intern(b)
+	if len(t.values) < 1<<16 {
+		t.values[v] = v
+	}
+	return v
+}
+
+func (s *sim) slot(c *container, t *ptype) *slot {
+	sl := c.slots[t]
+	if sl == nil {
+		if c.slots == nil {
+			c.slots = make(map[*ptype]*slot, 4)
+		}
+		sl = &slot{last: math.Inf(-1), linkStart: math.Inf(-1), linkEnd: math.Inf(-1)}
+		c.slots[t] = sl
+	}
+	return sl
+}
+
+func (s *sim) see(t float64) {
+	if !s.anyTime || t > s.endTime {
+		s.endTime = t
+	}
+	s.anyTime = true
+}
+
+// ordered applies pajeng's time-order rule on a (container, type) pair.
+func (s *sim) ordered(sl *slot, c *container, t *ptype, now float64) *simError {
+	if now < sl.last {
+		return fail("time order", "not time-ordered: time "+fmtG(now)+" is before "+fmtG(sl.last)+
+			" on container "+quote(c.name)+", type "+quote(t.name)+orderHint(s.opts))
+	}
+	sl.last = now
+	return nil
+}
+
+func orderHint(o *Options) string {
+	if o.ReorderHorizon == 0 {
+		return " (the reorder buffer is off: give a reorder horizon to read unsorted traces)"
+	}
+	return " (later than the reorder horizon of " + fmtG(o.ReorderHorizon) + ": raise --reorder-horizon)"
+}
+
+func fmtG(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// event handles one timed or container event; toks excludes the id.
+func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simError {
+	get := func(f field) []byte {
+		if i := d.idx[f]; i >= 0 {
+			return toks[i].b
+		}
+		return nil
+	}
+	// pj_dump's end of trace is the time of the last event line, 0 for
+	// one without a time.
+	s.lastLine, s.anyLine = now, true
+	if now > s.maxLine {
+		s.maxLine = now
+	}
+	var extra []tracecast.Field
+	if s.opts.UserDefined && len(d.extras) > 0 {
+		extra = make([]tracecast.Field, len(d.extras))
+		for i, x := range d.extras {
+			extra[i] = tracecast.Field{Name: x.name, Value: string(toks[x.col].b)}
+		}
+	}
+	switch d.kind {
+	case evDefineContainerType, evDefineStateType, evDefineEventType,
+		evDefineVariableType, evDefineLinkType, evDefineEntityValue:
+		return s.define(d, toks, extra)
+	case evTraceFile:
+		// Multi-file traces: pj_dump does not follow them either.
+		_, err := s.lookupContainer(get(fContainer))
+		return err
+	case evCreateContainer:
+		return s.create(get, now, extra)
+	case evDestroyContainer:
+		return s.destroy(get, now)
+	}
+
+	c := s.containers[string(get(fContainer))]
+	if c == nil {
+		if _, gone := s.destroyed[string(get(fContainer))]; gone {
+			return nil // pj_dump ignores events sent to destroyed containers
+		}
+		return fail("unknown container", "unknown container "+quote(string(get(fContainer))))
+	}
+	var want typeKind
+	switch d.kind {
+	case evNewEvent:
+		want = tkEvent
+	case evSetState, evPushState, evPopState, evResetState:
+		want = tkState
+	case evSetVariable, evAddVariable, evSubVariable:
+		want = tkVariable
+	case evStartLink, evEndLink:
+		want = tkLink
+	}
+	t, err := s.lookupType(get(fType), want)
+	if err != nil {
+		return err
+	}
+	if t.parent != c.typ {
+		return fail("wrong type", "type "+quote(t.name)+" is not a child of container type "+quote(c.typ.name)+" (container "+quote(c.name)+")")
+	}
+	sl := s.slot(c, t)
+	if want != tkLink {
+		if err := s.ordered(sl, c, t, now); err != nil {
+			return err
+		}
+	}
+	if now > c.last {
+		c.last = now
+	}
+	s.see(now)
+
+	switch d.kind {
+	case evNewEvent:
+		s.emit(sl, tracecast.Entity{Nature: tracecast.NatureEvent, Container: c.name, Type: t.name,
+			Start: now, End: now, Value: s.value(t, get(fValue)), Extra: extra})
+	case evSetState:
+		s.closeStates(c, t, sl, now)
+		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
+	case evPushState:
+		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
+	case evPopState:
+		if len(sl.stack) == 0 {
+			return fail("pop on empty stack", "illegal pop of state type "+quote(t.name)+" on container "+quote(c.name)+": no state is open")
+		}
+		s.closeTop(c, t, sl, now)
+	case evResetState:
+		s.closeStates(c, t, sl, now)
+	case evSetVariable, evAddVariable, evSubVariable:
+		v, ok := parseFloat(get(fValue))
+		if !ok {
+			return fail("bad number", "bad variable value "+quote(string(get(fValue))))
+		}
+		// pajeng reads variable values as C floats, then computes in double.
+		v = float64(float32(v))
+		if d.kind != evSetVariable {
+			if !sl.hasVar {
+				return fail("variable", "illegal "+map[bool]string{true: "addition to", false: "subtraction from"}[d.kind == evAddVariable]+
+					" variable "+quote(t.name)+" of container "+quote(c.name)+" that has no value yet")
+			}
+			if d.kind == evSubVariable {
+				v = -v
+			}
+			v += sl.varValue
+		}
+		// A change at the time the current piece started replaces it.
+		if !sl.hasVar || sl.varStart != now {
+			s.varPiece(c, t, sl, now)
+			sl.hasVar, sl.varStart = true, now
+		}
+		sl.varValue = v
+	case evStartLink, evEndLink:
+		return s.link(d, c, t, sl, get, now, line, extra)
+	}
+	return nil
+}
+
+func (s *sim) create(get func(field) []byte, now float64, extra []tracecast.Field) *simError {
+	t := s.types[string(get(fType))]
+	if t == nil || t.kind != tkContainer {
+		return fail("unknown type", "unknown container type "+quote(string(get(fType))))
+	}
+	parent := s.containers[string(get(fContainer))]
+	if parent == nil {
+		if _, gone := s.destroyed[string(get(fContainer))]; gone {
+			// pj_dump creates it in the destroyed parent; we cannot,
+			// the parent is gone: count it as an event for a
+			// destroyed container, which pj_dump ignores.
+			return nil
+		}
+		return fail("unknown container", "unknown container "+quote(string(get(fContainer))))
+	}
+	if t.parent != parent.typ {
+		return fail("wrong type", "container type "+quote(t.name)+" is not a child of "+quote(parent.typ.name)+" (parent container "+quote(parent.name)+")")
+	}
+	name, alias := get(fName), get(fAlias)
+	key := alias
+	if len(key) == 0 {
+		key = name
+	}
+	if string(key) == "0" {
+		return fail("definition", "the container name '0' is reserved")
+	}
+	if _, dup := s.containers[string(key)]; dup {
+		return fail("definition", "container "+quote(string(key))+" already exists")
+	}
+	if len(s.live) >= s.opts.MaxContainers {
+		return fail("limit", "more than "+strconv.Itoa(s.opts.MaxContainers)+" live containers (raise --max-containers)")
+	}
+	c := &container{name: s.intern(name), key: string(key), typ: t, parent: parent, start: now, last: now, extra: extra, live: len(s.live)}
+	delete(s.destroyed, c.key)
+	s.containers[c.key] = c
+	s.live = append(s.live, c)
+	if parent.children == nil {
+		parent.children = make(map[*container]struct{})
+	}
+	parent.children[c] = struct{}{}
+	s.see(now)
+	return nil
+}
+
+func (s *sim) destroy(get func(field) []byte, now float64) *simError {
+	c := s.containers[string(get(fName))]
+	if c == nil {
+		if _, gone := s.destroyed[string(get(fName))]; gone {
+			return nil // destroyed twice: pj_dump ignores the second
+		}
+		return fail("unknown container", "unknown container "+quote(string(get(fName))))
+	}
+	t, err := s.lookupType(get(fType), tkContainer)
+	if err != nil {
+		return err
+	}
+	if c.typ != t {
+		return fail("wrong type", "container "+quote(c.name)+" is of type "+quote(c.typ.name)+", not "+quote(t.name))
+	}
+	if now < c.last {
+		return fail("time order", "container "+quote(c.name)+" destroyed at "+fmtG(now)+", before its last event at "+fmtG(c.last)+orderHint(s.opts))
+	}
+	s.see(now)
+	if c.parent != nil {
+		delete(c.parent.children, c)
+	}
+	return s.destroyTree(c, now)
+}
+
+// destroyTree ends c and its descendants at time now and forgets them:
+// memory follows the live containers.
+func (s *sim) destroyTree(c *container, now float64) *simError {
+	var first *simError
+	for child := range c.children {
+		if err := s.destroyTree(child, now); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := s.end(c, now); err != nil && first == nil {
+		first = err
+	}
+	last := s.live[len(s.live)-1]
+	s.live[c.live] = last
+	last.live = c.live
+	s.live = s.live[:len(s.live)-1]
+	c.live = -1
+	delete(s.containers, c.key)
+	if len(s.destroyed) < s.opts.MaxContainers {
+		s.destroyed[c.key] = c.name
+	}
+	return first
+}
+
+// end closes everything still open in c at time now and emits c itself.
+func (s *sim) end(c *container, now float64) *simError {
+	var incomplete *simError
+	for t, sl := range c.slots {
+		s.closeStates(c, t, sl, now)
+		s.varPiece(c, t, sl, now)
+		sl.hasVar = false
+		for key, l := range sl.links {
+			s.open--
+			delete(sl.links, key)
+			if !s.opts.IgnoreIncompleteLinks && incomplete == nil {
+				missing := "start"
+				if l.hasStart {
+					missing = "end"
+				}
+				incomplete = fail("incomplete link", "link "+quote(key)+" of type "+quote(t.name)+" in container "+quote(c.name)+
+					" (line "+strconv.FormatInt(l.line, 10)+") has no "+missing+" (--ignore-incomplete-links drops it)")
+			}
+		}
+	}
+	parent := "0"
+	if c.parent != nil {
+		parent = c.parent.name
+	}
+	s.out = append(s.out, tracecast.Entity{Nature: tracecast.NatureContainer, Container: parent, Type: c.typ.name,
+		Start: c.start, End: now, Value: c.name, Extra: c.extra})
+	return incomplete
+}
+
+func (s *sim) push(c *container, t *ptype, sl *slot, now float64, value string, extra []tracecast.Field) *simError {
+	if s.open >= s.opts.MaxOpenStates {
+		return fail("limit", "more than "+strconv.Itoa(s.opts.MaxOpenStates)+" open states and links (raise --max-open-states)")
+	}
+	s.open++
+	s.seq++
+	sl.stack = append(sl.stack, openState{start: now, value: value, extra: extra, seq: s.seq})
+	return nil
+}
+
+func (s *sim) closeTop(c *container, t *ptype, sl *slot, now float64) {
+	top := len(sl.stack) - 1
+	o := sl.stack[top]
+	sl.stack = sl.stack[:top]
+	s.open--
+	s.seq, o.seq = o.seq, s.seq // entities keep their creation order for the pj_dump filter
+	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureState, Container: c.name, Type: t.name,
+		Start: o.start, End: now, Imbrication: top, Value: o.value, Extra: o.extra})
+	s.seq = o.seq
+}
+
+func (s *sim) closeStates(c *container, t *ptype, sl *slot, now float64) {
+	for len(sl.stack) > 0 {
+		s.closeTop(c, t, sl, now)
+	}
+}
+
+func (s *sim) varPiece(c *container, t *ptype, sl *slot, now float64) {
+	if !sl.hasVar {
+		return
+	}
+	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureVariable, Container: c.name, Type: t.name,
+		Start: sl.varStart, End: now, Number: sl.varValue})
+}
+
+func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field) []byte, now float64, line int64, extra []tracecast.Field) *simError {
+	start := d.kind == evStartLink
+	endpoint := fEndContainer
+	want := t.end
+	if start {
+		endpoint, want = fStartContainer, t.start
+	}
+	var ecName string
+	if ec := s.containers[string(get(endpoint))]; ec != nil {
+		if ec.typ != want {
+			return fail("wrong type", "container "+quote(ec.name)+" is of type "+quote(ec.typ.name)+", link type "+quote(t.name)+" wants "+quote(want.name))
+		}
+		ecName = ec.name
+	} else if name, gone := s.destroyed[string(get(endpoint))]; gone {
+		ecName = name
+	} else {
+		return fail("unknown container", "unknown container "+quote(string(get(endpoint))))
+	}
+	value := s.value(t, get(fValue))
+	key := get(fKey)
+	l := sl.links[string(key)]
+	if l == nil {
+		if s.open >= s.opts.MaxOpenStates {
+			return fail("limit", "more than "+strconv.Itoa(s.opts.MaxOpenStates)+" open states and links (raise --max-open-states)")
+		}
+		if sl.links == nil {
+			sl.links = make(map[string]*pendingLink)
+		}
+		l = &pendingLink{value: value, line: line, extra: extra}
+		sl.links[string(key)] = l
+		s.open++
+	} else {
+		if (start && l.hasStart) || (!start && l.hasEnd) {
+			return fail("link", "link key "+quote(string(key))+" of type "+quote(t.name)+" already has a "+map[bool]string{true: "start", false: "end"}[start])
+		}
+		if l.value != value {
+			return fail("link", "link "+quote(string(key))+": value "+quote(value)+" differs from "+quote(l.value)+" at the other end")
+		}
+		if extra != nil {
+			// pj_dump keeps the first event's extra fields, then the second's.
+			l.extra = append(l.extra, extra...)
+		}
+	}
+	if start {
+		l.hasStart, l.start, l.startC = true, now, ecName
+	} else {
+		l.hasEnd, l.end, l.endC = true, now, ecName
+	}
+	if !l.hasStart || !l.hasEnd {
+		return nil
+	}
+	// Links must complete in time order on their (container, type).
+	if now < sl.linkStart || now < sl.linkEnd {
+		return fail("time order", "not time-ordered: link "+quote(string(key))+" completes at "+fmtG(now)+
+			", before the previous link of type "+quote(t.name)+" in container "+quote(c.name)+orderHint(s.opts))
+	}
+	sl.linkStart, sl.linkEnd = l.start, l.end
+	delete(sl.links, string(key))
+	s.open--
+	s.seq++
+	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureLink, Container: c.name, Type: t.name,
+		Start: l.start, End: l.end, Value: l.value, StartContainer: l.startC, EndContainer: l.endC,
+		Key: s.intern(key), Extra: l.extra})
+	return nil
+}
+
+// finish closes every live container at the end of the trace, children
+// before their parents.
+func (s *sim) finish() *simError {
+	end := s.endTime
+	if s.opts.PjdumpQuirks {
+		end = s.lastLine
+		if !s.anyLine {
+			end = -1
+		}
+	}
+	var err *simError
+	if s.root.live >= 0 {
+		err = s.destroyTree(s.root, end)
+	}
+	if s.opts.PjdumpQuirks {
+		s.finishQuirks(end)
+	}
+	return err
+}
