@@ -17,6 +17,7 @@ func errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 func newStatesCmd() *cobra.Command {
 	opts := paje.DefaultOptions()
 	var format, out string
+	var allEntities bool
 	cmd := &cobra.Command{
 		Use:   "states [flags] TRACE|-",
 		Short: "Resolve a Paje trace into containers, states, variables, events and links (a pj_dump replacement)",
@@ -35,6 +36,12 @@ units; default 3 s worth, i.e. 3000 for StarPU's milliseconds) are put back
 in order. --reorder-horizon 0 requires per-container time order, as pj_dump.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format == "pjdump" {
+				opts.PjdumpQuirks = !allEntities
+				if !cmd.Flags().Changed("reorder-horizon") {
+					opts.ReorderHorizon = 0
+				}
+			}
 			return runStates(args[0], format, out, opts)
 		},
 	}
@@ -50,6 +57,7 @@ in order. --reorder-horizon 0 requires per-container time order, as pj_dump.`,
 	f.IntVar(&opts.MaxLineBytes, "max-line-bytes", opts.MaxLineBytes, "longest accepted line, in bytes")
 	f.IntVar(&opts.MaxContainers, "max-containers", opts.MaxContainers, "most live containers")
 	f.IntVar(&opts.MaxOpenStates, "max-open-states", opts.MaxOpenStates, "most open states and pending links")
+	f.BoolVar(&allEntities, "all-entities", false, "with --format pjdump: print every entity and end the trace at its latest time, instead of reproducing pj_dump's window")
 	f.StringVar(&opts.TimeUnit, "time-unit", "auto", "unit of the trace's times: auto (ms for StarPU, s otherwise), s, ms, us, ns")
 	return cmd
 }

@@ -11,9 +11,12 @@ import (
 // last event line, in file order — plus the last one before 0 and the first
 // one at or after END (a binary search widened by one on each side). With
 // Options.PjdumpQuirks the parser applies the same window, so that its output
-// is pj_dump's line for line. Entities that might fall outside it (those
-// starting before 0, or within quirkWindow of the latest time seen) are held
-// until the end of the trace; the rest go out at once.
+// is pj_dump's line for line.
+//
+// Only entities near the end can fall past END, so the parser holds its
+// output back batch by batch: a batch goes out once all its entities start
+// more than quirkWindow before the latest time seen. Entities starting before
+// 0 (rare) are held per (container, type) until the end.
 
 type compatSlot struct {
 	neg    tracecast.Entity
@@ -21,69 +24,97 @@ type compatSlot struct {
 	hasNeg bool
 }
 
-type heldEntity struct {
-	e   tracecast.Entity
+// entMeta says which (container, type) an entity belongs to and where it
+// stands in pj_dump's insertion order.
+type entMeta struct {
 	sl  *slot
 	seq uint64
 }
 
-// emit hands a completed entity on, through the pj_dump window when asked.
+type quirkBatch struct {
+	es       []tracecast.Entity
+	meta     []entMeta
+	maxStart float64
+}
+
+// emit hands a completed entity on.
 func (s *sim) emit(sl *slot, e tracecast.Entity) {
 	if !s.opts.PjdumpQuirks {
 		s.out = append(s.out, e)
 		return
 	}
-	switch {
-	case e.Start < 0:
+	if e.Start < 0 {
 		if !sl.compat.hasNeg {
 			s.negSlots = append(s.negSlots, sl)
 		}
 		if !sl.compat.hasNeg || s.seq > sl.compat.negSeq {
 			sl.compat.neg, sl.compat.negSeq, sl.compat.hasNeg = e, s.seq, true
 		}
-	case e.Start >= s.maxLine-s.quirkWindow:
-		s.held = append(s.held, heldEntity{e: e, sl: sl, seq: s.seq})
-		if len(s.held) >= 2*s.heldFloor {
-			s.releaseHeld()
-		}
-	default:
-		s.out = append(s.out, e)
+		return
 	}
+	s.out = append(s.out, e)
+	s.outMeta = append(s.outMeta, entMeta{sl: sl, seq: s.seq})
 }
 
-// releaseHeld lets go of held entities that are now safely inside the window.
-func (s *sim) releaseHeld() {
+// takeQuirks moves the completed entities into the hold queue and appends to
+// dst the batches that are now safely inside pj_dump's window.
+func (p *Parser) takeQuirks(dst []tracecast.Entity) []tracecast.Entity {
+	s := p.sim
+	if len(s.out) > 0 {
+		b := quirkBatch{es: append([]tracecast.Entity(nil), s.out...), maxStart: math.Inf(-1)}
+		for i := range s.out {
+			if s.out[i].Nature != tracecast.NatureContainer {
+				b.maxStart = max(b.maxStart, s.out[i].Start)
+			}
+		}
+		b.meta = append(b.meta, s.outMeta...)
+		// Containers are never filtered: keep their meta aligned.
+		p.held = append(p.held, b)
+		clear(s.out)
+		s.out = s.out[:0]
+		clear(s.outMeta)
+		s.outMeta = s.outMeta[:0]
+	}
 	th := s.maxLine - s.quirkWindow
-	kept := s.held[:0]
-	for _, h := range s.held {
-		if h.e.Start < th {
-			s.out = append(s.out, h.e)
-		} else {
-			kept = append(kept, h)
-		}
+	n := 0
+	for n < len(p.held) && p.held[n].maxStart < th {
+		dst = append(dst, p.held[n].es...)
+		s.releasedMax = max(s.releasedMax, p.held[n].maxStart)
+		n++
 	}
-	clear(s.held[len(kept):])
-	s.held = kept
-	s.heldFloor = max(1024, len(kept))
+	p.held = p.held[n:]
+	return dst
 }
 
-// finishQuirks applies the window with the final END to what is held.
-func (s *sim) finishQuirks(end float64) {
+// finishQuirks applies the window with the final END to what is held and
+// appends the survivors to dst.
+func (p *Parser) finishQuirks(end float64, dst []tracecast.Entity) []tracecast.Entity {
+	s := p.sim
+	// An entity let go early may lie past the final end: then pj_dump
+	// would have dropped it. Say so rather than differ silently.
+	p.stats.QuirksInexact = len(p.stats.Skipped) == 0 && end <= s.releasedMax && s.releasedMax > math.Inf(-1)
 	first := make(map[*slot]uint64)
-	for _, h := range s.held {
-		if h.e.Start >= end || math.IsNaN(end) {
-			if f, ok := first[h.sl]; !ok || h.seq < f {
-				first[h.sl] = h.seq
+	for _, b := range p.held {
+		for i := range b.es {
+			m := b.meta[i]
+			if m.sl != nil && (b.es[i].Start >= end || math.IsNaN(end)) {
+				if f, ok := first[m.sl]; !ok || m.seq < f {
+					first[m.sl] = m.seq
+				}
 			}
 		}
 	}
 	for _, sl := range s.negSlots {
-		s.out = append(s.out, sl.compat.neg)
+		dst = append(dst, sl.compat.neg)
 	}
-	for _, h := range s.held {
-		if h.e.Start < end || first[h.sl] == h.seq {
-			s.out = append(s.out, h.e)
+	for _, b := range p.held {
+		for i := range b.es {
+			m := b.meta[i]
+			if m.sl == nil || b.es[i].Start < end || first[m.sl] == m.seq {
+				dst = append(dst, b.es[i])
+			}
 		}
 	}
-	s.held, s.negSlots = nil, nil
+	p.held, s.negSlots = nil, nil
+	return dst
 }

@@ -34,6 +34,10 @@ type Stats struct {
 	Skipped map[string]int64
 	// MaxBuffered is the largest number of events held for reordering.
 	MaxBuffered int
+	// QuirksInexact is set when, with PjdumpQuirks, the trace ended more
+	// than the holding time before its latest time, so some entities pj_dump
+	// would drop were already emitted.
+	QuirksInexact bool
 }
 
 // SkippedTotal is the number of skipped lines over all reasons.

@@ -31,6 +31,10 @@ type Parser struct {
 	released   bool
 	buffered   int
 	truncated  bool
+
+	// held is the output held back for pj_dump's window (compat.go).
+	held     []quirkBatch
+	finished bool
 }
 
 type pending struct {
@@ -75,7 +79,6 @@ func NewParser(opts Options) *Parser {
 	p := &Parser{opts: opts, hdr: newHeader(opts.NoStrict), stats: Stats{Skipped: map[string]int64{}}}
 	p.sim = newSim(&p.opts)
 	p.horizon = opts.ReorderHorizon
-	p.sim.heldFloor = 1024
 	if opts.TimeUnit != "auto" && opts.TimeUnit != "" {
 		p.setUnit(opts.TimeUnit)
 	}
@@ -83,13 +86,15 @@ func NewParser(opts Options) *Parser {
 }
 
 // setUnit fixes the time unit, and with it the defaults expressed in time:
-// the reorder horizon and the pj_dump window's holding time, 3 s each.
+// the reorder horizon (3 s) and how long the pj_dump window holds entities
+// back (0.1 s: pj_dump's end of trace is the last line's time, which in the
+// unsorted traces it accepts is within milliseconds of the latest time).
 func (p *Parser) setUnit(u string) {
 	p.unit = u
 	if p.horizon < 0 {
 		p.horizon = 3 * unitsPerSecond(u)
 	}
-	p.sim.quirkWindow = 3 * unitsPerSecond(u)
+	p.sim.quirkWindow = 0.1 * unitsPerSecond(u)
 }
 
 // TimeUnit is the unit of the trace's times: the one given in the options,
@@ -304,7 +309,9 @@ func (p *Parser) Finish() error {
 	if err := p.release(true); err != nil {
 		return err
 	}
-	if err := p.sim.finish(); err != nil {
+	err := p.sim.finish()
+	p.finished = true
+	if err != nil {
 		return p.bad(0, err.kind, err.reason)
 	}
 	return nil
@@ -312,6 +319,15 @@ func (p *Parser) Finish() error {
 
 // Take appends the completed entities to dst and forgets them.
 func (p *Parser) Take(dst []tracecast.Entity) []tracecast.Entity {
+	if p.opts.PjdumpQuirks {
+		n := len(dst)
+		dst = p.takeQuirks(dst)
+		if p.finished {
+			dst = p.finishQuirks(p.sim.endAt, dst)
+		}
+		p.stats.Entities += int64(len(dst) - n)
+		return dst
+	}
 	dst = append(dst, p.sim.out...)
 	p.stats.Entities += int64(len(p.sim.out))
 	clear(p.sim.out)
@@ -320,4 +336,9 @@ func (p *Parser) Take(dst []tracecast.Entity) []tracecast.Entity {
 }
 
 // Pending is the number of completed entities not yet taken.
-func (p *Parser) Pending() int { return len(p.sim.out) }
+func (p *Parser) Pending() int {
+	if p.finished && len(p.held) > 0 {
+		return len(p.sim.out) + 1
+	}
+	return len(p.sim.out)
+}

@@ -110,9 +110,11 @@ type sim struct {
 	// What the pj_dump window holds back (see compat.go).
 	maxLine     float64
 	quirkWindow float64
-	held        []heldEntity
-	heldFloor   int
+	outMeta     []entMeta
 	negSlots    []*slot
+	releasedMax float64
+	// end is the end time of the trace, once finished.
+	endAt float64
 }
 
 func newSim(opts *Options) *sim {
@@ -520,6 +522,9 @@ func (s *sim) end(c *container, now float64) *simError {
 	}
 	s.out = append(s.out, tracecast.Entity{Nature: tracecast.NatureContainer, Container: parent, Type: c.typ.name,
 		Start: c.start, End: now, Value: c.name, Extra: c.extra})
+	if s.opts.PjdumpQuirks {
+		s.outMeta = append(s.outMeta, entMeta{}) // containers are never filtered
+	}
 	return incomplete
 }
 
@@ -638,8 +643,6 @@ func (s *sim) finish() *simError {
 	if s.root.live >= 0 {
 		err = s.destroyTree(s.root, end)
 	}
-	if s.opts.PjdumpQuirks {
-		s.finishQuirks(end)
-	}
+	s.endAt = end
 	return err
 }
