@@ -98,18 +98,22 @@ func SplitLines(r io.Reader, max int, fn func(line []byte, num int64, complete b
 	}
 	buf := make([]byte, bufSize)
 	start, end := 0, 0
+	scanned := 0 // buf[start:scanned] holds no newline
 	var num int64
 	skipping := false
 	eof := false
 	for {
 		// Hand out every complete line in buf[start:end].
 		for {
-			i := bytes.IndexByte(buf[start:end], '\n')
+			i := bytes.IndexByte(buf[scanned:end], '\n')
 			if i < 0 {
+				scanned = end
 				break
 			}
+			i += scanned - start
 			line := buf[start : start+i]
 			start += i + 1
+			scanned = start
 			if skipping {
 				skipping = false
 				continue
@@ -140,8 +144,9 @@ func SplitLines(r io.Reader, max int, fn func(line []byte, num int64, complete b
 			return nil
 		}
 		// Keep the partial line, make room, read more.
-		if start > 0 {
+		if start > 0 && (end == len(buf) || start > len(buf)/2) {
 			end = copy(buf, buf[start:end])
+			scanned -= start
 			start = 0
 		}
 		if end-start > max && !skipping {
@@ -154,7 +159,7 @@ func SplitLines(r io.Reader, max int, fn func(line []byte, num int64, complete b
 			skipping = true
 		}
 		if skipping {
-			start, end = 0, 0
+			start, end, scanned = 0, 0, 0
 		}
 		n, err := r.Read(buf[end:])
 		end += n

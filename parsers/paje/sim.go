@@ -2,6 +2,7 @@ package paje
 
 import (
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/tracecast/tracecast"
@@ -43,8 +44,12 @@ type container struct {
 	live int
 	// last is the latest event time on the container: it may not be
 	// destroyed before that.
-	last     float64
-	children map[*container]struct{}
+	last float64
+	// slotOrder and children keep creation order, so that output is
+	// deterministic.
+	slotOrder []*ptype
+	children  []*container
+	childIdx  int // index in parent.children
 }
 
 // slot is the state of one (container, type) pair.
@@ -257,6 +262,7 @@ func (s *sim) slot(c *container, t *ptype) *slot {
 		}
 		sl = &slot{last: math.Inf(-1), linkStart: math.Inf(-1), linkEnd: math.Inf(-1)}
 		c.slots[t] = sl
+		c.slotOrder = append(c.slotOrder, t)
 	}
 	return sl
 }
@@ -439,10 +445,8 @@ func (s *sim) create(get func(field) []byte, now float64, extra []tracecast.Fiel
 	delete(s.destroyed, c.key)
 	s.containers[c.key] = c
 	s.live = append(s.live, c)
-	if parent.children == nil {
-		parent.children = make(map[*container]struct{})
-	}
-	parent.children[c] = struct{}{}
+	c.childIdx = len(parent.children)
+	parent.children = append(parent.children, c)
 	s.see(now)
 	return nil
 }
@@ -466,8 +470,11 @@ func (s *sim) destroy(get func(field) []byte, now float64) *simError {
 		return fail("time order", "container "+quote(c.name)+" destroyed at "+fmtG(now)+", before its last event at "+fmtG(c.last)+orderHint(s.opts))
 	}
 	s.see(now)
-	if c.parent != nil {
-		delete(c.parent.children, c)
+	if p := c.parent; p != nil {
+		last := p.children[len(p.children)-1]
+		p.children[c.childIdx] = last
+		last.childIdx = c.childIdx
+		p.children = p.children[:len(p.children)-1]
 	}
 	return s.destroyTree(c, now)
 }
@@ -476,7 +483,7 @@ func (s *sim) destroy(get func(field) []byte, now float64) *simError {
 // memory follows the live containers.
 func (s *sim) destroyTree(c *container, now float64) *simError {
 	var first *simError
-	for child := range c.children {
+	for _, child := range c.children {
 		if err := s.destroyTree(child, now); err != nil && first == nil {
 			first = err
 		}
@@ -499,11 +506,18 @@ func (s *sim) destroyTree(c *container, now float64) *simError {
 // end closes everything still open in c at time now and emits c itself.
 func (s *sim) end(c *container, now float64) *simError {
 	var incomplete *simError
-	for t, sl := range c.slots {
+	for _, t := range c.slotOrder {
+		sl := c.slots[t]
 		s.closeStates(c, t, sl, now)
 		s.varPiece(c, t, sl, now)
 		sl.hasVar = false
-		for key, l := range sl.links {
+		keys := make([]string, 0, len(sl.links))
+		for key := range sl.links {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys) // a deterministic first error
+		for _, key := range keys {
+			l := sl.links[key]
 			s.open--
 			delete(sl.links, key)
 			if !s.opts.IgnoreIncompleteLinks && incomplete == nil {

@@ -1,0 +1,66 @@
+package paje
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"testing/iotest"
+
+	"github.com/tracecast/tracecast"
+)
+
+// FuzzParse feeds arbitrary bytes to the reader. Properties: no panic or
+// hang; states, variables and containers never end before they start; and
+// the result does not depend on how the input is cut into reads.
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("../../testdata/smpi/*-4.trace")
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(hdr + "4 1 w1 S Idle\n5 2 w1 S Fetch t\n6 3 w1 S\n8 1 L p w1 v k1\n9 2 L p w2 v k1\n3 4 W w1\n"))
+	f.Add(gunzip(f, "../../testdata/starpu/cholesky_dmdas_2cpu.trace.gz")[:20000])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o := DefaultOptions()
+		o.MaxLineBytes = 4096
+		o.MaxContainers = 1000
+		o.MaxOpenStates = 10000
+		o.MaxBuffered = 1000
+		o.Lenient = true
+		var whole []tracecast.Entity
+		_, err := Read(bytes.NewReader(data), o, func(es []tracecast.Entity) error {
+			for _, e := range es {
+				if e.Nature != tracecast.NatureLink && e.End < e.Start {
+					t.Fatalf("%v ends before it starts: %+v", e.Nature, e)
+				}
+			}
+			whole = append(whole, es...)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("lenient mode returned %v", err)
+		}
+		var pieces []tracecast.Entity
+		_, err = Read(iotest.OneByteReader(bytes.NewReader(data)), o, func(es []tracecast.Entity) error {
+			pieces = append(pieces, es...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(whole, pieces, func(a, b tracecast.Entity) bool {
+			return a.Nature == b.Nature && a.Container == b.Container && a.Type == b.Type &&
+				(a.Start == b.Start || a.Start != a.Start) && (a.End == b.End || a.End != a.End) && a.Value == b.Value
+		}) {
+			t.Fatalf("one-byte reads gave %d entities, whole reads %d", len(pieces), len(whole))
+		}
+		// Strict mode must not panic either.
+		o.Lenient = false
+		Read(bytes.NewReader(data), o, func([]tracecast.Entity) error { return nil })
+	})
+}

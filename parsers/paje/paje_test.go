@@ -1,0 +1,392 @@
+package paje
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/sinks/pjdump"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden pj_dump files from pj_dump itself")
+
+// dump reads a trace and returns its pj_dump lines, sorted (the order of a
+// streaming reader is completion order, pj_dump's is container order).
+func dump(t testing.TB, r io.Reader, opts Options) ([]string, Stats, error) {
+	t.Helper()
+	var lines []string
+	var b []byte
+	st, err := Read(r, opts, func(es []tracecast.Entity) error {
+		for i := range es {
+			b = pjdump.AppendLine(b[:0], &es[i], opts.UserDefined)
+			lines = append(lines, string(b))
+		}
+		return nil
+	})
+	sort.Strings(lines)
+	return lines, st, err
+}
+
+func pjOpts(name string) Options {
+	o := DefaultOptions()
+	o.Name = name
+	o.PjdumpQuirks = true
+	o.ReorderHorizon = 0
+	return o
+}
+
+func readGolden(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	sort.Strings(lines)
+	return lines
+}
+
+func diffLines(t *testing.T, name string, got, want []string) {
+	t.Helper()
+	if len(got) == len(want) {
+		same := true
+		for i := range got {
+			if got[i] != want[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	w := map[string]int{}
+	for _, l := range want {
+		w[l]++
+	}
+	var extra []string
+	for _, l := range got {
+		if w[l] > 0 {
+			w[l]--
+		} else {
+			extra = append(extra, l)
+		}
+	}
+	var missing []string
+	for l, n := range w {
+		for ; n > 0; n-- {
+			missing = append(missing, l)
+		}
+	}
+	sort.Strings(missing)
+	t.Errorf("%s: %d lines, want %d; %d extra, %d missing\nfirst extra: %.5q\nfirst missing: %.5q",
+		name, len(got), len(want), len(extra), len(missing), extra, missing)
+}
+
+// TestGoldenPjdump checks the project's own traces against pj_dump's output
+// stored next to them (testdata/*/*.pjdump[.gz]).
+func TestGoldenPjdump(t *testing.T) {
+	traces, _ := filepath.Glob("../../testdata/*/*.trace*")
+	if len(traces) == 0 {
+		t.Fatal("no traces in testdata")
+	}
+	for _, tr := range traces {
+		golden := strings.TrimSuffix(strings.TrimSuffix(tr, ".gz"), ".trace") + ".pjdump"
+		if strings.HasSuffix(tr, ".gz") {
+			golden += ".gz"
+		}
+		if _, err := os.Stat(golden); err != nil {
+			continue
+		}
+		t.Run(filepath.Base(tr), func(t *testing.T) {
+			f, err := os.Open(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got, _, err := dump(t, f, pjOpts(tr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			diffLines(t, tr, got, readGolden(t, golden))
+		})
+	}
+}
+
+const hdr = `%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 2
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeDestroyContainer 3
+% Time date
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeSetState 4
+% Time date
+% Container string
+% Type string
+% Value string
+%EndEventDef
+%EventDef PajePushState 5
+% Time date
+% Container string
+% Type string
+% Value string
+% Tag string
+%EndEventDef
+%EventDef PajePopState 6
+% Time date
+% Container string
+% Type string
+%EndEventDef
+%EventDef PajeDefineLinkType 7
+% Alias string
+% Type string
+% StartContainerType string
+% EndContainerType string
+% Name string
+%EndEventDef
+%EventDef PajeStartLink 8
+% Time date
+% Type string
+% Container string
+% StartContainer string
+% Value string
+% Key string
+%EndEventDef
+%EventDef PajeEndLink 9
+% Time date
+% Type string
+% Container string
+% EndContainer string
+% Value string
+% Key string
+%EndEventDef
+0 P 0 Program
+0 W P Worker
+1 S W "Worker State"
+7 L P W W Transfer
+2 0 p P 0 prog
+2 0 w1 W p "worker 1"
+2 0 w2 W p "worker 2"
+`
+
+// hdrLines is the number of lines in hdr.
+var hdrLines = strings.Count(hdr, "\n")
+
+func TestSemantics(t *testing.T) {
+	body := `4 1 w1 S Idle
+5 2 w1 S Fetch t1 # a comment after the event
+5 2.5 w1 S "Deep state" t2
+6 3 w1 S
+6 3.5 w1 S
+4 4 w1 S Idle
+8 1 L p w1 v k1
+9 2 L p w2 v k1
+9 3 L p w1 v k2
+8 2.5 L p w2 v k2
+4 5 w2 S Run
+3 6 W w2
+`
+	got, _, err := dump(t, strings.NewReader(hdr+body), pjOpts("sem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Container, 0, 0, 0, 6, 6, 0",
+		"Container, 0, Program, 0, 6, 6, prog",
+		"Container, prog, Worker, 0, 6, 6, worker 1",
+		"Container, prog, Worker, 0, 6, 6, worker 2",
+		"Link, prog, Transfer, 1.000000, 2.000000, 1.000000, v, worker 1, worker 2, k1",
+		"Link, prog, Transfer, 2.500000, 3.000000, 0.500000, v, worker 2, worker 1, k2",
+		"State, worker 1, Worker State, 1.000000, 4.000000, 3.000000, 0.000000, Idle",
+		"State, worker 1, Worker State, 2.000000, 3.500000, 1.500000, 1.000000, Fetch",
+		"State, worker 1, Worker State, 2.500000, 3.000000, 0.500000, 2.000000, Deep state",
+		"State, worker 1, Worker State, 4.000000, 6.000000, 2.000000, 0.000000, Idle",
+		"State, worker 2, Worker State, 5.000000, 6.000000, 1.000000, 0.000000, Run",
+	}
+	sort.Strings(want)
+	diffLines(t, "semantics", got, want)
+}
+
+func TestErrors(t *testing.T) {
+	n := func(k int) string { return "x:" + itoa(hdrLines+k) + ": " }
+	cases := []struct {
+		name, body, want string
+	}{
+		{"unknown event id", "42 1 w1 S Idle\n", n(1) + "unknown event id '42'"},
+		{"field count", "4 1 w1 S\n", n(1) + "event 4 (PajeSetState) has 3 fields, its definition at line 23 has 4"},
+		{"bad number", "4 1.2.3x w1 S Idle\n", n(1) + "bad time '1.2.3x'"},
+		{"type before definition", "4 1 w1 Z Idle\n", n(1) + "unknown type 'Z'"},
+		{"unknown container", "4 1 w9 S Idle\n", n(1) + "unknown container 'w9'"},
+		{"pop on empty stack", "6 1 w1 S\n", n(1) + "illegal pop of state type 'Worker State' on container 'worker 1': no state is open"},
+		{"unmatched link", "8 1 L p w1 v k1\n", "x: link 'k1' of type 'Transfer' in container 'prog' (line " + itoa(hdrLines+1) + ") has no end (--ignore-incomplete-links drops it)"},
+		{"binary garbage", "4 1 w1 S Id\x00le\n", n(1) + "binary data (byte 0x0 at column 12)"},
+		{"invalid utf8", "4 1 w1 S \xff\xfe\n", n(1) + "binary data (invalid UTF-8)"},
+		{"truncated last line", "4 1 w1 S Idle\n4 2 w1", n(2) + "truncated last line (no newline at end of input): event 4 (PajeSetState) has 2 fields, its definition at line 23 has 4"},
+		{"unterminated string", "4 1 w1 S \"Idle\n", n(1) + "unterminated quoted string"},
+		{"time order", "4 2 w1 S Idle\n4 1 w1 S Run\n", n(2) + "not time-ordered: time 1 is before 2 on container 'worker 1', type 'Worker State' (the reorder buffer is off: give a reorder horizon to read unsorted traces)"},
+		{"unknown event name", "%EventDef PajeFoo 99\n", n(1) + "unknown event name 'PajeFoo'"},
+		{"missing obligatory field", "%EventDef PajeNewEvent 99\n% Time date\n%EndEventDef\n", n(3) + "invalid definition of PajeNewEvent 99: obligatory fields missing: Type, Container, Value"},
+		{"redefinition", "%EventDef PajeNewEvent 4\n", n(1) + "redefinition of event with id '4'"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := dump(t, strings.NewReader(hdr+c.body), pjOpts("x"))
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("got error %v\nwant       %s", err, c.want)
+			}
+			// Lenient mode skips the line and counts it.
+			o := pjOpts("x")
+			o.Lenient = true
+			_, st, err := dump(t, strings.NewReader(hdr+c.body), o)
+			if err != nil {
+				t.Fatalf("lenient: %v", err)
+			}
+			if st.SkippedTotal() == 0 {
+				t.Fatalf("lenient: nothing counted as skipped")
+			}
+		})
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestLineTooLong(t *testing.T) {
+	o := pjOpts("x")
+	o.MaxLineBytes = 64
+	body := "4 1 w1 S " + strings.Repeat("A", 100) + "\n4 2 w1 S Idle\n"
+	_, _, err := dump(t, strings.NewReader(hdr+body), o)
+	want := "x:" + itoa(hdrLines+1) + ": line longer than 64 bytes (raise --max-line-bytes)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	o.Lenient = true
+	got, st, err := dump(t, strings.NewReader(hdr+body), o)
+	if err != nil || st.Skipped["line too long"] != 1 {
+		t.Fatalf("lenient: %v %v", err, st.Skipped)
+	}
+	if !strings.Contains(strings.Join(got, "\n"), "2.000000, 2.000000, 0.000000, 0.000000, Idle") {
+		t.Fatalf("the line after the long one was lost:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestReorder reads a StarPU trace with its events shuffled within a bounded
+// window and checks the result equals the sorted reading.
+func TestReorder(t *testing.T) {
+	data := gunzip(t, "../../testdata/starpu/cholesky_dmdas_2cpu.trace.gz")
+	o := DefaultOptions()
+	o.Name = "raw"
+	want, _, err := dump(t, bytes.NewReader(data), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Swap neighbouring timed lines far down the trace: still within the
+	// horizon, so the output must not change.
+	lines := strings.Split(string(data), "\n")
+	for i := len(lines) / 2; i+1 < len(lines); i += 97 {
+		if strings.HasPrefix(lines[i], "10\t") && strings.HasPrefix(lines[i+1], "13\t") {
+			lines[i], lines[i+1] = lines[i+1], lines[i]
+		}
+	}
+	got, st, err := dump(t, strings.NewReader(strings.Join(lines, "\n")), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffLines(t, "shuffled", got, want)
+	if st.MaxBuffered == 0 {
+		t.Fatal("the reorder buffer was not used")
+	}
+	// With no horizon, the raw StarPU trace (3092 inversions across types,
+	// none within one) must still be accepted, as pj_dump accepts it.
+	o.ReorderHorizon = 0
+	if _, _, err := dump(t, bytes.NewReader(data), o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gunzip(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestReadBoundaries checks the output does not depend on how the input is
+// cut into reads.
+func TestReadBoundaries(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/smpi/farm-8.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := dump(t, bytes.NewReader(data), pjOpts("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]io.Reader{
+		"one byte": iotest.OneByteReader(bytes.NewReader(data)),
+		"half":     iotest.HalfReader(bytes.NewReader(data)),
+		"gzip":     gzipped(data),
+	} {
+		got, _, err := dump(t, r, pjOpts("a"))
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		diffLines(t, name, got, want)
+	}
+}
+
+func gzipped(data []byte) io.Reader {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Write(data)
+	w.Close()
+	return &b
+}
