@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -30,17 +29,18 @@ compare). csv is RFC 4180 CSV with a header row; jsonl one JSON object per
 record; arrow an Arrow IPC file (schema in the README).
 
 Unlike pj_dump, states streams: memory is bounded by the live containers,
-open states and the reorder buffer, not by the trace's length. StarPU traces
-are not time-sorted; events up to --reorder-horizon late (in trace time
-units; default 3 s worth, i.e. 3000 for StarPU's milliseconds) are put back
-in order. --reorder-horizon 0 requires per-container time order, as pj_dump.`,
+open states and pending links, not by the trace's length. Events are
+processed in file order, like pj_dump, which requires time order only per
+container and type. StarPU breaks that for one kind of event: it writes a
+worker's GFlop/s sample when the task ends, stamped with the task's start.
+Variable samples up to --reorder-horizon late (in trace time units; default
+3 s worth, i.e. 3000 for StarPU's milliseconds) are put back in order, so
+raw StarPU traces that pj_dump rejects are read as written.
+--reorder-horizon 0 is pj_dump's rule.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format == "pjdump" {
 				opts.PjdumpQuirks = !allEntities
-				if !cmd.Flags().Changed("reorder-horizon") {
-					opts.ReorderHorizon = 0
-				}
 			}
 			return runStates(args[0], format, out, opts)
 		},
@@ -52,8 +52,8 @@ in order. --reorder-horizon 0 requires per-container time order, as pj_dump.`,
 	f.BoolVarP(&opts.UserDefined, "user-defined", "u", false, "also output user-defined fields (pj_dump -u)")
 	f.BoolVarP(&opts.NoStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
 	f.BoolVarP(&opts.IgnoreIncompleteLinks, "ignore-incomplete-links", "z", false, "drop links that never got both ends (pj_dump -z)")
-	f.Float64Var(&opts.ReorderHorizon, "reorder-horizon", -1, "how late an event may be, in trace time units, and still be put in time order (-1: 3 s worth of the time unit; 0: no reordering)")
-	f.IntVar(&opts.MaxBuffered, "max-buffered", opts.MaxBuffered, "most events held for reordering")
+	f.Float64Var(&opts.ReorderHorizon, "reorder-horizon", -1, "how late a variable sample may be, in trace time units, and still be put back in order (-1: 3 s worth of the time unit; 0: none, as pj_dump)")
+	f.IntVar(&opts.MaxBuffered, "max-buffered", opts.MaxBuffered, "most variable samples held for reordering")
 	f.IntVar(&opts.MaxLineBytes, "max-line-bytes", opts.MaxLineBytes, "longest accepted line, in bytes")
 	f.IntVar(&opts.MaxContainers, "max-containers", opts.MaxContainers, "most live containers")
 	f.IntVar(&opts.MaxOpenStates, "max-open-states", opts.MaxOpenStates, "most open states and pending links")
@@ -99,8 +99,11 @@ func runStates(path, format, out string, opts paje.Options) error {
 	default:
 		return usageErr(errorf("unknown --format %q (pjdump, csv, jsonl or arrow)", format))
 	}
-	_ = bufio.NewWriter
-	stats, err := paje.Read(in, opts, write)
+	send, wait := asyncWrite(write)
+	stats, err := paje.Read(in, opts, send)
+	if werr := wait(); err == nil {
+		err = werr
+	}
 	if ferr := finish(); err == nil {
 		err = ferr
 	}

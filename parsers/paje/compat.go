@@ -61,28 +61,32 @@ func (s *sim) emit(sl *slot, e tracecast.Entity) {
 func (p *Parser) takeQuirks(dst []tracecast.Entity) []tracecast.Entity {
 	s := p.sim
 	if len(s.out) > 0 {
-		b := quirkBatch{es: append([]tracecast.Entity(nil), s.out...), maxStart: math.Inf(-1)}
-		for i := range s.out {
-			if s.out[i].Nature != tracecast.NatureContainer {
-				b.maxStart = max(b.maxStart, s.out[i].Start)
+		// Hand the output slices to the held batch and take pooled ones:
+		// no copy.
+		b := quirkBatch{es: s.out, meta: s.outMeta, maxStart: math.Inf(-1)}
+		for i := range b.es {
+			if b.es[i].Nature != tracecast.NatureContainer {
+				b.maxStart = max(b.maxStart, b.es[i].Start)
 			}
 		}
-		b.meta = append(b.meta, s.outMeta...)
-		// Containers are never filtered: keep their meta aligned.
 		p.held = append(p.held, b)
-		clear(s.out)
-		s.out = s.out[:0]
-		clear(s.outMeta)
-		s.outMeta = s.outMeta[:0]
+		s.out, s.outMeta = nil, nil
+		if n := len(p.spare); n > 0 {
+			s.out, s.outMeta = p.spare[n-1].es, p.spare[n-1].meta
+			p.spare = p.spare[:n-1]
+		}
 	}
 	th := s.maxLine - s.quirkWindow
 	n := 0
 	for n < len(p.held) && p.held[n].maxStart < th {
-		dst = append(dst, p.held[n].es...)
-		s.releasedMax = max(s.releasedMax, p.held[n].maxStart)
+		b := p.held[n]
+		dst = append(dst, b.es...)
+		s.releasedMax = max(s.releasedMax, b.maxStart)
+		clear(b.es)
+		p.spare = append(p.spare, quirkBatch{es: b.es[:0], meta: b.meta[:0]})
 		n++
 	}
-	p.held = p.held[n:]
+	p.held = append(p.held[:0], p.held[n:]...)
 	return dst
 }
 

@@ -26,13 +26,12 @@ type Stats struct {
 	Lines    int64
 	Events   int64
 	Entities int64
-	// Late counts events that came after the reorder horizon and were
-	// processed out of order (harmless unless they break their own
-	// container and type's order, which is then an error).
+	// Late counts variable samples that came after a later sample of
+	// the same variable and were put back in order.
 	Late int64
 	// Skipped counts skipped lines by reason (lenient mode).
 	Skipped map[string]int64
-	// MaxBuffered is the largest number of events held for reordering.
+	// MaxBuffered is the largest number of variable samples held at once.
 	MaxBuffered int
 	// QuirksInexact is set when, with PjdumpQuirks, the trace ended more
 	// than the holding time before its latest time, so some entities pj_dump

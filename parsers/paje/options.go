@@ -15,14 +15,15 @@ type Options struct {
 	// IgnoreIncompleteLinks drops links that never got both ends instead of
 	// failing at the end of the trace, like pj_dump -z.
 	IgnoreIncompleteLinks bool
-	// ReorderHorizon is how late, in trace time units, an event may appear
-	// after a later-stamped one and still be processed in time order. 0 means
-	// the input must be time-ordered per container and type, as pj_dump wants.
-	// Negative means "pick from the time unit" (3 s of trace time).
+	// ReorderHorizon is how late, in trace time units, a variable sample may
+	// come after later samples of the same container and variable and still
+	// be put back in order (StarPU writes its GFlop/s samples when a task
+	// ends, stamped with the task's start). 0 means the input must be
+	// time-ordered per container and type, as pj_dump wants. Negative means
+	// "pick from the time unit": 3 s of trace time.
 	ReorderHorizon float64
-	// MaxBuffered bounds the number of events held for reordering; when it is
-	// reached the oldest are processed early (so memory stays bounded) and a
-	// later event older than them is an error.
+	// MaxBuffered bounds the number of variable samples held for reordering
+	// over all variables; past it the oldest are applied early.
 	MaxBuffered int
 	// MaxLineBytes is the longest accepted line.
 	MaxLineBytes int
@@ -46,7 +47,7 @@ func DefaultOptions() Options {
 	return Options{
 		Name:           "-",
 		ReorderHorizon: -1,
-		MaxBuffered:    1 << 20,
+		MaxBuffered:    1 << 18,
 		MaxLineBytes:   1 << 20,
 		MaxContainers:  1 << 20,
 		MaxOpenStates:  1 << 22,

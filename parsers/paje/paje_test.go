@@ -101,8 +101,8 @@ func diffLines(t *testing.T, name string, got, want []string) {
 		}
 	}
 	sort.Strings(missing)
-	t.Errorf("%s: %d lines, want %d; %d extra, %d missing\nfirst extra: %.5q\nfirst missing: %.5q",
-		name, len(got), len(want), len(extra), len(missing), extra, missing)
+	t.Errorf("%s: %d lines, want %d; %d extra, %d missing\nfirst extra: %q\nfirst missing: %q",
+		name, len(got), len(want), len(extra), len(missing), extra[:min(5, len(extra))], missing[:min(5, len(missing))])
 }
 
 // TestGoldenPjdump checks the project's own traces against pj_dump's output

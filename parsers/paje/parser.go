@@ -1,8 +1,8 @@
 package paje
 
 import (
-	"container/heap"
 	"strconv"
+	"strings"
 
 	"github.com/tracecast/tracecast"
 )
@@ -19,44 +19,12 @@ type Parser struct {
 	horizon float64
 	unit    string
 
-	// The reorder buffer: in-order arrivals queue in fifo, late ones in
-	// late (a heap). Both release in (time, sequence) order.
-	fifo       []*pending
-	fifoHead   int
-	late       pendingHeap
-	free       []*pending
-	seq        uint64
-	maxArrived float64
-	watermark  float64
-	released   bool
-	buffered   int
 	truncated  bool
 
 	// held is the output held back for pj_dump's window (compat.go).
 	held     []quirkBatch
+	spare    []quirkBatch
 	finished bool
-}
-
-type pending struct {
-	t    float64
-	seq  uint64
-	line int64
-	data []byte
-}
-
-type pendingHeap []*pending
-
-func (h pendingHeap) Len() int { return len(h) }
-func (h pendingHeap) Less(i, j int) bool {
-	return h[i].t < h[j].t || h[i].t == h[j].t && h[i].seq < h[j].seq
-}
-func (h pendingHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *pendingHeap) Push(x any)   { *h = append(*h, x.(*pending)) }
-func (h *pendingHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // NewParser returns a parser with the given options.
@@ -95,6 +63,7 @@ func (p *Parser) setUnit(u string) {
 		p.horizon = 3 * unitsPerSecond(u)
 	}
 	p.sim.quirkWindow = 0.1 * unitsPerSecond(u)
+	p.sim.horizon = p.horizon
 }
 
 // TimeUnit is the unit of the trace's times: the one given in the options,
@@ -121,13 +90,14 @@ func (p *Parser) Line(data []byte, num int64) error {
 	if len(data) > p.opts.MaxLineBytes {
 		return p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
 	}
-	if r := checkBinary(data); r != "" {
-		return p.bad(num, "binary data", r)
-	}
 	toks, r := tokenize(data, p.toks)
 	p.toks = toks
 	if r != "" {
-		return p.bad(num, "syntax", r)
+		kind := "syntax"
+		if strings.HasPrefix(r, "binary") {
+			kind = "binary data"
+		}
+		return p.bad(num, kind, r)
 	}
 	if len(toks) == 0 {
 		return nil
@@ -153,22 +123,7 @@ func (p *Parser) Line(data []byte, num int64) error {
 	if p.unit == "" {
 		p.detectUnit()
 	}
-	if !d.timed() || d.kind == evCreateContainer || d.kind == evDefineEntityValue || p.horizon == 0 {
-		return p.process(d, toks[1:], num)
-	}
-	t, ok := parseFloat(toks[1+d.idx[fTime]].b)
-	if !ok {
-		return p.bad(num, "bad number", "bad time "+quote(string(toks[1+d.idx[fTime]].b)))
-	}
-	if p.released && t < p.watermark {
-		// Later than the horizon: process it now; the simulator's
-		// per-(container, type) order check decides whether that is
-		// still consistent.
-		p.stats.Late++
-		return p.process(d, toks[1:], num)
-	}
-	p.buffer(t, data, num)
-	return p.release(false)
+	return p.process(d, toks[1:], num)
 }
 
 // detectUnit picks milliseconds for StarPU traces — recognised by the
@@ -198,75 +153,6 @@ func unitsPerSecond(u string) float64 {
 	return 1
 }
 
-func (p *Parser) buffer(t float64, data []byte, num int64) {
-	var it *pending
-	if n := len(p.free); n > 0 {
-		it = p.free[n-1]
-		p.free = p.free[:n-1]
-	} else {
-		it = &pending{}
-	}
-	p.seq++
-	it.t, it.seq, it.line = t, p.seq, num
-	it.data = append(it.data[:0], data...)
-	if p.buffered == 0 || t >= p.maxArrived {
-		p.maxArrived = t
-		if p.fifoHead > 0 && p.fifoHead == len(p.fifo) {
-			p.fifo, p.fifoHead = p.fifo[:0], 0
-		}
-		p.fifo = append(p.fifo, it)
-	} else {
-		heap.Push(&p.late, it)
-	}
-	p.buffered++
-	if p.buffered > p.stats.MaxBuffered {
-		p.stats.MaxBuffered = p.buffered
-	}
-}
-
-// release processes buffered events that are older than the horizon (all of
-// them when all is true, at the end of the trace), oldest first.
-func (p *Parser) release(all bool) error {
-	for p.buffered > 0 {
-		var it *pending
-		fromFifo := p.fifoHead < len(p.fifo)
-		if fromFifo && len(p.late) > 0 {
-			f, l := p.fifo[p.fifoHead], p.late[0]
-			fromFifo = f.t < l.t || f.t == l.t && f.seq < l.seq
-		}
-		if fromFifo {
-			it = p.fifo[p.fifoHead]
-		} else {
-			it = p.late[0]
-		}
-		if !all && it.t > p.maxArrived-p.horizon && p.buffered <= p.opts.MaxBuffered {
-			return nil
-		}
-		if fromFifo {
-			p.fifo[p.fifoHead] = nil
-			p.fifoHead++
-			if p.fifoHead > 4096 && p.fifoHead*2 > len(p.fifo) {
-				n := copy(p.fifo, p.fifo[p.fifoHead:])
-				clear(p.fifo[n:])
-				p.fifo, p.fifoHead = p.fifo[:n], 0
-			}
-		} else {
-			heap.Pop(&p.late)
-		}
-		p.buffered--
-		p.watermark, p.released = it.t, true
-		// Re-tokenize: cheaper than keeping tokens for every buffered line.
-		toks, _ := tokenize(it.data, p.toks)
-		p.toks = toks
-		err := p.process(p.hdr.defs[string(toks[0].b)], toks[1:], it.line)
-		p.free = append(p.free, it)
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // process runs one event through the simulator.
 func (p *Parser) process(d *eventDef, toks []token, num int64) error {
 	now := 0.0
@@ -278,6 +164,9 @@ func (p *Parser) process(d *eventDef, toks []token, num int64) error {
 		now = t
 	}
 	if err := p.sim.event(d, toks, now, num); err != nil {
+		if err.line != 0 {
+			num = err.line
+		}
 		return p.bad(num, err.kind, err.reason)
 	}
 	return nil
@@ -306,11 +195,9 @@ func (p *Parser) Finish() error {
 	if p.hdr.cur != nil {
 		return p.bad(p.hdr.cur.line, "header", "definition of event "+p.hdr.cur.id+" has no %EndEventDef")
 	}
-	if err := p.release(true); err != nil {
-		return err
-	}
 	err := p.sim.finish()
 	p.finished = true
+	p.stats.Late, p.stats.MaxBuffered = p.sim.late, p.sim.maxBuffered
 	if err != nil {
 		return p.bad(0, err.kind, err.reason)
 	}

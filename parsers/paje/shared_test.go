@@ -116,8 +116,11 @@ func TestPjdumpParity(t *testing.T) {
 	}
 }
 
-// TestRawStarPU reads the unsorted StarPU traces as written, with the reorder
-// buffer, and checks the records equal those of the sorted trace.
+// TestRawStarPU reads the unsorted StarPU traces as written: pj_dump
+// rejects them, tracecast puts the late variable samples back in order.
+// Processing stays in file order, so the only records that may differ from
+// the sorted trace's are variable pieces whose samples come after their
+// container's destruction in the file (pj_dump ignores those too).
 func TestRawStarPU(t *testing.T) {
 	needShared(t)
 	for _, p := range []string{"dnn_and_starpu/paje.trace", "starpu-1.4.9-generated/lu_lws_12cpu_2numa/paje.trace.gz"} {
@@ -126,8 +129,8 @@ func TestRawStarPU(t *testing.T) {
 		if b, err := exec.Command("python3", filepath.Join(sharedTraces, "../tools/paje_sort.py"), in, sorted).CombinedOutput(); err != nil {
 			t.Fatalf("paje_sort: %v\n%s", err, b)
 		}
-		o := pjOpts(p)
-		o.ReorderHorizon = -1
+		o := DefaultOptions()
+		o.Name = p
 		f, err := os.Open(in)
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +141,8 @@ func TestRawStarPU(t *testing.T) {
 			t.Fatal(err)
 		}
 		sf, _ := os.Open(sorted)
-		want, _, err := dump(t, sf, pjOpts(sorted))
+		o.Name = sorted
+		want, _, err := dump(t, sf, o)
 		sf.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -147,7 +151,24 @@ func TestRawStarPU(t *testing.T) {
 		for i := range want {
 			want[i] = strings.ReplaceAll(want[i], ", x,", ", ,")
 		}
-		diffLines(t, p, got, want)
-		t.Logf("%s: %d lines, %d events buffered at most", p, st.Lines, st.MaxBuffered)
+		w := map[string]int{}
+		for _, l := range want {
+			w[l]++
+		}
+		differ := 0
+		for _, l := range got {
+			if w[l] > 0 {
+				w[l]--
+				continue
+			}
+			differ++
+			if !strings.HasPrefix(l, "Variable, ") {
+				t.Errorf("%s: record not in the sorted trace's output: %s", p, l)
+			}
+		}
+		if differ > len(want)/1000 {
+			t.Errorf("%s: %d of %d records differ from the sorted trace's", p, differ, len(want))
+		}
+		t.Logf("%s: %d lines, %d late samples reordered, %d held at most, %d variable pieces differ", p, st.Lines, st.Late, st.MaxBuffered, differ)
 	}
 }

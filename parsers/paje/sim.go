@@ -66,11 +66,18 @@ type slot struct {
 	// links holds the links of this (container, link type) waiting for
 	// their other end, by key.
 	links map[string]*pendingLink
+	// vbuf holds variable changes not applied yet, in time order, and
+	// vApplied the time of the last applied one.
+	vbuf     []varChange
+	vhead    int // vbuf[:vhead] is applied
+	vApplied float64
 	// linkStart and linkEnd are the last completed link's times: links must
 	// complete in time order.
 	linkStart, linkEnd float64
-	// held counts entities the pj_dump window filter holds back.
 	compat compatSlot
+	// c and t are the slot's container and type.
+	c *container
+	t *ptype
 }
 
 type openState struct {
@@ -116,6 +123,13 @@ type sim struct {
 	maxLine     float64
 	quirkWindow float64
 	outMeta     []entMeta
+	// Variable reordering (vars.go).
+	horizon     float64
+	late        int64
+	buffered    int
+	maxBuffered int
+	vslots      []*slot
+	vsince      int
 	negSlots    []*slot
 	releasedMax float64
 	// end is the end time of the trace, once finished.
@@ -142,8 +156,9 @@ func (s *sim) intern(b []byte) string {
 	if v, ok := s.strs[string(b)]; ok {
 		return v
 	}
-	if len(s.strs) > 1<<20 {
-		// Unbounded distinct values (ids in values): stop interning.
+	if len(s.strs) >= 1<<16 {
+		// Values that are ids (StarPU's task ids in events) would grow
+		// the table with the trace: past this size, stop interning.
 		return string(b)
 	}
 	v := string(b)
@@ -155,6 +170,7 @@ func (s *sim) intern(b []byte) string {
 type simError struct {
 	reason string
 	kind   string
+	line   int64 // when not the line being processed
 }
 
 func fail(kind, reason string) *simError { return &simError{kind: kind, reason: reason} }
@@ -248,7 +264,7 @@ func (s *sim) value(t *ptype, b []byte) string {
 		t.values = make(map[string]string)
 	}
 	v := s.intern(b)
-	if len(t.values) < 1<<16 {
+	if len(t.values) < 1<<12 { // values that are ids (task ids) are not kept
 		t.values[v] = v
 	}
 	return v
@@ -260,7 +276,7 @@ func (s *sim) slot(c *container, t *ptype) *slot {
 		if c.slots == nil {
 			c.slots = make(map[*ptype]*slot, 4)
 		}
-		sl = &slot{last: math.Inf(-1), linkStart: math.Inf(-1), linkEnd: math.Inf(-1)}
+		sl = &slot{last: math.Inf(-1), linkStart: math.Inf(-1), linkEnd: math.Inf(-1), vApplied: math.Inf(-1), c: c, t: t}
 		c.slots[t] = sl
 		c.slotOrder = append(c.slotOrder, t)
 	}
@@ -354,7 +370,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		return fail("wrong type", "type "+quote(t.name)+" is not a child of container type "+quote(c.typ.name)+" (container "+quote(c.name)+")")
 	}
 	sl := s.slot(c, t)
-	if want != tkLink {
+	if want != tkLink && (want != tkVariable || s.horizon <= 0) {
 		if err := s.ordered(sl, c, t, now); err != nil {
 			return err
 		}
@@ -387,22 +403,10 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		}
 		// pajeng reads variable values as C floats, then computes in double.
 		v = float64(float32(v))
-		if d.kind != evSetVariable {
-			if !sl.hasVar {
-				return fail("variable", "illegal "+map[bool]string{true: "addition to", false: "subtraction from"}[d.kind == evAddVariable]+
-					" variable "+quote(t.name)+" of container "+quote(c.name)+" that has no value yet")
-			}
-			if d.kind == evSubVariable {
-				v = -v
-			}
-			v += sl.varValue
+		if s.horizon <= 0 {
+			return s.applyVar(c, t, sl, varChange{t: now, v: v, op: d.kind, line: line})
 		}
-		// A change at the time the current piece started replaces it.
-		if !sl.hasVar || sl.varStart != now {
-			s.varPiece(c, t, sl, now)
-			sl.hasVar, sl.varStart = true, now
-		}
-		sl.varValue = v
+		return s.bufferVar(c, t, sl, varChange{t: now, v: v, op: d.kind, line: line})
 	case evStartLink, evEndLink:
 		return s.link(d, c, t, sl, get, now, line, extra)
 	}
@@ -508,6 +512,9 @@ func (s *sim) end(c *container, now float64) *simError {
 	var incomplete *simError
 	for _, t := range c.slotOrder {
 		sl := c.slots[t]
+		if err := s.flushVars(c, t, sl, math.Inf(1)); err != nil && incomplete == nil {
+			incomplete = err
+		}
 		s.closeStates(c, t, sl, now)
 		s.varPiece(c, t, sl, now)
 		sl.hasVar = false

@@ -17,26 +17,61 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
 }
 
+// Byte classes for the tokenizer.
+const (
+	cWord  = iota // part of a bare word
+	cSpace        // separator
+	cHash         // starts a comment
+	cQuote        // starts a quoted string
+	cCtrl         // a control character: binary data
+	cHigh         // non-ASCII: check UTF-8
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case isSpace(byte(c)):
+			t[c] = cSpace
+		case c == '#':
+			t[c] = cHash
+		case c == '"':
+			t[c] = cQuote
+		case c < 0x20 || c == 0x7f:
+			t[c] = cCtrl
+		case c >= 0x80:
+			t[c] = cHigh
+		}
+	}
+	return
+}()
+
 // tokenize splits line into dst, the way pajeng's reader (since 2022) does:
 // runs of whitespace separate fields; a field that starts with a double quote
 // runs to the next double quote (so "" is an empty field — pajeng 1.3.6
 // mis-reads that one); '#' outside quotes ends the line. It reports a reason
-// when the line holds binary data or an unterminated string.
+// when the line holds binary data (control characters, invalid UTF-8) or an
+// unterminated string. One pass over the line: this is the hot loop.
 func tokenize(line []byte, dst []token) ([]token, string) {
 	dst = dst[:0]
 	i, n := 0, len(line)
+	high := false
 	for i < n {
-		c := line[i]
-		if isSpace(c) {
+		switch byteClass[line[i]] {
+		case cSpace:
 			i++
 			continue
-		}
-		if c == '#' {
-			break
-		}
-		if c == '"' {
+		case cHash:
+			n = i // the rest is a comment (still checked for binary data below)
+			continue
+		case cQuote:
 			j := i + 1
 			for j < n && line[j] != '"' {
+				switch byteClass[line[j]] {
+				case cCtrl:
+					return dst, binaryReason(line, j)
+				case cHigh:
+					high = true
+				}
 				j++
 			}
 			if j == n {
@@ -45,34 +80,44 @@ func tokenize(line []byte, dst []token) ([]token, string) {
 			dst = append(dst, token{b: line[i+1 : j], quoted: true})
 			i = j + 1
 			continue
+		case cCtrl:
+			return dst, binaryReason(line, i)
 		}
 		j := i
-		for j < n && !isSpace(line[j]) && line[j] != '#' {
+	word:
+		for j < n {
+			switch byteClass[line[j]] {
+			case cWord:
+			case cSpace, cHash:
+				break word
+			case cCtrl:
+				return dst, binaryReason(line, j)
+			case cHigh:
+				high = true
+			}
 			j++
 		}
 		dst = append(dst, token{b: line[i:j]})
 		i = j
 	}
+	// A comment is ignored, but a NUL there still means the input is not a
+	// text trace.
+	for j := n; j < len(line); j++ {
+		switch byteClass[line[j]] {
+		case cCtrl:
+			return dst, binaryReason(line, j)
+		case cHigh:
+			high = true
+		}
+	}
+	if high && !utf8.Valid(line) {
+		return dst, "binary data (invalid UTF-8)"
+	}
 	return dst, ""
 }
 
-// checkBinary returns a reason when line holds control characters other than
-// whitespace, or is not valid UTF-8: what a binary file or a corrupted
-// stream looks like.
-func checkBinary(line []byte) string {
-	ascii := true
-	for i, c := range line {
-		if c < 0x20 && !isSpace(c) || c == 0x7f {
-			return "binary data (byte 0x" + strconv.FormatUint(uint64(c), 16) + " at column " + strconv.Itoa(i+1) + ")"
-		}
-		if c >= 0x80 {
-			ascii = false
-		}
-	}
-	if !ascii && !utf8.Valid(line) {
-		return "binary data (invalid UTF-8)"
-	}
-	return ""
+func binaryReason(line []byte, i int) string {
+	return "binary data (byte 0x" + strconv.FormatUint(uint64(line[i]), 16) + " at column " + strconv.Itoa(i+1) + ")"
 }
 
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,

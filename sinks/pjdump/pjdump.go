@@ -68,7 +68,7 @@ func AppendLine(b []byte, e *tracecast.Entity, userDefined bool) []byte {
 
 func appendF(b []byte, f float64) []byte {
 	b = append(b, ", "...)
-	return strconv.AppendFloat(b, f, 'f', 6, 64)
+	return appendFixed6(b, f)
 }
 
 // appendG formats like a C++ ostream with its default precision (%g with 6

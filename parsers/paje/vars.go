@@ -1,0 +1,117 @@
+package paje
+
+
+
+// StarPU writes a worker's GFlop/s sample when the task ends, stamped with
+// the task's start, after other samples of the same variable: the only place
+// where real traces go back in time on one (container, type). With a reorder
+// horizon, variable changes wait in their slot until they are older than the
+// latest time seen minus the horizon, and are applied in time order.
+
+type varChange struct {
+	t, v float64
+	op   eventKind
+	line int64
+}
+
+// bufferVar queues a variable change in time order and applies the ones
+// that are now out of the horizon.
+func (s *sim) bufferVar(c *container, t *ptype, sl *slot, ch varChange) *simError {
+	if ch.t < sl.vApplied {
+		return fail("time order", "not time-ordered: variable "+quote(t.name)+" of container "+quote(c.name)+
+			" set at "+fmtG(ch.t)+", after a change at "+fmtG(sl.vApplied)+" was applied"+orderHint(s.opts))
+	}
+	i := len(sl.vbuf)
+	for i > sl.vhead && sl.vbuf[i-1].t > ch.t {
+		i--
+	}
+	if i < len(sl.vbuf) {
+		s.late++
+	}
+	if len(sl.vbuf) == sl.vhead {
+		sl.vbuf, sl.vhead = sl.vbuf[:0], 0
+		i = 0
+		s.vslots = append(s.vslots, sl)
+	}
+	sl.vbuf = append(sl.vbuf, varChange{})
+	copy(sl.vbuf[i+1:], sl.vbuf[i:])
+	sl.vbuf[i] = ch
+	s.buffered++
+	s.maxBuffered = max(s.maxBuffered, s.buffered)
+	if err := s.flushVars(c, t, sl, s.maxLine-s.horizon); err != nil {
+		return err
+	}
+	// Now and then, flush the variables nobody writes to any more; and
+	// keep the buffer bounded.
+	s.vsince++
+	if s.vsince >= 4096 || s.buffered > s.opts.MaxBuffered {
+		s.vsince = 0
+		th := s.maxLine - s.horizon
+		if s.buffered > s.opts.MaxBuffered {
+			th = s.maxLine // over the bound: apply everything now
+		}
+		kept := s.vslots[:0]
+		var first *simError
+		for _, v := range s.vslots {
+			if err := s.flushVars(v.c, v.t, v, th); err != nil && first == nil {
+				first = err
+			}
+			if len(v.vbuf) > v.vhead {
+				kept = append(kept, v)
+			}
+		}
+		clear(s.vslots[len(kept):])
+		s.vslots = kept
+		return first
+	}
+	return nil
+}
+
+// flushVars applies the slot's queued changes up to time th.
+func (s *sim) flushVars(c *container, t *ptype, sl *slot, th float64) *simError {
+	h := sl.vhead
+	var err *simError
+	for h < len(sl.vbuf) && sl.vbuf[h].t <= th {
+		err = s.applyVar(c, t, sl, sl.vbuf[h])
+		h++
+		if err != nil {
+			break
+		}
+	}
+	s.buffered -= h - sl.vhead
+	sl.vhead = h
+	// Reclaim the applied prefix once it is most of the buffer.
+	if h > 64 && 2*h > len(sl.vbuf) {
+		n := copy(sl.vbuf, sl.vbuf[h:])
+		sl.vbuf, sl.vhead = sl.vbuf[:n], 0
+	}
+	return err
+}
+
+// applyVar applies one Set/Add/SubVariable, like pajeng: a change at the
+// time the current piece started replaces its value.
+func (s *sim) applyVar(c *container, t *ptype, sl *slot, ch varChange) *simError {
+	sl.vApplied = ch.t
+	v := ch.v
+	if ch.op != evSetVariable {
+		if !sl.hasVar {
+			what := "addition to"
+			if ch.op == evSubVariable {
+				what = "subtraction from"
+			}
+			return &simError{kind: "variable", line: ch.line, reason: "illegal " + what + " variable " + quote(t.name) +
+				" of container " + quote(c.name) + " that has no value yet"}
+		}
+		if ch.op == evSubVariable {
+			v = -v
+		}
+		v += sl.varValue
+	}
+	if !sl.hasVar || sl.varStart != ch.t {
+		s.varPiece(c, t, sl, ch.t)
+		sl.hasVar, sl.varStart = true, ch.t
+	}
+	sl.varValue = v
+	return nil
+}
+

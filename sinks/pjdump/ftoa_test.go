@@ -1,0 +1,30 @@
+package pjdump
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+func TestAppendFixed6(t *testing.T) {
+	cases := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, 1e-7, -1e-7, 5e-7, -5e-7, 0.0000005, 0.0000015,
+		2.5e-6, 4103.658751, 6982.344319, 1e9, -1e9, 4503599627.370496, 1e300, math.Inf(1), math.NaN(), 123456.9999995}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		cases = append(cases, r.Float64()*20000, -r.Float64(), float64(r.IntN(1e9))/1e9*1e4, math.Round(r.Float64()*1e9)/1e9*1e3)
+	}
+	for _, f := range cases {
+		want := strconv.AppendFloat(nil, f, 'f', 6, 64)
+		if got := appendFixed6(nil, f); string(got) != string(want) {
+			t.Fatalf("%v: got %s want %s", f, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendFixed6(b *testing.B) {
+	var buf []byte
+	for b.Loop() {
+		buf = appendFixed6(buf[:0], 6982.344319)
+	}
+}
