@@ -19,7 +19,7 @@ type Parser struct {
 	horizon float64
 	unit    string
 
-	truncated  bool
+	truncated bool
 
 	// held is the output held back for pj_dump's window (compat.go).
 	held     []quirkBatch

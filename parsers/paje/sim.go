@@ -74,7 +74,7 @@ type slot struct {
 	// linkStart and linkEnd are the last completed link's times: links must
 	// complete in time order.
 	linkStart, linkEnd float64
-	compat compatSlot
+	compat             compatSlot
 	// c and t are the slot's container and type.
 	c *container
 	t *ptype

@@ -1,7 +1,5 @@
 package paje
 
-
-
 // StarPU writes a worker's GFlop/s sample when the task ends, stamped with
 // the task's start, after other samples of the same variable: the only place
 // where real traces go back in time on one (container, type). With a reorder
@@ -114,4 +112,3 @@ func (s *sim) applyVar(c *container, t *ptype, sl *slot, ch varChange) *simError
 	sl.varValue = v
 	return nil
 }
-
