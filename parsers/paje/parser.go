@@ -92,6 +92,14 @@ func (p *Parser) Line(data []byte, num int64) error {
 	}
 	toks, r := tokenize(data, p.toks)
 	p.toks = toks
+	return p.tokens(toks, r, num)
+}
+
+// tokens handles a tokenized line; r is the tokenizer's complaint, if any.
+func (p *Parser) tokens(toks []token, r string, num int64) error {
+	if p.err != nil {
+		return p.err
+	}
 	if r != "" {
 		kind := "syntax"
 		if strings.HasPrefix(r, "binary") {

@@ -52,20 +52,39 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, 
 		fnErr = fn(batch)
 		return fnErr
 	}
-	err = SplitLines(in, p.opts.MaxLineBytes, func(line []byte, num int64, complete bool) error {
-		var err error
-		if complete {
-			err = p.Line(line, num)
-		} else {
-			err = p.lastLine(line, num)
+	p.sim.drain = func() {
+		if fnErr == nil {
+			flush(BatchSize)
 		}
+	}
+	// Splitting and tokenizing run on their own goroutine, resolving on
+	// this one: two cores instead of one.
+	chunks, free := make(chan *chunk, 4), make(chan *chunk, 4)
+	for range 4 {
+		free <- &chunk{}
+	}
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		readErr <- tokenizeChunks(in, p.opts.MaxLineBytes, chunks, free, stop)
+	}()
+	err = nil
+	for c := range chunks {
+		if err == nil {
+			err = p.chunk(c, flush)
+		}
+		free <- c
 		if err != nil {
-			return err
+			close(stop)
+			for c := range chunks {
+				free <- c
+			}
+			break
 		}
-		return flush(BatchSize)
-	}, func(num int64) error {
-		return p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
-	})
+	}
+	if rerr := <-readErr; err == nil {
+		err = rerr
+	}
 	if err == nil {
 		err = p.Finish()
 	}
@@ -79,12 +98,118 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, 
 	return p.Stats(), err
 }
 
-// lastLine feeds a final line that had no newline: if it does not parse, the
-// likely cause is a truncated file, and the error says so.
-func (p *Parser) lastLine(data []byte, num int64) error {
-	p.truncated = true
-	defer func() { p.truncated = false }()
-	return p.Line(data, num)
+// chunk is a run of lines, split and tokenized ahead of the parser.
+type chunk struct {
+	data  []byte
+	lines []chunkLine
+	toks  []chunkTok
+}
+
+type chunkLine struct {
+	num              int64
+	off, end         int
+	tok, tokEnd      int
+	reason           string // the tokenizer's complaint, if any
+	tooLong, partial bool
+}
+
+type chunkTok struct {
+	off, end int
+	quoted   bool
+}
+
+const chunkBytes = 1 << 18
+
+// tokenizeChunks splits r into lines, tokenizes them and sends them in
+// chunks until r ends or stop is closed. It closes out when done.
+func tokenizeChunks(r io.Reader, max int, out chan<- *chunk, free <-chan *chunk, stop <-chan struct{}) error {
+	defer close(out)
+	var c *chunk
+	var toks []token
+	next := func() bool {
+		select {
+		case c = <-free:
+		case <-stop:
+			return false
+		}
+		c.data, c.lines, c.toks = c.data[:0], c.lines[:0], c.toks[:0]
+		return true
+	}
+	send := func() bool {
+		select {
+		case out <- c:
+			c = nil
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	if !next() {
+		return nil
+	}
+	errStopped := errors.New("stopped")
+	err := SplitLines(r, max, func(line []byte, num int64, complete bool) error {
+		l := chunkLine{num: num, off: len(c.data), tok: len(c.toks), partial: !complete}
+		c.data = append(c.data, line...)
+		l.end = len(c.data)
+		var reason string
+		toks, reason = tokenize(c.data[l.off:l.end], toks)
+		l.reason = reason
+		for _, t := range toks {
+			off := l.off
+			if len(t.b) > 0 {
+				off = l.off + int(cap(c.data[l.off:])-cap(t.b))
+			}
+			c.toks = append(c.toks, chunkTok{off: off, end: off + len(t.b), quoted: t.quoted})
+		}
+		l.tokEnd = len(c.toks)
+		c.lines = append(c.lines, l)
+		if len(c.data) >= chunkBytes {
+			if !send() || !next() {
+				return errStopped
+			}
+		}
+		return nil
+	}, func(num int64) error {
+		c.lines = append(c.lines, chunkLine{num: num, tooLong: true})
+		return nil
+	})
+	if err == errStopped {
+		return nil
+	}
+	if c != nil && len(c.lines) > 0 {
+		send()
+	}
+	return err
+}
+
+// chunk feeds a tokenized chunk to the parser.
+func (p *Parser) chunk(c *chunk, flush func(int) error) error {
+	for i := range c.lines {
+		l := &c.lines[i]
+		var err error
+		switch {
+		case l.tooLong:
+			p.stats.Lines++
+			err = p.bad(l.num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
+		default:
+			p.toks = p.toks[:0]
+			for _, t := range c.toks[l.tok:l.tokEnd] {
+				p.toks = append(p.toks, token{b: c.data[t.off:t.end:t.end], quoted: t.quoted})
+			}
+			p.truncated = l.partial
+			p.stats.Lines++
+			err = p.tokens(p.toks, l.reason, l.num)
+			p.truncated = false
+		}
+		if err != nil {
+			return err
+		}
+		if err := flush(BatchSize); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SplitLines calls fn for every line of r (without '\n' or a trailing '\r'),

@@ -123,6 +123,10 @@ type sim struct {
 	maxLine     float64
 	quirkWindow float64
 	outMeta     []entMeta
+	// drain, when set, is called when out grows large inside one call (at
+	// the end of the trace every container closes at once), so output
+	// leaves in batches instead of piling up.
+	drain func()
 	// Variable reordering (vars.go).
 	horizon     float64
 	late        int64
@@ -545,6 +549,9 @@ func (s *sim) end(c *container, now float64) *simError {
 		Start: c.start, End: now, Value: c.name, Extra: c.extra})
 	if s.opts.PjdumpQuirks {
 		s.outMeta = append(s.outMeta, entMeta{}) // containers are never filtered
+	}
+	if s.drain != nil && len(s.out) >= 4096 {
+		s.drain()
 	}
 	return incomplete
 }

@@ -75,6 +75,9 @@ func (s *sim) flushVars(c *container, t *ptype, sl *slot, th float64) *simError 
 		if err != nil {
 			break
 		}
+		if s.drain != nil && len(s.out) >= 4096 {
+			s.drain()
+		}
 	}
 	s.buffered -= h - sl.vhead
 	sl.vhead = h

@@ -28,12 +28,19 @@ func appendFixed6(b []byte, f float64) []byte {
 		b = append(b, '-') // rounds to zero from below: printf says -0.000000
 	}
 	ip, fp := n/1e6, n%1e6
-	b = strconv.AppendInt(b, ip, 10)
-	var frac [7]byte
-	frac[0] = '.'
-	for i := 6; i >= 1; i-- {
-		frac[i] = byte('0' + fp%10)
-		fp /= 10
+	if ip < 100 {
+		if ip >= 10 {
+			b = append(b, digits2[2*ip:2*ip+2]...)
+		} else {
+			b = append(b, byte('0'+ip))
+		}
+	} else {
+		b = strconv.AppendInt(b, ip, 10)
 	}
-	return append(b, frac[:]...)
+	f0, f1, f2 := fp/10000, fp/100%100, fp%100
+	return append(b, '.', digits2[2*f0], digits2[2*f0+1], digits2[2*f1], digits2[2*f1+1], digits2[2*f2], digits2[2*f2+1])
 }
+
+const digits2 = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"

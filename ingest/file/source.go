@@ -1,0 +1,399 @@
+package file
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/rs/zerolog"
+
+	"github.com/tracecast/tracecast"
+)
+
+// Defaults for Options fields left at zero.
+const (
+	DefaultBatchLines   = 1024
+	DefaultBatchBytes   = 4 << 20
+	DefaultMaxLineBytes = 1 << 20
+	// readBufferSize is the size of the line reader's buffer; lines that fit
+	// are copied once (into the batch arena), longer ones twice.
+	readBufferSize = 64 << 10
+)
+
+// Options configure a Source. Only Path is required.
+type Options struct {
+	// Path is the file to replay, or "-" for standard input.
+	Path string
+	// Name is the stream name put in batches and error messages. Default:
+	// Path, or "stdin" for "-".
+	Name string
+	// Stdin replaces os.Stdin when Path is "-" (for tests and embedding).
+	Stdin io.Reader
+	// BatchLines is the maximum number of lines per batch (default 1024).
+	BatchLines int
+	// BatchBytes bounds the line bytes of one batch (default 4 MiB), so that
+	// a file of very long lines does not make batches of a gigabyte: memory
+	// in flight stays about edge capacity × BatchBytes.
+	BatchBytes int
+	// MaxLineBytes is the longest accepted line, terminator excluded
+	// (default 1 MiB). A longer line is an error, detected before more than
+	// MaxLineBytes plus one read buffer is held in memory.
+	MaxLineBytes int
+	// StrictEOL makes a last line without '\n' an error. Otherwise it is
+	// emitted, Stats().Truncated is set and a warning is logged: a trace
+	// that is still being written, or was cut by a crash, ends that way.
+	StrictEOL bool
+	// Speed paces the replay by trace time; SpeedMax (zero) disables pacing.
+	Speed Speed
+	// TimeOf extracts a line's trace timestamp. It is called for every line,
+	// in order, only when pacing; lines for which it reports !ok (headers,
+	// definitions, comments) are released without waiting. Without TimeOf,
+	// pacing is impossible and New fails if Speed is not SpeedMax.
+	TimeOf func(line []byte) (t float64, ok bool)
+	// TimeScale is the number of trace time units per second (1 for
+	// SimGrid's seconds, 1000 for StarPU's milliseconds). Default 1.
+	TimeScale float64
+	// Clock drives pacing (default SystemClock).
+	Clock Clock
+	// Logger receives warnings (truncated last line) and debug messages.
+	Logger zerolog.Logger
+}
+
+// Progress is a snapshot of how far a Source is through its input.
+type Progress struct {
+	// Read counts bytes read from the file as stored (compressed bytes for
+	// gzip), comparable with Total.
+	Read int64
+	// Total is the file size, or -1 when unknown (standard input, pipes).
+	Total int64
+	// Lines counts lines emitted so far.
+	Lines int64
+}
+
+// Stats describe what a Source has read.
+type Stats struct {
+	// Lines counts lines emitted (the same counter as Progress.Lines).
+	Lines int64
+	// Bytes counts decompressed bytes consumed (the last Line.End).
+	Bytes int64
+	// Gzip is true when the input was gzip-compressed.
+	Gzip bool
+	// Truncated is true when the last line had no terminating '\n'.
+	Truncated bool
+}
+
+// Source replays a file as batches of []tracecast.Line. It implements
+// tracecast.Source. Progress and Stats may be called from any goroutine while
+// Run is executing.
+type Source struct {
+	opts Options
+
+	read      atomic.Int64 // stored bytes read
+	total     atomic.Int64
+	lines     atomic.Int64
+	bytes     atomic.Int64 // decompressed bytes consumed
+	gzip      atomic.Bool
+	truncated atomic.Bool
+	ran       atomic.Bool
+}
+
+// New checks opts and returns a Source. The file is only opened by Run, so
+// building a pipeline has no side effect, but a missing file is reported
+// here, before anything starts.
+func New(opts Options) (*Source, error) {
+	if opts.Path == "" {
+		return nil, errors.New("file source: path is empty")
+	}
+	if opts.Name == "" {
+		opts.Name = opts.Path
+		if opts.Path == "-" {
+			opts.Name = "stdin"
+		}
+	}
+	if opts.BatchLines <= 0 {
+		opts.BatchLines = DefaultBatchLines
+	}
+	if opts.BatchBytes <= 0 {
+		opts.BatchBytes = DefaultBatchBytes
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.TimeScale == 0 {
+		opts.TimeScale = 1
+	}
+	if opts.TimeScale < 0 || math.IsNaN(opts.TimeScale) || math.IsInf(opts.TimeScale, 0) {
+		return nil, fmt.Errorf("file source %s: invalid time scale %g", opts.Name, opts.TimeScale)
+	}
+	if opts.Speed < 0 || math.IsNaN(float64(opts.Speed)) || math.IsInf(float64(opts.Speed), 0) {
+		return nil, fmt.Errorf("file source %s: invalid speed %g", opts.Name, float64(opts.Speed))
+	}
+	if opts.Speed != SpeedMax && opts.TimeOf == nil {
+		return nil, fmt.Errorf("file source %s: speed %s needs a parser that can read timestamps", opts.Name, opts.Speed)
+	}
+	if opts.Clock == nil {
+		opts.Clock = SystemClock
+	}
+	s := &Source{opts: opts}
+	s.total.Store(-1)
+	if opts.Path != "-" {
+		fi, err := os.Stat(opts.Path)
+		if err != nil {
+			return nil, fmt.Errorf("file source: %w", err)
+		}
+		if fi.IsDir() {
+			return nil, fmt.Errorf("file source: %s is a directory", opts.Path)
+		}
+		if fi.Mode().IsRegular() {
+			s.total.Store(fi.Size())
+		}
+	}
+	return s, nil
+}
+
+// Name is the stream name used in batches and errors.
+func (s *Source) Name() string { return s.opts.Name }
+
+// Progress returns the current progress; safe for concurrent use.
+func (s *Source) Progress() Progress {
+	return Progress{Read: s.read.Load(), Total: s.total.Load(), Lines: s.lines.Load()}
+}
+
+// Stats returns what has been read so far; safe for concurrent use.
+func (s *Source) Stats() Stats {
+	return Stats{
+		Lines:     s.lines.Load(),
+		Bytes:     s.bytes.Load(),
+		Gzip:      s.gzip.Load(),
+		Truncated: s.truncated.Load(),
+	}
+}
+
+// Run reads the input to the end, emitting batches, and returns nil at end of
+// file. When ctx is cancelled it stops at the next batch boundary (or wakes
+// from a pacing sleep) and returns ctx.Err(); the lines of a partly filled
+// batch are then dropped, like any data a stopping source has not handed
+// over. Run may be called once.
+func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
+	if s.ran.Swap(true) {
+		return fmt.Errorf("file source %s: Run called twice", s.opts.Name)
+	}
+	in, closeIn, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+
+	br := bufio.NewReaderSize(&countingReader{r: in, n: &s.read}, readBufferSize)
+	var r io.Reader
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return fmt.Errorf("%s: gzip: %w", s.opts.Name, err)
+		}
+		defer zr.Close()
+		s.gzip.Store(true)
+		r = zr
+	}
+	lr := lineReader{br: br, max: s.opts.MaxLineBytes}
+	if s.gzip.Load() {
+		lr.br = bufio.NewReaderSize(r, readBufferSize)
+	}
+	return s.loop(ctx, &lr, emit)
+}
+
+// open returns the input stream and a func that releases it. For standard
+// input a soft stop sets a read deadline, which interrupts a blocked read
+// when the descriptor supports it (pipes and terminals usually do not, so
+// such a read ends at the next line or EOF).
+func (s *Source) open(ctx context.Context) (io.Reader, func(), error) {
+	if s.opts.Path == "-" {
+		if s.opts.Stdin != nil {
+			return s.opts.Stdin, func() {}, nil
+		}
+		stop := context.AfterFunc(ctx, func() { _ = os.Stdin.SetReadDeadline(time.Now()) })
+		return os.Stdin, func() { stop() }, nil
+	}
+	f, err := os.Open(s.opts.Path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("file source: %w", err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		s.total.Store(fi.Size())
+	}
+	return f, func() { _ = f.Close() }, nil
+}
+
+// batcher accumulates lines into one arena per batch. Line data are sliced
+// out of the arena only when the batch is sealed, because the arena may be
+// reallocated while it grows.
+type batcher struct {
+	lines  []tracecast.Line
+	spans  []int // end offset in arena of each line
+	arena  []byte
+	sizing int // capacity hint for the next arena
+}
+
+func (b *batcher) reset(batchLines int) {
+	b.lines = make([]tracecast.Line, 0, batchLines)
+	b.spans = b.spans[:0]
+	b.arena = make([]byte, 0, b.sizing)
+}
+
+func (b *batcher) add(data []byte, num, end int64) {
+	b.arena = append(b.arena, data...)
+	b.spans = append(b.spans, len(b.arena))
+	b.lines = append(b.lines, tracecast.Line{Num: num, End: end})
+}
+
+// seal sets Data on every line and returns the batch's lines.
+func (b *batcher) seal() []tracecast.Line {
+	start := 0
+	for i, end := range b.spans {
+		b.lines[i].Data = b.arena[start:end:end]
+		start = end
+	}
+	// Next arena: the size this one reached, plus slack, so that a steady
+	// stream allocates each arena once without growing it.
+	b.sizing = len(b.arena) + len(b.arena)/8
+	return b.lines
+}
+
+func (s *Source) loop(ctx context.Context, lr *lineReader, emit tracecast.Emit) error {
+	o := &s.opts
+	var b batcher
+	b.sizing = 64 << 10
+	b.reset(o.BatchLines)
+	var pace *pacer
+	if o.Speed != SpeedMax {
+		pace = &pacer{clock: o.Clock, perSec: o.TimeScale * float64(o.Speed)}
+	}
+
+	flush := func() error {
+		if len(b.lines) == 0 {
+			return nil
+		}
+		lines := b.seal()
+		b.reset(o.BatchLines)
+		if err := emit(ctx, tracecast.Batch{Stream: o.Name, Items: lines, Watermark: math.NaN()}); err != nil {
+			return err
+		}
+		s.lines.Add(int64(len(lines)))
+		return nil
+	}
+
+	var num, offset int64
+	for {
+		line, nl, n, err := lr.next()
+		if err != nil && !errors.Is(err, io.EOF) {
+			if errors.Is(err, errLineTooLong) {
+				return fmt.Errorf("%s:%d: line longer than %d bytes", o.Name, num+1, o.MaxLineBytes)
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%s:%d: read: %w", o.Name, num+1, err)
+		}
+		if n == 0 { // clean end of input
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
+			return nil
+		}
+		num++
+		offset += int64(n)
+		s.bytes.Store(offset)
+		if !nl {
+			if o.StrictEOL {
+				return fmt.Errorf("%s:%d: truncated last line (no newline at end of file)", o.Name, num)
+			}
+			s.truncated.Store(true)
+			o.Logger.Warn().Str("stream", o.Name).Int64("line", num).
+				Msg("last line has no newline at end of file: the trace may be incomplete")
+		}
+		if pace != nil {
+			if t, ok := o.TimeOf(line); ok {
+				if d := pace.delay(t); d >= minSleep {
+					// Hand over what is due now, then wait: downstream sees
+					// the trace as it would have appeared live.
+					if err := flush(); err != nil {
+						return err
+					}
+					if err := o.Clock.Sleep(ctx, d); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		b.add(line, num, offset)
+		if len(b.lines) >= o.BatchLines || len(b.arena) >= o.BatchBytes {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			default:
+			}
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// lineReader splits a stream on '\n' without holding more than max bytes
+// (plus one read buffer) for a single line.
+type lineReader struct {
+	br      *bufio.Reader
+	max     int
+	scratch []byte
+}
+
+// next returns the next line without its terminator ("\n" or "\r\n"),
+// whether it ended with '\n', and the number of stream bytes it consumed
+// (0 at end of input). line is valid until the next call.
+func (r *lineReader) next() (line []byte, nl bool, n int, err error) {
+	frag, err := r.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		r.scratch = append(r.scratch[:0], frag...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			// +2 leaves room for a "\r\n" that may still come.
+			if len(r.scratch) > r.max+2 {
+				return nil, false, len(r.scratch), errLineTooLong
+			}
+			frag, err = r.br.ReadSlice('\n')
+			r.scratch = append(r.scratch, frag...)
+		}
+		frag = r.scratch
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, 0, err
+	}
+	n = len(frag)
+	line, nl = bytes.CutSuffix(frag, []byte{'\n'})
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if len(line) > r.max {
+		return nil, false, n, errLineTooLong
+	}
+	return line, nl, n, err
+}
+
+// countingReader counts the bytes read from the underlying (stored) file.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,242 @@
+package pipelines
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/ingest/file"
+	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/sinks/jsonl"
+)
+
+// RegisterBuiltins registers every built-in component type:
+//
+//	sources: file
+//	parsers: paje
+//	sinks:   jsonl, arrow
+//
+// Adding a component is one Register call here (stages go through
+// RegisterStage).
+func RegisterBuiltins(r *Registry) {
+	RegisterSource(r, "file", DefaultFileSourceOptions, newFileSource)
+	RegisterParser(r, "paje", DefaultPajeOptions, newPajeParser)
+	RegisterSink(r, "jsonl", nil, newJSONLSink)
+	RegisterSink(r, "arrow", nil, newArrowSink)
+}
+
+// timeUnits maps a time unit name to trace units per second.
+var timeUnits = map[string]float64{"s": 1, "ms": 1e3, "us": 1e6, "ns": 1e9}
+
+// FileSourceOptions are the options of a "file" source.
+type FileSourceOptions struct {
+	// Path is the file to replay (plain or gzip), or "-" for standard input.
+	Path string `yaml:"path"`
+	// Speed is max (default), realtime or Nx: pacing by trace time.
+	Speed string `yaml:"speed"`
+	// MaxLineBytes is the longest accepted line (default 1 MiB).
+	MaxLineBytes int `yaml:"max_line_bytes"`
+	// BatchLines is the number of lines per batch (default 1024).
+	BatchLines int `yaml:"batch_lines"`
+	// StrictEOL makes a missing newline at the end of the file an error.
+	StrictEOL bool `yaml:"strict_eol"`
+	// TimeUnit is the unit of the trace's timestamps for pacing: s, ms, us,
+	// ns. Default: the parser's time_unit, else seconds.
+	TimeUnit string `yaml:"time_unit"`
+}
+
+// DefaultFileSourceOptions returns the defaults of a "file" source.
+func DefaultFileSourceOptions() FileSourceOptions {
+	return FileSourceOptions{Speed: "max", MaxLineBytes: file.DefaultMaxLineBytes, BatchLines: file.DefaultBatchLines}
+}
+
+// Validate checks the options.
+func (o *FileSourceOptions) Validate() error {
+	var errs []error
+	if o.Path == "" {
+		errs = append(errs, errors.New("path: required (a file, or - for standard input)"))
+	}
+	if _, err := file.ParseSpeed(o.Speed); err != nil {
+		errs = append(errs, fmt.Errorf("speed: %w", err))
+	}
+	if o.MaxLineBytes <= 0 {
+		errs = append(errs, fmt.Errorf("max_line_bytes: must be positive (got %d)", o.MaxLineBytes))
+	}
+	if o.BatchLines <= 0 {
+		errs = append(errs, fmt.Errorf("batch_lines: must be positive (got %d)", o.BatchLines))
+	}
+	if _, ok := timeUnits[o.TimeUnit]; o.TimeUnit != "" && !ok {
+		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
+	}
+	return errors.Join(errs...)
+}
+
+// StreamName is the file path, used by the parser in its messages.
+func (o *FileSourceOptions) StreamName() string {
+	if o.Path == "-" {
+		return "stdin"
+	}
+	return o.Path
+}
+
+// fileSource adapts file.Source's progress to ProgressReporter.
+type fileSource struct{ *file.Source }
+
+func (s fileSource) SourceProgress() SourceProgress {
+	p := s.Progress()
+	return SourceProgress{Read: p.Read, Total: p.Total}
+}
+
+func newFileSource(env Env, o FileSourceOptions) (tracecast.Source, error) {
+	speed, err := file.ParseSpeed(o.Speed)
+	if err != nil {
+		return nil, err
+	}
+	fo := file.Options{
+		Path:         o.Path,
+		Speed:        speed,
+		MaxLineBytes: o.MaxLineBytes,
+		BatchLines:   o.BatchLines,
+		StrictEOL:    o.StrictEOL,
+		Logger:       env.Logger,
+	}
+	if speed != file.SpeedMax {
+		if env.Parser == nil || env.Parser.NewTimeOf == nil {
+			return nil, fmt.Errorf("speed %s needs a parser that reads timestamps (none configured)", speed)
+		}
+		fo.TimeOf = env.Parser.NewTimeOf()
+		switch {
+		case o.TimeUnit != "":
+			fo.TimeScale = timeUnits[o.TimeUnit]
+		case env.Parser.TimeScale > 0:
+			fo.TimeScale = env.Parser.TimeScale
+		default:
+			fo.TimeScale = 1
+			env.Logger.Warn().Msg("pacing a replay without a known time unit: assuming seconds (set time_unit: ms for StarPU traces)")
+		}
+	}
+	src, err := file.New(fo)
+	if err != nil {
+		return nil, err
+	}
+	return fileSource{src}, nil
+}
+
+// PajeOptions are the options of a "paje" parser; see paje.Options.
+type PajeOptions struct {
+	Lenient               bool     `yaml:"lenient"`
+	NoStrict              bool     `yaml:"no_strict"`
+	UserDefined           bool     `yaml:"user_defined"`
+	IgnoreIncompleteLinks bool     `yaml:"ignore_incomplete_links"`
+	ReorderHorizon        *float64 `yaml:"reorder_horizon"`
+	MaxBuffered           int      `yaml:"max_buffered"`
+	MaxLineBytes          int      `yaml:"max_line_bytes"`
+	MaxContainers         int      `yaml:"max_containers"`
+	MaxOpenStates         int      `yaml:"max_open_states"`
+	TimeUnit              string   `yaml:"time_unit"`
+}
+
+// DefaultPajeOptions mirrors paje.DefaultOptions.
+func DefaultPajeOptions() PajeOptions {
+	d := paje.DefaultOptions()
+	return PajeOptions{
+		Lenient:               d.Lenient,
+		NoStrict:              d.NoStrict,
+		UserDefined:           d.UserDefined,
+		IgnoreIncompleteLinks: d.IgnoreIncompleteLinks,
+		MaxBuffered:           d.MaxBuffered,
+		MaxLineBytes:          d.MaxLineBytes,
+		MaxContainers:         d.MaxContainers,
+		MaxOpenStates:         d.MaxOpenStates,
+		TimeUnit:              d.TimeUnit,
+	}
+}
+
+// Validate checks the options.
+func (o *PajeOptions) Validate() error {
+	if _, ok := timeUnits[o.TimeUnit]; o.TimeUnit != "" && o.TimeUnit != "auto" && !ok {
+		return fmt.Errorf("time_unit: %q is not one of auto, s, ms, us, ns", o.TimeUnit)
+	}
+	return nil
+}
+
+func newPajeParser(env Env, o PajeOptions) (*Parser, error) {
+	po := paje.DefaultOptions()
+	po.Name = env.Stream
+	po.Lenient = o.Lenient
+	po.NoStrict = o.NoStrict
+	po.UserDefined = o.UserDefined
+	po.IgnoreIncompleteLinks = o.IgnoreIncompleteLinks
+	if o.ReorderHorizon != nil {
+		po.ReorderHorizon = *o.ReorderHorizon
+	}
+	po.MaxBuffered = o.MaxBuffered
+	po.MaxLineBytes = o.MaxLineBytes
+	po.MaxContainers = o.MaxContainers
+	po.MaxOpenStates = o.MaxOpenStates
+	po.TimeUnit = o.TimeUnit
+	return &Parser{
+		Processor: paje.NewProcessor(po),
+		NewTimeOf: func() func([]byte) (float64, bool) {
+			lt := &paje.LineTimer{}
+			return lt.Time
+		},
+		TimeScale: timeUnits[o.TimeUnit],
+	}, nil
+}
+
+// JSONLSinkOptions are the options of a "jsonl" sink.
+type JSONLSinkOptions struct {
+	// Path is the output file, or "-" for standard output.
+	Path string `yaml:"path"`
+}
+
+// Validate checks the options.
+func (o *JSONLSinkOptions) Validate() error {
+	if o.Path == "" {
+		return errors.New("path: required (a file, or - for standard output)")
+	}
+	return nil
+}
+
+func newJSONLSink(env Env, o JSONLSinkOptions) (tracecast.Sink, error) {
+	return jsonl.New(jsonl.Options{Path: o.Path})
+}
+
+// ArrowSinkOptions are the options of an "arrow" sink.
+type ArrowSinkOptions struct {
+	// Path is the output file ("-" is standard output, stream format only).
+	Path string `yaml:"path"`
+	// Format is file (default: footer on close, PATH.tmp renamed) or stream
+	// (each batch flushed; readable while written).
+	Format string `yaml:"format"`
+	// TimeUnit is recorded as the "time_unit" schema metadata of entity
+	// outputs (default "trace": the trace's own unit).
+	TimeUnit string `yaml:"time_unit"`
+}
+
+// Validate checks the options.
+func (o *ArrowSinkOptions) Validate() error {
+	var errs []error
+	if o.Path == "" {
+		errs = append(errs, errors.New("path: required"))
+	}
+	f, err := arrow.ParseFormat(o.Format)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("format: %w", err))
+	} else if f == arrow.FormatFile && o.Path == "-" {
+		errs = append(errs, errors.New("path: standard output needs format: stream"))
+	}
+	return errors.Join(errs...)
+}
+
+// arrowTables lists the record types an "arrow" sink can write. Stages that
+// emit other records add their arrow.Table here.
+func arrowTables(timeUnit string) []arrow.Table {
+	return []arrow.Table{arrow.EntityTable(timeUnit)}
+}
+
+func newArrowSink(env Env, o ArrowSinkOptions) (tracecast.Sink, error) {
+	return arrow.New(arrow.Options{Path: o.Path, Format: arrow.Format(o.Format), Tables: arrowTables(o.TimeUnit)})
+}

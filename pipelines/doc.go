@@ -1,0 +1,82 @@
+// Package pipelines is the tracecast runtime: it loads a pipeline file,
+// resolves its components through an explicit Registry, wires them into a
+// graph of goroutines connected by bounded channels, and runs the graph with
+// a graceful and a hard stop. Components (ingest/, parsers/, stages/, sinks/)
+// implement the contracts of the root package and never start goroutines or
+// select on channels of the graph themselves.
+//
+// # Pipeline file
+//
+//	version: 1                      # required, must be 1
+//	name: replay-starpu             # used in logs
+//	settings:                       # all optional
+//	  edge_capacity: 16             # batches per edge before the producer blocks
+//	  shutdown_timeout: 20s         # graceful stop budget, then everything is cancelled
+//	  status_interval: 30s          # status log line period; 0 disables it
+//	sources:
+//	  trace:                        # ids are unique across sources, stages and sinks
+//	    type: file
+//	    path: traces/run.trace.gz   # plain or gzip (by magic bytes); - is stdin
+//	    speed: max                  # max | realtime | Nx (10x, 0.5x): pacing by trace time
+//	    max_line_bytes: 1048576
+//	    batch_lines: 1024
+//	    strict_eol: false           # true: a missing final newline is an error
+//	    time_unit: ms               # for pacing; default: the parser's, else s
+//	    parser:                     # optional: without it the source emits raw lines
+//	      type: paje
+//	      lenient: false            # parser options, see PajeOptions
+//	      time_unit: ms
+//	stages:
+//	  occ: {type: occurrence, inputs: [trace], ...}   # stage types are registered by their packages
+//	sinks:
+//	  archive:
+//	    type: arrow
+//	    inputs: [trace]
+//	    path: out/entities.arrow
+//	    format: file                # file (footer on close, via PATH.tmp) | stream (flushed per batch)
+//	    time_unit: ms               # recorded in the schema metadata
+//	  dump:
+//	    type: jsonl
+//	    inputs: [trace]
+//	    path: "-"                   # stdout
+//
+// Decoding is strict at every level: an unknown key is an error naming the
+// key, its line and the keys that are known. Each component's own options
+// are decoded into the typed struct its type registered (FileSourceOptions,
+// PajeOptions, JSONLSinkOptions, ArrowSinkOptions, ...), starting from that
+// type's defaults. Parse checks the structure (version, ids, inputs that
+// exist and are not sinks, no cycles, stages and sinks with inputs, at least
+// one source and one sink); Registry.Check and Validate add the types and
+// options. All problems are reported at once in a *ConfigError.
+//
+// # Runtime
+//
+// Each source runs in its own goroutine, its parser (if any) in another
+// right after it, and each stage and sink in one more. Every consumer has
+// one inbound channel of edge_capacity batches, fed by all its inputs (fan-in,
+// per-edge order preserved) and closed when the last of them finishes; a
+// producer with several consumers sends every batch to each of them in turn
+// (fan-out, shared read-only), so the slowest consumer paces the producer:
+// backpressure, never unbounded buffering.
+//
+// Stopping has three paths:
+//
+//   - end of input: sources return, channels close downstream in order,
+//     processors Flush, sinks Close; Run returns nil.
+//   - graceful stop (the ctx given to Run is cancelled, e.g. by the first
+//     SIGINT, see WithSignals): only sources see it; the rest drains exactly
+//     as at end of input. Run returns nil.
+//   - hard stop: when shutdown_timeout passes after a graceful stop began, or
+//     RunOptions.HardStop is closed (second signal), every component's
+//     context is cancelled at once. Run returns ErrShutdownTimeout or
+//     ErrHardStop.
+//
+// The first component error, or a recovered panic, cancels the whole graph
+// and is returned labelled with the component: `sink "archive" (arrow): ...`.
+// Sinks are closed exactly once on every path.
+//
+// Every status_interval a "status" log line gives, per source, bytes read
+// of the total, lines, records and records/s, and the depth of every queue.
+// RunOptions.Progress receives the aggregated progress for a progress bar
+// (package progress).
+package pipelines

@@ -1,0 +1,531 @@
+package pipelines
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/progress"
+)
+
+// Errors Run returns when it had to cancel the graph instead of draining it.
+var (
+	// ErrShutdownTimeout: a graceful stop did not finish within
+	// settings.shutdown_timeout.
+	ErrShutdownTimeout = errors.New("graceful stop did not finish in time (settings.shutdown_timeout); stopped hard")
+	// ErrHardStop: RunOptions.HardStop was closed (a second signal).
+	ErrHardStop = errors.New("stopped hard on request")
+)
+
+// hardStopGrace is how long Run waits, after cancelling everything, for
+// components to return. A component that ignores its context past that is
+// abandoned (and named in the log) so that Run, and the process, can end.
+const hardStopGrace = 5 * time.Second
+
+// InputProcessor is an optional interface for stages that need to know which
+// input a batch comes from (joins, such as energy from states and power).
+// The runtime calls ProcessInput instead of Process when it is implemented.
+type InputProcessor interface {
+	ProcessInput(ctx context.Context, input string, in tracecast.Batch, emit tracecast.Emit) error
+}
+
+// SourceProgress is how far a source is through its input.
+type SourceProgress struct {
+	// Read is the number of bytes read as stored; Total the input size, or
+	// -1 when unknown.
+	Read, Total int64
+}
+
+// ProgressReporter is implemented by sources that know their progress; the
+// status line and the progress hook use it.
+type ProgressReporter interface {
+	SourceProgress() SourceProgress
+}
+
+// RunOptions tune Run. The zero value runs the built-in components, logs
+// nothing and shows no progress.
+type RunOptions struct {
+	// Registry resolves component types; nil means Builtins().
+	Registry *Registry
+	// Logger receives lifecycle, status and component logs.
+	Logger zerolog.Logger
+	// HardStop, when closed, cancels everything at once (the CLI closes it
+	// on a second SIGINT/SIGTERM).
+	HardStop <-chan struct{}
+	// Progress, when set, is called every ProgressInterval with the
+	// aggregated progress of the sources, and once more with Done set at the
+	// end. It runs on its own goroutine and must not block for long.
+	Progress func(progress.Snapshot)
+	// ProgressInterval defaults to 200ms.
+	ProgressInterval time.Duration
+}
+
+// Run builds the pipeline described by cfg and runs it until the input ends
+// (replay EOF), ctx is cancelled, or a component fails.
+//
+// Cancelling ctx is a graceful stop: only the sources see it; they stop, and
+// the runtime closes their output channels, so every stage drains its input
+// and flushes, and every sink writes what it received and closes (Arrow
+// footers). Run then returns nil. If that takes longer than
+// settings.shutdown_timeout, or opts.HardStop is closed, the whole graph is
+// cancelled at once and Run returns ErrShutdownTimeout or ErrHardStop.
+//
+// The first component error cancels the whole graph; Run returns it wrapped
+// with the component's kind, id and type, as in
+// `stage "occ" (occurrence): ...`. A panicking component is recovered and
+// reported the same way. Configuration errors are a *ConfigError.
+func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
+	reg := opts.Registry
+	if reg == nil {
+		reg = Builtins()
+	}
+	p, err := reg.plan(cfg)
+	if err != nil {
+		return err
+	}
+	for _, w := range cfg.Warnings {
+		opts.Logger.Warn().Msg(w)
+	}
+	g, err := build(p, opts)
+	if err != nil {
+		return err
+	}
+	return g.run(ctx, opts)
+}
+
+// Builtins returns a registry with the built-in components.
+func Builtins() *Registry {
+	r := NewRegistry()
+	RegisterBuiltins(r)
+	return r
+}
+
+// envelope is what travels on an edge: a batch and the id of its producer.
+type envelope struct {
+	from string
+	b    tracecast.Batch
+}
+
+// node is one goroutine of the running graph.
+type node struct {
+	id   string // component id (a parser shares its source's)
+	kind Kind
+	typ  string
+	log  zerolog.Logger
+
+	in      chan envelope // nil for sources
+	pending atomic.Int32  // producers of in still running
+	outs    []*node       // consumers, each fed every batch
+
+	src  tracecast.Source
+	proc tracecast.Processor
+	sink tracecast.Sink
+
+	batchesIn, recordsIn, batchesOut, recordsOut atomic.Int64
+	running                                      atomic.Bool
+}
+
+// label names the node in errors: `sink "out" (arrow)`.
+func (n *node) label() string { return fmt.Sprintf("%s %q (%s)", n.kind, n.id, n.typ) }
+
+// queueName names the node's input queue in the status line.
+func (n *node) queueName() string {
+	if n.kind == KindParser {
+		return n.id + ".parser"
+	}
+	return n.id
+}
+
+type sourceInfo struct {
+	id       string
+	src, out *node // out is the parser node, or src without a parser
+	progress ProgressReporter
+}
+
+type graph struct {
+	cfg     *Config
+	log     zerolog.Logger
+	nodes   []*node // sources, parsers, stages, sinks
+	sources []sourceInfo
+	sinks   []*node
+}
+
+func build(p *plan, opts RunOptions) (_ *graph, err error) {
+	cfg := p.cfg
+	g := &graph{cfg: cfg, log: opts.Logger.With().Str("pipeline", cfg.Name).Logger()}
+	producers := map[string]*node{}
+	nodeOf := map[*Component]*node{}
+	newNode := func(c *Component) *node {
+		n := &node{id: c.ID, kind: c.Kind, typ: c.Type,
+			log: g.log.With().Str("component", c.ID).Str("kind", string(c.Kind)).Str("type", c.Type).Logger()}
+		g.nodes = append(g.nodes, n)
+		nodeOf[c] = n
+		return n
+	}
+	env := func(n *node) Env {
+		return Env{Pipeline: cfg.Name, ID: n.id, Kind: n.kind, Logger: n.log}
+	}
+	buildErr := func(n *node, err error) error {
+		return fmt.Errorf("%s: %w", n.label(), err)
+	}
+
+	for _, c := range cfg.Sources {
+		src := newNode(c)
+		info := sourceInfo{id: c.ID, src: src, out: src}
+		e := env(src)
+		if c.Parser != nil {
+			pn := newNode(c.Parser)
+			pe := env(pn)
+			pe.Stream = c.ID
+			if sn, ok := p.opts[c].(StreamNamer); ok && sn.StreamName() != "" {
+				pe.Stream = sn.StreamName()
+			}
+			v, err := p.entries[c.Parser].build(pe, p.opts[c.Parser])
+			if err == nil && (isNil(v) || v.(*Parser).Processor == nil) {
+				err = errors.New("constructor returned no processor")
+			}
+			if err != nil {
+				return nil, buildErr(pn, err)
+			}
+			parser := v.(*Parser)
+			pn.proc = parser
+			e.Parser = parser
+			src.outs = []*node{pn}
+			pn.pending.Store(1)
+			info.out = pn
+		}
+		v, err := p.entries[c].build(e, p.opts[c])
+		if err == nil && isNil(v) {
+			err = errors.New("constructor returned no source")
+		}
+		if err != nil {
+			return nil, buildErr(src, err)
+		}
+		src.src = v.(tracecast.Source)
+		info.progress, _ = src.src.(ProgressReporter)
+		g.sources = append(g.sources, info)
+		producers[c.ID] = info.out
+	}
+	for _, c := range cfg.Stages {
+		n := newNode(c)
+		v, err := p.entries[c].build(env(n), p.opts[c])
+		if err == nil && isNil(v) {
+			err = errors.New("constructor returned no stage")
+		}
+		if err != nil {
+			return nil, buildErr(n, err)
+		}
+		n.proc = v.(tracecast.Processor)
+		producers[c.ID] = n
+	}
+	// Sinks last: they create output files, which a failure elsewhere
+	// should not leave behind. If a sink fails, close those already built.
+	defer func() {
+		if err != nil {
+			for _, s := range g.sinks {
+				if cerr := s.sink.Close(context.Background()); cerr != nil {
+					s.log.Warn().Err(cerr).Msg("closing sink after a failed start")
+				}
+			}
+		}
+	}()
+	for _, c := range cfg.Sinks {
+		n := newNode(c)
+		v, err := p.entries[c].build(env(n), p.opts[c])
+		if err == nil && isNil(v) {
+			err = errors.New("constructor returned no sink")
+		}
+		if err != nil {
+			return nil, buildErr(n, err)
+		}
+		n.sink = v.(tracecast.Sink)
+		g.sinks = append(g.sinks, n)
+	}
+
+	// Wire the edges: every consumer gets one bounded inbound channel, fed
+	// by all its producers and closed when the last of them finishes.
+	for _, n := range g.nodes {
+		if n.kind != KindSource {
+			n.in = make(chan envelope, cfg.Settings.EdgeCapacity)
+		}
+	}
+	for _, c := range append(slices.Clone(cfg.Stages), cfg.Sinks...) {
+		consumer := nodeOf[c]
+		for _, in := range c.Inputs {
+			prod := producers[in]
+			prod.outs = append(prod.outs, consumer)
+			consumer.pending.Add(1)
+		}
+	}
+	return g, nil
+}
+
+// isNil reports whether a constructor's result is nil, including a typed
+// nil pointer in an interface.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan:
+		return rv.IsNil()
+	}
+	return false
+}
+
+// batchLen counts the records of a batch of any slice type.
+func batchLen(b tracecast.Batch) int64 {
+	if n := b.Len(); n > 0 {
+		return int64(n)
+	}
+	if b.Items == nil {
+		return 0
+	}
+	if v := reflect.ValueOf(b.Items); v.Kind() == reflect.Slice {
+		return int64(v.Len())
+	}
+	return 1
+}
+
+// emitter returns n's Emit: it sends the batch to every consumer in turn,
+// blocking while a consumer's queue is full (backpressure). The same batch
+// value goes to every consumer, which must treat it as read-only.
+func emitter(n *node, graphCtx context.Context) tracecast.Emit {
+	return func(ctx context.Context, b tracecast.Batch) error {
+		// A stopped caller must not slip batches through while the
+		// consumer happens to have room.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for _, c := range n.outs {
+			select {
+			case c.in <- envelope{from: n.id, b: b}:
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-graphCtx.Done():
+				return graphCtx.Err()
+			}
+		}
+		n.batchesOut.Add(1)
+		n.recordsOut.Add(batchLen(b))
+		return nil
+	}
+}
+
+func (g *graph) run(ctx context.Context, opts RunOptions) error {
+	start := time.Now()
+	// hard is cancelled only by a hard stop; it keeps ctx's values but not
+	// its cancellation, which is the soft stop.
+	hard, cancelHard := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelHard(nil)
+	eg, gctx := errgroup.WithContext(hard)
+	// Sources also stop when the graph fails (gctx).
+	srcCtx, cancelSrc := context.WithCancel(gctx)
+	defer cancelSrc()
+	stopSoft := context.AfterFunc(ctx, cancelSrc)
+	defer stopSoft()
+
+	finished := make(chan struct{})
+	var helpers sync.WaitGroup
+	helpers.Go(func() { g.watchStop(ctx, finished, cancelHard, opts.HardStop) })
+	if iv := g.cfg.Settings.StatusInterval; iv > 0 {
+		helpers.Go(func() { g.statusLoop(iv, finished) })
+	}
+	if opts.Progress != nil {
+		iv := opts.ProgressInterval
+		if iv <= 0 {
+			iv = 200 * time.Millisecond
+		}
+		helpers.Go(func() { g.progressLoop(start, iv, opts.Progress, finished) })
+	}
+
+	g.log.Info().Int("sources", len(g.sources)).Int("stages", len(g.cfg.Stages)).Int("sinks", len(g.sinks)).
+		Int("edge_capacity", g.cfg.Settings.EdgeCapacity).Msg("pipeline started")
+	for _, n := range g.nodes {
+		g.start(eg, n, srcCtx, gctx)
+	}
+
+	waited := make(chan error, 1)
+	go func() { waited <- eg.Wait() }()
+	var err error
+	abandoned := false
+	select {
+	case err = <-waited:
+	case <-gctx.Done():
+		// Failure or hard stop: everything is cancelled; give components a
+		// bounded time to notice.
+		t := time.NewTimer(hardStopGrace)
+		select {
+		case err = <-waited:
+		case <-t.C:
+			abandoned = true
+			var names []string
+			for _, n := range g.nodes {
+				if n.running.Load() {
+					names = append(names, n.label())
+				}
+			}
+			g.log.Error().Strs("components", names).Dur("grace", hardStopGrace).
+				Msg("components ignore cancellation; abandoning them")
+			err = fmt.Errorf("components did not stop after cancellation: %s", strings.Join(names, ", "))
+		}
+		t.Stop()
+	}
+	close(finished)
+	helpers.Wait()
+
+	if cause := context.Cause(hard); errors.Is(cause, ErrShutdownTimeout) || errors.Is(cause, ErrHardStop) {
+		if abandoned {
+			err = errors.Join(cause, err)
+		} else {
+			err = cause
+		}
+	}
+	ev := g.log.Info()
+	if err != nil {
+		ev = g.log.Error().Err(err)
+	}
+	sinks := zerolog.Dict()
+	for _, s := range g.sinks {
+		sinks.Int64(s.id, s.recordsIn.Load())
+	}
+	ev.Dur("elapsed", time.Since(start)).Dict("records_written", sinks).Msg("pipeline stopped")
+	return err
+}
+
+// start launches n's goroutine in eg, with panic recovery, output closing
+// and error labelling common to every kind.
+func (g *graph) start(eg *errgroup.Group, n *node, srcCtx, gctx context.Context) {
+	n.running.Store(true)
+	eg.Go(func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				n.log.Error().Interface("panic", r).Str("stack", string(debug.Stack())).Msg("component panicked")
+				err = fmt.Errorf("panic: %v", r)
+			}
+			for _, c := range n.outs {
+				if c.pending.Add(-1) == 0 {
+					close(c.in)
+				}
+			}
+			n.running.Store(false)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", n.label(), err)
+			}
+		}()
+		switch n.kind {
+		case KindSource:
+			return runSource(n, srcCtx, gctx)
+		case KindSink:
+			return runSink(n, gctx)
+		default:
+			return runProcessor(n, gctx)
+		}
+	})
+}
+
+func runSource(n *node, srcCtx, gctx context.Context) error {
+	err := n.src.Run(srcCtx, emitter(n, gctx))
+	if err != nil && srcCtx.Err() != nil && gctx.Err() == nil &&
+		(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		n.log.Debug().Msg("source stopped on request")
+		return nil // a graceful stop, not a failure
+	}
+	return err
+}
+
+func runProcessor(n *node, ctx context.Context) error {
+	emit := emitter(n, ctx)
+	ip, _ := n.proc.(InputProcessor)
+	for {
+		var env envelope
+		var ok bool
+		select {
+		case env, ok = <-n.in:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !ok {
+			break
+		}
+		n.batchesIn.Add(1)
+		n.recordsIn.Add(batchLen(env.b))
+		var err error
+		if ip != nil {
+			err = ip.ProcessInput(ctx, env.from, env.b, emit)
+		} else {
+			err = n.proc.Process(ctx, env.b, emit)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return n.proc.Flush(ctx, emit)
+}
+
+func runSink(n *node, ctx context.Context) (err error) {
+	defer func() {
+		// Exactly once, also after an error or a panic in Write.
+		if cerr := n.sink.Close(ctx); cerr != nil {
+			if err == nil {
+				err = fmt.Errorf("close: %w", cerr)
+			} else {
+				n.log.Warn().Err(cerr).Msg("closing sink after an error")
+			}
+		}
+	}()
+	for {
+		select {
+		case env, ok := <-n.in:
+			if !ok {
+				return nil
+			}
+			n.batchesIn.Add(1)
+			n.recordsIn.Add(batchLen(env.b))
+			if err := n.sink.Write(ctx, env.b); err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// watchStop turns a soft stop that takes too long, or a HardStop request,
+// into a cancellation of the whole graph.
+func (g *graph) watchStop(ctx context.Context, finished <-chan struct{}, cancelHard context.CancelCauseFunc, hardStop <-chan struct{}) {
+	select {
+	case <-finished:
+		return
+	case <-hardStop:
+		g.log.Warn().Msg("hard stop requested: cancelling everything")
+		cancelHard(ErrHardStop)
+		return
+	case <-ctx.Done():
+	}
+	timeout := g.cfg.Settings.ShutdownTimeout
+	g.log.Info().Dur("shutdown_timeout", timeout).Msg("graceful stop: sources stopping, draining the graph")
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-finished:
+	case <-hardStop:
+		g.log.Warn().Msg("hard stop requested: cancelling everything")
+		cancelHard(ErrHardStop)
+	case <-t.C:
+		g.log.Error().Dur("shutdown_timeout", timeout).Msg("graceful stop timed out: cancelling everything")
+		cancelHard(ErrShutdownTimeout)
+	}
+}

@@ -1,0 +1,573 @@
+package pipelines
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/klauspost/compress/gzip"
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/progress"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// run parses yaml and runs it with the test registry.
+func run(t *testing.T, ctx context.Context, yaml string, st *store, opts RunOptions) error {
+	t.Helper()
+	cfg, err := Parse([]byte(yaml), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Registry = testRegistry(st)
+	return Run(ctx, cfg, opts)
+}
+
+// checkOrdered checks that the entities of each input (Type, set by the tag
+// stage, or "E" straight from a parser) come with increasing Start, that each
+// input's parser flush follows its data, and returns the count per input.
+func checkOrdered(t *testing.T, ents []tracecast.Entity) map[string]int {
+	t.Helper()
+	last := map[string]float64{}
+	flushed := map[string]bool{}
+	count := map[string]int{}
+	for i, e := range ents {
+		switch e.Value {
+		case "stage-flush":
+			if i != len(ents)-1 {
+				t.Errorf("stage flush at %d of %d: not last", i, len(ents))
+			}
+			continue
+		case "flush":
+			flushed[e.Type] = true
+			continue
+		}
+		if flushed[e.Type] {
+			t.Errorf("input %q: entity %v after the parser's flush", e.Type, e.Start)
+		}
+		if e.Start <= last[e.Type] {
+			t.Fatalf("input %q: entity %v after %v: order lost", e.Type, e.Start, last[e.Type])
+		}
+		last[e.Type] = e.Start
+		count[e.Type]++
+	}
+	for in := range count {
+		if !flushed[in] {
+			t.Errorf("input %q: no parser flush", in)
+		}
+	}
+	return count
+}
+
+func TestRunDeliversEverythingInOrder(t *testing.T) {
+	st := newStore()
+	yaml := `version: 1
+settings: {edge_capacity: 2, status_interval: 0s}
+sources:
+  a: {type: gen, count: 1000, batch: 7, parser: {type: num}}
+  b: {type: gen, count: 500, batch: 13, parser: {type: num}}
+stages:
+  mid: {type: tag, inputs: [a, b]}
+sinks:
+  out: {type: capture, inputs: [mid]}
+  rawA: {type: capture, inputs: [a]}
+  slow: {type: capture, inputs: [b], delay: 100us}
+`
+	if err := run(t, t.Context(), yaml, st, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := st.get("out")
+	if got := checkOrdered(t, out.entities); got["a"] != 1000 || got["b"] != 500 || len(got) != 2 {
+		t.Errorf("out got %v, want a:1000 b:500", got)
+	}
+	// Fan-out: a's records also reach rawA, b's reach slow, whole.
+	if got := checkOrdered(t, st.get("rawA").entities); got["E"] != 1000 {
+		t.Errorf("rawA got %v", got)
+	}
+	if got := checkOrdered(t, st.get("slow").entities); got["E"] != 500 {
+		t.Errorf("slow got %v", got)
+	}
+	for _, id := range []string{"out", "rawA", "slow"} {
+		if c := st.get(id).closes; c != 1 {
+			t.Errorf("sink %s closed %d times", id, c)
+		}
+	}
+}
+
+func TestBackpressureBoundsBuffering(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newStore()
+		yaml := `version: 1
+settings: {edge_capacity: 3, status_interval: 0s}
+sources:
+  a: {type: gen, count: -1, batch: 1, parser: {type: num}}
+sinks:
+  out: {type: capture, inputs: [a], block: true}
+`
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- run(t, ctx, yaml, st, RunOptions{}) }()
+		// Everything blocks behind the sink: one batch in Write, three in
+		// its queue, one in the parser's hands, three in the parser's queue.
+		// The source, trying to send the ninth, is blocked too.
+		synctest.Wait()
+		const bound = 1 + 3 + 1 + 3
+		if got := st.gen("a").emitted.Load(); got != bound {
+			t.Errorf("source emitted %d batches behind a stuck sink, want exactly %d", got, bound)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if got := st.gen("a").emitted.Load(); got != bound {
+			t.Errorf("after an hour the source emitted %d batches, want still %d", got, bound)
+		}
+		// Graceful stop, then let the sink drain: nothing emitted is lost.
+		cancel()
+		close(st.release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		emitted := int(st.gen("a").emitted.Load())
+		if got := checkOrdered(t, st.get("out").entities); got["E"] != emitted || emitted < bound {
+			t.Errorf("sink got %v, want all %d emitted", got, emitted)
+		}
+	})
+}
+
+func TestSoftStopDrainsFlushesAndCloses(t *testing.T) {
+	dir := t.TempDir()
+	arrowPath := filepath.Join(dir, "out.arrow")
+	jsonlPath := filepath.Join(dir, "out.jsonl")
+	synctest.Test(t, func(t *testing.T) {
+		st := newStore()
+		yaml := fmt.Sprintf(`version: 1
+settings: {edge_capacity: 4, shutdown_timeout: 5s, status_interval: 0s}
+sources:
+  a: {type: gen, count: -1, batch: 5, every: 10ms, parser: {type: num}}
+stages:
+  mid: {type: tag, inputs: [a]}
+sinks:
+  out: {type: capture, inputs: [mid], delay: 1ms}
+  archive: {type: arrow, inputs: [mid], path: %q, format: file}
+  dump: {type: jsonl, inputs: [mid], path: %q}
+`, arrowPath, jsonlPath)
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(time.Second, cancel)
+		start := time.Now()
+		if err := run(t, ctx, yaml, st, RunOptions{}); err != nil {
+			t.Fatalf("graceful stop: %v", err)
+		}
+		if d := time.Since(start); d > time.Second+100*time.Millisecond {
+			t.Errorf("stop took %v", d)
+		}
+		out := st.get("out")
+		got := checkOrdered(t, out.entities)
+		if got["a"] < 400 || out.closes != 1 {
+			t.Errorf("capture got %v entities, closed %d times", got, out.closes)
+		}
+		// The Arrow file was finalised: footer written, renamed from .tmp,
+		// holding exactly what the other sinks got.
+		f, err := os.Open(arrowPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := ipc.NewFileReader(f)
+		if err != nil {
+			t.Fatalf("arrow file not finalised: %v", err)
+		}
+		defer r.Close()
+		rows := 0
+		for i := range r.NumRecords() {
+			rec, err := r.Record(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows += int(rec.NumRows())
+		}
+		if rows != len(out.entities) {
+			t.Errorf("arrow file has %d rows, capture %d", rows, len(out.entities))
+		}
+		if _, err := os.Stat(arrowPath + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("temporary Arrow file left: %v", err)
+		}
+		data, err := os.ReadFile(jsonlPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(data, []byte("\n")); n != len(out.entities) {
+			t.Errorf("jsonl has %d lines, capture %d", n, len(out.entities))
+		}
+	})
+}
+
+func TestHardStop(t *testing.T) {
+	tests := []struct {
+		name     string
+		hardAt   time.Duration // close HardStop at; 0 = never
+		softAt   time.Duration // cancel ctx at; 0 = never
+		want     error
+		wantTime time.Duration
+	}{
+		{"shutdown timeout", 0, time.Second, ErrShutdownTimeout, 6 * time.Second},
+		{"second signal", 2 * time.Second, time.Second, ErrHardStop, 2 * time.Second},
+		{"hard stop without soft stop", 3 * time.Second, 0, ErrHardStop, 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				st := newStore()
+				// The sink never finishes a write on its own: only
+				// cancellation ends the run.
+				yaml := `version: 1
+settings: {edge_capacity: 2, shutdown_timeout: 5s, status_interval: 0s}
+sources:
+  a: {type: gen, count: -1, batch: 5, every: 10ms, parser: {type: num}}
+sinks:
+  out: {type: capture, inputs: [a], block: true}
+`
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				hard := make(chan struct{})
+				if tt.softAt > 0 {
+					time.AfterFunc(tt.softAt, cancel)
+				}
+				if tt.hardAt > 0 {
+					time.AfterFunc(tt.hardAt, func() { close(hard) })
+				}
+				start := time.Now()
+				err := run(t, ctx, yaml, st, RunOptions{HardStop: hard})
+				if !errors.Is(err, tt.want) {
+					t.Fatalf("err = %v, want %v", err, tt.want)
+				}
+				if d := time.Since(start); d != tt.wantTime {
+					t.Errorf("Run returned after %v, want %v", d, tt.wantTime)
+				}
+				if c := st.get("out").closes; c != 1 {
+					t.Errorf("sink closed %d times after a hard stop", c)
+				}
+			})
+		})
+	}
+}
+
+func TestComponentIgnoringCancellationIsAbandoned(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newStore()
+		yaml := `version: 1
+settings: {shutdown_timeout: 2s, status_interval: 0s}
+sources:
+  a: {type: gen, count: -1, batch: 5, every: 10ms, parser: {type: num}}
+sinks:
+  out: {type: capture, inputs: [a], ignore_ctx: true}
+`
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(time.Second, cancel)
+		start := time.Now()
+		err := run(t, ctx, yaml, st, RunOptions{})
+		if !errors.Is(err, ErrShutdownTimeout) || !strings.Contains(err.Error(), `sink "out" (capture)`) {
+			t.Fatalf("err = %v", err)
+		}
+		if d := time.Since(start); d != time.Second+2*time.Second+hardStopGrace {
+			t.Errorf("Run returned after %v", d)
+		}
+		// Let the stuck write finish so the abandoned goroutines end.
+		close(st.release)
+		synctest.Wait()
+	})
+}
+
+func TestComponentFailureCancelsGraph(t *testing.T) {
+	tests := []struct {
+		name    string
+		source  string
+		parser  string
+		stage   string
+		sink    string
+		wantErr string
+	}{
+		{"source error", "fail_at: 4", "", "", "", `source "a" (gen): gen failed`},
+		{"parser error", "", "fail_at: 50", "", "", `parser "a" (num): a:50: bad line`},
+		{"stage error", "", "", "fail_at: 3", "", `stage "mid" (tag): boom`},
+		{"sink error", "", "", "", "fail_at: 2", `sink "out" (capture): disk full`},
+		{"parser panic", "", "panic_at: 20", "", "", `parser "a" (num): panic: kaboom`},
+		{"stage panic", "", "", "panic_at: 2", "", `stage "mid" (tag): panic: stage kaboom`},
+		{"sink panic", "", "", "", "panic_at: 3", `sink "out" (capture): panic: sink kaboom`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				st := newStore()
+				yaml := fmt.Sprintf(`version: 1
+settings: {status_interval: 0s}
+sources:
+  a: {type: gen, count: -1, batch: 5, every: 1ms, %s, parser: {type: num, %s}}
+stages:
+  mid: {type: tag, inputs: [a], %s}
+sinks:
+  out: {type: capture, inputs: [mid], %s}
+  other: {type: capture, inputs: [a]}
+`, orNone(tt.source), orNone(tt.parser), orNone(tt.stage), orNone(tt.sink))
+				var logs bytes.Buffer
+				err := run(t, t.Context(), yaml, st, RunOptions{Logger: zerolog.New(&syncWriter{w: &logs})})
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				for _, id := range []string{"out", "other"} {
+					if c := st.get(id).closes; c != 1 {
+						t.Errorf("sink %s closed %d times", id, c)
+					}
+				}
+				if strings.Contains(tt.name, "panic") && !strings.Contains(logs.String(), `"stack"`) {
+					t.Errorf("panic logged without its stack: %s", logs.String())
+				}
+			})
+		})
+	}
+}
+
+// orNone fills an empty flow-mapping entry with a no-op option that every
+// fake has.
+func orNone(s string) string {
+	if s == "" {
+		return "fail_at: 0"
+	}
+	return s
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
+
+func TestBuildFailures(t *testing.T) {
+	dir := t.TempDir()
+	st := newStore()
+	out := filepath.Join(dir, "out.jsonl")
+	yaml := fmt.Sprintf(`version: 1
+sources:
+  trace: {type: file, path: %q}
+sinks:
+  out: {type: jsonl, inputs: [trace], path: %q}
+`, filepath.Join(dir, "missing.trace"), out)
+	err := run(t, t.Context(), yaml, st, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), `source "trace" (file): file source: stat `) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a failed start created the sink's output: %v", err)
+	}
+
+	// A sink that cannot be created closes those created before it.
+	yaml = fmt.Sprintf(`version: 1
+sources:
+  a: {type: gen}
+sinks:
+  first: {type: capture, inputs: [a]}
+  bad: {type: jsonl, inputs: [a], path: %q}
+`, filepath.Join(dir, "no", "such", "dir.jsonl"))
+	err = run(t, t.Context(), yaml, st, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), `sink "bad" (jsonl): jsonl sink: open`) {
+		t.Fatalf("err = %v", err)
+	}
+	if c := st.get("first").closes; c != 1 {
+		t.Errorf("sink built before the failure closed %d times", c)
+	}
+
+	var ce *ConfigError
+	cfg, _ := Parse([]byte("version: 1\nsources: {a: {type: nope}}\nsinks: {o: {type: capture, inputs: [a]}}\n"), "x.yaml")
+	if err := Run(t.Context(), cfg, RunOptions{Registry: testRegistry(st)}); !errors.As(err, &ce) {
+		t.Errorf("unknown type at Run: %v", err)
+	}
+}
+
+func TestProgressAndStatus(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newStore()
+		yaml := `version: 1
+settings: {status_interval: 2s}
+sources:
+  a: {type: gen, count: 1000, batch: 10, every: 100ms, parser: {type: num}}
+sinks:
+  out: {type: capture, inputs: [a]}
+`
+		logs := &syncWriter{w: &bytes.Buffer{}}
+		var snaps []progress.Snapshot
+		err := run(t, t.Context(), yaml, st, RunOptions{
+			Logger:           zerolog.New(logs),
+			Progress:         func(s progress.Snapshot) { snaps = append(snaps, s) },
+			ProgressInterval: time.Second,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(snaps) != 11 {
+			t.Fatalf("%d snapshots over 10 s at 1 s, want 10 + the final one", len(snaps))
+		}
+		for i, s := range snaps[:10] {
+			if s.Done || s.Total != 1000 || s.Bytes != int64(100*(i+1))-10 && s.Bytes != int64(100*(i+1)) {
+				t.Errorf("snapshot %d: %+v", i, s)
+			}
+		}
+		mid := snaps[4]
+		if mid.Rate < 90 || mid.Rate > 110 || mid.ETA < 4*time.Second || mid.ETA > 6*time.Second {
+			t.Errorf("halfway: rate %.1f/s ETA %v, want about 100/s and 5s", mid.Rate, mid.ETA)
+		}
+		last := snaps[10]
+		if !last.Done || last.Bytes != 1000 || last.Lines != 1000 || last.Records != 1001 {
+			t.Errorf("final snapshot %+v", last)
+		}
+		var status int
+		for _, line := range strings.Split(logs.String(), "\n") {
+			if !strings.Contains(line, `"message":"status"`) {
+				continue
+			}
+			status++
+			for _, want := range []string{`"sources":{"a":{"bytes":`, `"total":1000`, `"lines":`, `"records":`,
+				`"records_per_s":`, `"queues":{"a.parser":"`, `"out":"0/16"`} {
+				if !strings.Contains(line, want) && !(want == `"out":"0/16"` && strings.Contains(line, `"out":"`)) {
+					t.Errorf("status line %s lacks %s", line, want)
+				}
+			}
+		}
+		if status != 5 {
+			t.Errorf("%d status lines over 10 s at 2 s, want 5:\n%s", status, logs.String())
+		}
+	})
+}
+
+func writeGzipLines(t *testing.T, path string, n int) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	for i := range n {
+		fmt.Fprintf(zw, "%d\n", i)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFileSourceEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace.gz")
+	writeGzipLines(t, trace, 5000)
+	st := newStore()
+	yaml := fmt.Sprintf(`version: 1
+sources:
+  trace:
+    type: file
+    path: %q
+    batch_lines: 100
+    parser: {type: num}
+sinks:
+  out: {type: capture, inputs: [trace]}
+  live: {type: arrow, inputs: [trace], path: %q, format: stream}
+  lines: {type: jsonl, inputs: [trace], path: %q}
+`, trace, filepath.Join(dir, "out.arrows"), filepath.Join(dir, "out.jsonl"))
+	if err := run(t, t.Context(), yaml, st, RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := st.get("out")
+	if got := checkOrdered(t, out.entities); got["E"] != 5000 {
+		t.Errorf("got %v", got)
+	}
+	// The parser received the source's stream name (the path).
+	if out.entities[0].Container != trace || out.entities[len(out.entities)-1].Container != trace {
+		t.Errorf("stream name %q", out.entities[0].Container)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "out.jsonl"))
+	if err != nil || bytes.Count(data, []byte("\n")) != 5001 {
+		t.Errorf("jsonl: %d lines, %v", bytes.Count(data, []byte("\n")), err)
+	}
+}
+
+func TestFileSourcePacedByParserTimestamps(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace")
+	var sb strings.Builder
+	for i := range 101 {
+		sb.WriteString(strconv.Itoa(i * 100)) // 0..10000 ms
+		sb.WriteByte('\n')
+	}
+	if err := os.WriteFile(trace, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		st := newStore()
+		yaml := fmt.Sprintf(`version: 1
+settings: {status_interval: 0s}
+sources:
+  trace: {type: file, path: %q, speed: 2x, time_unit: ms, parser: {type: num}}
+sinks:
+  out: {type: capture, inputs: [trace]}
+`, trace)
+		start := time.Now()
+		if err := run(t, t.Context(), yaml, st, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 5*time.Second {
+			t.Errorf("10 s of trace at 2x took %v, want 5s", d)
+		}
+		if n := len(st.get("out").entities); n != 102 {
+			t.Errorf("%d entities", n)
+		}
+	})
+}
+
+func TestWithSignals(t *testing.T) {
+	ctx, hard, stop := WithSignals(t.Context(), zerolog.Nop())
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("first SIGINT did not cancel the context")
+	}
+	select {
+	case <-hard:
+		t.Fatal("hard stop after one signal")
+	default:
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-hard:
+	case <-time.After(5 * time.Second):
+		t.Fatal("second signal did not close hard")
+	}
+	stop()
+}

@@ -1,0 +1,357 @@
+package arrow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+
+	"github.com/tracecast/tracecast"
+)
+
+// sampleEntities returns n entities cycling through every nature.
+func sampleEntities(n int) []tracecast.Entity {
+	out := make([]tracecast.Entity, n)
+	for i := range out {
+		e := tracecast.Entity{
+			Nature:    tracecast.Nature(i%5 + 1),
+			Container: fmt.Sprintf("C%d", i%3),
+			Type:      "T",
+			Start:     float64(i),
+			End:       float64(i) + 0.5,
+			Value:     fmt.Sprintf("v%d", i),
+		}
+		switch e.Nature {
+		case tracecast.NatureState:
+			e.Imbrication = i % 2
+			e.Extra = []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `a"b`}}
+		case tracecast.NatureVariable:
+			e.Number = float64(i) * 1.5
+		case tracecast.NatureLink:
+			e.StartContainer, e.EndContainer, e.Key = "a", "b", fmt.Sprintf("k%d", i)
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// readAll reads every record of an IPC file or stream with the Go reader and
+// returns them as one row-wise string per row, plus the schema.
+func readAll(t *testing.T, path string, format Format) (*arrow.Schema, []string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []string
+	addRows := func(rec arrow.Record) {
+		for r := range int(rec.NumRows()) {
+			var cells []string
+			for c := range int(rec.NumCols()) {
+				col := rec.Column(c)
+				if col.IsNull(r) {
+					cells = append(cells, "null")
+				} else {
+					cells = append(cells, col.ValueStr(r))
+				}
+			}
+			rows = append(rows, strings.Join(cells, "|"))
+		}
+	}
+	if format == FormatFile {
+		fr, err := ipc.NewFileReader(f)
+		if err != nil {
+			t.Fatalf("open %s: %v", path, err)
+		}
+		defer fr.Close()
+		for i := range fr.NumRecords() {
+			rec, err := fr.Record(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addRows(rec)
+		}
+		return fr.Schema(), rows
+	}
+	sr, err := ipc.NewReader(f)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer sr.Release()
+	for sr.Next() {
+		addRows(sr.Record())
+	}
+	if err := sr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		t.Fatal(err)
+	}
+	return sr.Schema(), rows
+}
+
+func entityRow(e tracecast.Entity) string {
+	num, sc, ec, key, extra := "null", "null", "null", "null", "null"
+	if e.Nature == tracecast.NatureVariable {
+		num = fmt.Sprint(e.Number)
+	}
+	if e.Nature == tracecast.NatureLink {
+		sc, ec, key = e.StartContainer, e.EndContainer, e.Key
+	}
+	if len(e.Extra) > 0 {
+		extra = `{"Size":"42","Tag":"a\"b"}`
+	}
+	return strings.Join([]string{e.Nature.String(), e.Container, e.Type, fmt.Sprint(e.Start), fmt.Sprint(e.End),
+		fmt.Sprint(e.End - e.Start), fmt.Sprint(e.Imbrication), e.Value, num, sc, ec, key, extra}, "|")
+}
+
+func TestSinkRoundTrip(t *testing.T) {
+	for _, format := range []Format{FormatFile, FormatStream} {
+		t.Run(string(format), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			path := filepath.Join(t.TempDir(), "out.arrow")
+			s, err := New(Options{Path: path, Format: format, Allocator: mem, Tables: []Table{EntityTable("ms")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ents := sampleEntities(23)
+			for _, b := range [][]tracecast.Entity{ents[:10], {}, ents[10:20], ents[20:]} {
+				if err := s.Write(t.Context(), tracecast.Batch{Items: b}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if format == FormatFile {
+				if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("%s exists before Close (err %v): readers could open a file without footer", path, err)
+				}
+			}
+			if err := s.Close(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(t.Context()); err != nil {
+				t.Errorf("second Close: %v", err)
+			}
+			if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("temporary file left behind: %v", err)
+			}
+			if s.Rows() != 23 || s.Batches() != 3 {
+				t.Errorf("rows %d batches %d, want 23 and 3", s.Rows(), s.Batches())
+			}
+			schema, rows := readAll(t, path, format)
+			if !schema.Equal(EntitySchema("ms")) {
+				t.Errorf("schema\n%v\nwant\n%v", schema, EntitySchema("ms"))
+			}
+			if u, _ := schema.Metadata().GetValue("time_unit"); u != "ms" {
+				t.Errorf("time_unit metadata %q", u)
+			}
+			if len(rows) != len(ents) {
+				t.Fatalf("%d rows, want %d", len(rows), len(ents))
+			}
+			for i, e := range ents {
+				if want := entityRow(e); rows[i] != want {
+					t.Errorf("row %d\n got %s\nwant %s", i, rows[i], want)
+				}
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if format == FormatFile && !bytes.HasSuffix(data, []byte("ARROW1")) {
+				t.Error("file format output has no footer magic")
+			}
+			if format == FormatStream && !bytes.HasSuffix(data, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}) {
+				t.Error("stream output has no end-of-stream marker")
+			}
+			for _, f := range schema.Fields() {
+				if f.Type.ID() == arrow.DICTIONARY {
+					t.Errorf("column %s is dictionary-encoded", f.Name)
+				}
+			}
+		})
+	}
+}
+
+// TestStreamKeepsFlushedBatches reads a stream output while the sink is still
+// open, as after a killed run: every written batch must be there.
+func TestStreamKeepsFlushedBatches(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "live.arrows")
+	s, err := New(Options{Path: path, Format: FormatStream})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(t.Context())
+	ents := sampleEntities(7)
+	for i := range 3 {
+		if err := s.Write(t.Context(), tracecast.Batch{Items: ents}); err != nil {
+			t.Fatal(err)
+		}
+		_, rows := readAll(t, path, FormatStream)
+		if len(rows) != 7*(i+1) {
+			t.Fatalf("after %d batches a reader sees %d rows, want %d", i+1, len(rows), 7*(i+1))
+		}
+	}
+}
+
+func TestEmptyOutputIsValid(t *testing.T) {
+	for _, format := range []Format{FormatFile, FormatStream} {
+		t.Run(string(format), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			path := filepath.Join(t.TempDir(), "empty")
+			s, err := New(Options{Path: path, Format: format, Allocator: mem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			schema, rows := readAll(t, path, format)
+			if len(rows) != 0 || !schema.Equal(EntitySchema("")) {
+				t.Errorf("rows %d, schema %v", len(rows), schema)
+			}
+		})
+	}
+}
+
+type sample struct {
+	Time  float64
+	Node  string
+	Watts *float64
+}
+
+var sampleSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "time", Type: arrow.PrimitiveTypes.Float64},
+	{Name: "node", Type: arrow.BinaryTypes.String},
+	{Name: "watts", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+}, nil)
+
+func sampleTable() Table {
+	return NewTable(sampleSchema, func(b *array.RecordBuilder) func(*sample) {
+		tm := b.Field(0).(*array.Float64Builder)
+		node := b.Field(1).(*array.StringBuilder)
+		watts := b.Field(2).(*array.Float64Builder)
+		return func(s *sample) {
+			tm.Append(s.Time)
+			node.Append(s.Node)
+			if s.Watts == nil {
+				watts.AppendNull()
+			} else {
+				watts.Append(*s.Watts)
+			}
+		}
+	})
+}
+
+func TestCustomTable(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	path := filepath.Join(t.TempDir(), "power.arrow")
+	s, err := New(Options{Path: path, Allocator: mem, Tables: []Table{EntityTable(""), sampleTable()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := 12.5
+	if err := s.Write(t.Context(), tracecast.Batch{Items: []sample{{1, "n0", &w}, {2, "n1", nil}}}); err != nil {
+		t.Fatal(err)
+	}
+	// Once the schema is chosen, another record type is an error.
+	err = s.Write(t.Context(), tracecast.Batch{Items: sampleEntities(1)})
+	if err == nil || !strings.Contains(err.Error(), "this output's schema takes []arrow.sample") {
+		t.Errorf("mixed types: err = %v", err)
+	}
+	if err := s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	schema, rows := readAll(t, path, FormatFile)
+	if !schema.Equal(sampleSchema) || fmt.Sprint(rows) != "[1|n0|12.5 2|n1|null]" {
+		t.Errorf("schema %v rows %v", schema, rows)
+	}
+}
+
+func TestSinkErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"no path", Options{}, "path is empty"},
+		{"bad format", Options{Path: "x", Format: "parquet"}, `unknown Arrow format "parquet" (known: file, stream)`},
+		{"file to stdout", Options{Path: "-"}, "needs a seekable file"},
+		{"missing dir", Options{Path: filepath.Join(dir, "no", "x")}, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+
+	s, err := New(Options{Path: filepath.Join(dir, "x.arrow")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Write(t.Context(), tracecast.Batch{Items: []string{"a"}})
+	if err == nil || !strings.Contains(err.Error(), "no Arrow schema for items of type []string") {
+		t.Errorf("unknown type: err = %v", err)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(t.Context(), tracecast.Batch{Items: sampleEntities(1)}); err == nil {
+		t.Error("Write after Close succeeded")
+	}
+}
+
+func TestStreamToStdout(t *testing.T) {
+	var out bytes.Buffer
+	s, err := New(Options{Path: "-", Format: FormatStream, Stdout: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(t.Context(), tracecast.Batch{Items: sampleEntities(4)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ipc.NewReader(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	n := 0
+	for r.Next() {
+		n += int(r.Record().NumRows())
+	}
+	if n != 4 {
+		t.Errorf("%d rows on stdout, want 4", n)
+	}
+}
+
+func BenchmarkWriteEntities(b *testing.B) {
+	s, err := New(Options{Path: filepath.Join(b.TempDir(), "bench.arrows"), Format: FormatStream})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	batch := tracecast.Batch{Items: sampleEntities(1024)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Write(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1024), "ns/entity")
+}

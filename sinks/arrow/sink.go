@@ -1,0 +1,271 @@
+package arrow
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+
+	"github.com/tracecast/tracecast"
+)
+
+// Format selects the Arrow IPC format of a Sink.
+type Format string
+
+// The two IPC formats; see the package documentation.
+const (
+	FormatStream Format = "stream"
+	FormatFile   Format = "file"
+)
+
+// ParseFormat accepts "stream", "file" or "" (FormatFile).
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case "", FormatFile:
+		return FormatFile, nil
+	case FormatStream:
+		return FormatStream, nil
+	}
+	return "", fmt.Errorf("unknown Arrow format %q (known: file, stream)", s)
+}
+
+// Options configure a Sink.
+type Options struct {
+	// Path is the output file; "-" (standard output) is accepted for
+	// FormatStream only.
+	Path string
+	// Format is FormatFile (default) or FormatStream.
+	Format Format
+	// Tables lists the record types the sink can write; the first non-empty
+	// batch selects one. The first table also gives the schema of an output
+	// that received no records. Default: EntityTable("").
+	Tables []Table
+	// Allocator allocates the Arrow buffers (default memory.NewGoAllocator()).
+	// Tests pass a memory.CheckedAllocator to prove nothing leaks.
+	Allocator memory.Allocator
+	// Stdout replaces os.Stdout for Path "-" (for tests and embedding).
+	Stdout io.Writer
+}
+
+// Sink writes batches as Arrow IPC record batches, one record batch per
+// tracecast batch. It implements tracecast.Sink and is driven by a single
+// goroutine.
+type Sink struct {
+	opts Options
+	name string
+
+	file *os.File // nil for standard output
+	buf  *bufio.Writer
+	pos  *posWriter // FormatFile: buf with the Seek ipc.FileWriter needs
+	tmp  string     // FormatFile: path written until Close renames it
+
+	b       *builder
+	stream  *ipc.Writer
+	fwriter *ipc.FileWriter
+
+	rows, batches int64
+	closed        bool
+}
+
+// New opens the output and returns a Sink. The Arrow writer itself starts
+// with the first batch, once its record type has selected the schema.
+func New(opts Options) (*Sink, error) {
+	f, err := ParseFormat(string(opts.Format))
+	if err != nil {
+		return nil, fmt.Errorf("arrow sink: %w", err)
+	}
+	opts.Format = f
+	if opts.Path == "" {
+		return nil, errors.New("arrow sink: path is empty")
+	}
+	if len(opts.Tables) == 0 {
+		opts.Tables = []Table{EntityTable("")}
+	}
+	if opts.Allocator == nil {
+		opts.Allocator = memory.NewGoAllocator()
+	}
+	s := &Sink{opts: opts, name: opts.Path}
+	var out io.Writer
+	switch {
+	case opts.Path == "-" && opts.Format == FormatFile:
+		return nil, errors.New("arrow sink: the file format needs a seekable file; use format stream for standard output")
+	case opts.Path == "-":
+		s.name = "stdout"
+		out = opts.Stdout
+		if out == nil {
+			out = os.Stdout
+		}
+	default:
+		target := opts.Path
+		if opts.Format == FormatFile {
+			s.tmp = opts.Path + ".tmp"
+			target = s.tmp
+		}
+		file, err := os.Create(target)
+		if err != nil {
+			return nil, fmt.Errorf("arrow sink: %w", err)
+		}
+		s.file, out = file, file
+	}
+	s.buf = bufio.NewWriterSize(out, 1<<20)
+	if opts.Format == FormatFile {
+		s.pos = &posWriter{w: s.buf}
+	}
+	return s, nil
+}
+
+// Rows is the number of rows written so far.
+func (s *Sink) Rows() int64 { return s.rows }
+
+// Batches is the number of record batches written so far.
+func (s *Sink) Batches() int64 { return s.batches }
+
+// Schema is the schema of the output: that of the table selected by the
+// first batch, or of the first table before that.
+func (s *Sink) Schema() *arrow.Schema {
+	if s.b != nil {
+		return s.b.table.Schema()
+	}
+	return s.opts.Tables[0].Schema()
+}
+
+// Write appends b as one record batch. In stream format the bytes are
+// flushed to the OS before Write returns.
+func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
+	if s.closed {
+		return fmt.Errorf("arrow sink %s: write after close", s.name)
+	}
+	if b.Items == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(b.Items); v.Kind() == reflect.Slice && v.Len() == 0 {
+		return nil
+	}
+	if err := s.start(b.Items); err != nil {
+		return err
+	}
+	rec, err := s.b.record(b.Items)
+	if err != nil {
+		return fmt.Errorf("arrow sink %s: %w", s.name, err)
+	}
+	if rec == nil {
+		return nil
+	}
+	defer rec.Release()
+	if s.stream != nil {
+		err = s.stream.Write(rec)
+		if err == nil {
+			err = s.buf.Flush()
+		}
+	} else {
+		err = s.fwriter.Write(rec)
+	}
+	if err != nil {
+		return fmt.Errorf("arrow sink %s: %w", s.name, err)
+	}
+	s.rows += rec.NumRows()
+	s.batches++
+	return nil
+}
+
+// start selects the table for items (on the first batch) and opens the IPC
+// writer. items == nil selects the first table.
+func (s *Sink) start(items any) error {
+	if s.b != nil {
+		return nil
+	}
+	t := s.opts.Tables[0]
+	if items != nil {
+		typ := reflect.TypeOf(items)
+		found := false
+		for _, c := range s.opts.Tables {
+			if c.ItemsType() == typ {
+				t, found = c, true
+				break
+			}
+		}
+		if !found {
+			known := make([]string, len(s.opts.Tables))
+			for i, c := range s.opts.Tables {
+				known[i] = c.ItemsType().String()
+			}
+			return fmt.Errorf("arrow sink %s: no Arrow schema for items of type %T (known: %v)", s.name, items, known)
+		}
+	}
+	s.b = newBuilder(s.opts.Allocator, t)
+	wopts := []ipc.Option{ipc.WithSchema(t.Schema()), ipc.WithAllocator(s.opts.Allocator)}
+	if s.opts.Format == FormatStream {
+		s.stream = ipc.NewWriter(s.buf, wopts...)
+		return nil
+	}
+	fw, err := ipc.NewFileWriter(s.pos, wopts...)
+	if err != nil {
+		return fmt.Errorf("arrow sink %s: %w", s.name, err)
+	}
+	s.fwriter = fw
+	return nil
+}
+
+// Close finishes the output: the end-of-stream marker (stream) or the footer
+// (file), a flush and an fsync, then, for the file format, the rename of
+// PATH.tmp to PATH. An output that received no record still gets a valid,
+// empty Arrow file with the first table's schema. It releases every Arrow
+// buffer. Calling Close again is a no-op.
+func (s *Sink) Close(ctx context.Context) error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var errs []error
+	if err := s.start(nil); err != nil {
+		errs = append(errs, err)
+	}
+	if s.stream != nil {
+		errs = append(errs, s.stream.Close())
+	}
+	if s.fwriter != nil {
+		errs = append(errs, s.fwriter.Close())
+	}
+	if s.b != nil {
+		s.b.release()
+	}
+	errs = append(errs, s.buf.Flush())
+	if s.file != nil {
+		errs = append(errs, s.file.Sync(), s.file.Close())
+	}
+	err := errors.Join(errs...)
+	if err == nil && s.tmp != "" {
+		err = os.Rename(s.tmp, s.opts.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("arrow sink %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// posWriter gives a buffered writer the one Seek that ipc.FileWriter uses:
+// asking for the current position.
+type posWriter struct {
+	w   io.Writer
+	pos int64
+}
+
+func (p *posWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.pos += int64(n)
+	return n, err
+}
+
+func (p *posWriter) Seek(offset int64, whence int) (int64, error) {
+	if offset != 0 || whence != io.SeekCurrent {
+		return 0, errors.New("arrow sink: only the current position can be queried")
+	}
+	return p.pos, nil
+}

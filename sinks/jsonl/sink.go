@@ -1,0 +1,178 @@
+// Package jsonl writes batches as JSON lines: one JSON object per record, one
+// record per line. It is the human- and jq-friendly output, used for
+// debugging, golden files and small exports.
+//
+// Entities ([]tracecast.Entity) and raw lines ([]tracecast.Line) go through a
+// hand-written encoder (AppendEntity, AppendLine) that allocates nothing per
+// record, because a trace has millions of them. Any other item type, such as
+// the records of later stages, is written through encoding/json, one element
+// of the Items slice per line, unless its elements implement Appender.
+//
+// Numbers are written in the shortest form that round-trips (see
+// AppendFloat). The output is buffered and flushed after every batch, so a
+// reader tailing the file sees whole batches, and on Close.
+package jsonl
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+
+	"github.com/tracecast/tracecast"
+)
+
+// Appender is implemented by record types that encode themselves as one
+// JSON object, for speed. AppendJSON appends the object, without a newline.
+type Appender interface {
+	AppendJSON(dst []byte) []byte
+}
+
+// Options configure a Sink.
+type Options struct {
+	// Path is the output file, created or truncated; "-" is standard output.
+	Path string
+	// Stdout replaces os.Stdout when Path is "-" (for tests and embedding).
+	Stdout io.Writer
+	// BufferSize is the write buffer size (default 256 KiB).
+	BufferSize int
+}
+
+// Sink writes JSON lines. It implements tracecast.Sink; like every sink it
+// is driven by a single goroutine.
+type Sink struct {
+	name    string
+	w       *bufio.Writer
+	file    *os.File // nil for standard output
+	scratch []byte
+	records int64
+	closed  bool
+}
+
+// New opens the output and returns a Sink.
+func New(opts Options) (*Sink, error) {
+	if opts.Path == "" {
+		return nil, errors.New("jsonl sink: path is empty (use - for standard output)")
+	}
+	if opts.BufferSize <= 0 {
+		opts.BufferSize = 256 << 10
+	}
+	s := &Sink{name: opts.Path, scratch: make([]byte, 0, 4096)}
+	var out io.Writer
+	if opts.Path == "-" {
+		s.name = "stdout"
+		out = opts.Stdout
+		if out == nil {
+			out = os.Stdout
+		}
+	} else {
+		f, err := os.Create(opts.Path)
+		if err != nil {
+			return nil, fmt.Errorf("jsonl sink: %w", err)
+		}
+		s.file, out = f, f
+	}
+	s.w = bufio.NewWriterSize(out, opts.BufferSize)
+	return s, nil
+}
+
+// Records is the number of records written so far.
+func (s *Sink) Records() int64 { return s.records }
+
+// Write encodes every record of b and flushes the buffer.
+func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
+	if s.closed {
+		return fmt.Errorf("jsonl sink %s: write after close", s.name)
+	}
+	var err error
+	switch items := b.Items.(type) {
+	case nil:
+		return nil
+	case []tracecast.Entity:
+		for i := range items {
+			s.scratch = AppendEntity(s.scratch[:0], &items[i])
+			if err = s.writeLine(); err != nil {
+				break
+			}
+		}
+	case []tracecast.Line:
+		for i := range items {
+			s.scratch = AppendLine(s.scratch[:0], &items[i])
+			if err = s.writeLine(); err != nil {
+				break
+			}
+		}
+	default:
+		err = s.writeGeneric(items)
+	}
+	if err == nil {
+		err = s.w.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("jsonl sink %s: %w", s.name, err)
+	}
+	return nil
+}
+
+func (s *Sink) writeLine() error {
+	s.scratch = append(s.scratch, '\n')
+	_, err := s.w.Write(s.scratch)
+	s.records++
+	return err
+}
+
+// writeGeneric writes each element of a slice (or a single non-slice value)
+// on its own line, through Appender when implemented, else encoding/json.
+func (s *Sink) writeGeneric(items any) error {
+	v := reflect.ValueOf(items)
+	if v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
+		return s.writeValue(v)
+	}
+	for i := range v.Len() {
+		if err := s.writeValue(v.Index(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Sink) writeValue(v reflect.Value) error {
+	var app Appender
+	if v.CanAddr() {
+		app, _ = v.Addr().Interface().(Appender)
+	}
+	if app == nil {
+		app, _ = v.Interface().(Appender)
+	}
+	if app != nil {
+		s.scratch = app.AppendJSON(s.scratch[:0])
+		return s.writeLine()
+	}
+	data, err := json.Marshal(v.Interface())
+	if err != nil {
+		return err
+	}
+	s.scratch = append(s.scratch[:0], data...)
+	return s.writeLine()
+}
+
+// Close flushes the buffer and closes the file (never standard output).
+// Calling Close again is a no-op.
+func (s *Sink) Close(ctx context.Context) error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.w.Flush()
+	if s.file != nil {
+		err = errors.Join(err, s.file.Close())
+	}
+	if err != nil {
+		return fmt.Errorf("jsonl sink %s: %w", s.name, err)
+	}
+	return nil
+}
