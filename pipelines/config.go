@@ -83,6 +83,17 @@ func (c *Component) SetOption(key, value string) {
 	c.options.Content = append(c.options.Content, k, v)
 }
 
+// Option returns a scalar option of the component as written in the file
+// (or set by SetOption).
+func (c *Component) Option(key string) (string, bool) {
+	for i := 0; i+1 < len(c.options.Content); i += 2 {
+		if c.options.Content[i].Value == key && c.options.Content[i+1].Kind == yaml.ScalarNode {
+			return c.options.Content[i+1].Value, true
+		}
+	}
+	return "", false
+}
+
 // Config is a parsed and structurally checked pipeline file.
 type Config struct {
 	// File is the path the config was read from (for messages).

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/tracecast/tracecast/pipelines"
 )
 
 // exitError carries a process exit code through cobra.
@@ -21,9 +21,9 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := newRootCmd().ExecuteContext(ctx)
+	// Commands that run pipelines handle SIGINT/SIGTERM themselves (a
+	// graceful then a hard stop); the others stop at once, as usual.
+	err := newRootCmd().ExecuteContext(context.Background())
 	if err == nil {
 		return
 	}
@@ -31,6 +31,10 @@ func main() {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
+	}
+	var ce *pipelines.ConfigError
+	if errors.As(err, &ce) {
+		code = 78 // EX_CONFIG
 	}
 	fmt.Fprintln(os.Stderr, "tracecast:", err)
 	os.Exit(code)

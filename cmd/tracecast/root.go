@@ -14,6 +14,8 @@ var (
 	logLevel  string
 	logFormat string
 	log       zerolog.Logger
+	// logConsole is true when logs are for a person (a terminal).
+	logConsole bool
 )
 
 func newRootCmd() *cobra.Command {
@@ -34,7 +36,7 @@ Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console, json")
-	root.AddCommand(newStatesCmd())
+	root.AddCommand(newStatesCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
 	return root
 }
@@ -46,19 +48,26 @@ func setupLogging(w io.Writer) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	console := logFormat == "console"
+	logConsole = logFormat == "console"
 	switch logFormat {
 	case "auto":
 		if f, ok := w.(*os.File); ok {
-			console = term.IsTerminal(int(f.Fd()))
+			logConsole = term.IsTerminal(int(f.Fd()))
 		}
 	case "console", "json":
 	default:
 		return usageErr(errorf("unknown --log-format %q (auto, console or json)", logFormat))
 	}
-	if console {
+	zerolog.SetGlobalLevel(lvl)
+	log = newLogger(w)
+	return nil
+}
+
+// newLogger returns the CLI's logger writing to w: human-readable on a
+// terminal, JSON lines otherwise.
+func newLogger(w io.Writer) zerolog.Logger {
+	if logConsole {
 		w = zerolog.ConsoleWriter{Out: w, TimeFormat: time.TimeOnly}
 	}
-	log = zerolog.New(w).Level(lvl).With().Timestamp().Logger()
-	return nil
+	return zerolog.New(w).With().Timestamp().Logger()
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +10,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/sinks/csv"
+	"github.com/tracecast/tracecast/sinks/jsonl"
 	"github.com/tracecast/tracecast/sinks/pjdump"
 )
 
@@ -82,7 +87,7 @@ func runStates(path, format, out string, opts paje.Options) error {
 	}
 	var w io.Writer = os.Stdout
 	var file *os.File
-	if out != "-" {
+	if out != "-" && format != "arrow" {
 		var err error
 		if file, err = os.Create(out); err != nil {
 			return err
@@ -90,17 +95,15 @@ func runStates(path, format, out string, opts paje.Options) error {
 		defer file.Close()
 		w = file
 	}
-	var write func([]tracecast.Entity) error
-	var finish func() error
-	switch format {
-	case "pjdump":
-		pw := pjdump.NewWriter(w, opts.UserDefined)
-		write, finish = pw.Write, pw.Flush
-	default:
-		return usageErr(errorf("unknown --format %q (pjdump, csv, jsonl or arrow)", format))
+	write, finish, err := entityWriter(format, w, out, &opts)
+	if err != nil {
+		return err
 	}
 	send, wait := asyncWrite(write)
 	stats, err := paje.Read(in, opts, send)
+	if stats.QuirksInexact {
+		log.Warn().Msg("the trace's last line is more than 0.1 s of trace time before its latest event: pj_dump would drop a few more entities near the end than this output does")
+	}
 	if werr := wait(); err == nil {
 		err = werr
 	}
@@ -116,4 +119,62 @@ func runStates(path, format, out string, opts paje.Options) error {
 	log.Debug().Int64("lines", stats.Lines).Int64("entities", stats.Entities).Int64("late", stats.Late).
 		Int("max_buffered", stats.MaxBuffered).Msg("trace read")
 	return err
+}
+
+// entityWriter returns the writer for an output format and the function
+// that completes the output.
+func entityWriter(format string, w io.Writer, path string, opts *paje.Options) (func([]tracecast.Entity) error, func() error, error) {
+	switch format {
+	case "pjdump":
+		pw := pjdump.NewWriter(w, opts.UserDefined)
+		return pw.Write, pw.Flush, nil
+	case "csv":
+		cw := csv.NewWriter(w)
+		return cw.Write, cw.Flush, nil
+	case "jsonl":
+		bw := bufio.NewWriterSize(w, 1<<16)
+		var buf []byte
+		return func(es []tracecast.Entity) error {
+			for i := range es {
+				buf = append(jsonl.AppendEntity(buf[:0], &es[i]), '\n')
+				if _, err := bw.Write(buf); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, bw.Flush, nil
+	case "arrow":
+		// The Arrow schema records the time unit, known once the header is
+		// read: open the sink then.
+		var sink *arrow.Sink
+		unit := "trace"
+		opts.OnTimeUnit = func(u string) { unit = u }
+		ao := arrow.Options{Path: path, Format: arrow.FormatFile}
+		if path == "-" {
+			ao.Format = arrow.FormatStream
+			ao.Stdout = w
+		}
+		ctx := context.Background()
+		open := func() error {
+			if sink != nil {
+				return nil
+			}
+			ao.Tables = []arrow.Table{arrow.EntityTable(unit)}
+			var err error
+			sink, err = arrow.New(ao)
+			return err
+		}
+		return func(es []tracecast.Entity) error {
+				if err := open(); err != nil {
+					return err
+				}
+				return sink.Write(ctx, tracecast.Batch{Items: es})
+			}, func() error {
+				if err := open(); err != nil {
+					return err
+				}
+				return sink.Close(ctx)
+			}, nil
+	}
+	return nil, nil, usageErr(errorf("unknown --format %q (pjdump, csv, jsonl or arrow)", format))
 }

@@ -19,7 +19,7 @@ func benchData(b *testing.B) []byte {
 		}
 		return data
 	}
-	return gunzip(b, "../../testdata/starpu/cholesky_dmdas_2cpu.trace.gz")
+	return gunzip(b, starpuTrace)
 }
 
 // BenchmarkTokenize measures the tokenizer alone (set TRACECAST_BENCH_TRACE

@@ -24,7 +24,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(hdr + "4 1 w1 S Idle\n5 2 w1 S Fetch t\n6 3 w1 S\n8 1 L p w1 v k1\n9 2 L p w2 v k1\n3 4 W w1\n"))
-	f.Add(gunzip(f, "../../testdata/starpu/cholesky_dmdas_2cpu.trace.gz")[:20000])
+	f.Add(gunzip(f, starpuTrace)[:20000])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o := DefaultOptions()
 		o.MaxLineBytes = 4096

@@ -37,6 +37,10 @@ type Options struct {
 	// starting in [0, end) are kept, plus the last one before 0 and the
 	// first one at or after the end. See compat.go.
 	PjdumpQuirks bool
+	// OnTimeUnit, when set, is called once the time unit is known (given,
+	// or detected at the first event): outputs that record it (Arrow
+	// metadata) can start then.
+	OnTimeUnit func(unit string)
 	// TimeUnit is the unit of the trace's timestamps: "s", "ms", "us", "ns",
 	// or "" / "auto" to detect it (StarPU headers mean milliseconds).
 	TimeUnit string

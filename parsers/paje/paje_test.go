@@ -109,6 +109,7 @@ func diffLines(t *testing.T, name string, got, want []string) {
 // stored next to them (testdata/*/*.pjdump[.gz]).
 func TestGoldenPjdump(t *testing.T) {
 	traces, _ := filepath.Glob("../../testdata/*/*.trace*")
+	traces = append(traces, starpuTrace)
 	if len(traces) == 0 {
 		t.Fatal("no traces in testdata")
 	}
@@ -310,7 +311,7 @@ func TestLineTooLong(t *testing.T) {
 // TestReorder reads a StarPU trace with its events shuffled within a bounded
 // window and checks the result equals the sorted reading.
 func TestReorder(t *testing.T) {
-	data := gunzip(t, "../../testdata/starpu/cholesky_dmdas_2cpu.trace.gz")
+	data := gunzip(t, starpuTrace)
 	o := DefaultOptions()
 	o.Name = "raw"
 	want, _, err := dump(t, bytes.NewReader(data), o)
@@ -390,3 +391,7 @@ func gzipped(data []byte) io.Reader {
 	w.Close()
 	return &b
 }
+
+// starpuTrace is a raw StarPU 1.4.9 trace (2 CPU workers, Cholesky), the one
+// the demo embeds; its pj_dump output sits next to it.
+const starpuTrace = "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"

@@ -64,6 +64,9 @@ func (p *Parser) setUnit(u string) {
 	}
 	p.sim.quirkWindow = 0.1 * unitsPerSecond(u)
 	p.sim.horizon = p.horizon
+	if p.opts.OnTimeUnit != nil {
+		p.opts.OnTimeUnit(u)
+	}
 }
 
 // TimeUnit is the unit of the trace's times: the one given in the options,

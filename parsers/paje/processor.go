@@ -2,7 +2,7 @@ package paje
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
 	"github.com/tracecast/tracecast"
 )
@@ -10,19 +10,82 @@ import (
 // NewProcessor returns a pipeline processor that parses batches of
 // tracecast.Line ([]Line items) from one stream and emits batches of
 // resolved entities ([]tracecast.Entity items).
-func NewProcessor(opts Options) tracecast.Processor { return &processor{opts: opts} }
-
-type processor struct{ opts Options }
-
-// TODO(spine): replaced by the real implementation.
-func (p *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
-	return errors.New("paje: not implemented yet")
+func NewProcessor(opts Options) tracecast.Processor {
+	return &processor{p: NewParser(opts)}
 }
-func (p *processor) Flush(ctx context.Context, emit tracecast.Emit) error { return nil }
+
+type processor struct {
+	p      *Parser
+	stream string
+}
+
+func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	lines, ok := in.Items.([]tracecast.Line)
+	if !ok {
+		return fmt.Errorf("paje: expects lines, got %T", in.Items)
+	}
+	pr.stream = in.Stream
+	for i := range lines {
+		if err := pr.p.Line(lines[i].Data, lines[i].Num); err != nil {
+			return err
+		}
+		if pr.p.Pending() >= BatchSize {
+			if err := pr.emit(ctx, emit); err != nil {
+				return err
+			}
+		}
+	}
+	return pr.emit(ctx, emit)
+}
+
+func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
+	if err := pr.p.Finish(); err != nil {
+		return err
+	}
+	return pr.emit(ctx, emit)
+}
+
+// emit sends what is complete, in a fresh slice: downstream may keep a
+// batch while this parser goes on.
+func (pr *processor) emit(ctx context.Context, emit tracecast.Emit) error {
+	if pr.p.Pending() == 0 {
+		return nil
+	}
+	es := pr.p.Take(make([]tracecast.Entity, 0, pr.p.Pending()))
+	if len(es) == 0 {
+		return nil
+	}
+	return emit(ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: pr.p.sim.maxLine})
+}
+
+// Stats returns the parser's counts (lines, entities, skipped lines by
+// reason in lenient mode).
+func (pr *processor) Stats() Stats { return pr.p.Stats() }
 
 // LineTimer extracts the timestamp of Paje event lines, for pacing a replay by
 // trace time without resolving the trace. Feed it every line in order.
-type LineTimer struct{}
+type LineTimer struct {
+	hdr  *header
+	toks []token
+}
 
 // Time returns the line's timestamp and true for a timed event line.
-func (t *LineTimer) Time(line []byte) (float64, bool) { return 0, false }
+func (t *LineTimer) Time(line []byte) (float64, bool) {
+	if t.hdr == nil {
+		t.hdr = newHeader(true)
+	}
+	toks, r := tokenize(line, t.toks)
+	t.toks = toks
+	if r != "" || len(toks) == 0 || len(toks[0].b) == 0 {
+		return 0, false
+	}
+	if toks[0].b[0] == '%' {
+		t.hdr.line(toks, 0)
+		return 0, false
+	}
+	d := t.hdr.defs[string(toks[0].b)]
+	if d == nil || !d.timed() || len(toks) <= int(d.idx[fTime])+1 {
+		return 0, false
+	}
+	return parseFloat(toks[1+d.idx[fTime]].b)
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/progress"
+)
+
+func newRunCmd() *cobra.Command {
+	var sets []string
+	var noProgress bool
+	cmd := &cobra.Command{
+		Use:   "run [flags] PIPELINE",
+		Short: "Run a pipeline declared in YAML",
+		Long: `run loads a pipeline file (or the name of a pipeline built into the binary:
+` + strings.Join(pipelines.Shipped(), ", ") + `), checks it strictly and runs it until its
+input ends or it is stopped.
+
+The first SIGINT/SIGTERM stops gracefully: sources stop, stages flush, sinks
+write their footers. A second one, or the pipeline's shutdown_timeout, stops
+at once. On a terminal a progress bar shows bytes read, rate and ETA;
+otherwise a status line is logged every status_interval.
+
+--set overrides a component option: --set trace.path=run.trace.gz
+--set trace.speed=10x --set archive.path=out/run.arrow. A parser option is
+set through its source: --set trace.parser.lenient=true.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadPipeline(args[0], sets)
+			if err != nil {
+				return err
+			}
+			return runPipeline(cmd.Context(), cfg, !noProgress)
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "override an option: ID.KEY=VALUE (repeatable)")
+	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")
+	return cmd
+}
+
+func newValidateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate PIPELINE...",
+		Short: "Check pipeline files without running them",
+		Long: `validate decodes each pipeline file strictly (unknown keys are errors that
+name the key and its line), checks the graph (inputs exist, no cycles) and
+every component's options. Exit code 78 when a file is invalid.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, a := range args {
+				cfg, err := loadPipeline(a, nil)
+				if err != nil {
+					return err
+				}
+				for _, w := range cfg.Warnings {
+					fmt.Fprintf(os.Stderr, "%s: warning: %s\n", a, w)
+				}
+				fmt.Fprintf(os.Stdout, "%s: ok (%d sources, %d stages, %d sinks)\n", a, len(cfg.Sources), len(cfg.Stages), len(cfg.Sinks))
+			}
+			return nil
+		},
+	}
+}
+
+// loadPipeline reads a pipeline file, or a built-in pipeline by name, applies
+// the --set overrides and validates the result.
+func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
+	var cfg *pipelines.Config
+	var err error
+	if _, statErr := os.Stat(arg); statErr != nil && !strings.ContainsAny(arg, "/.") {
+		data, rerr := pipelines.ShippedFile(arg)
+		if rerr != nil {
+			return nil, usageErr(fmt.Errorf("%s: no such file, and no built-in pipeline of that name (built in: %s)", arg, strings.Join(pipelines.Shipped(), ", ")))
+		}
+		cfg, err = pipelines.Parse(data, arg+".yaml (built in)")
+	} else {
+		cfg, err = pipelines.Load(arg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sets {
+		if err := applySet(cfg, s); err != nil {
+			return nil, usageErr(err)
+		}
+	}
+	if err := pipelines.Builtins().Check(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func applySet(cfg *pipelines.Config, s string) error {
+	kv := strings.SplitN(s, "=", 2)
+	path := strings.Split(kv[0], ".")
+	if len(kv) != 2 || len(path) < 2 {
+		return fmt.Errorf("--set %q: want ID.KEY=VALUE", s)
+	}
+	c := cfg.Lookup(path[0])
+	if c == nil {
+		return fmt.Errorf("--set %q: no component %q in the pipeline", s, path[0])
+	}
+	if len(path) == 3 && path[1] == "parser" {
+		if c.Parser == nil {
+			return fmt.Errorf("--set %q: source %q has no parser", s, path[0])
+		}
+		c = c.Parser
+		path = path[1:]
+	}
+	if len(path) != 2 {
+		return fmt.Errorf("--set %q: want ID.KEY=VALUE or ID.parser.KEY=VALUE", s)
+	}
+	c.SetOption(path[1], kv[1])
+	return nil
+}
+
+// runPipeline runs cfg with signal handling and, on a terminal, a progress
+// bar.
+func runPipeline(parent context.Context, cfg *pipelines.Config, bar bool) error {
+	ctx, hard, stop := pipelines.WithSignals(parent, log)
+	defer stop()
+	opts := pipelines.RunOptions{Logger: log, HardStop: hard}
+	if bar && progress.IsTerminal(os.Stderr) {
+		b := progress.NewBar(os.Stderr)
+		opts.Progress = b.Update
+		defer b.Finish()
+		opts.Logger = newLogger(b.Wrap(os.Stderr)) // logs print above the bar
+	}
+	return pipelines.Run(ctx, cfg, opts)
+}
