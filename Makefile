@@ -1,0 +1,62 @@
+# tracecast — see README.md. `make test` is the one test command (CI runs it).
+GO      ?= go
+PKGS    ?= ./...
+FUZZTIME ?= 60s
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+
+.PHONY: all build test deps vet lint fmt bench fuzz demo clean
+
+all: build
+
+build:
+	$(GO) build -o bin/tracecast ./cmd/tracecast
+
+# deps installs what the tests need beside Go: pajeng's pj_dump (the peer
+# tool the reader is checked against), python3 (shared/tools/paje_sort.py),
+# Node.js + npm (the independent Arrow reader). Debian/Ubuntu with apt, as root.
+deps:
+	@missing=""; \
+	command -v pj_dump >/dev/null || missing="$$missing pajeng"; \
+	command -v python3 >/dev/null || missing="$$missing python3"; \
+	command -v node    >/dev/null || missing="$$missing nodejs"; \
+	command -v npm     >/dev/null || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+		else echo "please install:$$missing (Debian packages)"; exit 1; fi; \
+	fi
+	@[ -d tools/arrowcheck/node_modules/apache-arrow ] || npm ci --silent --no-audit --no-fund --prefix tools/arrowcheck
+	$(GO) mod download
+
+# test runs every test, with the race detector, and a short fuzzing pass of
+# the Paje reader. Tests that need ../shared (the study's real traces) skip
+# with a message when it is absent.
+test: deps
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./parsers/paje
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt:
+	gofmt -w .
+
+lint: vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run $(STATICCHECK) $(PKGS)
+
+# bench prints pj_dump and tracecast side by side on the 41 MB StarPU trace
+# (needs ../shared), then the Go benchmarks of the reader.
+bench: deps
+	tools/bench.sh
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./parsers/paje
+
+demo:
+	$(GO) run ./cmd/tracecast demo
+
+clean:
+	rm -rf bin .cache tracecast-demo
