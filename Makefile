@@ -35,7 +35,7 @@ deps:
 test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 50x ./parsers/paje
 
 vet:
 	$(GO) vet $(PKGS)
@@ -53,7 +53,7 @@ bench: deps
 	tools/bench.sh
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
 
 demo:
 	$(GO) run ./cmd/tracecast demo

@@ -98,6 +98,42 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, 
 	return p.Stats(), err
 }
 
+// readSerial is Read on one goroutine: what the fuzz target runs, because
+// goroutine interleavings make coverage nondeterministic and stall
+// coverage-guided fuzzing. Read and readSerial must give the same output
+// (TestMutationsTerminate checks it).
+func readSerial(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, error) {
+	p := NewParser(opts)
+	in, err := OpenReader(r)
+	if err != nil {
+		return p.Stats(), err
+	}
+	var batch []tracecast.Entity
+	err = SplitLines(in, p.opts.MaxLineBytes, func(line []byte, num int64, complete bool) error {
+		p.truncated = !complete
+		err := p.Line(line, num)
+		p.truncated = false
+		if err != nil {
+			return err
+		}
+		if p.Pending() >= BatchSize {
+			batch = p.Take(batch[:0])
+			return fn(batch)
+		}
+		return nil
+	}, func(num int64) error {
+		p.stats.Lines++
+		return p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
+	})
+	if err == nil {
+		err = p.Finish()
+	}
+	if err == nil && p.Pending() > 0 {
+		err = fn(p.Take(batch[:0]))
+	}
+	return p.Stats(), err
+}
+
 // chunk is a run of lines, split and tokenized ahead of the parser.
 type chunk struct {
 	data  []byte
