@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -122,6 +123,9 @@ func TestGoldenPjdump(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(tr), func(t *testing.T) {
+			if *update {
+				writeGolden(t, tr, golden)
+			}
 			f, err := os.Open(tr)
 			if err != nil {
 				t.Fatal(err)
@@ -133,6 +137,36 @@ func TestGoldenPjdump(t *testing.T) {
 			}
 			diffLines(t, tr, got, readGolden(t, golden))
 		})
+	}
+}
+
+// writeGolden regenerates a golden file from pj_dump itself (go test
+// -update): the goldens are the peer tool's output, never tracecast's.
+func writeGolden(t *testing.T, trace, golden string) {
+	pj := needPjdump(t)
+	plain := trace
+	if strings.HasSuffix(trace, ".gz") {
+		plain = filepath.Join(t.TempDir(), "plain.trace")
+		if err := os.WriteFile(plain, gunzip(t, trace), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command(pj, plain).Output()
+	if err != nil {
+		t.Fatalf("pj_dump %s: %v", trace, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	sort.Strings(lines)
+	data := []byte(strings.Join(lines, "\n") + "\n")
+	if strings.HasSuffix(golden, ".gz") {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		w.Write(data)
+		w.Close()
+		data = b.Bytes()
+	}
+	if err := os.WriteFile(golden, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

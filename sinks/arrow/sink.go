@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -107,6 +108,10 @@ func New(opts Options) (*Sink, error) {
 		if opts.Format == FormatFile {
 			s.tmp = opts.Path + ".tmp"
 			target = s.tmp
+		}
+		// Create the output's directory, as users expect of out/run/x.arrow.
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return nil, err
 		}
 		file, err := os.Create(target)
 		if err != nil {

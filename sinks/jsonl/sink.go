@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 
 	"github.com/tracecast/tracecast"
@@ -70,6 +71,10 @@ func New(opts Options) (*Sink, error) {
 			out = os.Stdout
 		}
 	} else {
+		// Create the output's directory, as users expect of out/run/x.arrow.
+		if err := os.MkdirAll(filepath.Dir(opts.Path), 0o755); err != nil {
+			return nil, err
+		}
 		f, err := os.Create(opts.Path)
 		if err != nil {
 			return nil, fmt.Errorf("jsonl sink: %w", err)
