@@ -202,7 +202,16 @@ func TestSinkErrors(t *testing.T) {
 	if _, err := New(Options{}); err == nil {
 		t.Error("empty path accepted")
 	}
-	if _, err := New(Options{Path: filepath.Join(t.TempDir(), "missing", "out")}); err == nil {
+	// A missing directory is created; a path under a regular file cannot be.
+	dir := t.TempDir()
+	if s, err := New(Options{Path: filepath.Join(dir, "new", "out.jsonl")}); err != nil {
+		t.Errorf("missing directory not created: %v", err)
+	} else {
+		s.Close(t.Context())
+	}
+	blocker := filepath.Join(dir, "file")
+	os.WriteFile(blocker, nil, 0o644)
+	if _, err := New(Options{Path: filepath.Join(blocker, "out")}); err == nil {
 		t.Error("unwritable path accepted")
 	}
 	s, err := New(Options{Path: "-", Stdout: &bytes.Buffer{}})
