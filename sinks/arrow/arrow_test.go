@@ -279,6 +279,12 @@ func TestCustomTable(t *testing.T) {
 
 func TestSinkErrors(t *testing.T) {
 	dir := t.TempDir()
+	// A missing directory is created (TestSinkCreatesDir); one under a
+	// regular file cannot be.
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		opts Options
@@ -287,7 +293,7 @@ func TestSinkErrors(t *testing.T) {
 		{"no path", Options{}, "path is empty"},
 		{"bad format", Options{Path: "x", Format: "parquet"}, `unknown Arrow format "parquet" (known: file, stream)`},
 		{"file to stdout", Options{Path: "-"}, "needs a seekable file"},
-		{"missing dir", Options{Path: filepath.Join(dir, "no", "x")}, "no such file"},
+		{"dir is a file", Options{Path: filepath.Join(blocker, "x")}, "not a directory"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -354,4 +360,18 @@ func BenchmarkWriteEntities(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*1024), "ns/entity")
+}
+
+func TestSinkCreatesDir(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out", "run", "x.arrow")
+	s, err := New(Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
 }
