@@ -2,7 +2,7 @@
 GO      ?= go
 PKGS    ?= ./...
 FUZZTIME ?= 60s
-STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: all build test deps vet lint fmt bench fuzz demo clean
 

@@ -158,8 +158,7 @@ func (r *Registry) Check(cfg *Config) error {
 func (r *Registry) plan(cfg *Config) (*plan, error) {
 	ps := &problems{file: cfg.File}
 	p := &plan{cfg: cfg, entries: map[*Component]*entry{}, opts: map[*Component]any{}}
-	var check func(c *Component)
-	check = func(c *Component) {
+	check := func(c *Component) {
 		e, ok := r.entries[c.Kind][c.Type]
 		if !ok {
 			known := r.Types(c.Kind)

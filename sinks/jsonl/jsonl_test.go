@@ -66,7 +66,7 @@ func TestAppendEntity(t *testing.T) {
 }
 
 func TestAppendFloatRoundTrips(t *testing.T) {
-	for _, f := range []float64{0, -0.0, 1, 0.1, 1.0 / 3, 123456.789, 1e21, 1e20, 1e-6, 9.99e-7, 1e-7, 5e-324, 1e-300, 1e300, math.MaxFloat64, -2.5e-9, 1718000000.123456} {
+	for _, f := range []float64{0, math.Copysign(0, -1), 1, 0.1, 1.0 / 3, 123456.789, 1e21, 1e20, 1e-6, 9.99e-7, 1e-7, 5e-324, 1e-300, 1e300, math.MaxFloat64, -2.5e-9, 1718000000.123456} {
 		s := string(AppendFloat(nil, f))
 		back, err := strconv.ParseFloat(s, 64)
 		if err != nil || back != f {
