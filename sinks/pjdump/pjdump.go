@@ -17,53 +17,50 @@ import (
 // prints them.
 func AppendLine(b []byte, e *tracecast.Entity, userDefined bool) []byte {
 	b = append(b, e.Nature.String()...)
-	b = append(b, ", "...)
-	b = append(b, e.Container...)
-	b = append(b, ", "...)
-	b = append(b, e.Type...)
-	switch e.Nature {
-	case tracecast.NatureContainer:
+	b = appendS(b, e.Container)
+	b = appendS(b, e.Type)
+	if e.Nature == tracecast.NatureContainer {
 		b = appendG(b, e.Start)
 		b = appendG(b, e.End)
 		b = appendG(b, e.End-e.Start)
-		b = append(b, ", "...)
-		b = append(b, e.Value...)
-	case tracecast.NatureState:
+		b = appendS(b, e.Value)
+	} else {
 		b = appendF(b, e.Start)
-		b = appendF(b, e.End)
-		b = appendF(b, e.End-e.Start)
-		b = appendF(b, float64(e.Imbrication))
-		b = append(b, ", "...)
-		b = append(b, e.Value...)
-	case tracecast.NatureVariable:
-		b = appendF(b, e.Start)
-		b = appendF(b, e.End)
-		b = appendF(b, e.End-e.Start)
-		b = appendF(b, e.Number)
-	case tracecast.NatureEvent:
-		b = appendF(b, e.Start)
-		b = append(b, ", "...)
-		b = append(b, e.Value...)
-	case tracecast.NatureLink:
-		b = appendF(b, e.Start)
-		b = appendF(b, e.End)
-		b = appendF(b, e.End-e.Start)
-		b = append(b, ", "...)
-		b = append(b, e.Value...)
-		b = append(b, ", "...)
-		b = append(b, e.StartContainer...)
-		b = append(b, ", "...)
-		b = append(b, e.EndContainer...)
-		b = append(b, ", "...)
-		b = append(b, e.Key...)
+		if e.Nature != tracecast.NatureEvent {
+			// pj_dump's entity duration is 0 when either end is negative.
+			d := e.End - e.Start
+			if e.Start < 0 || e.End < 0 {
+				d = 0
+			}
+			b = appendF(b, e.End)
+			b = appendF(b, d)
+		}
+		switch e.Nature {
+		case tracecast.NatureState:
+			b = appendF(b, float64(e.Imbrication))
+			b = appendS(b, e.Value)
+		case tracecast.NatureVariable:
+			b = appendF(b, e.Number)
+		case tracecast.NatureEvent:
+			b = appendS(b, e.Value)
+		case tracecast.NatureLink:
+			b = appendS(b, e.Value)
+			b = appendS(b, e.StartContainer)
+			b = appendS(b, e.EndContainer)
+			b = appendS(b, e.Key)
+		}
 	}
 	if userDefined {
 		for _, f := range e.Extra {
-			b = append(b, ", "...)
-			b = append(b, f.Value...)
+			b = appendS(b, f.Value)
 		}
 	}
 	return b
+}
+
+func appendS(b []byte, s string) []byte {
+	b = append(b, ", "...)
+	return append(b, s...)
 }
 
 func appendF(b []byte, f float64) []byte {
