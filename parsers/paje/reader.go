@@ -40,7 +40,7 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, 
 	p := NewParser(opts)
 	in, err := OpenReader(r)
 	if err != nil {
-		return p.Stats(), &Error{File: p.opts.Name, Reason: "cannot read input: " + err.Error()}
+		return p.Stats(), inputError(p.opts.Name, err)
 	}
 	var batch []tracecast.Entity
 	var fnErr error
@@ -91,11 +91,25 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, 
 	if err == nil {
 		err = flush(1)
 	}
-	var perr *Error
-	if err != nil && err != fnErr && !errors.As(err, &perr) {
-		err = &Error{File: p.opts.Name, Reason: "read error: " + err.Error()}
+	if err != fnErr {
+		err = inputError(p.opts.Name, err)
 	}
 	return p.Stats(), err
+}
+
+// inputError names the input in a read error (a corrupt gzip stream, an I/O
+// error): those end the run even in lenient mode, which skips bad lines, not
+// unreadable input.
+func inputError(name string, err error) error {
+	var perr *Error
+	if err == nil || errors.As(err, &perr) {
+		return err
+	}
+	reason := "read error: " + err.Error()
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
+		reason = "truncated or corrupt compressed input: " + err.Error()
+	}
+	return &Error{File: name, Kind: "input", Reason: reason}
 }
 
 // readSerial is Read on one goroutine: what the fuzz target runs, because
@@ -106,7 +120,7 @@ func readSerial(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (S
 	p := NewParser(opts)
 	in, err := OpenReader(r)
 	if err != nil {
-		return p.Stats(), err
+		return p.Stats(), inputError(p.opts.Name, err)
 	}
 	var batch []tracecast.Entity
 	err = SplitLines(in, p.opts.MaxLineBytes, func(line []byte, num int64, complete bool) error {
@@ -131,7 +145,7 @@ func readSerial(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (S
 	if err == nil && p.Pending() > 0 {
 		err = fn(p.Take(batch[:0]))
 	}
-	return p.Stats(), err
+	return p.Stats(), inputError(p.opts.Name, err)
 }
 
 // chunk is a run of lines, split and tokenized ahead of the parser.
