@@ -69,3 +69,11 @@ type Line struct {
 	// files, the message offset + 1 for Kafka.
 	End int64
 }
+
+// Sample is one value of an event-occurrence signal: X of the selected
+// containers were in the signal's class at T = T0 + K·Δ (trace time units).
+type Sample struct {
+	K int64
+	T float64
+	X int32
+}
