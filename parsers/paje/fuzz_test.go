@@ -1,8 +1,8 @@
 package paje
 
 import (
-	"errors"
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
