@@ -14,6 +14,7 @@ import (
 func newRunCmd() *cobra.Command {
 	var sets []string
 	var noProgress bool
+	var speed string
 	cmd := &cobra.Command{
 		Use:   "run [flags] PIPELINE",
 		Short: "Run a pipeline declared in YAML",
@@ -26,6 +27,9 @@ write their footers. A second one, or the pipeline's shutdown_timeout, stops
 at once. On a terminal a progress bar shows bytes read, rate and ETA;
 otherwise a status line is logged every status_interval.
 
+--speed replays file sources paced by trace time (realtime, 10x, 0.5x) as
+if the run were happening now; max (the default) reads as fast as possible.
+
 --set overrides a component option: --set trace.path=run.trace.gz
 --set trace.speed=10x --set archive.path=out/run.arrow. A parser option is
 set through its source: --set trace.parser.lenient=true.`,
@@ -35,9 +39,20 @@ set through its source: --set trace.parser.lenient=true.`,
 			if err != nil {
 				return err
 			}
+			if speed != "" {
+				for _, c := range cfg.Sources {
+					if c.Type == "file" {
+						c.SetOption("speed", speed)
+					}
+				}
+				if err := pipelines.Builtins().Check(cfg); err != nil {
+					return err
+				}
+			}
 			return runPipeline(cmd.Context(), cfg, !noProgress)
 		},
 	}
+	cmd.Flags().StringVar(&speed, "speed", "", "replay pace of every file source: max, realtime or Nx (10x, 0.5x), by trace time")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override an option: ID.KEY=VALUE (repeatable)")
 	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")
 	return cmd
