@@ -31,12 +31,7 @@ func FuzzParse(f *testing.F) {
 		if len(data) > 1<<16 {
 			return // large inputs only slow the search down
 		}
-		o := DefaultOptions()
-		o.MaxLineBytes = 4096
-		o.MaxContainers = 1000
-		o.MaxOpenStates = 10000
-		o.MaxBuffered = 1000
-		o.Lenient = true
+		o := smallLimits()
 		var whole []tracecast.Entity
 		_, err := readSerial(bytes.NewReader(data), o, func(es []tracecast.Entity) error {
 			for _, e := range es {
@@ -71,4 +66,16 @@ func FuzzParse(f *testing.F) {
 		o.Lenient = false
 		readSerial(bytes.NewReader(data), o, func([]tracecast.Entity) error { return nil })
 	})
+}
+
+// smallLimits are lenient options with small bounds, so that random input
+// reaches the limits quickly.
+func smallLimits() Options {
+	o := DefaultOptions()
+	o.MaxLineBytes = 4096
+	o.MaxContainers = 1000
+	o.MaxOpenStates = 10000
+	o.MaxBuffered = 1000
+	o.Lenient = true
+	return o
 }

@@ -41,12 +41,7 @@ func TestMutationsTerminate(t *testing.T) {
 		}
 		done := make(chan struct{})
 		go func() {
-			o := DefaultOptions()
-			o.MaxLineBytes = 4096
-			o.MaxContainers = 1000
-			o.MaxOpenStates = 10000
-			o.MaxBuffered = 1000
-			o.Lenient = true
+			o := smallLimits()
 			defer close(done)
 			var a, b []tracecast.Entity
 			sa, ea := Read(iotest.OneByteReader(bytes.NewReader(d)), o, func(es []tracecast.Entity) error { a = append(a, es...); return nil })
