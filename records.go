@@ -77,3 +77,72 @@ type Sample struct {
 	T float64
 	X int32
 }
+
+// Window is the KS comparison of one window of a signal with the one before:
+// samples [Index·N, (Index+1)·N), trace times [Start, End).
+type Window struct {
+	Trace      string
+	Index      int64
+	Start, End float64
+	N          int
+	// D is the two-sample KS statistic against window Index−1, P its
+	// p-value; Hit is true when H0 (same distribution) is not rejected.
+	// Window 0 has nothing to compare with: Compared is false.
+	D, P     float64
+	Hit      bool
+	Compared bool
+}
+
+// Prediction says, from the ECDF of the last complete window, how likely
+// the next window is to have at least AtLeast containers in Class:
+// Likelihood = P(X ≥ AtLeast). Window, Start and End are those of the
+// predicted window; HorizonS is its length in seconds.
+type Prediction struct {
+	ID         string
+	Trace      string
+	Window     int64
+	Start, End float64
+	HorizonS   float64
+	Class      string
+	Query      string
+	AtLeast    int
+	R          int
+	Likelihood float64
+}
+
+// Verdict is published when a predicted window completes: the KS test
+// between the window the prediction came from and the one it predicted,
+// and what was observed.
+type Verdict struct {
+	ID           string // the prediction's ID
+	Trace        string
+	Window       int64
+	Query        string
+	Likelihood   float64
+	Observed     float64 // P(X ≥ AtLeast) in the predicted window
+	D, P         float64
+	Hit          bool
+	Method       string
+	Start, End   float64
+	PredictedAt  int64 // window the prediction came from
+	AtLeast      int
+	Class        string
+	HorizonS     float64
+	MissesInARow int
+}
+
+// Alert is raised for schedulers: an idle opportunity (a prediction's
+// likelihood at or above a threshold) or a regime change (consecutive KS
+// misses). ID is deterministic (trace, window, kind, query) so consumers
+// can de-duplicate.
+type Alert struct {
+	ID         string
+	Trace      string
+	Window     int64
+	Kind       string // "idle-opportunity" or "regime-change"
+	Query      string
+	Value      float64 // the likelihood, or the number of misses in a row
+	Threshold  float64
+	Start, End float64
+	Message    string
+}
