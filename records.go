@@ -73,24 +73,26 @@ type Line struct {
 // Sample is one value of an event-occurrence signal: X of the selected
 // containers were in the signal's class at T = T0 + K·Δ (trace time units).
 type Sample struct {
-	K int64
-	T float64
-	X int32
+	K int64   `json:"k"`
+	T float64 `json:"t"`
+	X int32   `json:"x"`
 }
 
 // Window is the KS comparison of one window of a signal with the one before:
 // samples [Index·N, (Index+1)·N), trace times [Start, End).
 type Window struct {
-	Trace      string
-	Index      int64
-	Start, End float64
-	N          int
+	Trace string  `json:"trace"`
+	Index int64   `json:"index"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	N     int     `json:"n"`
 	// D is the two-sample KS statistic against window Index−1, P its
 	// p-value; Hit is true when H0 (same distribution) is not rejected.
 	// Window 0 has nothing to compare with: Compared is false.
-	D, P     float64
-	Hit      bool
-	Compared bool
+	D        float64 `json:"d"`
+	P        float64 `json:"p"`
+	Hit      bool    `json:"hit"`
+	Compared bool    `json:"compared"`
 }
 
 // Prediction says, from the ECDF of the last complete window, how likely
@@ -98,37 +100,40 @@ type Window struct {
 // Likelihood = P(X ≥ AtLeast). Window, Start and End are those of the
 // predicted window; HorizonS is its length in seconds.
 type Prediction struct {
-	ID         string
-	Trace      string
-	Window     int64
-	Start, End float64
-	HorizonS   float64
-	Class      string
-	Query      string
-	AtLeast    int
-	R          int
-	Likelihood float64
+	ID         string  `json:"id"`
+	Trace      string  `json:"trace"`
+	Window     int64   `json:"window"`
+	Start      float64 `json:"start"`
+	End        float64 `json:"end"`
+	HorizonS   float64 `json:"horizon_s"`
+	Class      string  `json:"class"`
+	Query      string  `json:"query"`
+	AtLeast    int     `json:"at_least"`
+	R          int     `json:"r"`
+	Likelihood float64 `json:"likelihood"`
 }
 
 // Verdict is published when a predicted window completes: the KS test
 // between the window the prediction came from and the one it predicted,
 // and what was observed.
 type Verdict struct {
-	ID           string // the prediction's ID
-	Trace        string
-	Window       int64
-	Query        string
-	Likelihood   float64
-	Observed     float64 // P(X ≥ AtLeast) in the predicted window
-	D, P         float64
-	Hit          bool
-	Method       string
-	Start, End   float64
-	PredictedAt  int64 // window the prediction came from
-	AtLeast      int
-	Class        string
-	HorizonS     float64
-	MissesInARow int
+	ID           string  `json:"id"` // the prediction's ID
+	Trace        string  `json:"trace"`
+	Window       int64   `json:"window"`
+	Query        string  `json:"query"`
+	Likelihood   float64 `json:"likelihood"`
+	Observed     float64 `json:"observed"` // P(X ≥ AtLeast) in the predicted window
+	D            float64 `json:"d"`
+	P            float64 `json:"p"`
+	Hit          bool    `json:"hit"`
+	Method       string  `json:"method"`
+	Start        float64 `json:"start"`
+	End          float64 `json:"end"`
+	PredictedAt  int64   `json:"predicted_at"` // window the prediction came from
+	AtLeast      int     `json:"at_least"`
+	Class        string  `json:"class"`
+	HorizonS     float64 `json:"horizon_s"`
+	MissesInARow int     `json:"misses_in_a_row"`
 }
 
 // Alert is raised for schedulers: an idle opportunity (a prediction's
@@ -136,13 +141,14 @@ type Verdict struct {
 // misses). ID is deterministic (trace, window, kind, query) so consumers
 // can de-duplicate.
 type Alert struct {
-	ID         string
-	Trace      string
-	Window     int64
-	Kind       string // "idle-opportunity" or "regime-change"
-	Query      string
-	Value      float64 // the likelihood, or the number of misses in a row
-	Threshold  float64
-	Start, End float64
-	Message    string
+	ID        string  `json:"id"`
+	Trace     string  `json:"trace"`
+	Window    int64   `json:"window"`
+	Kind      string  `json:"kind"` // "idle-opportunity" or "regime-change"
+	Query     string  `json:"query"`
+	Value     float64 `json:"value"` // the likelihood, or the number of misses in a row
+	Threshold float64 `json:"threshold"`
+	Start     float64 `json:"start"`
+	End       float64 `json:"end"`
+	Message   string  `json:"message"`
 }

@@ -226,3 +226,29 @@ func (s *Signal) Samples(period float64) int {
 	}
 	return int(math.Ceil((s.End - s.T0()) / period))
 }
+
+// Period chooses the sampling period for class c: given when positive,
+// otherwise seed 004's rule raised to minPeriod and to the period that makes
+// maxSamples samples. why says which, for the log.
+func (s *Signal) Period(c Class, given, minPeriod float64, maxSamples int) (period float64, why string, err error) {
+	span := s.End - s.T0()
+	if given > 0 {
+		if n := s.Samples(given); maxSamples > 0 && n > maxSamples {
+			return 0, "", fmt.Errorf("period %g makes %d samples, more than the %d allowed (max samples)", given, n, maxSamples)
+		}
+		return given, "given", nil
+	}
+	floor := minPeriod
+	if maxSamples > 0 {
+		floor = math.Max(floor, span/float64(maxSamples))
+	}
+	p, ok := s.PaperPeriod(c)
+	switch {
+	case !ok:
+		return math.Max(floor, span/1000), "the signal never changes: 1000 samples", nil
+	case p < floor:
+		return floor, fmt.Sprintf("seed 004's rule gives %g, raised to the floor %g (min period %g, or span/max samples %g)",
+			p, floor, minPeriod, span/float64(maxSamples)), nil
+	}
+	return p, "seed 004's rule: half the shortest time between two changes of the signal", nil
+}
