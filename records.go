@@ -82,6 +82,7 @@ type Sample struct {
 // samples [Index·N, (Index+1)·N), trace times [Start, End).
 type Window struct {
 	Trace string  `json:"trace"`
+	Class string  `json:"class"`
 	Index int64   `json:"index"`
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`

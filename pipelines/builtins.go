@@ -1,8 +1,12 @@
 package pipelines
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"sort"
+	"strings"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/ingest/file"
@@ -22,8 +26,53 @@ import (
 func RegisterBuiltins(r *Registry) {
 	RegisterSource(r, "file", DefaultFileSourceOptions, newFileSource)
 	RegisterParser(r, "paje", DefaultPajeOptions, newPajeParser)
+	RegisterStage(r, "predict", DefaultPredictOptions, newPredictStage)
 	RegisterSink(r, "jsonl", nil, newJSONLSink)
 	RegisterSink(r, "arrow", nil, newArrowSink)
+}
+
+// recordTypes names the record types a sink can be restricted to with
+// `records:`, so that one stage's several outputs (windows, predictions,
+// verdicts, alerts) go to separate files.
+var recordTypes = map[string]reflect.Type{
+	"entities":    reflect.TypeFor[[]tracecast.Entity](),
+	"samples":     reflect.TypeFor[[]tracecast.Sample](),
+	"windows":     reflect.TypeFor[[]tracecast.Window](),
+	"predictions": reflect.TypeFor[[]tracecast.Prediction](),
+	"verdicts":    reflect.TypeFor[[]tracecast.Verdict](),
+	"alerts":      reflect.TypeFor[[]tracecast.Alert](),
+}
+
+func checkRecords(r string) error {
+	if _, ok := recordTypes[r]; r != "" && !ok {
+		names := make([]string, 0, len(recordTypes))
+		for n := range recordTypes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Errorf("records: %q is not one of %s", r, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// filterSink passes on only the batches of one record type.
+type filterSink struct {
+	tracecast.Sink
+	want reflect.Type
+}
+
+func (f filterSink) Write(ctx context.Context, b tracecast.Batch) error {
+	if reflect.TypeOf(b.Items) != f.want {
+		return nil
+	}
+	return f.Sink.Write(ctx, b)
+}
+
+func filtered(s tracecast.Sink, records string) tracecast.Sink {
+	if records == "" {
+		return s
+	}
+	return filterSink{Sink: s, want: recordTypes[records]}
 }
 
 // timeUnits maps a time unit name to trace units per second.
@@ -190,6 +239,9 @@ func newPajeParser(env Env, o PajeOptions) (*Parser, error) {
 type JSONLSinkOptions struct {
 	// Path is the output file, or "-" for standard output.
 	Path string `yaml:"path"`
+	// Records keeps only one record type (entities, samples, windows,
+	// predictions, verdicts, alerts); default: everything.
+	Records string `yaml:"records"`
 }
 
 // Validate checks the options.
@@ -197,11 +249,15 @@ func (o *JSONLSinkOptions) Validate() error {
 	if o.Path == "" {
 		return errors.New("path: required (a file, or - for standard output)")
 	}
-	return nil
+	return checkRecords(o.Records)
 }
 
 func newJSONLSink(env Env, o JSONLSinkOptions) (tracecast.Sink, error) {
-	return jsonl.New(jsonl.Options{Path: o.Path})
+	s, err := jsonl.New(jsonl.Options{Path: o.Path})
+	if err != nil {
+		return nil, err
+	}
+	return filtered(s, o.Records), nil
 }
 
 // ArrowSinkOptions are the options of an "arrow" sink.
@@ -214,6 +270,10 @@ type ArrowSinkOptions struct {
 	// TimeUnit is recorded as the "time_unit" schema metadata of entity
 	// outputs (default "trace": the trace's own unit).
 	TimeUnit string `yaml:"time_unit"`
+	// Records keeps only one record type (entities, samples, windows,
+	// predictions, verdicts, alerts); default: the type of the first batch
+	// (then another type is an error).
+	Records string `yaml:"records"`
 }
 
 // Validate checks the options.
@@ -228,15 +288,41 @@ func (o *ArrowSinkOptions) Validate() error {
 	} else if f == arrow.FormatFile && o.Path == "-" {
 		errs = append(errs, errors.New("path: standard output needs format: stream"))
 	}
+	errs = append(errs, checkRecords(o.Records))
 	return errors.Join(errs...)
 }
 
 // arrowTables lists the record types an "arrow" sink can write. Stages that
 // emit other records add their arrow.Table here.
 func arrowTables(timeUnit string) []arrow.Table {
-	return []arrow.Table{arrow.EntityTable(timeUnit)}
+	meta := map[string]string{"time_unit": timeUnit}
+	if timeUnit == "" {
+		meta = nil
+	}
+	return []arrow.Table{
+		arrow.EntityTable(timeUnit),
+		arrow.SampleTable(meta),
+		arrow.StructTable[tracecast.Window]("tracecast.window/1", meta),
+		arrow.StructTable[tracecast.Prediction]("tracecast.prediction/1", meta),
+		arrow.StructTable[tracecast.Verdict]("tracecast.verdict/1", meta),
+		arrow.StructTable[tracecast.Alert]("tracecast.alert/1", meta),
+	}
 }
 
 func newArrowSink(env Env, o ArrowSinkOptions) (tracecast.Sink, error) {
-	return arrow.New(arrow.Options{Path: o.Path, Format: arrow.Format(o.Format), Tables: arrowTables(o.TimeUnit)})
+	tables := arrowTables(o.TimeUnit)
+	if o.Records != "" {
+		// Put the chosen type first: it is the schema of an empty output.
+		want := recordTypes[o.Records]
+		for i, t := range tables {
+			if t.ItemsType() == want {
+				tables[0], tables[i] = tables[i], tables[0]
+			}
+		}
+	}
+	s, err := arrow.New(arrow.Options{Path: o.Path, Format: arrow.Format(o.Format), Tables: tables})
+	if err != nil {
+		return nil, err
+	}
+	return filtered(s, o.Records), nil
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -109,29 +108,13 @@ func (f *signalFlags) load(path string) (*sampled, error) {
 // choosePeriod applies --period, or the paper's rule with its floors, and
 // says what it chose.
 func (s *sampled) choosePeriod(f *signalFlags) error {
-	span := s.sig.End - s.sig.T0()
-	if f.period > 0 {
-		s.period = f.period
-	} else {
-		p, ok := s.sig.PaperPeriod(s.class)
-		floor := math.Max(f.minPeriod, span/float64(f.maxSamples))
-		why := "seed 004's rule: half the shortest time between two changes of the signal"
-		switch {
-		case !ok:
-			p, why = math.Max(floor, span/1000), "the signal never changes: 1000 samples"
-		case p < floor:
-			why = fmt.Sprintf("seed 004's rule gives %g, raised to the floor (--min-period %g, or span/--max-samples %g)", p, f.minPeriod, span/float64(f.maxSamples))
-			p = floor
-		}
-		s.period = p
-		log.Info().Float64("period", p).Str("unit", s.unit).Str("why", why).Msg("sampling period")
+	p, why, err := s.sig.Period(s.class, f.period, f.minPeriod, f.maxSamples)
+	if err != nil {
+		return usageErr(err)
 	}
-	n := s.sig.Samples(s.period)
-	if n > f.maxSamples && f.period > 0 {
-		return usageErr(fmt.Errorf("--period %g makes %d samples, more than --max-samples %d", f.period, n, f.maxSamples))
-	}
+	s.period = p
 	log.Info().Str("trace", s.trace).Str("rules", s.rules.Name).Int("containers", s.sig.R).Str("class", s.class.String()).
-		Float64("period", s.period).Str("unit", s.unit).Int("samples", n).
+		Float64("period", p).Str("why", why).Str("unit", s.unit).Int("samples", s.sig.Samples(p)).
 		Float64("t0", s.sig.T0()).Float64("end", s.sig.End).Msg("signal")
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/stages/ks"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
@@ -55,9 +56,17 @@ func ParseQuery(s string, r int) (Query, error) {
 	return Query{Text: strings.ReplaceAll(strings.TrimSpace(s), " ", ""), Class: c, AtLeast: k}, nil
 }
 
-// Comparer is the two-sample KS test on two windows given as histograms of
-// counts over 0..R: it returns D, the p-value and whether H0 holds (a hit).
-type Comparer func(a, b []int64) (d, p float64, hit bool)
+// Comparer is the two-sample KS test on two windows: it returns D, the
+// p-value and whether H0 (same distribution) holds — a hit.
+type Comparer func(a, b *ks.Hist) (d, p float64, hit bool)
+
+// KS is the Comparer of package ks for a method and a significance level.
+func KS(m ks.Method, alpha float64) Comparer {
+	return func(a, b *ks.Hist) (float64, float64, bool) {
+		r := ks.Test(a, b, m, alpha)
+		return r.D, r.P, !r.Reject
+	}
+}
 
 // Config sets up an Engine for one class of one trace.
 type Config struct {
@@ -91,7 +100,7 @@ type Sink struct {
 type Engine struct {
 	cfg       Config
 	out       Sink
-	cur, prev []int64
+	cur, prev *ks.Hist
 	n         int
 	index     int64
 	pending   []tracecast.Prediction
@@ -100,7 +109,7 @@ type Engine struct {
 
 // NewEngine returns an engine; Add the samples in order.
 func NewEngine(cfg Config, out Sink) *Engine {
-	return &Engine{cfg: cfg, out: out, cur: make([]int64, cfg.R+1), prev: make([]int64, cfg.R+1)}
+	return &Engine{cfg: cfg, out: out, cur: ks.NewHist(cfg.R), prev: ks.NewHist(cfg.R)}
 }
 
 // Add takes the next sample x (0 ≤ x ≤ R).
@@ -110,7 +119,7 @@ func (e *Engine) Add(x int) {
 	} else if x > e.cfg.R {
 		x = e.cfg.R
 	}
-	e.cur[x]++
+	e.cur.Add(x)
 	e.n++
 	if e.n == e.cfg.Window {
 		e.complete()
@@ -122,11 +131,11 @@ func (e *Engine) bounds(i int64) (float64, float64) {
 	return e.cfg.T0 + float64(i)*w, e.cfg.T0 + float64(i+1)*w
 }
 
-// atLeast is P(X ≥ k) in a window's histogram.
-func atLeast(h []int64, k int, n int) float64 {
-	var c int64
-	for x := k; x < len(h); x++ {
-		c += h[x]
+// atLeast is P(X ≥ k) in a window's histogram: O(R).
+func atLeast(h *ks.Hist, k int, n int) float64 {
+	c := 0
+	for x := k; x <= h.R(); x++ {
+		c += h.Count(x)
 	}
 	return float64(c) / float64(n)
 }
@@ -134,7 +143,7 @@ func atLeast(h []int64, k int, n int) float64 {
 func (e *Engine) complete() {
 	cfg := &e.cfg
 	start, end := e.bounds(e.index)
-	win := tracecast.Window{Trace: cfg.Trace, Index: e.index, Start: start, End: end, N: e.n}
+	win := tracecast.Window{Trace: cfg.Trace, Class: cfg.Class.String(), Index: e.index, Start: start, End: end, N: e.n}
 	if e.index > 0 {
 		win.D, win.P, win.Hit = cfg.Compare(e.prev, e.cur)
 		win.Compared = true
@@ -182,7 +191,7 @@ func (e *Engine) complete() {
 		}
 	}
 	e.prev, e.cur = e.cur, e.prev
-	clear(e.cur)
+	e.cur.Reset()
 	e.n = 0
 	e.index++
 }

@@ -1,0 +1,372 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/stages/ks"
+	"github.com/tracecast/tracecast/stages/predict"
+	"golang.org/x/term"
+)
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+func newKSCmd() *cobra.Command {
+	var method string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "ks [--method matlab|scipy|r] [--alpha A] FILE1 FILE2",
+		Short: "Two-sample Kolmogorov-Smirnov test on two samples of integers",
+		Long: `ks reads two samples, one non-negative integer per line, and prints one JSON
+object: n1, n2, d (exact, from integer counts), d_num/d_den, p, reject (p < α),
+hit (not rejected), method and whether the p-value is exact.
+
+Methods: matlab (kstest2's asymptotic formula with Stephens' correction — what
+seed 004 used, the default), scipy (scipy.stats.ks_2samp, method='auto'), r
+(R's ks.test default: exact conditional on ties when n1·n2 < 10000).`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := ks.ParseMethod(method)
+			if err != nil {
+				return usageErr(err)
+			}
+			a, err := readInts(args[0])
+			if err != nil {
+				return err
+			}
+			b, err := readInts(args[1])
+			if err != nil {
+				return err
+			}
+			r := 0
+			for _, x := range append(append([]int(nil), a...), b...) {
+				r = max(r, x)
+			}
+			res := ks.Test(ks.HistOf(r, a...), ks.HistOf(r, b...), m, alpha)
+			out := map[string]any{"n1": res.N1, "n2": res.N2, "d": res.D, "d_num": res.DNum, "d_den": res.DDen,
+				"p": res.P, "reject": res.Reject, "hit": !res.Reject, "method": string(res.Method), "exact": res.Exact, "alpha": alpha}
+			return json.NewEncoder(os.Stdout).Encode(out)
+		},
+	}
+	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level: reject H0 (same distribution) when p < alpha")
+	return cmd
+}
+
+// readInts reads one non-negative integer per line (blank lines and #
+// comments skipped); a bad line is an error naming it.
+func readInts(path string) ([]int, error) {
+	in, name, closeIn, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	var xs []int
+	sc := bufio.NewScanner(in)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%s:%d: want a non-negative integer, got %q", name, line, s)
+		}
+		xs = append(xs, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("%s: no samples", name)
+	}
+	return xs, nil
+}
+
+// parseWindows reads "1000,2000,5000" or "1000:50000:1000" (from:to:step).
+func parseWindows(s string) ([]int, error) {
+	if p := strings.Split(s, ":"); len(p) == 3 {
+		from, e1 := strconv.Atoi(p[0])
+		to, e2 := strconv.Atoi(p[1])
+		step, e3 := strconv.Atoi(p[2])
+		if e1 != nil || e2 != nil || e3 != nil || from <= 0 || step <= 0 || to < from {
+			return nil, fmt.Errorf("--windows %q: want FROM:TO:STEP with positive integers", s)
+		}
+		var ws []int
+		for w := from; w <= to; w += step {
+			ws = append(ws, w)
+		}
+		return ws, nil
+	}
+	var ws []int
+	for _, f := range strings.Split(s, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || w <= 0 {
+			return nil, fmt.Errorf("--windows %q: %q is not a positive window size", s, f)
+		}
+		ws = append(ws, w)
+	}
+	return ws, nil
+}
+
+func newHitrateCmd() *cobra.Command {
+	var f signalFlags
+	var method, windows string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "hitrate [flags] TRACE",
+		Short: "KS hit-rate of consecutive windows for many window sizes, in one pass",
+		Long: `hitrate samples the trace's occurrence signal (see 'tracecast signal'), cuts it
+into consecutive non-overlapping windows of w samples for every w of
+--windows, compares each window with the previous one with the two-sample KS
+test, and prints per window size: window, samples (of the signal), compared
+(pairs of windows; a trailing partial window is not compared), hits (H0 not
+rejected at --alpha) and hit_rate. One JSON line per size, a table on a
+terminal. All sizes are computed in one pass over the signal.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := ks.ParseMethod(method)
+			if err != nil {
+				return usageErr(err)
+			}
+			ws, err := parseWindows(windows)
+			if err != nil {
+				return usageErr(err)
+			}
+			s, err := f.load(args[0])
+			if err != nil {
+				return err
+			}
+			xs := make([]int, 0, s.sig.Samples(s.period))
+			s.sig.Sample(s.class, s.period, func(_ int, _ float64, x int) { xs = append(xs, x) })
+			res := ks.Sweep(xs, s.sig.R, ws, m, alpha)
+			return printHitrates(os.Stdout, s, res, len(xs), string(m))
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level")
+	cmd.Flags().StringVar(&windows, "windows", "1000:50000:1000", "window sizes in samples: a list (1000,2000) or FROM:TO:STEP")
+	return cmd
+}
+
+func printHitrates(w io.Writer, s *sampled, res []ks.SweepResult, samples int, method string) error {
+	if f, ok := w.(*os.File); ok && isTerminal(f) {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "window\tsamples\tcompared\thits\thit_rate\twindow_s\t\n")
+		for _, r := range res {
+			r.Samples = samples
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.4f\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, r.HitRate, float64(r.Window)*s.period/unitsPerSecond(s.unit))
+		}
+		return tw.Flush()
+	}
+	enc := json.NewEncoder(w)
+	for _, r := range res {
+		r.Samples = samples
+		if err := enc.Encode(map[string]any{"trace": s.trace, "class": s.class.String(), "window": r.Window, "samples": r.Samples,
+			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.HitRate, "method": method, "period": s.period,
+			"window_s": float64(r.Window) * s.period / unitsPerSecond(s.unit), "r": s.sig.R}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func unitsPerSecond(u string) float64 {
+	switch u {
+	case "ms":
+		return 1e3
+	case "us":
+		return 1e6
+	case "ns":
+		return 1e9
+	}
+	return 1
+}
+
+// predictFlags are the prediction phase's settings.
+type predictFlags struct {
+	signalFlags
+	window        int
+	queries       []string
+	method        string
+	alpha         float64
+	idleThreshold float64
+	regimeMisses  int
+}
+
+func (p *predictFlags) register(cmd *cobra.Command) {
+	p.signalFlags.register(cmd)
+	fl := cmd.Flags()
+	fl.IntVar(&p.window, "window", 0, "window size w in samples (required)")
+	fl.StringArrayVar(&p.queries, "query", []string{"idle>=25%"}, "CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)")
+	fl.StringVar(&p.method, "method", "matlab", "KS p-value method for the verdicts: matlab, scipy, r")
+	fl.Float64Var(&p.alpha, "alpha", 0.05, "KS significance level")
+	fl.Float64Var(&p.idleThreshold, "idle-threshold", 0.8, "raise an idle-opportunity alert when an idle query's likelihood is at least this (0: never)")
+	fl.IntVar(&p.regimeMisses, "regime-misses", 3, "raise a regime-change alert after this many KS misses in a row (0: never)")
+}
+
+// results collects what the engines produce.
+type results struct {
+	windows     []tracecast.Window
+	predictions []tracecast.Prediction
+	verdicts    []tracecast.Verdict
+	alerts      []tracecast.Alert
+}
+
+// run samples the trace and runs the prediction phase on it.
+func (p *predictFlags) run(path string) (*sampled, *results, error) {
+	if p.window <= 0 {
+		return nil, nil, usageErr(fmt.Errorf("--window W (samples) is required"))
+	}
+	m, err := ks.ParseMethod(p.method)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	s, err := p.load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &results{}
+	err = predict.Run(s.sig, filepath.Base(s.trace), s.period, unitsPerSecond(s.unit), predict.Options{
+		Window: p.window, Queries: p.queries, Method: m, Alpha: p.alpha, IdleThreshold: p.idleThreshold, RegimeMisses: p.regimeMisses,
+	}, predict.Sink{
+		Window:     func(w tracecast.Window) { res.windows = append(res.windows, w) },
+		Prediction: func(x tracecast.Prediction) { res.predictions = append(res.predictions, x) },
+		Verdict:    func(v tracecast.Verdict) { res.verdicts = append(res.verdicts, v) },
+		Alert:      func(a tracecast.Alert) { res.alerts = append(res.alerts, a) },
+	})
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	return s, res, nil
+}
+
+func newPredictCmd() *cobra.Command {
+	var p predictFlags
+	var out string
+	cmd := &cobra.Command{
+		Use:   "predict --window W [--query 'idle>=25%']... [flags] TRACE",
+		Short: "Seed 004's prediction phase: likelihood that resources are idle in the next window",
+		Long: `predict samples the trace's occurrence signal, cuts it into consecutive
+windows of W samples and, after each window, predicts the next one from this
+window's ECDF: P(X ≥ k) for each --query (k a count, or a percentage of the
+selected containers, rounded up), with the horizon in seconds. When the next
+window completes, a verdict record gives the KS test between the two windows
+(p, hit/miss) for that prediction, and the observed P(X ≥ k). Alerts: an
+idle opportunity when an idle query's likelihood reaches --idle-threshold, a
+regime change after --regime-misses KS misses in a row.
+
+Output: JSON lines on standard output ({"record": "prediction"|"verdict"|
+"alert", ...}), or with -o DIR the Arrow files DIR/windows.arrow,
+predictions.arrow, verdicts.arrow and alerts.arrow plus the same records as
+DIR/records.jsonl. Every prediction, verdict and alert has a deterministic id
+(trace/w<window>/...) so consumers can de-duplicate.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, res, err := p.run(args[0])
+			if err != nil {
+				return err
+			}
+			log.Info().Int("windows", len(res.windows)).Int("predictions", len(res.predictions)).Int("verdicts", len(res.verdicts)).
+				Int("alerts", len(res.alerts)).Float64("horizon_s", float64(p.window)*s.period/unitsPerSecond(s.unit)).Msg("prediction phase")
+			if out == "" {
+				return writeRecordsJSONL(os.Stdout, res, false)
+			}
+			return writeResults(out, s, res)
+		},
+	}
+	p.register(cmd)
+	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for Arrow files and records.jsonl (default: JSON lines on standard output)")
+	return cmd
+}
+
+// writeRecordsJSONL writes predictions, verdicts and alerts (and windows
+// when asked) as JSON lines, each with a "record" field naming its kind.
+func writeRecordsJSONL(w io.Writer, res *results, windows bool) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false) // queries hold >=
+	put := func(kind string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		m := map[string]any{}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		m["record"] = kind
+		return enc.Encode(m)
+	}
+	var err error
+	if windows {
+		for _, x := range res.windows {
+			err = firstErr(err, put("window", x))
+		}
+	}
+	for _, x := range res.predictions {
+		err = firstErr(err, put("prediction", x))
+	}
+	for _, x := range res.verdicts {
+		err = firstErr(err, put("verdict", x))
+	}
+	for _, x := range res.alerts {
+		err = firstErr(err, put("alert", x))
+	}
+	return firstErr(err, bw.Flush())
+}
+
+func firstErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// writeResults writes one Arrow file per record type and a JSON-lines file
+// with all of them into dir.
+func writeResults(dir string, s *sampled, res *results) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	meta := map[string]string{"time_unit": s.unit, "period": strconv.FormatFloat(s.period, 'g', -1, 64), "rules": s.rules.Name}
+	write := func(name string, t arrow.Table, items any) error {
+		sink, err := arrow.New(arrow.Options{Path: filepath.Join(dir, name+".arrow"), Tables: []arrow.Table{t}})
+		if err != nil {
+			return err
+		}
+		ctx := context.Background()
+		if err := sink.Write(ctx, tracecast.Batch{Items: items}); err != nil {
+			sink.Close(ctx)
+			return err
+		}
+		return sink.Close(ctx)
+	}
+	if err := firstErr(firstErr(firstErr(
+		write("windows", arrow.StructTable[tracecast.Window]("tracecast.window/1", meta), res.windows),
+		write("predictions", arrow.StructTable[tracecast.Prediction]("tracecast.prediction/1", meta), res.predictions)),
+		write("verdicts", arrow.StructTable[tracecast.Verdict]("tracecast.verdict/1", meta), res.verdicts)),
+		write("alerts", arrow.StructTable[tracecast.Alert]("tracecast.alert/1", meta), res.alerts)); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "records.jsonl"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return writeRecordsJSONL(f, res, true)
+}
