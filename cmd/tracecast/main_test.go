@@ -164,7 +164,11 @@ func TestDemo(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "2 workers") || !strings.Contains(r.stdout, "GEMM") {
 		t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, f := range []string{"entities.arrow", "entities.arrows", "entities.jsonl"} {
+	if !strings.Contains(r.stdout, "prediction phase:") || !strings.Contains(r.stdout, "P(idle>=50%)") {
+		t.Errorf("demo summary lacks the predictions:\n%s", r.stdout)
+	}
+	for _, f := range []string{"replay-starpu/entities.arrow", "replay-starpu/entities.arrows", "replay-starpu/entities.jsonl",
+		"idle-starpu/windows.arrow", "idle-starpu/predictions.arrow", "idle-starpu/verdicts.arrow", "idle-starpu/alerts.arrow", "idle-starpu/records.jsonl"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
