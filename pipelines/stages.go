@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/stages/ks"
@@ -146,7 +144,7 @@ func (st *predictStage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	}
 	trace := st.o.Trace
 	if trace == "" {
-		trace = strings.TrimSuffix(filepath.Base(st.stream), ".gz")
+		trace = predict.TraceID(st.stream)
 	}
 	st.env.Logger.Info().Str("rules", rules.Name).Int("containers", sig.R).Float64("period", period).Str("why", why).
 		Int("samples", sig.Samples(period)).Msg("signal")

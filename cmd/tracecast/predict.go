@@ -241,7 +241,7 @@ func (p *predictFlags) run(path string) (*sampled, *results, error) {
 		return nil, nil, err
 	}
 	res := &results{}
-	err = predict.Run(s.sig, filepath.Base(s.trace), s.period, unitsPerSecond(s.unit), predict.Options{
+	err = predict.Run(s.sig, predict.TraceID(s.trace), s.period, unitsPerSecond(s.unit), predict.Options{
 		Window: p.window, Queries: p.queries, Method: m, Alpha: p.alpha, IdleThreshold: p.idleThreshold, RegimeMisses: p.regimeMisses,
 	}, predict.Sink{
 		Window:     func(w tracecast.Window) { res.windows = append(res.windows, w) },

@@ -2,6 +2,8 @@ package predict
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/tracecast/tracecast/stages/ks"
 	"github.com/tracecast/tracecast/stages/signal"
@@ -45,4 +47,11 @@ func Run(sig *signal.Signal, trace string, period, perSec float64, o Options, ou
 		sig.Sample(c, period, func(_ int, _ float64, x int) { e.Add(x) })
 	}
 	return nil
+}
+
+// TraceID names a trace in records (and so in their ids) from its path: the
+// file name without a .gz suffix, so that the compressed and the plain file
+// give the same ids.
+func TraceID(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".gz")
 }
