@@ -24,6 +24,7 @@ type signalFlags struct {
 	minPeriod  float64
 	maxSamples int
 	lenient    bool
+	noStrict   bool
 }
 
 func (f *signalFlags) register(cmd *cobra.Command) {
@@ -34,6 +35,7 @@ func (f *signalFlags) register(cmd *cobra.Command) {
 	fl.Float64Var(&f.minPeriod, "min-period", 0, "floor for the automatic period, in trace time units")
 	fl.IntVar(&f.maxSamples, "max-samples", 10_000_000, "the automatic period is raised so that the signal has at most this many samples")
 	fl.BoolVar(&f.lenient, "lenient", false, "skip bad trace lines instead of failing")
+	fl.BoolVarP(&f.noStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
 }
 
 // sampled is a trace's signal with the chosen class and period.
@@ -76,7 +78,7 @@ func (f *signalFlags) load(path string) (*sampled, error) {
 	}
 	defer closeIn()
 	o := paje.DefaultOptions()
-	o.Name, o.Lenient = name, f.lenient
+	o.Name, o.Lenient, o.NoStrict = name, f.lenient, f.noStrict
 	unit := "s"
 	o.OnTimeUnit = func(u string) { unit = u }
 	if _, err := paje.Read(in, o, func(es []tracecast.Entity) error {
@@ -101,6 +103,10 @@ func (f *signalFlags) load(path string) (*sampled, error) {
 			return nil, err
 		}
 		return s, nil
+	}
+	if len(cands) > 1 {
+		return nil, fmt.Errorf("%s: neither StarPU worker states (%q on %q containers) nor SMPI rank states (%q on %q containers): nothing to count",
+			name, cands[0].StateType, cands[0].ContainerType, cands[1].StateType, cands[1].ContainerType)
 	}
 	return nil, fmt.Errorf("%s: %w", name, firstErr)
 }

@@ -210,11 +210,33 @@ func powiCR(x float64, n int) float64 {
 	return ldexpRound(m, e)
 }
 
-// ldexpRound returns (a.hi+a.lo)*2^e as a float64. In the normal range that
-// is a single, correct rounding; for subnormal results the value is rounded
-// twice (to 53 bits, then to the subnormal grid), which only matters for
-// numbers below 2.2e-308.
-func ldexpRound(a dd, e int) float64 { return math.Ldexp(a.round(), e) }
+// ldexpRound returns (a.hi+a.lo)·2^e rounded once to the nearest float64,
+// also when the result is subnormal (where rounding hi alone and then
+// scaling would round twice).
+func ldexpRound(a dd, e int) float64 {
+	a = dd{a.round(), a.lo - (a.round() - a.hi)}
+	h := math.Ldexp(a.hi, e)
+	if math.Abs(h) >= 0x1p-1022 || math.IsInf(h, 0) || math.IsNaN(h) {
+		return h
+	}
+	// Subnormal (or zero): h is hi rounded to the subnormal grid; correct it
+	// with what was rounded away plus the low word. Everything here is in
+	// a's scale, where the grid spacing is ulp.
+	ulp := math.Ldexp(0x1p-1074, -e)
+	r := (a.hi - math.Ldexp(h, -e)) + a.lo
+	switch {
+	case r > ulp/2:
+		h = math.Nextafter(h, math.Inf(1))
+	case r < -ulp/2:
+		h = math.Nextafter(h, math.Inf(-1))
+	case r == ulp/2 || r == -ulp/2:
+		next := math.Nextafter(h, math.Copysign(math.Inf(1), r))
+		if math.Float64bits(math.Abs(next))&1 == 0 {
+			h = next
+		}
+	}
+	return h
+}
 
 // pow15CR is x^1.5 rounded to nearest (glibc's pow(x, 1.5)), x >= 0.
 func pow15CR(x float64) float64 {

@@ -19,8 +19,8 @@ func TestD(t *testing.T) {
 		{"disjoint reversed", 5, []int{4, 5}, []int{0, 1, 1}, 6, 6},
 		{"binary", 1, []int{0, 0, 0, 1}, []int{0, 1, 1, 1}, 8, 16},
 		{"one sample each", 3, []int{1}, []int{2}, 1, 1},
-		{"unequal sizes", 4, []int{0, 1, 2, 3, 4}, []int{2, 2}, 6, 10},
-		{"ties at the max", 2, []int{0, 2, 2}, []int{1, 2}, 3, 6},
+		{"unequal sizes", 4, []int{0, 1, 2, 3, 4}, []int{2, 2}, 4, 10},
+		{"ties at the max", 2, []int{0, 2, 2}, []int{1, 2}, 2, 6},
 		{"empty a", 3, nil, []int{1}, 0, 0},
 		{"empty b", 3, []int{1}, nil, 0, 0},
 	}
