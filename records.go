@@ -1,5 +1,7 @@
 package tracecast
 
+import "time"
+
 // Nature says what kind of Paje entity a record is, with the names pj_dump
 // prints in its first column.
 type Nature uint8
@@ -112,29 +114,33 @@ type Prediction struct {
 	AtLeast    int     `json:"at_least"`
 	R          int     `json:"r"`
 	Likelihood float64 `json:"likelihood"`
+	// EmittedAt is when the record was produced (UTC wall clock; not part
+	// of the id).
+	EmittedAt time.Time `json:"emitted_at"`
 }
 
 // Verdict is published when a predicted window completes: the KS test
 // between the window the prediction came from and the one it predicted,
 // and what was observed.
 type Verdict struct {
-	ID           string  `json:"id"` // the prediction's ID
-	Trace        string  `json:"trace"`
-	Window       int64   `json:"window"`
-	Query        string  `json:"query"`
-	Likelihood   float64 `json:"likelihood"`
-	Observed     float64 `json:"observed"` // P(X ≥ AtLeast) in the predicted window
-	D            float64 `json:"d"`
-	P            float64 `json:"p"`
-	Hit          bool    `json:"hit"`
-	Method       string  `json:"method"`
-	Start        float64 `json:"start"`
-	End          float64 `json:"end"`
-	PredictedAt  int64   `json:"predicted_at"` // window the prediction came from
-	AtLeast      int     `json:"at_least"`
-	Class        string  `json:"class"`
-	HorizonS     float64 `json:"horizon_s"`
-	MissesInARow int     `json:"misses_in_a_row"`
+	ID           string    `json:"id"` // the prediction's ID
+	Trace        string    `json:"trace"`
+	Window       int64     `json:"window"`
+	Query        string    `json:"query"`
+	Likelihood   float64   `json:"likelihood"`
+	Observed     float64   `json:"observed"` // P(X ≥ AtLeast) in the predicted window
+	D            float64   `json:"d"`
+	P            float64   `json:"p"`
+	Hit          bool      `json:"hit"`
+	Method       string    `json:"method"`
+	Start        float64   `json:"start"`
+	End          float64   `json:"end"`
+	PredictedAt  int64     `json:"predicted_at"` // window the prediction came from
+	AtLeast      int       `json:"at_least"`
+	Class        string    `json:"class"`
+	HorizonS     float64   `json:"horizon_s"`
+	MissesInARow int       `json:"misses_in_a_row"`
+	EmittedAt    time.Time `json:"emitted_at"`
 }
 
 // Alert is raised for schedulers: an idle opportunity (a prediction's
@@ -142,14 +148,15 @@ type Verdict struct {
 // misses). ID is deterministic (trace, window, kind, query) so consumers
 // can de-duplicate.
 type Alert struct {
-	ID        string  `json:"id"`
-	Trace     string  `json:"trace"`
-	Window    int64   `json:"window"`
-	Kind      string  `json:"kind"` // "idle-opportunity" or "regime-change"
-	Query     string  `json:"query"`
-	Value     float64 `json:"value"` // the likelihood, or the number of misses in a row
-	Threshold float64 `json:"threshold"`
-	Start     float64 `json:"start"`
-	End       float64 `json:"end"`
-	Message   string  `json:"message"`
+	ID        string    `json:"id"`
+	Trace     string    `json:"trace"`
+	Window    int64     `json:"window"`
+	Kind      string    `json:"kind"` // "idle-opportunity" or "regime-change"
+	Query     string    `json:"query"`
+	Value     float64   `json:"value"` // the likelihood, or the number of misses in a row
+	Threshold float64   `json:"threshold"`
+	Start     float64   `json:"start"`
+	End       float64   `json:"end"`
+	Message   string    `json:"message"`
+	EmittedAt time.Time `json:"emitted_at"`
 }

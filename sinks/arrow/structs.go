@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/apache/arrow/go/v15/arrow"
@@ -11,7 +12,7 @@ import (
 )
 
 // StructTable returns a Table for []T where T is a flat struct of strings,
-// bools, ints and floats — the result records (windows, predictions,
+// bools, ints, floats and time.Time (timestamp[us, UTC]) — the result records (windows, predictions,
 // verdicts, alerts). Columns are the exported fields in order, named in
 // snake_case (HorizonS → horizon_s); ints become int64. The schema metadata
 // carries "tracecast.schema" = name (versioned, like "tracecast.prediction/1")
@@ -35,17 +36,11 @@ func StructTable[T any](name string, meta map[string]string) Table {
 			continue
 		}
 		var dt arrow.DataType
-		switch f.Type.Kind() {
-		case reflect.String:
-			dt = arrow.BinaryTypes.String
-		case reflect.Bool:
-			dt = arrow.FixedWidthTypes.Boolean
-		case reflect.Int, reflect.Int64, reflect.Int32:
-			dt = arrow.PrimitiveTypes.Int64
-		case reflect.Float64, reflect.Float32:
-			dt = arrow.PrimitiveTypes.Float64
+		switch {
+		case f.Type == reflect.TypeFor[time.Time]():
+			dt = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 		default:
-			panic(fmt.Sprintf("arrow.StructTable: field %s.%s of kind %v", rt, f.Name, f.Type.Kind()))
+			dt = primitive(rt, f)
 		}
 		fields = append(fields, arrow.Field{Name: snake(f.Name), Type: dt})
 		idx = append(idx, i)
@@ -64,6 +59,10 @@ func StructTable[T any](name string, meta map[string]string) Table {
 				add[c] = func(v reflect.Value) { fb.Append(v.Field(i).Int()) }
 			case *array.Float64Builder:
 				add[c] = func(v reflect.Value) { fb.Append(v.Field(i).Float()) }
+			case *array.TimestampBuilder:
+				add[c] = func(v reflect.Value) {
+					fb.Append(arrow.Timestamp(v.Field(i).Interface().(time.Time).UnixMicro()))
+				}
 			}
 		}
 		return func(item *T) {
@@ -75,22 +74,17 @@ func StructTable[T any](name string, meta map[string]string) Table {
 	})
 }
 
-// snake turns a Go field name into a column name: HorizonS → horizon_s,
-// MissesInARow → misses_in_a_row, ID → id.
-func snake(s string) string {
-	var b strings.Builder
-	r := []rune(s)
-	for i, c := range r {
-		if unicode.IsUpper(c) {
-			prevLower := i > 0 && unicode.IsLower(r[i-1])
-			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1]) && i > 0 && unicode.IsUpper(r[i-1])
-			if i > 0 && (prevLower || nextLower) {
-				b.WriteByte('_')
-			}
-			b.WriteRune(unicode.ToLower(c))
-		} else {
-			b.WriteRune(c)
-		}
+// primitive maps a field of a basic kind to its Arrow type.
+func primitive(rt reflect.Type, f reflect.StructField) arrow.DataType {
+	switch f.Type.Kind() {
+	case reflect.String:
+		return arrow.BinaryTypes.String
+	case reflect.Bool:
+		return arrow.FixedWidthTypes.Boolean
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return arrow.PrimitiveTypes.Int64
+	case reflect.Float64, reflect.Float32:
+		return arrow.PrimitiveTypes.Float64
 	}
-	return b.String()
+	panic(fmt.Sprintf("arrow.StructTable: field %s.%s of kind %v", rt, f.Name, f.Type.Kind()))
 }

@@ -34,7 +34,7 @@ func TestStructTableRoundTrip(t *testing.T) {
 	for _, c := range cols {
 		names = append(names, c.Name)
 	}
-	want := []string{"id", "trace", "window", "start", "end", "horizon_s", "class", "query", "at_least", "r", "likelihood"}
+	want := []string{"id", "trace", "window", "start", "end", "horizon_s", "class", "query", "at_least", "r", "likelihood", "emitted_at"}
 	if len(names) != len(want) {
 		t.Fatalf("columns %v", names)
 	}

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/stages/ks"
@@ -86,6 +87,9 @@ type Config struct {
 	// RegimeMisses raises a regime-change alert after that many KS misses
 	// in a row (0 disables).
 	RegimeMisses int
+	// Now stamps records with their emission time (default: the UTC wall
+	// clock).
+	Now func() time.Time
 }
 
 // Sink receives the records as they are produced.
@@ -109,6 +113,9 @@ type Engine struct {
 
 // NewEngine returns an engine; Add the samples in order.
 func NewEngine(cfg Config, out Sink) *Engine {
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return time.Now().UTC() }
+	}
 	return &Engine{cfg: cfg, out: out, cur: ks.NewHist(cfg.R), prev: ks.NewHist(cfg.R)}
 }
 
@@ -142,6 +149,7 @@ func atLeast(h *ks.Hist, k int, n int) float64 {
 
 func (e *Engine) complete() {
 	cfg := &e.cfg
+	now := cfg.Now()
 	start, end := e.bounds(e.index)
 	win := tracecast.Window{Trace: cfg.Trace, Class: cfg.Class.String(), Index: e.index, Start: start, End: end, N: e.n}
 	if e.index > 0 {
@@ -162,14 +170,14 @@ func (e *Engine) complete() {
 			e.out.Verdict(tracecast.Verdict{ID: p.ID, Trace: p.Trace, Window: p.Window, Query: p.Query,
 				Likelihood: p.Likelihood, Observed: atLeast(e.cur, p.AtLeast, e.n), D: win.D, P: win.P, Hit: win.Hit,
 				Method: cfg.Method, Start: p.Start, End: p.End, PredictedAt: p.Window - 1, AtLeast: p.AtLeast,
-				Class: p.Class, HorizonS: p.HorizonS, MissesInARow: e.misses})
+				Class: p.Class, HorizonS: p.HorizonS, MissesInARow: e.misses, EmittedAt: now})
 		}
 	}
 	if cfg.RegimeMisses > 0 && e.misses == cfg.RegimeMisses && e.out.Alert != nil {
 		e.out.Alert(tracecast.Alert{ID: alertID(cfg.Trace, e.index, "regime-change", cfg.Class.String()), Trace: cfg.Trace,
 			Window: e.index, Kind: "regime-change", Query: cfg.Class.String(), Value: float64(e.misses),
 			Threshold: float64(cfg.RegimeMisses), Start: start, End: end,
-			Message: fmt.Sprintf("%s signal: %d KS misses in a row (p=%.3g): the behaviour changed", cfg.Class, e.misses, win.P)})
+			Message: fmt.Sprintf("%s signal: %d KS misses in a row (p=%.3g): the behaviour changed", cfg.Class, e.misses, win.P), EmittedAt: now})
 	}
 	// Predictions for the next window, from this one's ECDF.
 	e.pending = e.pending[:0]
@@ -179,7 +187,7 @@ func (e *Engine) complete() {
 	for _, q := range cfg.Queries {
 		p := tracecast.Prediction{ID: predictionID(cfg.Trace, next, q.Text), Trace: cfg.Trace, Window: next,
 			Start: ns, End: ne, HorizonS: horizon, Class: q.Class.String(), Query: q.Text, AtLeast: q.AtLeast,
-			R: cfg.R, Likelihood: atLeast(e.cur, q.AtLeast, e.n)}
+			R: cfg.R, Likelihood: atLeast(e.cur, q.AtLeast, e.n), EmittedAt: now}
 		e.pending = append(e.pending, p)
 		if e.out.Prediction != nil {
 			e.out.Prediction(p)
@@ -187,7 +195,7 @@ func (e *Engine) complete() {
 		if cfg.IdleThreshold > 0 && q.Class == signal.Idle && p.Likelihood >= cfg.IdleThreshold && e.out.Alert != nil {
 			e.out.Alert(tracecast.Alert{ID: alertID(cfg.Trace, next, "idle-opportunity", q.Text), Trace: cfg.Trace,
 				Window: next, Kind: "idle-opportunity", Query: q.Text, Value: p.Likelihood, Threshold: cfg.IdleThreshold,
-				Start: ns, End: ne, Message: fmt.Sprintf("P(%s) = %.2f over the next %.3g s", q.Text, p.Likelihood, horizon)})
+				Start: ns, End: ne, Message: fmt.Sprintf("P(%s) = %.2f over the next %.3g s", q.Text, p.Likelihood, horizon), EmittedAt: now})
 		}
 	}
 	e.prev, e.cur = e.cur, e.prev
