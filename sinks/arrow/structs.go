@@ -88,3 +88,23 @@ func primitive(rt reflect.Type, f reflect.StructField) arrow.DataType {
 	}
 	panic(fmt.Sprintf("arrow.StructTable: field %s.%s of kind %v", rt, f.Name, f.Type.Kind()))
 }
+
+// snake turns a Go field name into a column name: HorizonS → horizon_s,
+// MissesInARow → misses_in_a_row, ID → id.
+func snake(s string) string {
+	var b strings.Builder
+	r := []rune(s)
+	for i, c := range r {
+		if unicode.IsUpper(c) {
+			prevLower := i > 0 && unicode.IsLower(r[i-1])
+			nextLower := i+1 < len(r) && unicode.IsLower(r[i+1]) && i > 0 && unicode.IsUpper(r[i-1])
+			if i > 0 && (prevLower || nextLower) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(c))
+		} else {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
