@@ -214,7 +214,8 @@ func powiCR(x float64, n int) float64 {
 // also when the result is subnormal (where rounding hi alone and then
 // scaling would round twice).
 func ldexpRound(a dd, e int) float64 {
-	a = dd{a.round(), a.lo - (a.round() - a.hi)}
+	s, t := twoSum(a.hi, a.lo)
+	a = dd{s, t}
 	h := math.Ldexp(a.hi, e)
 	if math.Abs(h) >= 0x1p-1022 || math.IsInf(h, 0) || math.IsNaN(h) {
 		return h
