@@ -1,0 +1,5 @@
+//go:build !race
+
+package ks
+
+const raceEnabled = false

@@ -1,0 +1,118 @@
+package ks
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// randomWalk returns n samples of a lazy ±1 random walk reflected into 0..R,
+// the shape of an occurrence signal (number of busy workers over time).
+func randomWalk(seed uint64, n, R int) []int {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	s := make([]int, n)
+	v := R / 2
+	for i := range s {
+		v += rng.IntN(3) - 1
+		v = min(max(v, 0), R)
+		s[i] = v
+	}
+	return s
+}
+
+// naiveSweep is the obvious implementation: cut the signal, build each
+// window's histogram, test consecutive pairs.
+func naiveSweep(signal []int, R int, windows []int, m Method, alpha float64) []SweepResult {
+	out := make([]SweepResult, len(windows))
+	for i, w := range windows {
+		res := SweepResult{Window: w}
+		full := len(signal) / w
+		res.Samples = full * w
+		for k := 1; k < full; k++ {
+			a := HistOf(R, signal[(k-1)*w:k*w]...)
+			b := HistOf(R, signal[k*w:(k+1)*w]...)
+			res.Compared++
+			if !Test(a, b, m, alpha).Reject {
+				res.Hits++
+			}
+		}
+		if res.Compared > 0 {
+			res.HitRate = float64(res.Hits) / float64(res.Compared)
+		}
+		out[i] = res
+	}
+	return out
+}
+
+func TestSweepMatchesNaive(t *testing.T) {
+	signal := randomWalk(1, 5003, 12)
+	windows := []int{1, 7, 50, 100, 333, 1000, 2500, 2501, 5003, 6000, 50}
+	for _, m := range Methods {
+		got := Sweep(signal, 12, windows, m, 0.05)
+		want := naiveSweep(signal, 12, windows, m, 0.05)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d results, want %d", m, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s window %d: %+v, want %+v", m, windows[i], got[i], want[i])
+			}
+		}
+	}
+}
+
+func TestSweepSmall(t *testing.T) {
+	tests := []struct {
+		name    string
+		signal  []int
+		R       int
+		windows []int
+		want    []SweepResult
+	}{
+		{"constant signal: all hits", []int{2, 2, 2, 2, 2, 2, 2}, 3, []int{2, 3},
+			[]SweepResult{{Window: 2, Samples: 6, Compared: 2, Hits: 2, HitRate: 1}, {Window: 3, Samples: 6, Compared: 1, Hits: 1, HitRate: 1}}},
+		{"one window only", []int{0, 1, 0, 1}, 1, []int{4, 3},
+			[]SweepResult{{Window: 4, Samples: 4}, {Window: 3, Samples: 3}}},
+		{"window longer than signal", []int{0, 1}, 1, []int{5},
+			[]SweepResult{{Window: 5}}},
+		{"empty signal", nil, 1, []int{1}, []SweepResult{{Window: 1}}},
+		{"no windows", []int{0, 1}, 1, nil, []SweepResult{}},
+		{"regime change every 10", append(make([]int, 10), 5, 5, 5, 5, 5, 5, 5, 5, 5, 5), 5, []int{10},
+			[]SweepResult{{Window: 10, Samples: 20, Compared: 1, Hits: 0, HitRate: 0}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Sweep(tt.signal, tt.R, tt.windows, Matlab, 0.05)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("window %d: %+v, want %+v", tt.windows[i], got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestSweepPanics(t *testing.T) {
+	tests := []struct {
+		name string
+		f    func()
+	}{
+		{"value above R", func() { Sweep([]int{0, 1, 5}, 3, []int{1}, Matlab, 0.05) }},
+		{"negative value", func() { Sweep([]int{0, -1}, 3, []int{1}, Matlab, 0.05) }},
+		{"zero window", func() { Sweep([]int{0, 1}, 3, []int{0}, Matlab, 0.05) }},
+		{"negative R", func() { Sweep([]int{0}, -1, []int{1}, Matlab, 0.05) }},
+		{"unknown method", func() { Sweep([]int{0}, 1, []int{1}, Method("x"), 0.05) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			tt.f()
+		})
+	}
+}
