@@ -26,6 +26,7 @@ import (
 func RegisterBuiltins(r *Registry) {
 	RegisterSource(r, "file", DefaultFileSourceOptions, newFileSource)
 	RegisterParser(r, "paje", DefaultPajeOptions, newPajeParser)
+	RegisterStage(r, "signal", DefaultSignalOptions, newSignalStage)
 	RegisterStage(r, "predict", DefaultPredictOptions, newPredictStage)
 	RegisterSink(r, "jsonl", nil, newJSONLSink)
 	RegisterSink(r, "arrow", nil, newArrowSink)

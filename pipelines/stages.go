@@ -69,23 +69,20 @@ func (o *PredictOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
-// predictStage collects the selected states of its input (a signal needs
-// all of them to choose its period) and, at the end of input, runs the
-// prediction phase, emitting windows, predictions, verdicts and alerts as
-// four batches. A live, incremental version needs a given period and the
-// parser's watermark.
-type predictStage struct {
-	o        PredictOptions
+// signalCollector gathers the selected states of a stage's input: a signal
+// needs all of them to choose its period, so the signal and predict stages
+// work at the end of input (a live, incremental version needs a given
+// period and the parser's watermark).
+type signalCollector struct {
 	rules    []*signal.Rules
 	builders []*signal.Builder
 	stream   string
-	env      Env
 }
 
-func newPredictStage(env Env, o PredictOptions) (tracecast.Processor, error) {
-	st := &predictStage{o: o, env: env}
-	names := []string{o.Rules}
-	if o.Rules == "auto" {
+func newCollector(rules string) (*signalCollector, error) {
+	c := &signalCollector{}
+	names := []string{rules}
+	if rules == "auto" {
 		names = []string{"starpu", "smpi"}
 	}
 	for _, n := range names {
@@ -93,61 +90,146 @@ func newPredictStage(env Env, o PredictOptions) (tracecast.Processor, error) {
 		if err := r.Compile(); err != nil {
 			return nil, err
 		}
-		st.rules = append(st.rules, r)
-		st.builders = append(st.builders, signal.NewBuilder(r))
+		c.rules = append(c.rules, r)
+		c.builders = append(c.builders, signal.NewBuilder(r))
 	}
-	return st, nil
+	return c, nil
 }
 
-func (st *predictStage) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+func (c *signalCollector) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
 	es, ok := in.Items.([]tracecast.Entity)
 	if !ok {
 		return nil // other records pass by
 	}
-	if st.stream == "" {
-		st.stream = in.Stream
+	if c.stream == "" {
+		c.stream = in.Stream
 	}
-	for _, b := range st.builders {
+	for _, b := range c.builders {
 		b.Add(es)
 	}
 	return nil
 }
 
-func (st *predictStage) Flush(ctx context.Context, emit tracecast.Emit) error {
-	var sig *signal.Signal
-	var rules *signal.Rules
+// build returns the signal of the first rules that select something, its
+// period for class, and the trace's time unit.
+func (c *signalCollector) build(env Env, className string, given, minPeriod float64, maxSamples int, unit string) (*signal.Signal, *signal.Rules, float64, string, error) {
 	var firstErr error
-	for i, b := range st.builders {
-		s, err := b.Build()
-		if err == nil {
-			sig, rules = s, st.rules[i]
-			break
+	for i, b := range c.builders {
+		sig, err := b.Build()
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
 		}
-		if firstErr == nil {
-			firstErr = err
+		class, _ := signal.ParseClass(className)
+		period, why, err := sig.Period(class, given, minPeriod, maxSamples)
+		if err != nil {
+			return nil, nil, 0, "", err
 		}
+		if unit == "" {
+			unit = "s"
+			if c.rules[i].Name == "starpu" {
+				unit = "ms"
+			}
+		}
+		env.Logger.Info().Str("rules", c.rules[i].Name).Int("containers", sig.R).Float64("period", period).Str("why", why).
+			Int("samples", sig.Samples(period)).Msg("signal")
+		return sig, c.rules[i], period, unit, nil
 	}
-	if sig == nil {
-		return firstErr
+	return nil, nil, 0, "", firstErr
+}
+
+// SignalOptions are the options of a "signal" stage: the sampled occurrence
+// signal (see tracecast signal), as []tracecast.Sample batches.
+type SignalOptions struct {
+	Rules      string  `yaml:"rules"`
+	Class      string  `yaml:"class"`
+	Period     float64 `yaml:"period"`
+	MinPeriod  float64 `yaml:"min_period"`
+	MaxSamples int     `yaml:"max_samples"`
+}
+
+// DefaultSignalOptions are the command's defaults.
+func DefaultSignalOptions() SignalOptions {
+	return SignalOptions{Rules: "auto", Class: "idle", MaxSamples: 10_000_000}
+}
+
+// Validate checks the options.
+func (o *SignalOptions) Validate() error {
+	var errs []error
+	if _, ok := signal.Presets[o.Rules]; !ok && o.Rules != "auto" {
+		errs = append(errs, fmt.Errorf("rules: %q is not auto, starpu or smpi", o.Rules))
 	}
-	class, _ := signal.ParseClass(st.o.Class)
-	period, why, err := sig.Period(class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples)
+	if _, err := signal.ParseClass(o.Class); err != nil {
+		errs = append(errs, fmt.Errorf("class: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+type signalStage struct {
+	*signalCollector
+	o   SignalOptions
+	env Env
+}
+
+func newSignalStage(env Env, o SignalOptions) (tracecast.Processor, error) {
+	c, err := newCollector(o.Rules)
+	if err != nil {
+		return nil, err
+	}
+	return &signalStage{signalCollector: c, o: o, env: env}, nil
+}
+
+func (st *signalStage) Flush(ctx context.Context, emit tracecast.Emit) error {
+	sig, _, period, _, err := st.build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, "")
 	if err != nil {
 		return err
 	}
-	unit := st.o.TimeUnit
-	if unit == "" {
-		unit = "s"
-		if rules.Name == "starpu" {
-			unit = "ms"
+	class, _ := signal.ParseClass(st.o.Class)
+	batch := make([]tracecast.Sample, 0, 8192)
+	var emitErr error
+	sig.Sample(class, period, func(k int, t float64, x int) {
+		if emitErr != nil {
+			return
 		}
+		batch = append(batch, tracecast.Sample{K: int64(k), T: t, X: int32(x)})
+		if len(batch) == cap(batch) {
+			emitErr = emit(ctx, tracecast.Batch{Stream: st.stream, Items: batch})
+			batch = make([]tracecast.Sample, 0, 8192) // downstream may keep the last one
+		}
+	})
+	if emitErr == nil && len(batch) > 0 {
+		emitErr = emit(ctx, tracecast.Batch{Stream: st.stream, Items: batch})
+	}
+	return emitErr
+}
+
+// predictStage runs the prediction phase at the end of input, emitting
+// windows, predictions, verdicts and alerts as four batches.
+type predictStage struct {
+	*signalCollector
+	o   PredictOptions
+	env Env
+}
+
+func newPredictStage(env Env, o PredictOptions) (tracecast.Processor, error) {
+	c, err := newCollector(o.Rules)
+	if err != nil {
+		return nil, err
+	}
+	return &predictStage{signalCollector: c, o: o, env: env}, nil
+}
+
+func (st *predictStage) Flush(ctx context.Context, emit tracecast.Emit) error {
+	sig, _, period, unit, err := st.build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, st.o.TimeUnit)
+	if err != nil {
+		return err
 	}
 	trace := st.o.Trace
 	if trace == "" {
 		trace = predict.TraceID(st.stream)
 	}
-	st.env.Logger.Info().Str("rules", rules.Name).Int("containers", sig.R).Float64("period", period).Str("why", why).
-		Int("samples", sig.Samples(period)).Msg("signal")
 	m, _ := ks.ParseMethod(st.o.Method)
 	var ws []tracecast.Window
 	var ps []tracecast.Prediction

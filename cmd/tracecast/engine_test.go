@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -137,6 +138,37 @@ func TestPipelineMatchesCommand(t *testing.T) {
 		a, b := ids(pipe, field), ids(cmd, field)
 		if len(a) == 0 || strings.Join(a, "\n") != strings.Join(b, "\n") {
 			t.Errorf("%s: pipeline has %d records, command %d; they differ", field, len(a), len(b))
+		}
+	}
+}
+
+// TestSignalStageMatchesCommand: the signal stage in a pipeline gives the
+// samples of the signal command.
+func TestSignalStageMatchesCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "samples.jsonl")
+	yaml := filepath.Join(dir, "sig.yaml")
+	os.WriteFile(yaml, []byte(`version: 1
+name: sig
+sources:
+  trace: {type: file, path: ../../testdata/smpi/farm-8.trace, parser: {type: paje}}
+stages:
+  sig: {type: signal, inputs: [trace], rules: smpi, class: idle, period: 0.0001}
+sinks:
+  out: {type: jsonl, inputs: [sig], records: samples, path: `+out+`}
+`), 0o644)
+	if r := run(t, nil, "run", "--no-progress", yaml); r.code != 0 {
+		t.Fatalf("run: exit %d %s", r.code, r.stderr)
+	}
+	r := run(t, nil, "signal", "--rules", "smpi", "--period", "0.0001", "-o", "-", "../../testdata/smpi/farm-8.trace")
+	want := strings.Split(strings.TrimSpace(r.stdout), "\n")[1:]
+	got := records(t, out)
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("stage: %d samples, command: %d", len(got), len(want))
+	}
+	for i, m := range got {
+		if line := fmt.Sprintf("%v,%v,%v", m["k"], m["t"], m["x"]); line != want[i] {
+			t.Fatalf("sample %d: stage %s, command %s", i, line, want[i])
 		}
 	}
 }
