@@ -153,7 +153,7 @@ terminal. All sizes are computed in one pass over the signal.`,
 			xs := make([]int, 0, s.sig.Samples(s.period))
 			s.sig.Sample(s.class, s.period, func(_ int, _ float64, x int) { xs = append(xs, x) })
 			res := ks.Sweep(xs, s.sig.R, ws, m, alpha)
-			return printHitrates(os.Stdout, s, res, len(xs), string(m))
+			return printHitrates(os.Stdout, s, res, string(m))
 		},
 	}
 	f.register(cmd)
@@ -163,19 +163,17 @@ terminal. All sizes are computed in one pass over the signal.`,
 	return cmd
 }
 
-func printHitrates(w io.Writer, s *sampled, res []ks.SweepResult, samples int, method string) error {
+func printHitrates(w io.Writer, s *sampled, res []ks.SweepResult, method string) error {
 	if f, ok := w.(*os.File); ok && isTerminal(f) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "window\tsamples\tcompared\thits\thit_rate\twindow_s\t\n")
 		for _, r := range res {
-			r.Samples = samples
 			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.4f\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, r.HitRate, float64(r.Window)*s.period/unitsPerSecond(s.unit))
 		}
 		return tw.Flush()
 	}
 	enc := json.NewEncoder(w)
 	for _, r := range res {
-		r.Samples = samples
 		if err := enc.Encode(map[string]any{"trace": s.trace, "class": s.class.String(), "window": r.Window, "samples": r.Samples,
 			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.HitRate, "method": method, "period": s.period,
 			"window_s": float64(r.Window) * s.period / unitsPerSecond(s.unit), "r": s.sig.R}); err != nil {

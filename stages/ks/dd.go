@@ -31,14 +31,6 @@ func quickTwoSum(a, b float64) (s, e float64) {
 	return
 }
 
-// twoDiff returns s = fl(a-b) and the exact error.
-func twoDiff(a, b float64) (s, e float64) {
-	s = a - b
-	bb := s - a
-	e = (a - (s - bb)) - (b + bb)
-	return
-}
-
 // twoProd returns p = fl(a*b) and the exact error (a*b = p+e).
 func twoProd(a, b float64) (p, e float64) {
 	p = a * b
@@ -49,8 +41,6 @@ func twoProd(a, b float64) (p, e float64) {
 func ddFrom(a float64) dd { return dd{a, 0} }
 
 func ddAddDD(a, b float64) dd { s, e := twoSum(a, b); return dd{s, e} }
-
-func ddSubDD(a, b float64) dd { s, e := twoDiff(a, b); return dd{s, e} }
 
 func ddMulDD(a, b float64) dd { p, e := twoProd(a, b); return dd{p, e} }
 

@@ -9,10 +9,11 @@ import "math"
 // Pelz–Good expansion and 2·smirnov (the exact one-sided tail, Cephes).
 //
 // ks_2samp uses kstwo.sf(D, round(n_e)) as its "asymptotic" p-value, so this
-// is needed for SciPy parity whenever a window exceeds 10000 samples. Most
-// branches are O(1) or O(k) with k ≈ √n; the Durbin matrix branch, taken only
-// for very small D (n·D^1.5 <= 1.4, i.e. p-values within ~1e-4 of 1), costs
-// O(m³ log n) with m ≈ 2·n^(1/3) and allocates three m×m matrices.
+// is needed for SciPy parity whenever a window exceeds 10000 samples. The
+// Pelz–Good branch (where p ≈ 0.05 lives) is O(1); 2·smirnov, used for
+// n·D² >= 2.2 (p below about 0.025), sums O(n) terms; the Durbin matrix
+// branch, taken only for very small D (n·D^1.5 <= 1.4, p within ~1e-4 of 1),
+// costs O(m³ log n) with m ≈ 2·n^(1/3) and allocates three m×m matrices.
 //
 // SciPy scales some intermediate values with numpy.longdouble (x87 80-bit)
 // and multiplies matrices with BLAS; here those steps use double-double and a
@@ -326,12 +327,13 @@ func kolmognPomeranz(n int, x float64) dd {
 	V0s, V1s := 0, 0
 	conv := make([]float64, 2*npwrs)
 
-	j1, j2 := pomeranzJ1J2(0, n, ll, ceilf, roundf)
+	j1, _ := pomeranzJ1J2(0, n, ll, ceilf, roundf)
 	for i := 1; i < 2*n+2; i++ {
 		k1 := j1
 		V0, V1 = V1, V0
 		V0s, V1s = V1s, V0s
 		clear(V1)
+		var j2 int
 		j1, j2 = pomeranzJ1J2(i, n, ll, ceilf, roundf)
 		var pwrs []float64
 		switch {

@@ -10,8 +10,8 @@ import (
 // variant that produced the reference tables: a 128-entry table of 2^(k/128)
 // and a degree-5 polynomial, with the fused multiply-adds GCC generates for
 // that build. On 300,000 random arguments it returns the same bits as the
-// system's exp; a correctly rounded exp (expCR) differs from glibc in ~0.1%
-// of them, because glibc's exp is accurate to 0.51 ulp, not 0.5.
+// system's exp; a correctly rounded exp differs from glibc in ~0.1% of them,
+// because glibc's exp is accurate to 0.51 ulp, not 0.5.
 //
 // It matters because several reference formulas subtract a sum of
 // exponentials from 1 or add up to a hundred of them; matching glibc keeps

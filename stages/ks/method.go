@@ -42,6 +42,9 @@ func ParseMethod(s string) (Method, error) {
 	return "", fmt.Errorf("ks: unknown p-value method %q (want %q, %q or %q)", s, Matlab, SciPy, R)
 }
 
+// valid reports whether m is one of the defined methods (exact spelling).
+func (m Method) valid() bool { return m == Matlab || m == SciPy || m == R }
+
 // String returns the method name.
 func (m Method) String() string { return string(m) }
 
@@ -72,13 +75,18 @@ func (r Result) Hit() bool { return !r.Reject }
 // empty the p-value is NaN and Reject is false. Test panics on an unknown
 // Method (use ParseMethod to validate names).
 //
-// Cost: D is O(R). Matlab and R's asymptotic branch are O(1) and
-// allocation-free. SciPy's asymptotic branch is O(1)–O(√n) and
-// allocation-free except in its rarely used Durbin-matrix sub-branch. The
-// exact branches allocate: R's is O(n1·n2) ≤ 10^4 steps; SciPy's is O(n) for
-// equal sizes and up to O(n1·n2) ≤ 10^8 steps for unequal sizes near the
-// 10000 limit — callers comparing many unequal small windows with SciPy
-// should expect milliseconds per test.
+// With R, a plays the part of ks.test's x and b of y; R's exact branch is
+// symmetric only up to rounding (about 1e-14), and so is this port.
+//
+// Cost: D is O(R). Matlab and R's asymptotic branch are O(1) (tens to a few
+// hundred nanoseconds) and allocation-free. SciPy's asymptotic branch (more
+// than 10000 samples in a window) follows SciPy: O(1) Pelz–Good for p above
+// about 0.025 and p = 0; but for 0 < p < ~0.025 it sums Cephes smirnov's
+// series, O(n) terms — milliseconds for n ≈ 10^4 (Sweep avoids this with a
+// bound); for p within ~1e-4 of 1 it uses the Durbin matrix (O(m³ log n),
+// m ≈ 2n^(1/3), allocates). The exact branches allocate: R's is O(n1·n2) <
+// 10^4 steps; SciPy's is O(n) for equal sizes and O(max(n1,n2)·band) up to
+// 10^8 steps for unequal sizes near the 10000 limit.
 func Test(a, b *Hist, m Method, alpha float64) Result {
 	if !(alpha > 0 && alpha <= 1) {
 		alpha = DefaultAlpha
@@ -86,9 +94,7 @@ func Test(a, b *Hist, m Method, alpha float64) Result {
 	num, den := D(a, b)
 	r := Result{N1: a.N(), N2: b.N(), DNum: num, DDen: den, Method: m}
 	if den == 0 {
-		switch m {
-		case Matlab, SciPy, R:
-		default:
+		if !m.valid() {
 			panic(fmt.Sprintf("ks: Test: unknown method %q", string(m)))
 		}
 		r.P = math.NaN()

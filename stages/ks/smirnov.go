@@ -33,7 +33,7 @@ func smirnovSF(n int, x float64) float64 {
 	if x == 1.0 {
 		return 0.0
 	}
-	alpha, nxfl, nx := modNX(n, x)
+	alpha, nxfl := modNX(n, x)
 	n1mxfl := n - nxfl
 	if alpha != 0 {
 		n1mxfl--
@@ -47,7 +47,6 @@ func smirnovSF(n int, x float64) float64 {
 	// x <= 1/n
 	if nxfl == 0 || (nxfl == 1 && alpha == 0) {
 		t := pow2(1, x, n-1)
-		_ = nx
 		cdf := x * t
 		return clip01(1 - cdf)
 	}
@@ -118,7 +117,7 @@ func smirnovSF(n int, x float64) float64 {
 
 // modNX computes floor(n*x) and the fractional part exactly (modNX in
 // kolmogorov.c). If the fraction rounds to 1 it carries into the floor.
-func modNX(n int, x float64) (alpha float64, nxfloor int, nx float64) {
+func modNX(n int, x float64) (alpha float64, nxfloor int) {
 	nxD := ddMulDD(float64(n), x)
 	nxfloorD := nxD.floor()
 	alphaD := nxD.sub(nxfloorD)
@@ -128,7 +127,7 @@ func modNX(n int, x float64) (alpha float64, nxfloor int, nx float64) {
 		nxfloor++
 		alpha = 0
 	}
-	return alpha, nxfloor, nxD.hi
+	return alpha, nxfloor
 }
 
 // updateBinomial advances C(n, j) to C(n, j+1), stored as a double-double

@@ -26,7 +26,7 @@ func naiveSweep(signal []int, R int, windows []int, m Method, alpha float64) []S
 	for i, w := range windows {
 		res := SweepResult{Window: w}
 		full := len(signal) / w
-		res.Samples = full * w
+		res.Samples = len(signal)
 		for k := 1; k < full; k++ {
 			a := HistOf(R, signal[(k-1)*w:k*w]...)
 			b := HistOf(R, signal[k*w:(k+1)*w]...)
@@ -69,11 +69,11 @@ func TestSweepSmall(t *testing.T) {
 		want    []SweepResult
 	}{
 		{"constant signal: all hits", []int{2, 2, 2, 2, 2, 2, 2}, 3, []int{2, 3},
-			[]SweepResult{{Window: 2, Samples: 6, Compared: 2, Hits: 2, HitRate: 1}, {Window: 3, Samples: 6, Compared: 1, Hits: 1, HitRate: 1}}},
+			[]SweepResult{{Window: 2, Samples: 7, Compared: 2, Hits: 2, HitRate: 1}, {Window: 3, Samples: 7, Compared: 1, Hits: 1, HitRate: 1}}},
 		{"one window only", []int{0, 1, 0, 1}, 1, []int{4, 3},
-			[]SweepResult{{Window: 4, Samples: 4}, {Window: 3, Samples: 3}}},
+			[]SweepResult{{Window: 4, Samples: 4}, {Window: 3, Samples: 4}}},
 		{"window longer than signal", []int{0, 1}, 1, []int{5},
-			[]SweepResult{{Window: 5}}},
+			[]SweepResult{{Window: 5, Samples: 2}}},
 		{"empty signal", nil, 1, []int{1}, []SweepResult{{Window: 1}}},
 		{"no windows", []int{0, 1}, 1, nil, []SweepResult{}},
 		{"regime change every 10", append(make([]int, 10), 5, 5, 5, 5, 5, 5, 5, 5, 5, 5), 5, []int{10},
@@ -104,6 +104,7 @@ func TestSweepPanics(t *testing.T) {
 		{"zero window", func() { Sweep([]int{0, 1}, 3, []int{0}, Matlab, 0.05) }},
 		{"negative R", func() { Sweep([]int{0}, -1, []int{1}, Matlab, 0.05) }},
 		{"unknown method", func() { Sweep([]int{0}, 1, []int{1}, Method("x"), 0.05) }},
+		{"method in capitals", func() { Sweep([]int{0}, 1, []int{1}, Method("MATLAB"), 0.05) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,4 +116,39 @@ func TestSweepPanics(t *testing.T) {
 			tt.f()
 		})
 	}
+}
+
+// TestSweepSciPyShortcut covers the SciPy windows above 10000 samples, where
+// Sweep decides some comparisons by Massart's bound instead of summing
+// smirnov's series: the decisions must equal Test's.
+func TestSweepSciPyShortcut(t *testing.T) {
+	signal := randomWalk(7, 70000, 12)
+	windows := []int{10001, 12000, 17000}
+	got := Sweep(signal, 12, windows, SciPy, 0.05)
+	want := naiveSweep(signal, 12, windows, SciPy, 0.05)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("window %d: %+v, want %+v", windows[i], got[i], want[i])
+		}
+	}
+	// And pair by pair, including alphas where the bound does not decide.
+	// Windows of 12000 (n = 6000) with D between 0.02 and 0.24 land in
+	// smirnov's branch (2.2 <= n·D² < 370).
+	inBranch := 0
+	for _, alpha := range []float64{0.05, 0.01, 1e-6, 1e-40} {
+		for k := 1; k*12000+12000 <= len(signal); k++ {
+			a := HistOf(12, signal[(k-1)*12000:k*12000]...)
+			b := HistOf(12, signal[k*12000:(k+1)*12000]...)
+			if x := sciPyD(a, b); 6000*x*x >= 2.2 && 6000*x*x < 370 {
+				inBranch++
+			}
+			if sr, tr := sweepReject(a, b, SciPy, alpha), Test(a, b, SciPy, alpha); sr != tr.Reject {
+				t.Errorf("alpha=%g pair %d: sweep reject %v, Test %+v", alpha, k, sr, tr)
+			}
+		}
+	}
+	if inBranch == 0 {
+		t.Error("no pair exercised the smirnov branch; change the signal")
+	}
+	t.Logf("%d pair tests in the smirnov branch", inBranch)
 }
