@@ -160,3 +160,19 @@ type Alert struct {
 	Message   string    `json:"message"`
 	EmittedAt time.Time `json:"emitted_at"`
 }
+
+// UnitsPerSecond is how many units of a trace time unit ("s", "ms", "us",
+// "ns") make a second; ok is false for an unknown unit.
+func UnitsPerSecond(unit string) (n float64, ok bool) {
+	switch unit {
+	case "s":
+		return 1, true
+	case "ms":
+		return 1e3, true
+	case "us":
+		return 1e6, true
+	case "ns":
+		return 1e9, true
+	}
+	return 1, false
+}

@@ -76,9 +76,6 @@ func filtered(s tracecast.Sink, records string) tracecast.Sink {
 	return filterSink{Sink: s, want: recordTypes[records]}
 }
 
-// timeUnits maps a time unit name to trace units per second.
-var timeUnits = map[string]float64{"s": 1, "ms": 1e3, "us": 1e6, "ns": 1e9}
-
 // FileSourceOptions are the options of a "file" source.
 type FileSourceOptions struct {
 	// Path is the file to replay (plain or gzip), or "-" for standard input.
@@ -116,7 +113,7 @@ func (o *FileSourceOptions) Validate() error {
 	if o.BatchLines <= 0 {
 		errs = append(errs, fmt.Errorf("batch_lines: must be positive (got %d)", o.BatchLines))
 	}
-	if _, ok := timeUnits[o.TimeUnit]; o.TimeUnit != "" && !ok {
+	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
 		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
 	}
 	return errors.Join(errs...)
@@ -158,7 +155,7 @@ func newFileSource(env Env, o FileSourceOptions) (tracecast.Source, error) {
 		fo.TimeOf = env.Parser.NewTimeOf()
 		switch {
 		case o.TimeUnit != "":
-			fo.TimeScale = timeUnits[o.TimeUnit]
+			fo.TimeScale, _ = tracecast.UnitsPerSecond(o.TimeUnit)
 		case env.Parser.TimeScale > 0:
 			fo.TimeScale = env.Parser.TimeScale
 		default:
@@ -205,7 +202,7 @@ func DefaultPajeOptions() PajeOptions {
 
 // Validate checks the options.
 func (o *PajeOptions) Validate() error {
-	if _, ok := timeUnits[o.TimeUnit]; o.TimeUnit != "" && o.TimeUnit != "auto" && !ok {
+	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && o.TimeUnit != "auto" && !ok {
 		return fmt.Errorf("time_unit: %q is not one of auto, s, ms, us, ns", o.TimeUnit)
 	}
 	return nil
@@ -232,7 +229,7 @@ func newPajeParser(env Env, o PajeOptions) (*Parser, error) {
 			lt := &paje.LineTimer{}
 			return lt.Time
 		},
-		TimeScale: timeUnits[o.TimeUnit],
+		TimeScale: timeScale(o.TimeUnit),
 	}, nil
 }
 
@@ -326,4 +323,14 @@ func newArrowSink(env Env, o ArrowSinkOptions) (tracecast.Sink, error) {
 		return nil, err
 	}
 	return filtered(s, o.Records), nil
+}
+
+// timeScale is the units per second of a parser's time unit, 0 when it is
+// detected (auto) or unknown.
+func timeScale(unit string) float64 {
+	n, ok := tracecast.UnitsPerSecond(unit)
+	if !ok {
+		return 0
+	}
+	return n
 }

@@ -63,7 +63,7 @@ func (o *PredictOptions) Validate() error {
 			errs = append(errs, fmt.Errorf("queries: %w", err))
 		}
 	}
-	if _, ok := timeUnits[o.TimeUnit]; o.TimeUnit != "" && !ok {
+	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
 		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
 	}
 	return errors.Join(errs...)
@@ -235,7 +235,7 @@ func (st *predictStage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	var ps []tracecast.Prediction
 	var vs []tracecast.Verdict
 	var as []tracecast.Alert
-	err = predict.Run(sig, trace, period, timeUnits[unit], predict.Options{Window: st.o.Window, Queries: st.o.Queries,
+	err = predict.Run(sig, trace, period, timeScale(unit), predict.Options{Window: st.o.Window, Queries: st.o.Queries,
 		Method: m, Alpha: st.o.Alpha, IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses},
 		predict.Sink{Window: func(w tracecast.Window) { ws = append(ws, w) },
 			Prediction: func(p tracecast.Prediction) { ps = append(ps, p) },

@@ -183,16 +183,10 @@ func printHitrates(w io.Writer, s *sampled, res []ks.SweepResult, method string)
 	return nil
 }
 
+// unitsPerSecond is tracecast.UnitsPerSecond, seconds for unknown units.
 func unitsPerSecond(u string) float64 {
-	switch u {
-	case "ms":
-		return 1e3
-	case "us":
-		return 1e6
-	case "ns":
-		return 1e9
-	}
-	return 1
+	n, _ := tracecast.UnitsPerSecond(u)
+	return n
 }
 
 // predictFlags are the prediction phase's settings.

@@ -152,16 +152,10 @@ func (p *Parser) detectUnit() {
 	p.setUnit(u)
 }
 
+// unitsPerSecond is tracecast.UnitsPerSecond, seconds for unknown units.
 func unitsPerSecond(u string) float64 {
-	switch u {
-	case "ms":
-		return 1e3
-	case "us":
-		return 1e6
-	case "ns":
-		return 1e9
-	}
-	return 1
+	n, _ := tracecast.UnitsPerSecond(u)
+	return n
 }
 
 // process runs one event through the simulator.
