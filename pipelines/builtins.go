@@ -7,9 +7,11 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/ingest/file"
+	"github.com/tracecast/tracecast/ingest/tail"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/jsonl"
@@ -25,6 +27,7 @@ import (
 // RegisterStage).
 func RegisterBuiltins(r *Registry) {
 	RegisterSource(r, "file", DefaultFileSourceOptions, newFileSource)
+	RegisterSource(r, "tail", nil, newTailSource)
 	RegisterParser(r, "paje", DefaultPajeOptions, newPajeParser)
 	RegisterStage(r, "signal", DefaultSignalOptions, newSignalStage)
 	RegisterStage(r, "predict", DefaultPredictOptions, newPredictStage)
@@ -333,4 +336,38 @@ func timeScale(unit string) float64 {
 		return 0
 	}
 	return n
+}
+
+// TailSourceOptions are the options of a "tail" source: a file followed
+// while it is written (see package ingest/tail). It never ends by itself: a
+// pipeline with a tail source runs until it is stopped.
+type TailSourceOptions struct {
+	Path         string        `yaml:"path"`
+	Start        string        `yaml:"start"`         // beginning | end | saved-or-beginning (default) | saved-or-end
+	PositionFile string        `yaml:"position_file"` // where the position is saved; none when empty
+	HeaderPrefix string        `yaml:"header_prefix"` // re-read when resuming mid-file (default "%"; "-" disables)
+	Poll         time.Duration `yaml:"poll"`
+	SyncEvery    time.Duration `yaml:"sync_every"`
+	BatchLines   int           `yaml:"batch_lines"`
+	MaxLineBytes int           `yaml:"max_line_bytes"`
+}
+
+// Validate checks the options.
+func (o *TailSourceOptions) Validate() error {
+	_, err := tail.New(o.tail())
+	return err
+}
+
+// StreamName is the file path, used by the parser in its messages.
+func (o *TailSourceOptions) StreamName() string { return o.Path }
+
+func (o *TailSourceOptions) tail() tail.Options {
+	return tail.Options{Path: o.Path, Start: tail.Start(o.Start), PositionFile: o.PositionFile, HeaderPrefix: o.HeaderPrefix,
+		Poll: o.Poll, SyncEvery: o.SyncEvery, BatchLines: o.BatchLines, MaxLineBytes: o.MaxLineBytes}
+}
+
+func newTailSource(env Env, o TailSourceOptions) (tracecast.Source, error) {
+	to := o.tail()
+	to.Logger = env.Logger
+	return tail.New(to)
 }
