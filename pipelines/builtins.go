@@ -15,6 +15,7 @@ import (
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/jsonl"
+	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 )
 
 // RegisterBuiltins registers every built-in component type:
@@ -33,6 +34,7 @@ func RegisterBuiltins(r *Registry) {
 	RegisterStage(r, "predict", DefaultPredictOptions, newPredictStage)
 	RegisterSink(r, "jsonl", nil, newJSONLSink)
 	RegisterSink(r, "arrow", nil, newArrowSink)
+	RegisterSink(r, "kafka", DefaultKafkaSinkOptions, newKafkaSink)
 }
 
 // recordTypes names the record types a sink can be restricted to with
@@ -370,4 +372,40 @@ func newTailSource(env Env, o TailSourceOptions) (tracecast.Source, error) {
 	to := o.tail()
 	to.Logger = env.Logger
 	return tail.New(to)
+}
+
+// KafkaSinkOptions are the options of a "kafka" sink: records published as
+// JSON messages keyed by trace id (see package sinks/kafka).
+type KafkaSinkOptions struct {
+	Brokers      []string      `yaml:"brokers"`
+	Topic        string        `yaml:"topic"`
+	BatchTimeout time.Duration `yaml:"batch_timeout"`
+	// Records keeps only one record type (predictions, verdicts, alerts, ...).
+	Records string `yaml:"records"`
+}
+
+// DefaultKafkaSinkOptions publish to a local broker.
+func DefaultKafkaSinkOptions() KafkaSinkOptions {
+	return KafkaSinkOptions{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.predictions", BatchTimeout: 5 * time.Millisecond}
+}
+
+// Validate checks the options.
+func (o *KafkaSinkOptions) Validate() error {
+	var errs []error
+	if len(o.Brokers) == 0 {
+		errs = append(errs, errors.New("brokers: at least one"))
+	}
+	if o.Topic == "" {
+		errs = append(errs, errors.New("topic: required"))
+	}
+	errs = append(errs, checkRecords(o.Records))
+	return errors.Join(errs...)
+}
+
+func newKafkaSink(env Env, o KafkaSinkOptions) (tracecast.Sink, error) {
+	s, err := kafkasink.New(kafkasink.Options{Brokers: o.Brokers, Topic: o.Topic, BatchTimeout: o.BatchTimeout})
+	if err != nil {
+		return nil, err
+	}
+	return filtered(s, o.Records), nil
 }

@@ -1,0 +1,131 @@
+// Package kafka publishes records to a Kafka topic for schedulers to
+// subscribe to: one JSON message per record (a versioned schema), keyed by
+// trace id so that one trace's records stay in one partition, in order.
+//
+// Message value: the record's JSON object (the same fields as the JSON-lines
+// output) plus "schema", e.g. "tracecast.prediction/1"; consumers dispatch
+// on it and de-duplicate on "id". The schema version changes with any
+// incompatible change of the fields.
+package kafka
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+	"github.com/tracecast/tracecast"
+)
+
+// Schemas names the versioned schema of each record type.
+var Schemas = map[reflect.Type]string{
+	reflect.TypeFor[tracecast.Prediction](): "tracecast.prediction/1",
+	reflect.TypeFor[tracecast.Verdict]():    "tracecast.verdict/1",
+	reflect.TypeFor[tracecast.Alert]():      "tracecast.alert/1",
+	reflect.TypeFor[tracecast.Window]():     "tracecast.window/1",
+	reflect.TypeFor[tracecast.Sample]():     "tracecast.signal/1",
+	reflect.TypeFor[tracecast.Entity]():     "tracecast.entity/1",
+}
+
+// Options configure a Sink.
+type Options struct {
+	Brokers []string
+	Topic   string
+	// BatchTimeout bounds how long a message waits for others to share its
+	// batch; kafka-go's default (1 s) would hold every prediction for a
+	// second. Default 5 ms.
+	BatchTimeout time.Duration
+	// Transport is kafka-go's transport (nil: the default).
+	Transport kafkago.RoundTripper
+}
+
+// Sink writes batches to a topic. Write returns once every message is
+// acknowledged by all in-sync replicas.
+type Sink struct {
+	w   *kafkago.Writer
+	own *kafkago.Transport // closed with the sink, so no connection outlives it
+	buf []kafkago.Message
+}
+
+// New returns a sink; it connects on the first write.
+func New(o Options) (*Sink, error) {
+	if len(o.Brokers) == 0 || o.Topic == "" {
+		return nil, errors.New("kafka sink: brokers and topic are required")
+	}
+	if o.BatchTimeout <= 0 {
+		o.BatchTimeout = 5 * time.Millisecond
+	}
+	var own *kafkago.Transport
+	if o.Transport == nil {
+		own = &kafkago.Transport{}
+		o.Transport = own
+	}
+	return &Sink{own: own, w: &kafkago.Writer{
+		Addr:         kafkago.TCP(o.Brokers...),
+		Topic:        o.Topic,
+		Balancer:     &kafkago.Hash{},
+		RequiredAcks: kafkago.RequireAll,
+		BatchTimeout: o.BatchTimeout,
+		Transport:    o.Transport,
+	}}, nil
+}
+
+// Write publishes one message per record.
+func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
+	v := reflect.ValueOf(b.Items)
+	if v.Kind() != reflect.Slice || v.Len() == 0 {
+		return nil
+	}
+	schema, ok := Schemas[v.Type().Elem()]
+	if !ok {
+		return fmt.Errorf("kafka sink: no schema for %v records", v.Type().Elem())
+	}
+	s.buf = s.buf[:0]
+	for i := range v.Len() {
+		rec := v.Index(i)
+		value, err := Encode(schema, rec.Interface())
+		if err != nil {
+			return err
+		}
+		key := b.Stream
+		if f := rec.FieldByName("Trace"); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
+			key = f.String()
+		}
+		s.buf = append(s.buf, kafkago.Message{Key: []byte(key), Value: value})
+	}
+	if err := s.w.WriteMessages(ctx, s.buf...); err != nil {
+		return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
+	}
+	return nil
+}
+
+// Encode is a record's message value: its JSON object with "schema" added.
+func Encode(schema string, record any) ([]byte, error) {
+	b, err := json.Marshal(record)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("kafka sink: %T is not a JSON object", record)
+	}
+	out := make([]byte, 0, len(b)+len(schema)+16)
+	out = append(out, `{"schema":`...)
+	sb, _ := json.Marshal(schema)
+	out = append(out, sb...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, b[1:]...), nil
+}
+
+// Close flushes and closes the producer.
+func (s *Sink) Close(ctx context.Context) error {
+	err := s.w.Close()
+	if s.own != nil {
+		s.own.CloseIdleConnections()
+	}
+	return err
+}
