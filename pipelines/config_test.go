@@ -226,7 +226,7 @@ sinks:
 
 func TestKnownKeysAndDefaults(t *testing.T) {
 	r := Builtins()
-	if got := strings.Join(r.Types(KindSink), ","); got != "arrow,jsonl" {
+	if got := strings.Join(r.Types(KindSink), ","); got != "arrow,jsonl,kafka" {
 		t.Errorf("sink types %s", got)
 	}
 	opts, ok := r.DefaultOptions(KindSource, "file")

@@ -41,13 +41,13 @@ type Start string
 
 // The start modes.
 const (
-	FromBeginning      Start = "beginning"
-	FromEnd            Start = "end"
-	SavedOrBeginning   Start = "saved-or-beginning"
-	SavedOrEnd         Start = "saved-or-end"
-	defaultPoll              = 100 * time.Millisecond
-	defaultBatchLines        = 1024
-	defaultMaxLineBytes      = 1 << 20
+	FromBeginning       Start = "beginning"
+	FromEnd             Start = "end"
+	SavedOrBeginning    Start = "saved-or-beginning"
+	SavedOrEnd          Start = "saved-or-end"
+	defaultPoll               = 100 * time.Millisecond
+	defaultBatchLines         = 1024
+	defaultMaxLineBytes       = 1 << 20
 )
 
 // Options configure a Source. Path is required.
