@@ -33,7 +33,7 @@ keyed by trace id, so one trace's records arrive in order.
 --query keeps the records of one query (idle>=25%); --kind keeps one alert
 kind. With --group the subscriber joins a consumer group and commits what it
 printed (several subscribers share the partitions); without it, it reads every
-partition. docs/scheduler-example.go is the same loop as a Go program to start
+partition. examples/scheduler is the same loop as a Go program to start
 from.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
