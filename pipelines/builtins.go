@@ -93,8 +93,9 @@ type FileSourceOptions struct {
 	BatchLines int `yaml:"batch_lines"`
 	// StrictEOL makes a missing newline at the end of the file an error.
 	StrictEOL bool `yaml:"strict_eol"`
-	// TimeUnit is the unit of the trace's timestamps for pacing: s, ms, us,
-	// ns. Default: the parser's time_unit, else seconds.
+	// TimeUnit is the unit of the trace's timestamps for pacing (s, ms, us,
+	// ns), for parsers that do not know it; the paje parser does (its
+	// time_unit, or detected from the header).
 	TimeUnit string `yaml:"time_unit"`
 }
 
@@ -159,10 +160,10 @@ func newFileSource(env Env, o FileSourceOptions) (tracecast.Source, error) {
 		}
 		fo.TimeOf = env.Parser.NewTimeOf()
 		switch {
+		case env.Parser.TimeScale > 0: // the parser knows its unit (paje: seconds, detected)
+			fo.TimeScale = env.Parser.TimeScale
 		case o.TimeUnit != "":
 			fo.TimeScale, _ = tracecast.UnitsPerSecond(o.TimeUnit)
-		case env.Parser.TimeScale > 0:
-			fo.TimeScale = env.Parser.TimeScale
 		default:
 			fo.TimeScale = 1
 			env.Logger.Warn().Msg("pacing a replay without a known time unit: assuming seconds (set time_unit: ms for StarPU traces)")
@@ -230,11 +231,16 @@ func newPajeParser(env Env, o PajeOptions) (*Parser, error) {
 	po.TimeUnit = o.TimeUnit
 	return &Parser{
 		Processor: paje.NewProcessor(po),
+		// Pacing reads times in seconds: the unit is given, or detected
+		// from the header like the parser does (ms for StarPU).
 		NewTimeOf: func() func([]byte) (float64, bool) {
 			lt := &paje.LineTimer{}
-			return lt.Time
+			if timeScale(o.TimeUnit) > 0 {
+				lt.SetUnit(o.TimeUnit)
+			}
+			return lt.Seconds
 		},
-		TimeScale: timeScale(o.TimeUnit),
+		TimeScale: 1,
 	}, nil
 }
 

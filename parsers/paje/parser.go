@@ -140,16 +140,19 @@ func (p *Parser) tokens(toks []token, r string, num int64) error {
 // detectUnit picks milliseconds for StarPU traces — recognised by the
 // definitions only StarPU writes — and seconds otherwise. It runs at the
 // first event, when the header is complete.
-func (p *Parser) detectUnit() {
-	u := "s"
-	for _, d := range p.hdr.defs {
+func (p *Parser) detectUnit() { p.setUnit(p.hdr.unit()) }
+
+// unit is the time unit the definitions imply: milliseconds when they are
+// StarPU's (only StarPU defines these task fields), seconds otherwise.
+func (h *header) unit() string {
+	for _, d := range h.defs {
 		for _, x := range d.extras {
 			if x.name == "JobId" || x.name == "Footprint" || x.name == "SubmitOrder" {
-				u = "ms"
+				return "ms"
 			}
 		}
 	}
-	p.setUnit(u)
+	return "s"
 }
 
 // unitsPerSecond is tracecast.UnitsPerSecond, seconds for unknown units.

@@ -65,9 +65,26 @@ func (pr *processor) Stats() Stats { return pr.p.Stats() }
 // LineTimer extracts the timestamp of Paje event lines, for pacing a replay by
 // trace time without resolving the trace. Feed it every line in order.
 type LineTimer struct {
-	hdr  *header
-	toks []token
+	hdr   *header
+	toks  []token
+	scale float64 // units per second, fixed at the first event line
 }
+
+// Seconds is Time converted to seconds, the unit detected from the header
+// (milliseconds for StarPU) or given with SetUnit.
+func (t *LineTimer) Seconds(line []byte) (float64, bool) {
+	v, ok := t.Time(line)
+	if !ok {
+		return 0, false
+	}
+	if t.scale == 0 {
+		t.scale = unitsPerSecond(t.hdr.unit())
+	}
+	return v / t.scale, true
+}
+
+// SetUnit fixes the trace's time unit for Seconds (s, ms, us, ns).
+func (t *LineTimer) SetUnit(u string) { t.scale = unitsPerSecond(u) }
 
 // Time returns the line's timestamp and true for a timed event line.
 func (t *LineTimer) Time(line []byte) (float64, bool) {
