@@ -150,9 +150,10 @@ terminal. All sizes are computed in one pass over the signal.`,
 			if err != nil {
 				return err
 			}
-			xs := make([]int, 0, s.sig.Samples(s.period))
-			s.sig.Sample(s.class, s.period, func(_ int, _ float64, x int) { xs = append(xs, x) })
-			res := ks.Sweep(xs, s.sig.R, ws, m, alpha)
+			// One pass, the signal never held: O(R × window sizes) memory.
+			sw := ks.NewSweeper(s.sig.R, ws, m, alpha)
+			s.sig.Sample(s.class, s.period, func(_ int, _ float64, x int) { sw.Add(x) })
+			res := sw.Results()
 			return printHitrates(os.Stdout, s, res, string(m))
 		},
 	}

@@ -43,86 +43,120 @@ type SweepResult struct {
 // Sweep panics if a window size is not positive or if a signal value lies
 // outside 0..R (both are caller bugs; validate untrusted data first).
 func Sweep(signal []int, R int, windows []int, m Method, alpha float64) []SweepResult {
+	sw := NewSweeper(R, windows, m, alpha)
+	sw.AddSlice(signal)
+	return sw.Results()
+}
+
+// Sweeper is Sweep fed one sample at a time, so that a signal never has to
+// be held in memory: memory is O(R × window sizes) whatever its length.
+type Sweeper struct {
+	R      int
+	m      Method
+	alpha  float64
+	states []sweepState
+	cum    []int64
+	pos    int
+	nb     int // the next boundary over all window sizes
+}
+
+type sweepState struct {
+	w, next   int     // window size, position of the next boundary
+	full      int     // complete windows so far
+	snap      []int64 // cumulative counts at the previous boundary
+	prev, cur *Hist
+	res       SweepResult
+}
+
+// NewSweeper prepares a sweep; it panics on the same caller bugs as Sweep.
+func NewSweeper(R int, windows []int, m Method, alpha float64) *Sweeper {
 	if R < 0 {
 		panic(fmt.Sprintf("ks: Sweep: negative value range R=%d", R))
 	}
 	if !m.valid() {
 		panic(fmt.Sprintf("ks: Sweep: unknown method %q", string(m)))
 	}
-	type state struct {
-		w, next   int     // window size, position of the next boundary
-		full      int     // complete windows so far
-		snap      []int64 // cumulative counts at the previous boundary
-		prev, cur *Hist
-		res       SweepResult
-	}
-	states := make([]state, len(windows))
-	for i, w := range windows {
+	sw := &Sweeper{R: R, m: m, alpha: alpha, cum: make([]int64, R+1), nb: math.MaxInt}
+	for _, w := range windows {
 		if w <= 0 {
 			panic(fmt.Sprintf("ks: Sweep: window size %d is not positive", w))
 		}
-		states[i] = state{
+		sw.states = append(sw.states, sweepState{
 			w: w, next: w,
 			snap: make([]int64, R+1),
 			prev: NewHist(R), cur: NewHist(R),
 			res: SweepResult{Window: w},
-		}
+		})
+		sw.nb = min(sw.nb, w)
 	}
-	if len(states) == 0 {
-		return []SweepResult{}
+	return sw
+}
+
+// Add takes the next sample: one counter increment, plus O(R) and one
+// p-value at each window boundary.
+func (sw *Sweeper) Add(v int) {
+	if uint(v) > uint(sw.R) {
+		panic(fmt.Sprintf("ks: Sweep: signal value %d outside 0..%d", v, sw.R))
 	}
-	cum := make([]int64, R+1)
-	pos := 0
-	n := len(signal)
-	for {
-		// The next boundary over all window sizes.
-		nb := math.MaxInt
-		for i := range states {
-			nb = min(nb, states[i].next)
-		}
-		if nb > n {
-			nb = n
-		}
-		for _, v := range signal[pos:nb] {
-			if uint(v) > uint(R) {
-				panic(fmt.Sprintf("ks: Sweep: signal value %d outside 0..%d", v, R))
-			}
-			cum[v]++
-		}
-		pos = nb
-		for i := range states {
-			s := &states[i]
-			if s.next != pos {
-				continue
-			}
+	sw.cum[v]++
+	sw.pos++
+	if sw.pos < sw.nb {
+		return
+	}
+	sw.nb = math.MaxInt
+	for i := range sw.states {
+		s := &sw.states[i]
+		if s.next == sw.pos {
 			// cur = cum - snap; snap = cum.
-			for v := range cum {
-				s.cur.counts[v] = cum[v] - s.snap[v]
+			for v := range sw.cum {
+				s.cur.counts[v] = sw.cum[v] - s.snap[v]
 			}
 			s.cur.n = int64(s.w)
-			copy(s.snap, cum)
+			copy(s.snap, sw.cum)
 			s.full++
 			if s.full >= 2 {
 				s.res.Compared++
-				if !sweepReject(s.prev, s.cur, m, alpha) {
+				if !sweepReject(s.prev, s.cur, sw.m, sw.alpha) {
 					s.res.Hits++
 				}
 			}
 			s.prev, s.cur = s.cur, s.prev
 			s.next += s.w
 		}
-		if pos == n {
-			break
+		sw.nb = min(sw.nb, s.next)
+	}
+}
+
+// AddSlice adds samples in bulk: the stretch up to the next window boundary
+// is a tight counting loop.
+func (sw *Sweeper) AddSlice(vs []int) {
+	for len(vs) > 0 {
+		n := min(len(vs), sw.nb-sw.pos-1)
+		for _, v := range vs[:n] {
+			if uint(v) > uint(sw.R) {
+				panic(fmt.Sprintf("ks: Sweep: signal value %d outside 0..%d", v, sw.R))
+			}
+			sw.cum[v]++
+		}
+		sw.pos += n
+		vs = vs[n:]
+		if len(vs) > 0 {
+			sw.Add(vs[0]) // reaches the boundary
+			vs = vs[1:]
 		}
 	}
-	out := make([]SweepResult, len(states))
-	for i := range states {
-		s := &states[i]
-		s.res.Samples = len(signal)
-		if s.res.Compared > 0 {
-			s.res.HitRate = float64(s.res.Hits) / float64(s.res.Compared)
+}
+
+// Results returns the hit rates of the samples added so far.
+func (sw *Sweeper) Results() []SweepResult {
+	out := make([]SweepResult, len(sw.states))
+	for i := range sw.states {
+		r := sw.states[i].res
+		r.Samples = sw.pos
+		if r.Compared > 0 {
+			r.HitRate = float64(r.Hits) / float64(r.Compared)
 		}
-		out[i] = s.res
+		out[i] = r
 	}
 	return out
 }
