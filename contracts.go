@@ -14,6 +14,11 @@ type Batch struct {
 	// Watermark is an event-time low watermark: no later batch on this edge
 	// carries a record older than it. NaN when unknown.
 	Watermark float64
+	// TypeWatermarks refines Watermark per entity type name: for a type
+	// listed, no later batch carries an entity of that type starting before
+	// it. (One long-open state of another type holds Watermark back; a
+	// stage that reads one type needs only that type's.)
+	TypeWatermarks map[string]float64
 }
 
 // Len is the number of records in the batch, for the record types this

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/stages/ks"
@@ -35,6 +37,10 @@ type PredictOptions struct {
 	TimeUnit string `yaml:"time_unit"`
 	// Trace names the trace in the records (default: the stream's file name).
 	Trace string `yaml:"trace"`
+	// Live predicts while the trace is read (a tailed trace): windows are
+	// sampled as the parser's watermark passes them. Needs a period; the
+	// rules must be starpu or smpi.
+	Live bool `yaml:"live"`
 }
 
 // DefaultPredictOptions are the command's defaults.
@@ -65,6 +71,9 @@ func (o *PredictOptions) Validate() error {
 	}
 	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
 		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
+	}
+	if o.Live && (o.Period <= 0 || o.Rules == "auto") {
+		errs = append(errs, errors.New("live: needs a period and rules starpu or smpi (the paper's period needs the whole trace)"))
 	}
 	return errors.Join(errs...)
 }
@@ -214,6 +223,9 @@ type predictStage struct {
 }
 
 func newPredictStage(env Env, o PredictOptions) (tracecast.Processor, error) {
+	if o.Live {
+		return newLivePredict(env, o)
+	}
 	c, err := newCollector(o.Rules)
 	if err != nil {
 		return nil, err
@@ -249,5 +261,129 @@ func (st *predictStage) Flush(ctx context.Context, emit tracecast.Emit) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// livePredict is the predict stage on a trace still being read: each class's
+// signal is sampled up to the input's watermark and fed to the engines, so
+// predictions come out while the run goes on.
+type livePredict struct {
+	o       PredictOptions
+	env     Env
+	rules   *signal.Rules
+	classes []signal.Class
+	byClass map[signal.Class][]predict.Query
+	lives   map[signal.Class]*signal.Live
+	engines map[signal.Class]*predict.Engine
+	trace   string
+	perSec  float64
+	out     struct {
+		ws []tracecast.Window
+		ps []tracecast.Prediction
+		vs []tracecast.Verdict
+		as []tracecast.Alert
+	}
+}
+
+func newLivePredict(env Env, o PredictOptions) (tracecast.Processor, error) {
+	r := signal.Presets[o.Rules]()
+	if err := r.Compile(); err != nil {
+		return nil, err
+	}
+	unit := o.TimeUnit
+	if unit == "" {
+		unit = map[bool]string{true: "ms", false: "s"}[o.Rules == "starpu"]
+	}
+	st := &livePredict{o: o, env: env, rules: r, byClass: map[signal.Class][]predict.Query{},
+		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*predict.Engine{}, perSec: timeScale(unit)}
+	for _, q := range o.Queries {
+		// Percentages are resolved against R once the containers are known;
+		// parse the class now.
+		pq, err := predict.ParseQuery(q, 1<<30)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := st.lives[pq.Class]; !ok {
+			st.classes = append(st.classes, pq.Class)
+			st.lives[pq.Class] = signal.NewLive(r, pq.Class, o.Period)
+		}
+	}
+	return st, nil
+}
+
+func (st *livePredict) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	es, ok := in.Items.([]tracecast.Entity)
+	if !ok {
+		return nil
+	}
+	if st.trace == "" {
+		st.trace = st.o.Trace
+		if st.trace == "" {
+			st.trace = predict.TraceID(in.Stream)
+		}
+	}
+	w := in.Watermark
+	if tw, ok := in.TypeWatermarks[st.rules.StateType]; ok {
+		w = tw
+	}
+	return st.advance(ctx, es, w, emit)
+}
+
+func (st *livePredict) Flush(ctx context.Context, emit tracecast.Emit) error {
+	return st.advance(ctx, nil, math.Inf(1), emit)
+}
+
+func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w float64, emit tracecast.Emit) error {
+	if math.IsNaN(w) {
+		return nil
+	}
+	m, _ := ks.ParseMethod(st.o.Method)
+	for _, c := range st.classes {
+		l := st.lives[c]
+		l.Add(es)
+		var err error
+		l.Advance(w, func(_ int, _ float64, x int) {
+			e := st.engines[c]
+			if e == nil && err == nil {
+				// The first sample fixes R (the containers seen so far)
+				// and the queries' counts.
+				var qs []predict.Query
+				for _, q := range st.o.Queries {
+					pq, perr := predict.ParseQuery(q, l.R())
+					if perr != nil {
+						err = perr
+						return
+					}
+					if pq.Class == c {
+						qs = append(qs, pq)
+					}
+				}
+				e = predict.NewEngine(predict.Config{Trace: st.trace, Class: c, R: l.R(), Window: st.o.Window, Period: st.o.Period,
+					T0: l.T0(), PerSec: st.perSec, Queries: qs, Compare: predict.KS(m, st.o.Alpha), Method: string(m),
+					IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses}, predict.Sink{
+					Window:     func(x tracecast.Window) { st.out.ws = append(st.out.ws, x) },
+					Prediction: func(x tracecast.Prediction) { st.out.ps = append(st.out.ps, x) },
+					Verdict:    func(x tracecast.Verdict) { st.out.vs = append(st.out.vs, x) },
+					Alert:      func(x tracecast.Alert) { st.out.as = append(st.out.as, x) }})
+				st.engines[c] = e
+			}
+			if e != nil {
+				e.Add(x)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, items := range []any{st.out.ws, st.out.ps, st.out.vs, st.out.as} {
+		if reflect.ValueOf(items).Len() == 0 {
+			continue
+		}
+		if err := emit(ctx, tracecast.Batch{Stream: st.trace, Items: items}); err != nil {
+			return err
+		}
+	}
+	// Downstream may keep the batches: start new slices.
+	st.out.ws, st.out.ps, st.out.vs, st.out.as = nil, nil, nil, nil
 	return nil
 }

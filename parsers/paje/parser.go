@@ -237,3 +237,52 @@ func (p *Parser) Pending() int {
 	}
 	return len(p.sim.out)
 }
+
+// TypeWatermarks is Watermark per state type name: the earliest start of an
+// open state of that type, bounded like Watermark.
+func (p *Parser) TypeWatermarks() map[string]float64 {
+	s := p.sim
+	bound := s.maxLine - max(p.horizon, 0)
+	m := make(map[string]float64)
+	for _, c := range s.live {
+		for t, sl := range c.slots {
+			if t.kind != tkState {
+				continue
+			}
+			w, ok := m[t.name]
+			if !ok {
+				w = bound
+			}
+			if len(sl.stack) > 0 {
+				w = min(w, sl.stack[0].start)
+			}
+			m[t.name] = w
+		}
+	}
+	return m
+}
+
+// Watermark is a low watermark on the start of the entities still to come:
+// every state, variable piece or link emitted from now on starts at or after
+// it, except events arriving later than the reorder horizon. It is the
+// earliest start among the open states, bounded by the latest time seen
+// minus the reorder horizon (events of different containers may come that
+// late). O(live containers × types).
+func (p *Parser) Watermark() float64 {
+	s := p.sim
+	w := s.maxLine - max(p.horizon, 0)
+	for _, c := range s.live {
+		for _, sl := range c.slots {
+			if len(sl.stack) > 0 {
+				w = min(w, sl.stack[0].start)
+			}
+			if sl.hasVar {
+				w = min(w, sl.varStart)
+			}
+			if sl.vhead < len(sl.vbuf) {
+				w = min(w, sl.vbuf[sl.vhead].t)
+			}
+		}
+	}
+	return w
+}

@@ -55,7 +55,7 @@ func (pr *processor) emit(ctx context.Context, emit tracecast.Emit) error {
 	if len(es) == 0 {
 		return nil
 	}
-	return emit(ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: pr.p.sim.maxLine})
+	return emit(ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: pr.p.Watermark(), TypeWatermarks: pr.p.TypeWatermarks()})
 }
 
 // Stats returns the parser's counts (lines, entities, skipped lines by

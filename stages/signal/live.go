@@ -1,0 +1,154 @@
+package signal
+
+import (
+	"math"
+	"sort"
+
+	"github.com/tracecast/tracecast"
+)
+
+// Live samples the signal while the trace is still being read, for a given
+// period: states arrive as they complete, and samples before the input's
+// low watermark (no state starting earlier can still come) are final. It
+// keeps only the states not yet swept and the open stack of each container:
+// memory follows the watermark's lag, not the trace.
+//
+// Differences with Build (the offline signal): t_0 is the first state start
+// swept, and a container counts from its first state on (offline, every
+// selected container counts from t_0, in Outside before its first state).
+type Live struct {
+	rules   *Rules
+	class   Class
+	period  float64
+	conts   map[string]*liveCont
+	counts  [NumClasses]int32
+	r       int
+	t0      float64
+	started bool
+	k       int
+	swept   float64 // changes before this time are applied
+	changes []change
+	end     float64
+}
+
+type liveCont struct {
+	buf   []span // received, not yet swept
+	stack []span
+	cur   Class
+}
+
+// NewLive returns a live sampler of class c at period (trace units).
+func NewLive(r *Rules, c Class, period float64) *Live {
+	return &Live{rules: r, class: c, period: period, conts: make(map[string]*liveCont), swept: math.Inf(-1), end: math.Inf(-1)}
+}
+
+// R is the number of selected containers seen so far.
+func (l *Live) R() int { return l.r }
+
+// T0 is the first state start (valid once a sample was produced).
+func (l *Live) T0() float64 { return l.t0 }
+
+// Add takes a batch of entities.
+func (l *Live) Add(es []tracecast.Entity) {
+	for i := range es {
+		e := &es[i]
+		if e.Nature != tracecast.NatureState || e.Type != l.rules.StateType {
+			continue
+		}
+		c := l.conts[e.Container]
+		if c == nil {
+			c = &liveCont{cur: l.rules.Outside}
+			l.conts[e.Container] = c
+		}
+		c.buf = append(c.buf, span{e.Start, e.End, int32(e.Imbrication), l.rules.Classify(e.Value)})
+		l.end = math.Max(l.end, e.End)
+	}
+}
+
+// Advance sweeps everything before w and calls fn with every sample t_k < w
+// (the final ones), in order. Advance(+Inf) at the end of input samples up to
+// the last state end.
+func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
+	final := w
+	if math.IsInf(w, 1) {
+		final = l.end
+	}
+	l.changes = l.changes[:0]
+	names := make([]string, 0, len(l.conts))
+	for n := range l.conts {
+		names = append(names, n)
+	}
+	sort.Strings(names) // a deterministic order for equal times
+	first := math.Inf(1)
+	for _, n := range names {
+		c := l.conts[n]
+		sort.SliceStable(c.buf, func(i, j int) bool {
+			if c.buf[i].start != c.buf[j].start {
+				return c.buf[i].start < c.buf[j].start
+			}
+			return c.buf[i].imb < c.buf[j].imb
+		})
+		i := 0
+		for ; i < len(c.buf) && c.buf[i].start < w; i++ {
+			s := c.buf[i]
+			first = math.Min(first, s.start)
+			if c.stack == nil { // first state of this container: it counts from now on
+				l.r++
+				l.counts[l.rules.Outside]++
+				c.stack = make([]span, 0, 4)
+			}
+			l.closeUntil(c, s.start)
+			// A state at a lower or equal level replaces those above it.
+			for len(c.stack) > 0 && c.stack[len(c.stack)-1].imb >= s.imb {
+				c.stack = c.stack[:len(c.stack)-1]
+			}
+			c.stack = append(c.stack, s)
+			l.set(c, s.start, s.class)
+		}
+		c.buf = append(c.buf[:0], c.buf[i:]...)
+		l.closeUntil(c, w)
+	}
+	if !l.started {
+		if math.IsInf(first, 1) {
+			return
+		}
+		l.t0, l.started = first, true
+	}
+	sort.SliceStable(l.changes, func(i, j int) bool { return l.changes[i].t < l.changes[j].t })
+	// Samples before a change see the counts before it: [start, end).
+	sampleUntil := func(t float64) {
+		for {
+			tk := l.t0 + float64(l.k)*l.period
+			if tk >= t || tk >= final {
+				return
+			}
+			fn(l.k, tk, int(l.counts[l.class]))
+			l.k++
+		}
+	}
+	for _, ch := range l.changes {
+		sampleUntil(ch.t)
+		l.counts[ch.from]--
+		l.counts[ch.to]++
+	}
+	sampleUntil(final)
+}
+
+func (l *Live) set(c *liveCont, t float64, cl Class) {
+	if cl != c.cur {
+		l.changes = append(l.changes, change{t, c.cur, cl})
+		c.cur = cl
+	}
+}
+
+func (l *Live) closeUntil(c *liveCont, t float64) {
+	for len(c.stack) > 0 && c.stack[len(c.stack)-1].end <= t {
+		e := c.stack[len(c.stack)-1].end
+		c.stack = c.stack[:len(c.stack)-1]
+		top := l.rules.Outside
+		if len(c.stack) > 0 {
+			top = c.stack[len(c.stack)-1].class
+		}
+		l.set(c, e, top)
+	}
+}
