@@ -73,6 +73,13 @@ func (c *Component) Path() string { return c.path }
 // file's own keys (an unknown key is reported there).
 func (c *Component) SetOption(key, value string) {
 	v := &yaml.Node{Kind: yaml.ScalarNode, Value: value, Line: c.Line}
+	// A flow list or map ("[a, b]", "{k: v}") is YAML, as in the file.
+	if t := strings.TrimSpace(value); strings.HasPrefix(t, "[") || strings.HasPrefix(t, "{") {
+		var doc yaml.Node
+		if yaml.Unmarshal([]byte(t), &doc) == nil && len(doc.Content) == 1 {
+			v = doc.Content[0]
+		}
+	}
 	for i := 0; i+1 < len(c.options.Content); i += 2 {
 		if c.options.Content[i].Value == key {
 			c.options.Content[i+1] = v

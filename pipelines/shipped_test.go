@@ -1,7 +1,13 @@
 package pipelines
 
 import (
+	"compress/gzip"
+	"context"
+	"io"
 	"os"
+	"time"
+
+	"github.com/tracecast/tracecast/internal/kafkatest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,14 +38,38 @@ func TestShippedPipelines(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := t.TempDir()
+			ctx := t.Context()
+			var broker string
 			for _, c := range cfg.Components() {
-				if c.Kind == KindSink {
+				switch {
+				case c.Kind == KindSink && c.Type == "kafka":
+					// A real broker, in-process.
+					if broker == "" {
+						broker = kafkatest.Start(t, 4, "tracecast.predictions", "tracecast.alerts")
+					}
+					c.SetOption("brokers", "["+broker+"]")
+				case c.Kind == KindSink:
 					if p, ok := c.Option("path"); ok && p != "-" {
 						c.SetOption("path", filepath.Join(out, c.ID+filepath.Ext(p)))
 					}
+				case c.Kind == KindSource && c.Type == "tail":
+					// A live pipeline never ends: follow a complete copy of
+					// the demo trace, then stop it gracefully.
+					plain := filepath.Join(out, "trace")
+					if err := os.WriteFile(plain, gunzipFile(t, DemoTracePath), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					c.SetOption("path", plain)
+					c.SetOption("position_file", filepath.Join(out, "position.json"))
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, 2*time.Second)
+					defer cancel()
 				}
 			}
-			if err := Run(t.Context(), cfg, RunOptions{}); err != nil {
+			if err := Builtins().Check(cfg); err != nil {
+				t.Fatal(err)
+			}
+			if err := Run(ctx, cfg, RunOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			arrows, _ := filepath.Glob(filepath.Join(out, "*.arrow"))
@@ -57,6 +87,24 @@ func TestShippedPipelines(t *testing.T) {
 			}
 		})
 	}
+}
+
+func gunzipFile(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path) // the test runs from the repository root
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func arrowRows(t *testing.T, path string) int64 {
