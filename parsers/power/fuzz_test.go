@@ -1,0 +1,80 @@
+package power
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+)
+
+func FuzzRead(f *testing.F) {
+	for _, s := range []string{
+		"time,node,watts\n0,a,1\n1,a,2\n",
+		"0,100\n1,x\n",
+		"{\"time\":1,\"node\":\"a\",\"watts\":3}\n",
+		"[{\"timestamp\":\"2025-07-21T16:15:31+02:00\",\"device_id\":\"t\",\"metric_id\":\"m\",\"value\":1}]",
+		"time,node,energy_uj,max_energy_range_uj\n0,p,5,10\n1,p,2,10\n2,p,1,\n",
+	} {
+		f.Add([]byte(s), false, uint8(0))
+	}
+	formats := []Format{Auto, CSV, JSONL, RAPL, Kwollect}
+	f.Fuzz(func(t *testing.T, in []byte, lenient bool, fm uint8) {
+		opts := Options{Lenient: lenient, Format: formats[int(fm)%len(formats)], Node: "n"}
+		var n int64
+		st, err := Read(bytes.NewReader(in), opts, func(b []Sample) error {
+			for _, s := range b {
+				if math.IsNaN(s.T) || math.IsNaN(s.Watts) || math.IsInf(s.Watts, 0) {
+					t.Fatalf("bad sample %+v", s)
+				}
+			}
+			n += int64(len(b))
+			return nil
+		})
+		if err == nil && n != st.Samples {
+			t.Fatalf("delivered %d, counted %d", n, st.Samples)
+		}
+	})
+}
+
+// FuzzFastJSON checks the hand-written JSON fast path against encoding/json:
+// whenever the fast path accepts a line, the slow path must give the same
+// sample (or the same filtering).
+func FuzzFastJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"time":1,"node":"a","watts":2}`,
+		`{"timestamp":"2025-07-21T16:15:31+02:00","device_id":"t","metric_id":"m","value":1.5,"labels":{"x":"y"}}`,
+		`{"time":1,"timestamp":2,"node":"","device_id":"d","watts":3,"value":4}`,
+		`{"time":1e3,"watts":0.5,"metric_id":""}`,
+	} {
+		f.Add([]byte(s), "m")
+	}
+	f.Fuzz(func(t *testing.T, line []byte, metric string) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return
+		}
+		var fast, slow []Sample
+		rf := &reader{opts: Options{Node: "def", Metric: metric}, nodes: map[string]string{}, stats: Stats{Skipped: map[string]int64{}},
+			fn: func(s []Sample) error { fast = append(fast, s...); return nil }}
+		err, ok := rf.fastRecord(line, 1)
+		if !ok {
+			return
+		}
+		if err == nil {
+			err = rf.flush()
+		}
+		rs := &reader{opts: Options{Node: "def", Metric: metric}, nodes: map[string]string{}, stats: Stats{Skipped: map[string]int64{}},
+			fn: func(s []Sample) error { slow = append(slow, s...); return nil }}
+		var rec jsonRecord
+		if jerr := json.Unmarshal(line, &rec); jerr != nil {
+			t.Fatalf("fast path accepted invalid JSON %q: %v", line, jerr)
+		}
+		serr := rs.record(&rec, 1)
+		if serr == nil {
+			serr = rs.flush()
+		}
+		if (err == nil) != (serr == nil) || !reflect.DeepEqual(fast, slow) || rf.stats.Filtered != rs.stats.Filtered {
+			t.Fatalf("%q: fast %v %v, slow %v %v", line, fast, err, slow, serr)
+		}
+	})
+}

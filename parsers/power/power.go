@@ -1,0 +1,448 @@
+// Package power reads power-meter streams into per-node power samples:
+//
+//   - csv: "time,node,watts" rows (a header naming the columns is optional:
+//     time|timestamp|t, node|host|device_id, watts|power|value; two-column
+//     rows "time,watts" take Options.Node), at any rate;
+//   - jsonl: one JSON object a line with the same keys;
+//   - rapl: a series of RAPL energy_uj counter readings, CSV rows
+//     "time,node,energy_uj,max_energy_range_uj" (max may be empty when it was
+//     unreadable); each reading after a node's first gives the mean power
+//     over the interval since the previous one, with wrap-around at
+//     max_energy_range_uj; a wrapped reading whose range is unknown is
+//     skipped and counted (reason "rapl-range-unknown");
+//   - kwollect: Grid'5000 Kwollect JSON, an array (or lines) of
+//     {timestamp, device_id, metric_id, value} objects.
+//
+// Times are seconds: numbers (epoch or relative) or RFC 3339 strings
+// (converted to Unix seconds). Bad lines fail with "FILE:LINE: reason" or,
+// in lenient mode, are skipped and counted by reason, as in the Paje reader.
+package power
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/tracecast/tracecast/parsers/paje"
+)
+
+// Sample is one power reading of one node.
+type Sample struct {
+	// T is the time in seconds.
+	T    float64
+	Node string
+	// Watts is the instantaneous power at T, or, when Mean is set, the mean
+	// power over (the node's previous sample's T, T] — what energy counters
+	// (RAPL) give.
+	Watts float64
+	Mean  bool
+	// Since is, for Mean samples, the start of the interval they cover.
+	Since float64
+}
+
+// Format names an input format.
+type Format string
+
+// The formats Read understands.
+const (
+	Auto     Format = "auto"
+	CSV      Format = "csv"
+	JSONL    Format = "jsonl"
+	RAPL     Format = "rapl"
+	Kwollect Format = "kwollect"
+)
+
+// ParseFormat checks a format name.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(s)); f {
+	case Auto, CSV, JSONL, RAPL, Kwollect, "":
+		if f == "" {
+			f = Auto
+		}
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown power format %q (auto, csv, jsonl, rapl, kwollect)", s)
+}
+
+// Options configure Read.
+type Options struct {
+	// Name is the stream name in error messages.
+	Name string
+	// Format of the input; Auto guesses from the first non-blank line.
+	Format Format
+	// Lenient counts and skips bad lines instead of failing.
+	Lenient bool
+	// Node names the node of rows without a node column.
+	Node string
+	// Metric keeps only the Kwollect records of this metric_id ("" keeps all).
+	Metric string
+}
+
+// Stats count what Read read and skipped.
+type Stats struct {
+	Lines   int64
+	Samples int64
+	// Skipped counts skipped lines by reason (lenient mode, and
+	// "rapl-range-unknown" in both modes).
+	Skipped map[string]int64
+	// Wraps counts RAPL counter wrap-arounds handled.
+	Wraps int64
+	// Filtered counts Kwollect records of another metric.
+	Filtered int64
+}
+
+// SkippedTotal is the number of skipped lines over all reasons.
+func (s *Stats) SkippedTotal() int64 {
+	var n int64
+	for _, v := range s.Skipped {
+		n += v
+	}
+	return n
+}
+
+// SkippedReasons returns the reasons in a stable order.
+func (s *Stats) SkippedReasons() []string {
+	r := make([]string, 0, len(s.Skipped))
+	for k := range s.Skipped {
+		r = append(r, k)
+	}
+	sort.Strings(r)
+	return r
+}
+
+// Error is a bad line: "FILE:LINE: reason".
+type Error = paje.Error
+
+// BatchSize is how many samples Read hands to its callback at a time.
+const BatchSize = 4096
+
+type reader struct {
+	opts  Options
+	stats Stats
+	batch []Sample
+	fn    func([]Sample) error
+	nodes map[string]string
+	rapl  map[string]*raplState
+	// csv header column indexes (-1 when absent)
+	cols    [4]int
+	ncols   int
+	started bool
+}
+
+type raplState struct {
+	t, e float64
+}
+
+// Read parses a power stream from r (plain or gzip) and calls fn with
+// batches of samples; fn must not keep the slice.
+func Read(r io.Reader, opts Options, fn func([]Sample) error) (Stats, error) {
+	if opts.Name == "" {
+		opts.Name = "-"
+	}
+	if opts.Format == "" {
+		opts.Format = Auto
+	}
+	rd := &reader{opts: opts, fn: fn, nodes: map[string]string{}, rapl: map[string]*raplState{},
+		stats: Stats{Skipped: map[string]int64{}}, batch: make([]Sample, 0, BatchSize)}
+	in, err := paje.OpenReader(r)
+	if err != nil {
+		return rd.stats, &Error{File: opts.Name, Reason: err.Error()}
+	}
+	if opts.Format == Auto {
+		// A JSON array can only be Kwollect's answer.
+		br := bufio.NewReaderSize(in, 1<<16)
+		in = br
+		for n := 1; n <= 4096; n++ {
+			b, _ := br.Peek(n)
+			if len(b) < n {
+				break
+			}
+			if c := b[n-1]; c == '[' {
+				rd.opts.Format = Kwollect
+				break
+			} else if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+				break
+			}
+		}
+	}
+	if rd.opts.Format == Kwollect {
+		err = rd.kwollect(in)
+	} else {
+		err = rd.lines(in)
+	}
+	if err == nil {
+		err = rd.flush()
+	}
+	return rd.stats, err
+}
+
+func (rd *reader) flush() error {
+	if len(rd.batch) == 0 {
+		return nil
+	}
+	err := rd.fn(rd.batch)
+	rd.batch = rd.batch[:0]
+	return err
+}
+
+func (rd *reader) emit(s Sample) error {
+	rd.batch = append(rd.batch, s)
+	rd.stats.Samples++
+	if len(rd.batch) == BatchSize {
+		return rd.flush()
+	}
+	return nil
+}
+
+// bad reports a bad line: an error in strict mode, a count in lenient mode.
+func (rd *reader) bad(line int64, kind, reason string) error {
+	if rd.opts.Lenient {
+		rd.stats.Skipped[kind]++
+		return nil
+	}
+	return &Error{File: rd.opts.Name, Line: line, Kind: kind, Reason: reason}
+}
+
+func (rd *reader) intern(b []byte) string {
+	if s, ok := rd.nodes[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	rd.nodes[s] = s
+	return s
+}
+
+const maxLine = 1 << 20
+
+func (rd *reader) lines(in io.Reader) error {
+	buf := make([]byte, 0, 1<<16)
+	chunk := make([]byte, 1<<16)
+	var num int64
+	var carry []byte
+	for {
+		n, rerr := in.Read(chunk)
+		data := chunk[:n]
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				carry = append(carry, data...)
+				if len(carry) > maxLine {
+					return &Error{File: rd.opts.Name, Line: num + 1, Reason: "line too long"}
+				}
+				break
+			}
+			line := data[:i]
+			if len(carry) > 0 {
+				buf = append(append(buf[:0], carry...), line...)
+				line = buf
+				carry = carry[:0]
+			}
+			data = data[i+1:]
+			num++
+			if err := rd.line(line, num); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			if len(carry) > 0 {
+				num++
+				return rd.line(carry, num)
+			}
+			return nil
+		}
+		if rerr != nil {
+			return &Error{File: rd.opts.Name, Reason: rerr.Error()}
+		}
+	}
+}
+
+func (rd *reader) line(b []byte, num int64) error {
+	rd.stats.Lines++
+	b = bytes.TrimRight(b, "\r")
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] == '#' {
+		return nil
+	}
+	if rd.opts.Format == Auto {
+		switch {
+		case b[0] == '{' && bytes.Contains(b, []byte(`"metric_id"`)):
+			rd.opts.Format = Kwollect
+		case b[0] == '{':
+			rd.opts.Format = JSONL
+		case bytes.Contains(bytes.ToLower(b), []byte("energy_uj")):
+			rd.opts.Format = RAPL
+		default:
+			rd.opts.Format = CSV
+		}
+	}
+	switch rd.opts.Format {
+	case JSONL, Kwollect:
+		return rd.jsonLine(b, num)
+	default:
+		return rd.csvLine(b, num)
+	}
+}
+
+// column roles
+const (
+	cTime = iota
+	cNode
+	cValue
+	cMax
+)
+
+var headerNames = map[string]int{
+	"time": cTime, "timestamp": cTime, "t": cTime, "time_s": cTime,
+	"node": cNode, "host": cNode, "device_id": cNode, "hostname": cNode,
+	"watts": cValue, "power": cValue, "value": cValue, "power_w": cValue, "energy_uj": cValue,
+	"max_energy_range_uj": cMax, "max": cMax,
+}
+
+func (rd *reader) csvLine(b []byte, num int64) error {
+	var fields [8][]byte
+	nf := 0
+	for nf < len(fields) {
+		i := bytes.IndexByte(b, ',')
+		if i < 0 {
+			fields[nf] = bytes.TrimSpace(b)
+			nf++
+			break
+		}
+		fields[nf] = bytes.TrimSpace(b[:i])
+		nf++
+		b = b[i+1:]
+	}
+	if !rd.started {
+		rd.started = true
+		rd.cols = [4]int{-1, -1, -1, -1}
+		if _, err := parseFloat(fields[0]); err != nil && !isTime(fields[0]) {
+			// A header row.
+			for i := range nf {
+				role, ok := headerNames[strings.ToLower(string(fields[i]))]
+				if ok && rd.cols[role] < 0 {
+					rd.cols[role] = i
+				}
+			}
+			if rd.cols[cTime] < 0 || rd.cols[cValue] < 0 {
+				return &Error{File: rd.opts.Name, Line: num, Kind: "header", Reason: "header needs a time and a watts (or energy_uj) column"}
+			}
+			rd.ncols = nf
+			return nil
+		}
+		switch {
+		case rd.opts.Format == RAPL:
+			rd.cols = [4]int{0, 1, 2, 3}
+		case nf == 2:
+			rd.cols = [4]int{0, -1, 1, -1}
+		default:
+			rd.cols = [4]int{0, 1, 2, -1}
+		}
+	}
+	get := func(role int) []byte {
+		if c := rd.cols[role]; c >= 0 && c < nf {
+			return fields[c]
+		}
+		return nil
+	}
+	if rd.cols[cValue] >= nf || rd.cols[cTime] >= nf {
+		return rd.bad(num, "fields", fmt.Sprintf("%d fields, expected at least %d", nf, max(rd.cols[cValue], rd.cols[cTime])+1))
+	}
+	t, err := parseTime(get(cTime))
+	if err != nil {
+		return rd.bad(num, "time", "bad time "+strconv.Quote(string(get(cTime))))
+	}
+	v, err := parseFloat(get(cValue))
+	if err != nil {
+		return rd.bad(num, "value", "bad value "+strconv.Quote(string(get(cValue))))
+	}
+	node := rd.opts.Node
+	if nb := get(cNode); len(nb) > 0 {
+		node = rd.intern(nb)
+	}
+	if rd.opts.Format == RAPL {
+		var mx float64 = -1
+		if mb := get(cMax); len(mb) > 0 {
+			if mx, err = parseFloat(mb); err != nil || mx <= 0 {
+				return rd.bad(num, "value", "bad max_energy_range_uj "+strconv.Quote(string(mb)))
+			}
+		}
+		return rd.raplReading(num, t, node, v, mx)
+	}
+	if v < 0 {
+		return rd.bad(num, "value", "negative power "+strconv.Quote(string(get(cValue))))
+	}
+	return rd.emit(Sample{T: t, Node: node, Watts: v})
+}
+
+// raplReading turns a counter reading (µJ) into the mean power since the
+// node's previous reading. max < 0 means the wrap range is unknown.
+func (rd *reader) raplReading(num int64, t float64, node string, e, max float64) error {
+	if e < 0 {
+		return rd.bad(num, "value", "negative energy counter")
+	}
+	st := rd.rapl[node]
+	if st == nil {
+		rd.rapl[node] = &raplState{t: t, e: e}
+		return nil
+	}
+	if t <= st.t {
+		return rd.bad(num, "time", fmt.Sprintf("counter reading at %g not after the previous one at %g", t, st.t))
+	}
+	d := e - st.e
+	if d < 0 {
+		if max < 0 {
+			// The counter wrapped but by how much is unknown: skip this
+			// interval (never in error), restart from this reading.
+			rd.stats.Skipped["rapl-range-unknown"]++
+			st.t, st.e = t, e
+			return nil
+		}
+		d = max - st.e + e
+		rd.stats.Wraps++
+	}
+	w := d * 1e-6 / (t - st.t)
+	since := st.t
+	st.t, st.e = t, e
+	return rd.emit(Sample{T: t, Node: node, Watts: w, Mean: true, Since: since})
+}
+
+func parseFloat(b []byte) (float64, error) {
+	if len(b) == 0 {
+		return 0, errors.New("empty")
+	}
+	v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 64)
+	if err != nil {
+		return 0, err
+	}
+	if v != v || v > 1e300 || v < -1e300 {
+		return 0, errors.New("not finite")
+	}
+	return v, nil
+}
+
+func isTime(b []byte) bool {
+	_, err := parseTime(b)
+	return err == nil
+}
+
+// parseTime reads seconds or an RFC 3339 time (as Unix seconds).
+func parseTime(b []byte) (float64, error) {
+	if v, err := parseFloat(b); err == nil {
+		return v, nil
+	}
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = b[1 : len(b)-1]
+	}
+	tm, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return 0, err
+	}
+	return float64(tm.UnixNano()) / 1e9, nil
+}

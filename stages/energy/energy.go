@@ -1,0 +1,577 @@
+// Package energy joins execution states with power samples, per node: it
+// integrates each node's power (trapezoid rule for instantaneous samples,
+// exact for counter-derived mean power) and attributes every slice of
+// energy to the state classes active at that instant, per window and for
+// the whole run.
+//
+// Semantics, in full:
+//   - States come from Paje entities classified by signal rules (StarPU
+//     "Worker State" values → idle/compute/comm/other; the innermost open
+//     state decides, as in stages/signal). Containers map to nodes through
+//     Collector's mapping, else through the container tree (SetNodeType:
+//     the nearest ancestor of a type), else to the default node ("node0":
+//     all workers on one node).
+//   - Trace times are converted to seconds with the trace's unit;
+//     power time = trace time in seconds + Options.Offset.
+//   - Between two consecutive samples of a node, power is linear
+//     (instantaneous samples: trapezoid) or constant (Mean samples: RAPL).
+//     An interval longer than Options.MaxGap is not integrated: it is
+//     reported as a gap and the windows it crosses are less covered.
+//   - Energy is integrated only over the node's run, [first state start,
+//     last state end]; each slice is split between the classes in
+//     proportion to the number of the node's workers in each class
+//     (occupancy-proportional attribution). Occupancy is also reported in
+//     worker-seconds per class, which is what seed 000's model and the
+//     least-squares fit of per-state powers take.
+//   - Samples may arrive out of order per node by up to Options.Lateness
+//     seconds; later ones (and repeated timestamps) are dropped and counted. A window is final (and
+//     emitted) once the node's integrated time has passed its end: memory
+//     is the lateness buffer plus the open windows, not the stream.
+package energy
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/power"
+	"github.com/tracecast/tracecast/stages/models"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+// NumClasses is the number of state classes.
+const NumClasses = int(signal.NumClasses)
+
+// DefaultNode is the node of unmapped containers.
+const DefaultNode = "node0"
+
+// Timeline is one node's class counts over time (seconds).
+type Timeline struct {
+	Node  string
+	R     int
+	Steps []signal.Step
+	T0    float64
+	End   float64
+	// Containers are the node's workers.
+	Containers []string
+}
+
+// Collector gathers the states of each worker; Build groups workers into
+// nodes.
+type Collector struct {
+	rules    *signal.Rules
+	mapping  map[string]string
+	def      string
+	nodeType string
+	builders map[string]*signal.Builder // per worker container
+	parent   map[string]string          // container → parent container
+	ctype    map[string]string          // container → container type
+	one      []tracecast.Entity
+}
+
+// NewCollector maps containers to nodes with mapping (nil: all on
+// defaultNode, "" meaning DefaultNode). The rules must be compiled.
+func NewCollector(rules *signal.Rules, mapping map[string]string, defaultNode string) *Collector {
+	if defaultNode == "" {
+		defaultNode = DefaultNode
+	}
+	return &Collector{rules: rules, mapping: mapping, def: defaultNode, builders: map[string]*signal.Builder{},
+		parent: map[string]string{}, ctype: map[string]string{}}
+}
+
+// SetNodeType maps each worker not in the mapping to its nearest ancestor
+// container of this type in the container tree (e.g. the StarPU "Memory
+// Node" or a SimGrid "HOST"), named by that container's name; workers with
+// no such ancestor go to the default node.
+func (c *Collector) SetNodeType(t string) { c.nodeType = t }
+
+// Add takes a batch of entities.
+func (c *Collector) Add(es []tracecast.Entity) {
+	for i := range es {
+		e := &es[i]
+		var name string
+		switch {
+		case e.Nature == tracecast.NatureContainer:
+			c.parent[e.Value], c.ctype[e.Value] = e.Container, e.Type
+			if e.Type != c.rules.ContainerType {
+				continue
+			}
+			name = e.Value
+		case e.Nature == tracecast.NatureState && e.Type == c.rules.StateType:
+			name = e.Container
+		default:
+			continue
+		}
+		b := c.builders[name]
+		if b == nil {
+			b = signal.NewBuilder(c.rules)
+			c.builders[name] = b
+		}
+		c.one = append(c.one[:0], *e)
+		b.Add(c.one)
+	}
+}
+
+// Node returns the node of a worker container.
+func (c *Collector) Node(container string) string {
+	if n, ok := c.mapping[container]; ok {
+		return n
+	}
+	if c.nodeType != "" {
+		seen := 0
+		for p, ok := c.parent[container]; ok && seen < 1000; p, ok = c.parent[p] {
+			if c.ctype[p] == c.nodeType {
+				return p
+			}
+			seen++
+		}
+	}
+	return c.def
+}
+
+type delta struct {
+	t float64
+	d [NumClasses]int32
+}
+
+// Build returns each node's timeline, in seconds: unitsPerSecond is the
+// trace's time unit (1000 for StarPU's milliseconds). A node's class
+// counts are the sum of its workers' (a worker is in the rules' Outside
+// class before its first and after its last state).
+func (c *Collector) Build(unitsPerSecond float64) (map[string]*Timeline, error) {
+	if unitsPerSecond <= 0 {
+		return nil, errors.New("energy: time unit must be positive")
+	}
+	names := make([]string, 0, len(c.builders))
+	for n := range c.builders {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	type acc struct {
+		tl     *Timeline
+		deltas []delta
+	}
+	nodes := map[string]*acc{}
+	for _, w := range names {
+		n := c.Node(w)
+		a := nodes[n]
+		if a == nil {
+			a = &acc{tl: &Timeline{Node: n, T0: math.Inf(1), End: math.Inf(-1)}}
+			nodes[n] = a
+		}
+		a.tl.R++
+		a.tl.Containers = append(a.tl.Containers, w)
+		sig, err := c.builders[w].Build()
+		if err != nil {
+			continue // a worker without states: Outside all along
+		}
+		var prev [NumClasses]int32
+		prev[c.rules.Outside] = 1
+		for _, st := range sig.Steps {
+			var d delta
+			d.t = st.T / unitsPerSecond
+			for k := range NumClasses {
+				d.d[k] = st.Count[k] - prev[k]
+			}
+			prev = st.Count
+			a.deltas = append(a.deltas, d)
+		}
+		a.tl.T0 = math.Min(a.tl.T0, sig.Steps[0].T/unitsPerSecond)
+		a.tl.End = math.Max(a.tl.End, sig.End/unitsPerSecond)
+	}
+	out := map[string]*Timeline{}
+	for n, a := range nodes {
+		if len(a.deltas) == 0 {
+			continue
+		}
+		sort.SliceStable(a.deltas, func(i, j int) bool { return a.deltas[i].t < a.deltas[j].t })
+		var cur [NumClasses]int32
+		cur[c.rules.Outside] = int32(a.tl.R)
+		for i := 0; i < len(a.deltas); {
+			t := a.deltas[i].t
+			for i < len(a.deltas) && a.deltas[i].t == t {
+				for k := range NumClasses {
+					cur[k] += a.deltas[i].d[k]
+				}
+				i++
+			}
+			if len(a.tl.Steps) == 0 || cur != a.tl.Steps[len(a.tl.Steps)-1].Count {
+				a.tl.Steps = append(a.tl.Steps, signal.Step{T: t, Count: cur})
+			}
+		}
+		out[n] = a.tl
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("energy: no %q states in the trace (rules %s)", c.rules.StateType, c.rules.Name)
+	}
+	return out, nil
+}
+
+// Options configure a Joiner.
+type Options struct {
+	// Window is the window length in seconds (0: one window, the run).
+	Window float64
+	// MaxGap is the longest interval between two samples of a node that is
+	// integrated (0: 5 s).
+	MaxGap float64
+	// Lateness is how late (seconds) a sample may arrive after a later
+	// sample of its node and still be used.
+	Lateness float64
+	// Offset is added to trace seconds to get power-stream time.
+	Offset float64
+}
+
+// Row is the energy of one class on one node in one window.
+type Row struct {
+	Node       string  `json:"node"`
+	Window     int64   `json:"window"`
+	Start      float64 `json:"start"`
+	End        float64 `json:"end"`
+	Class      string  `json:"class"`
+	EnergyJ    float64 `json:"energy_j"`
+	OccupancyS float64 `json:"occupancy_s"`
+}
+
+// NodeWindow sums one node's window over classes.
+type NodeWindow struct {
+	Node   string  `json:"node"`
+	Window int64   `json:"window"`
+	Start  float64 `json:"start"`
+	End    float64 `json:"end"`
+	// Covered is the integrated time in the window (seconds); less than
+	// End − Start when a gap or the run's ends cut it.
+	Covered float64 `json:"covered_s"`
+	EnergyJ float64 `json:"energy_j"`
+	// ClassEnergy and Occupancy are by class index (idle, compute, comm, other).
+	ClassEnergy [NumClasses]float64 `json:"class_energy_j"`
+	Occupancy   [NumClasses]float64 `json:"occupancy_s"`
+}
+
+// Gap is a stretch of a node's run without usable power samples.
+type Gap struct {
+	Node  string  `json:"node"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
+// Stats count what the join did with the samples.
+type Stats struct {
+	Samples   int64
+	Late      int64
+	Unmatched int64 // samples of nodes with no states
+	Gaps      int64
+	GapS      float64
+	// MaxBuffered is the most samples held in lateness buffers at once.
+	MaxBuffered int
+}
+
+type nodeState struct {
+	tl      *Timeline
+	buf     []power.Sample // sorted by T, within Lateness of maxT
+	maxT    float64
+	have    bool
+	prev    power.Sample
+	step    int
+	windows map[int64]*NodeWindow
+	total   NodeWindow
+}
+
+// Joiner joins power samples with node timelines.
+type Joiner struct {
+	opts     Options
+	nodes    map[string]*nodeState
+	windows  []NodeWindow
+	gaps     []Gap
+	stats    Stats
+	buffered int
+	unknown  map[string]int64
+}
+
+// NewJoiner returns a joiner over the timelines.
+func NewJoiner(tls map[string]*Timeline, opts Options) *Joiner {
+	if opts.MaxGap <= 0 {
+		opts.MaxGap = 5
+	}
+	j := &Joiner{opts: opts, nodes: map[string]*nodeState{}, unknown: map[string]int64{}}
+	for n, tl := range tls {
+		j.nodes[n] = &nodeState{tl: tl, windows: map[int64]*NodeWindow{}, maxT: math.Inf(-1),
+			total: NodeWindow{Node: n, Window: -1, Start: tl.T0, End: tl.End}}
+	}
+	return j
+}
+
+// Add takes a batch of samples (any order across nodes).
+func (j *Joiner) Add(samples []power.Sample) {
+	for _, s := range samples {
+		j.stats.Samples++
+		ns := j.nodes[s.Node]
+		if ns == nil {
+			j.stats.Unmatched++
+			j.unknown[s.Node]++
+			continue
+		}
+		s.T -= j.opts.Offset
+		if ns.have && s.T <= ns.prev.T || s.T < ns.maxT-j.opts.Lateness {
+			j.stats.Late++
+			continue
+		}
+		// Insert in order (the buffer is short: within Lateness).
+		i := sort.Search(len(ns.buf), func(i int) bool { return ns.buf[i].T > s.T })
+		ns.buf = append(ns.buf, power.Sample{})
+		copy(ns.buf[i+1:], ns.buf[i:])
+		ns.buf[i] = s
+		j.buffered++
+		if j.buffered > j.stats.MaxBuffered {
+			j.stats.MaxBuffered = j.buffered
+		}
+		ns.maxT = math.Max(ns.maxT, s.T)
+		k := 0
+		for k < len(ns.buf) && ns.buf[k].T <= ns.maxT-j.opts.Lateness {
+			j.consume(ns, ns.buf[k])
+			k++
+		}
+		if k > 0 {
+			ns.buf = append(ns.buf[:0], ns.buf[k:]...)
+			j.buffered -= k
+			j.emitDone(ns, false)
+		}
+	}
+}
+
+// consume integrates from the node's previous sample to s.
+func (j *Joiner) consume(ns *nodeState, s power.Sample) {
+	if s.Mean {
+		s.Since -= j.opts.Offset
+		if !ns.have || ns.prev.T != s.Since {
+			// A counter interval knows its own start; what lies between
+			// the previous sample and it is a gap.
+			if ns.have {
+				j.gap(ns, ns.prev.T, s.Since)
+			}
+			ns.prev, ns.have = power.Sample{T: s.Since, Node: s.Node, Watts: s.Watts}, true
+		}
+	}
+	if !ns.have {
+		ns.prev, ns.have = s, true
+		return
+	}
+	p := ns.prev
+	ns.prev = s
+	a, b := math.Max(p.T, ns.tl.T0), math.Min(s.T, ns.tl.End)
+	if b <= a {
+		return
+	}
+	if s.T-p.T > j.opts.MaxGap {
+		j.gap(ns, a, b)
+		return
+	}
+	p0, p1 := p.Watts, s.Watts
+	if s.Mean {
+		p0 = s.Watts
+	}
+	at := func(t float64) float64 { return p0 + (p1-p0)*(t-p.T)/(s.T-p.T) }
+	steps := ns.tl.Steps
+	for ns.step+1 < len(steps) && steps[ns.step+1].T <= a {
+		ns.step++
+	}
+	for a < b {
+		cut := b
+		if ns.step+1 < len(steps) && steps[ns.step+1].T < cut {
+			cut = steps[ns.step+1].T
+		}
+		w := j.window(a)
+		if j.opts.Window > 0 {
+			cut = math.Min(cut, float64(w+1)*j.opts.Window)
+		}
+		if cut <= a { // floating point at a window edge
+			cut = math.Nextafter(a, math.Inf(1))
+		}
+		e := (at(a) + at(cut)) / 2 * (cut - a)
+		cnt := steps[ns.step].Count
+		for _, nw := range [2]*NodeWindow{ns.win(j, w), &ns.total} {
+			nw.Covered += cut - a
+			nw.EnergyJ += e
+			for c := range NumClasses {
+				if cnt[c] != 0 {
+					nw.ClassEnergy[c] += e * float64(cnt[c]) / float64(ns.tl.R)
+					nw.Occupancy[c] += float64(cnt[c]) * (cut - a)
+				}
+			}
+		}
+		a = cut
+		for ns.step+1 < len(steps) && steps[ns.step+1].T <= a {
+			ns.step++
+		}
+	}
+}
+
+// gap records [a, b] ∩ the node's run as a gap.
+func (j *Joiner) gap(ns *nodeState, a, b float64) {
+	a, b = math.Max(a, ns.tl.T0), math.Min(b, ns.tl.End)
+	if b <= a {
+		return
+	}
+	j.gaps = append(j.gaps, Gap{Node: ns.tl.Node, Start: a, End: b})
+	j.stats.Gaps++
+	j.stats.GapS += b - a
+}
+
+func (j *Joiner) window(t float64) int64 {
+	if j.opts.Window <= 0 {
+		return 0
+	}
+	return int64(math.Floor(t / j.opts.Window))
+}
+
+func (ns *nodeState) win(j *Joiner, w int64) *NodeWindow {
+	nw := ns.windows[w]
+	if nw == nil {
+		nw = &NodeWindow{Node: ns.tl.Node, Window: w, Start: ns.tl.T0, End: ns.tl.End}
+		if j.opts.Window > 0 {
+			nw.Start, nw.End = float64(w)*j.opts.Window, float64(w+1)*j.opts.Window
+		}
+		ns.windows[w] = nw
+	}
+	return nw
+}
+
+// emitDone moves the windows the node's integration has passed to the
+// output (all of them at the end).
+func (j *Joiner) emitDone(ns *nodeState, all bool) {
+	if !all && (j.opts.Window <= 0 || !ns.have) {
+		return
+	}
+	limit := int64(math.MaxInt64)
+	if !all {
+		limit = j.window(math.Min(ns.prev.T, ns.tl.End))
+	}
+	var ws []int64
+	for w := range ns.windows {
+		if w < limit {
+			ws = append(ws, w)
+		}
+	}
+	sort.Slice(ws, func(a, b int) bool { return ws[a] < ws[b] })
+	for _, w := range ws {
+		j.windows = append(j.windows, *ns.windows[w])
+		delete(ns.windows, w)
+	}
+}
+
+// Result is what a join produced.
+type Result struct {
+	// Windows are per node and window, sorted by node then window.
+	Windows []NodeWindow
+	// Totals are per node over the run (Window −1), sorted by node.
+	Totals []NodeWindow
+	Gaps   []Gap
+	Stats  Stats
+	// UnknownNodes counts samples per node name with no states.
+	UnknownNodes map[string]int64
+	Timelines    map[string]*Timeline
+}
+
+// TakeWindows returns the windows final so far and forgets them.
+func (j *Joiner) TakeWindows() []NodeWindow {
+	w := j.windows
+	j.windows = nil
+	return w
+}
+
+// Finish integrates what is buffered and returns everything not taken.
+func (j *Joiner) Finish() *Result {
+	names := make([]string, 0, len(j.nodes))
+	for n := range j.nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	res := &Result{UnknownNodes: j.unknown, Timelines: map[string]*Timeline{}}
+	for _, n := range names {
+		ns := j.nodes[n]
+		res.Timelines[n] = ns.tl
+		for _, s := range ns.buf {
+			j.consume(ns, s)
+		}
+		j.buffered -= len(ns.buf)
+		ns.buf = nil
+		j.emitDone(ns, true)
+		res.Totals = append(res.Totals, ns.total)
+		if !ns.have {
+			j.gaps = append(j.gaps, Gap{Node: n, Start: ns.tl.T0, End: ns.tl.End})
+			j.stats.Gaps++
+			j.stats.GapS += ns.tl.End - ns.tl.T0
+		}
+	}
+	res.Windows = j.windows
+	sort.SliceStable(res.Windows, func(a, b int) bool {
+		if res.Windows[a].Node != res.Windows[b].Node {
+			return res.Windows[a].Node < res.Windows[b].Node
+		}
+		return res.Windows[a].Window < res.Windows[b].Window
+	})
+	res.Gaps = j.gaps
+	res.Stats = j.stats
+	return res
+}
+
+// Totals sums windows per node over the run.
+func Totals(ws []NodeWindow, tls map[string]*Timeline) []NodeWindow {
+	by := map[string]*NodeWindow{}
+	var names []string
+	for n, tl := range tls {
+		by[n] = &NodeWindow{Node: n, Window: -1, Start: tl.T0, End: tl.End}
+		names = append(names, n)
+	}
+	for _, w := range ws {
+		t := by[w.Node]
+		t.Covered += w.Covered
+		t.EnergyJ += w.EnergyJ
+		for c := range NumClasses {
+			t.ClassEnergy[c] += w.ClassEnergy[c]
+			t.Occupancy[c] += w.Occupancy[c]
+		}
+	}
+	sort.Strings(names)
+	out := make([]NodeWindow, 0, len(names))
+	for _, n := range names {
+		out = append(out, *by[n])
+	}
+	return out
+}
+
+// Rows flattens windows into node × class × window rows.
+func Rows(ws []NodeWindow) []Row {
+	out := make([]Row, 0, len(ws)*NumClasses)
+	for _, w := range ws {
+		for c := range NumClasses {
+			out = append(out, Row{Node: w.Node, Window: w.Window, Start: w.Start, End: w.End,
+				Class: signal.Class(c).String(), EnergyJ: w.ClassEnergy[c], OccupancyS: w.Occupancy[c]})
+		}
+	}
+	return out
+}
+
+// ModelOccupancy turns a window into seed 000's model input: compute → App,
+// comm → Net, other → Storage (the rules' class for what is neither), in
+// worker-seconds; T is the covered time.
+func (w *NodeWindow) ModelOccupancy() models.Occupancy {
+	return models.Occupancy{T: w.Covered, TApp: w.Occupancy[signal.Compute],
+		TNet: w.Occupancy[signal.Comm], TStorage: w.Occupancy[signal.Other]}
+}
+
+// FitStatePowers fits seed 000's per-state powers to the windows (only
+// windows covered for at least minCover of their length are used).
+// The powers are per node; the increments are per busy worker.
+func FitStatePowers(ws []NodeWindow, minCover float64) (models.StateFit, error) {
+	var obs []models.EnergyObservation
+	for i := range ws {
+		w := &ws[i]
+		if w.Covered <= 0 || w.Covered < minCover*(w.End-w.Start) {
+			continue
+		}
+		obs = append(obs, models.EnergyObservation{Occupancy: w.ModelOccupancy(), E: w.EnergyJ})
+	}
+	return models.FitStatePowers(obs)
+}

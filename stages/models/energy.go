@@ -1,0 +1,176 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// StatePowers are seed 000's per-state node powers (Table 1), in watts.
+type StatePowers struct {
+	Idle    float64 `json:"idle" yaml:"idle"`
+	App     float64 `json:"app" yaml:"app"`
+	Storage float64 `json:"storage" yaml:"storage"`
+	Net     float64 `json:"net" yaml:"net"`
+}
+
+// Taurus is seed 000's Table 1 (Grid'5000 Lyon Taurus nodes).
+var Taurus = StatePowers{Idle: 91.6, App: 125.2, Storage: 129.0, Net: 127.7}
+
+// Occupancy is the time one node spends in each activity over a run or a
+// window, in seconds. T is the wall-clock length; TApp, TStorage and TNet
+// are the times in each state (for a node with several workers, the sum
+// over workers: each busy worker adds its increment above idle).
+type Occupancy struct {
+	T        float64 `json:"t"`
+	TApp     float64 `json:"t_app"`
+	TStorage float64 `json:"t_storage"`
+	TNet     float64 `json:"t_net"`
+}
+
+// NodeEnergy is seed 000's per-node energy, in joules:
+// P_idle·T + (P_app−P_idle)·T_app + (P_storage−P_idle)·T_storage + (P_net−P_idle)·T_net.
+func NodeEnergy(p StatePowers, o Occupancy) float64 {
+	return p.Idle*o.T + (p.App-p.Idle)*o.TApp + (p.Storage-p.Idle)*o.TStorage + (p.Net-p.Idle)*o.TNet
+}
+
+// Energy is the model's total over nodes (all with the same powers).
+func Energy(p StatePowers, nodes []Occupancy) float64 {
+	var e float64
+	for _, o := range nodes {
+		e += NodeEnergy(p, o)
+	}
+	return e
+}
+
+// Inaccuracy is seed 000's |1 − E_pred/E_actual|.
+func Inaccuracy(predicted, actual float64) float64 { return math.Abs(1 - predicted/actual) }
+
+// EDP is the energy-delay product E·T (J·s).
+func EDP(energy, t float64) float64 { return energy * t }
+
+// EnergyObservation is a measured energy (J) with the occupancy it was
+// measured over (one node, one window or run).
+type EnergyObservation struct {
+	Occupancy
+	E float64 `json:"e"`
+}
+
+// StateFit is the result of FitStatePowers. Fitted says which increments
+// the data could determine; the others are reported equal to Idle.
+type StateFit struct {
+	Powers StatePowers `json:"powers"`
+	Fitted struct {
+		App, Storage, Net bool
+	} `json:"fitted"`
+	Stats FitStats `json:"stats"`
+}
+
+// FitStatePowers fits seed 000's per-state powers by linear least squares
+// from measured energies: E = P_idle·T + ΔP_app·T_app + ΔP_storage·T_storage
+// + ΔP_net·T_net, linear in (P_idle, ΔP_app, ΔP_storage, ΔP_net). A state
+// never occupied in the data is left out of the fit (its power is reported
+// as the idle power and Fitted says so). Windows or runs must vary enough
+// in their occupancies to separate the states: otherwise the fit fails
+// with ErrNotIdentifiable.
+func FitStatePowers(obs []EnergyObservation) (StateFit, error) {
+	var fit StateFit
+	if len(obs) == 0 {
+		return fit, errors.New("fit state powers: no observations")
+	}
+	use := [4]bool{true}
+	for _, o := range obs {
+		use[1] = use[1] || o.TApp > 0
+		use[2] = use[2] || o.TStorage > 0
+		use[3] = use[3] || o.TNet > 0
+	}
+	var cols []int
+	for j, u := range use {
+		if u {
+			cols = append(cols, j)
+		}
+	}
+	x := make([][]float64, len(obs))
+	y := make([]float64, len(obs))
+	for i, o := range obs {
+		full := [4]float64{o.T, o.TApp, o.TStorage, o.TNet}
+		row := make([]float64, 0, len(cols))
+		for _, j := range cols {
+			row = append(row, full[j])
+		}
+		x[i] = row
+		y[i] = o.E
+	}
+	beta, err := LeastSquares(x, y)
+	if err != nil {
+		return fit, fmt.Errorf("fit state powers: %w", err)
+	}
+	var coef [4]float64
+	for k, j := range cols {
+		coef[j] = beta[k]
+	}
+	fit.Powers = StatePowers{Idle: coef[0], App: coef[0] + coef[1], Storage: coef[0] + coef[2], Net: coef[0] + coef[3]}
+	fit.Fitted.App, fit.Fitted.Storage, fit.Fitted.Net = use[1], use[2], use[3]
+	pred := make([]float64, len(obs))
+	for i, o := range obs {
+		pred[i] = NodeEnergy(fit.Powers, o.Occupancy)
+	}
+	fit.Stats = Stats(y, pred)
+	return fit, nil
+}
+
+// ParallelEnergy is seed 003's eq. 5: E_p = E_i/S_t + E_d, from the
+// sequential run's idle and dynamic energies and the time speedup.
+func ParallelEnergy(idle, dynamic, timeSpeedup float64) float64 {
+	return idle/timeSpeedup + dynamic
+}
+
+// IdleFraction is seed 003's s = E_i / (E_i + E_d).
+func IdleFraction(idle, dynamic float64) float64 { return idle / (idle + dynamic) }
+
+// EnergySpeedup is seed 003's eq. 6, S_e = 1 / ((1 − s) + s/S_t), from the
+// time speedup S_t and the idle fraction s. (The seed's text prints S_e in
+// the denominator; eq. 5 gives S_t, which is what is used here.)
+func EnergySpeedup(timeSpeedup, idleFraction float64) float64 {
+	return 1 / ((1 - idleFraction) + idleFraction/timeSpeedup)
+}
+
+// Point is one configuration's measured execution time and power.
+type Point struct {
+	Config string  `json:"config"`
+	Time   float64 `json:"time"`
+	Power  float64 `json:"power"`
+}
+
+// Pareto returns seed 003's Pareto frontier: the points not strictly
+// dominated by another (another point with time ≤ and power ≤, one of them
+// strictly), sorted by increasing power (so decreasing time). Duplicated
+// (time, power) pairs are all kept.
+func Pareto(points []Point) []Point {
+	ps := append([]Point(nil), points...)
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Power != ps[j].Power {
+			return ps[i].Power < ps[j].Power
+		}
+		return ps[i].Time < ps[j].Time
+	})
+	var out []Point
+	best := math.Inf(1) // lowest time among points of strictly lower power
+	for i := 0; i < len(ps); {
+		j := i
+		for j < len(ps) && ps[j].Power == ps[i].Power {
+			j++
+		}
+		// ps[i:j] share a power; the lowest time among them is ps[i].Time.
+		minT := ps[i].Time
+		if minT < best {
+			for k := i; k < j && ps[k].Time == minT; k++ {
+				out = append(out, ps[k])
+			}
+			best = minT
+		}
+		i = j
+	}
+	return out
+}

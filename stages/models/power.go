@@ -1,0 +1,210 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// PowerInputs are the six inputs of seed 001's power model (§5.1): the
+// lowest and highest frequencies and the idle (cpu = 0) and full-load
+// (cpu = 1) power at each. Frequencies may be in any unit (only ratios
+// matter); powers are in watts.
+type PowerInputs struct {
+	FMin      float64 `json:"fmin"`
+	FMax      float64 `json:"fmax"`
+	PIdleFMin float64 `json:"p_idle_fmin"`
+	PIdleFMax float64 `json:"p_idle_fmax"`
+	PFullFMin float64 `json:"p_full_fmin"`
+	PFullFMax float64 `json:"p_full_fmax"`
+}
+
+// PowerModel is seed 001's eq. 6:
+//
+//	TPower(cpu, f) = P0 − Alpha·(FMax − f)/FMax + (A·f/FMax + B)·cpu
+//
+// with P0 the idle power at FMax and cpu the utilisation in [0, 1].
+type PowerModel struct {
+	FMax  float64 `json:"fmax"`
+	P0    float64 `json:"p_idle_fmax"`
+	A     float64 `json:"A"`
+	B     float64 `json:"B"`
+	Alpha float64 `json:"alpha"`
+}
+
+// Validate checks the six inputs.
+func (in PowerInputs) Validate() error {
+	for _, v := range []float64{in.FMin, in.FMax, in.PIdleFMin, in.PIdleFMax, in.PFullFMin, in.PFullFMax} {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return errors.New("power model inputs must be finite numbers")
+		}
+	}
+	if in.FMin <= 0 || in.FMax <= in.FMin {
+		return fmt.Errorf("need 0 < fmin < fmax (got fmin %g, fmax %g)", in.FMin, in.FMax)
+	}
+	return nil
+}
+
+// DVFSFromInputs computes A, B and alpha by eq. 7, 8 and 9.
+func DVFSFromInputs(in PowerInputs) (PowerModel, error) {
+	if err := in.Validate(); err != nil {
+		return PowerModel{}, err
+	}
+	r := in.FMax / (in.FMax - in.FMin)
+	dynMax := in.PFullFMax - in.PIdleFMax
+	dynMin := in.PFullFMin - in.PIdleFMin
+	a := (dynMax - dynMin) * r                 // eq. 7
+	b := dynMax - a                            // eq. 8
+	alpha := (in.PIdleFMax - in.PIdleFMin) * r // eq. 9
+	return PowerModel{FMax: in.FMax, P0: in.PIdleFMax, A: a, B: b, Alpha: alpha}, nil
+}
+
+// Predict is eq. 6 at utilisation cpu ∈ [0, 1] and frequency f.
+func (m PowerModel) Predict(cpu, f float64) float64 {
+	return m.P0 - m.Alpha*(m.FMax-f)/m.FMax + (m.A*f/m.FMax+m.B)*cpu
+}
+
+// ErrorPct is seed 001's eq. 10: |measured − predicted| / measured · 100.
+func ErrorPct(measured, predicted float64) float64 {
+	return math.Abs(measured-predicted) / math.Abs(measured) * 100
+}
+
+// PowerSample is one measurement of a node's power at a utilisation and
+// frequency.
+type PowerSample struct {
+	CPU   float64 `json:"cpu"`
+	F     float64 `json:"f"`
+	Watts float64 `json:"watts"`
+}
+
+// FitStats describe a least-squares fit.
+type FitStats struct {
+	N int `json:"n"`
+	// RMSE is the root-mean-square residual, in the fitted quantity's unit.
+	RMSE float64 `json:"rmse"`
+	// R2 is the coefficient of determination.
+	R2 float64 `json:"r2"`
+	// AvgErrPct and MaxErrPct are eq. 10 over the samples.
+	AvgErrPct float64 `json:"avg_error_pct"`
+	MaxErrPct float64 `json:"max_error_pct"`
+}
+
+// FitPower fits eq. 6 to measurements by linear least squares: eq. 6 is
+// linear in (P0, α, A, B) with regressors 1, −(fmax−f)/fmax, cpu·f/fmax
+// and cpu. fmax ≤ 0 means the highest frequency among the samples. The
+// samples must span at least two frequencies and two utilisations.
+func FitPower(samples []PowerSample, fmax float64) (PowerModel, FitStats, error) {
+	if fmax <= 0 {
+		for _, s := range samples {
+			fmax = math.Max(fmax, s.F)
+		}
+	}
+	if fmax <= 0 {
+		return PowerModel{}, FitStats{}, errors.New("fit power: no positive frequency")
+	}
+	x := make([][]float64, len(samples))
+	y := make([]float64, len(samples))
+	for i, s := range samples {
+		x[i] = []float64{1, -(fmax - s.F) / fmax, s.CPU * s.F / fmax, s.CPU}
+		y[i] = s.Watts
+	}
+	beta, err := LeastSquares(x, y)
+	if err != nil {
+		return PowerModel{}, FitStats{}, fmt.Errorf("fit power: %w", err)
+	}
+	m := PowerModel{FMax: fmax, P0: beta[0], Alpha: beta[1], A: beta[2], B: beta[3]}
+	pred := make([]float64, len(samples))
+	for i, s := range samples {
+		pred[i] = m.Predict(s.CPU, s.F)
+	}
+	return m, Stats(y, pred), nil
+}
+
+// Stats compares measurements with predictions.
+func Stats(measured, predicted []float64) FitStats {
+	st := FitStats{N: len(measured)}
+	if len(measured) == 0 {
+		return st
+	}
+	var mean float64
+	for _, v := range measured {
+		mean += v
+	}
+	mean /= float64(len(measured))
+	var ssr, sst float64
+	for i, v := range measured {
+		r := v - predicted[i]
+		ssr += r * r
+		sst += (v - mean) * (v - mean)
+		e := ErrorPct(v, predicted[i])
+		st.AvgErrPct += e
+		st.MaxErrPct = math.Max(st.MaxErrPct, e)
+	}
+	st.AvgErrPct /= float64(len(measured))
+	st.RMSE = math.Sqrt(ssr / float64(len(measured)))
+	if sst > 0 {
+		st.R2 = 1 - ssr/sst
+	} else if ssr == 0 {
+		st.R2 = 1
+	}
+	return st
+}
+
+// ErrNotIdentifiable is returned when the design matrix is rank deficient:
+// the data cannot tell the parameters apart.
+var ErrNotIdentifiable = errors.New("parameters not identifiable from the data (rank-deficient design)")
+
+// LeastSquares solves min ‖Xβ − y‖₂ by QR (gonum). Rows of x are the
+// observations; all must have the same length p ≤ len(rows).
+func LeastSquares(x [][]float64, y []float64) ([]float64, error) {
+	n := len(x)
+	if n == 0 {
+		return nil, errors.New("no observations")
+	}
+	p := len(x[0])
+	if n < p {
+		return nil, fmt.Errorf("%d observations for %d parameters", n, p)
+	}
+	a := mat.NewDense(n, p, nil)
+	for i, row := range x {
+		if len(row) != p {
+			return nil, errors.New("ragged design matrix")
+		}
+		a.SetRow(i, row)
+	}
+	// Scale the columns so that the rank test is unit-free.
+	scale := make([]float64, p)
+	for j := range p {
+		scale[j] = mat.Norm(a.ColView(j), 2)
+		if scale[j] == 0 {
+			return nil, ErrNotIdentifiable
+		}
+		for i := range n {
+			a.Set(i, j, a.At(i, j)/scale[j])
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var r mat.Dense
+	qr.RTo(&r)
+	var maxd float64
+	for j := range p {
+		maxd = math.Max(maxd, math.Abs(r.At(j, j)))
+	}
+	for j := range p {
+		if math.Abs(r.At(j, j)) <= 1e-10*maxd {
+			return nil, ErrNotIdentifiable
+		}
+	}
+	var b mat.Dense
+	if err := qr.SolveTo(&b, false, mat.NewDense(n, 1, y)); err != nil {
+		return nil, err
+	}
+	out := make([]float64, p)
+	for j := range p {
+		out[j] = b.At(j, 0) / scale[j]
+	}
+	return out, nil
+}
