@@ -4,7 +4,7 @@ PKGS    ?= ./...
 FUZZTIME ?= 60s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test deps vet lint fmt bench fuzz demo clean
+.PHONY: all build test deps vet lint fmt bench fuzz demo clean reproduce reproduce-ci
 
 all: build
 
@@ -60,6 +60,14 @@ fuzz:
 
 demo:
 	$(GO) run ./cmd/tracecast demo
+
+# reproduce runs seed 004's study at this machine's scale (about 2 minutes
+# on 2 cores) and writes reproduce/REPORT.md; reproduce-ci a reduced one.
+reproduce:
+	reproduce/run.sh
+
+reproduce-ci:
+	reproduce/run.sh ci
 
 clean:
 	rm -rf bin .cache tracecast-demo

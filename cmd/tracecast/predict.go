@@ -150,6 +150,8 @@ terminal. All sizes are computed in one pass over the signal.`,
 			if err != nil {
 				return err
 			}
+			cl := classifyIdle(s)
+			log.Info().Str("trace", s.trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state (seed 004 §IV-B)")
 			// One pass, the signal never held: O(R × window sizes) memory.
 			sw := ks.NewSweeper(s.sig.R, ws, m, alpha)
 			s.sig.Sample(s.class, s.period, func(_ int, _ float64, x int) { sw.Add(x) })
@@ -199,10 +201,12 @@ type predictFlags struct {
 	alpha         float64
 	idleThreshold float64
 	regimeMisses  int
+	studyModelFlags
 }
 
 func (p *predictFlags) register(cmd *cobra.Command) {
 	p.signalFlags.register(cmd)
+	p.registerModel(cmd)
 	fl := cmd.Flags()
 	fl.IntVar(&p.window, "window", 0, "window size w in samples (required)")
 	fl.StringArrayVar(&p.queries, "query", []string{"idle>=25%"}, "CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)")
@@ -222,8 +226,8 @@ type results struct {
 
 // run samples the trace and runs the prediction phase on it.
 func (p *predictFlags) run(path string) (*sampled, *results, error) {
-	if p.window <= 0 {
-		return nil, nil, usageErr(fmt.Errorf("--window W (samples) is required"))
+	if p.window <= 0 && p.model == "" {
+		return nil, nil, usageErr(fmt.Errorf("--window W (samples) or --model FILE is required"))
 	}
 	m, err := ks.ParseMethod(p.method)
 	if err != nil {
@@ -231,6 +235,9 @@ func (p *predictFlags) run(path string) (*sampled, *results, error) {
 	}
 	s, err := p.load(path)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.applyModel(path, s, &p.window); err != nil {
 		return nil, nil, err
 	}
 	res := &results{}

@@ -40,6 +40,7 @@ Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
 	root.AddCommand(newBrokerCmd(), newPublishCmd(), newSubscribeCmd())
 	root.AddCommand(ioCommands()...)
 	root.AddCommand(energyCommands()...)
+	root.AddCommand(studyCommands()...)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
 	return root
 }

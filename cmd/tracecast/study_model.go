@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+// studyModelFlags are predict's --model and --tasks: the window size comes
+// from a window-size model (tracecast train) for the trace's R and T
+// instead of --window. Embed in predictFlags, call registerModel from
+// register and applyModel once the trace is loaded.
+type studyModelFlags struct {
+	model string
+	tasks int
+}
+
+func (f *studyModelFlags) registerModel(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "window-size model from 'tracecast train': the window is the model's for the trace's R (workers) and T (--tasks), instead of --window")
+	fl.IntVar(&f.tasks, "tasks", 0, "DAG size T for --model (0: count the tasks in the trace, a second read of the file)")
+}
+
+// applyModel sets *window from the model when --model is given (and
+// --window is not). path is the trace (for counting tasks).
+func (f *studyModelFlags) applyModel(path string, s *sampled, window *int) error {
+	if f.model == "" {
+		return nil
+	}
+	if *window > 0 {
+		return usageErr(fmt.Errorf("give --window or --model, not both"))
+	}
+	T := f.tasks
+	if T <= 0 {
+		if path == "-" {
+			return usageErr(fmt.Errorf("--model on standard input needs --tasks T"))
+		}
+		n, err := tasksInTrace(path)
+		if err != nil {
+			return err
+		}
+		T = n
+	}
+	w, err := windowFromModel(f.model, s.sig.R, T)
+	if err != nil {
+		return err
+	}
+	*window = w
+	log.Info().Str("model", f.model).Int("r", s.sig.R).Int("t", T).Int("window", w).Msg("window from the model")
+	return nil
+}

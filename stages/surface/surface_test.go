@@ -1,0 +1,162 @@
+package surface
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A known degree-4 surface (in raw w, T) sampled on the paper's grid is
+// recovered exactly: every coefficient through evaluation, R² = 1.
+func TestFitRecoversKnownSurface(t *testing.T) {
+	known := func(w, T float64) float64 {
+		u, v := w/50000, T/4000
+		return 1 - 0.3*u + 0.2*v - 0.5*u*v + 0.1*u*u*v*v - 0.05*u*u*u*u + 0.07*v*v*v*v - 0.02*u*v*v*v
+	}
+	var pts []Point
+	for w := 1000; w <= 50000; w += 1000 {
+		for T := 1000; T <= 4000; T += 200 {
+			pts = append(pts, Point{W: float64(w), T: float64(T), HitRate: known(float64(w), float64(T))})
+		}
+	}
+	f, err := FitPoly(pts, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Coef) != 15 || f.RMSE > 1e-12 || f.MaxAbsRes > 1e-11 || math.Abs(f.R2-1) > 1e-12 {
+		t.Fatalf("terms %d rmse %g max %g r2 %g", len(f.Coef), f.RMSE, f.MaxAbsRes, f.R2)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 200; i++ {
+		w, T := 1000+49000*r.Float64(), 1000+3000*r.Float64()
+		if d := math.Abs(f.Eval(w, T) - known(w, T)); d > 1e-11 {
+			t.Fatalf("(%g,%g): off by %g", w, T, d)
+		}
+	}
+}
+
+// Lower-degree surfaces are recovered too, and a linear one gives an exact
+// cut: hit = 1 − w/100000 crosses 0.95 at w = 5000 for every T.
+func TestCutOfPlane(t *testing.T) {
+	var pts []Point
+	for w := 1000; w <= 50000; w += 1000 {
+		for T := 1000; T <= 4000; T += 200 {
+			pts = append(pts, Point{W: float64(w), T: float64(T), HitRate: 1 - float64(w)/100000})
+		}
+	}
+	f, err := FitPoly(pts, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, T := range []float64{1000, 2600, 4000} {
+		c := f.CutAt(T, 0.95, 1000, 50000, 100)
+		if c.W != 5000 || c.Status != "crossing" {
+			t.Fatalf("cut %+v", c)
+		}
+	}
+	if c := f.CutAt(1000, 0.999, 1000, 50000, 100); c.Status != "below" || c.W != 1000 {
+		t.Fatalf("below: %+v", c)
+	}
+	if c := f.CutAt(1000, 0.4, 1000, 50000, 100); c.Status != "flat" || c.W != 50000 {
+		t.Fatalf("flat: %+v", c)
+	}
+}
+
+// With a single T the fit drops the T terms instead of failing.
+func TestFitSingleT(t *testing.T) {
+	var pts []Point
+	for w := 1000; w <= 10000; w += 1000 {
+		x := float64(w) / 10000
+		pts = append(pts, Point{W: float64(w), T: 1000, HitRate: 1 - x*x})
+	}
+	f, err := FitPoly(pts, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Coef) != 5 || f.MaxAbsRes > 1e-12 {
+		t.Fatalf("%+v", f)
+	}
+	if f, err := FitPoly(pts[:3], 4); err != nil || len(f.Coef) != 3 {
+		t.Fatal("3 distinct w: want the quadratic", err)
+	}
+	if _, err := FitPoly(nil, 4); err == nil {
+		t.Fatal("no points fitted")
+	}
+}
+
+// Four DAG-size groups of slightly different T give a cubic in T, not an
+// ill-determined quartic.
+func TestFitGroupsLimitDegree(t *testing.T) {
+	var pts []Point
+	for g, T := range []float64{1000, 2000, 3000, 4000} {
+		for s := 0; s < 3; s++ {
+			for w := 1000; w <= 50000; w += 1000 {
+				tt := T + float64(s*7+g)
+				pts = append(pts, Point{W: float64(w), T: tt, HitRate: 1 - float64(w)/1e5 - tt/1e5})
+			}
+		}
+	}
+	f, err := FitPoly(pts, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range f.Terms {
+		if e[1] > 3 {
+			t.Fatalf("term %v with 4 T groups", e)
+		}
+	}
+	if f.MaxAbsRes > 1e-12 {
+		t.Fatalf("plane not recovered: %g", f.MaxAbsRes)
+	}
+}
+
+func TestModelWindowInterpolates(t *testing.T) {
+	m := &Model{Kind: "tracecast.window-size-model", Version: ModelVersion, Surfaces: []RModel{
+		{R: 8, Cuts: []Cut{{T: 1000, W: 10000}, {T: 2000, W: 20000}}},
+		{R: 32, Cuts: []Cut{{T: 1000, W: 2000}, {T: 2000, W: 4000}}},
+	}}
+	dir := t.TempDir()
+	b, _ := json.Marshal(m)
+	p := filepath.Join(dir, "m.json")
+	os.WriteFile(p, b, 0o644)
+	m2, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ r, t, w int }{
+		{8, 1000, 10000}, {8, 1500, 15000}, {8, 500, 10000}, {8, 9000, 20000},
+		{32, 1500, 3000}, {64, 2000, 4000}, {4, 2000, 20000},
+		{16, 1000, 6000}, // halfway in log2 R
+	} {
+		w, err := m2.Window(c.r, c.t)
+		if err != nil || w != c.w {
+			t.Errorf("Window(%d,%d) = %d, %v; want %d", c.r, c.t, w, err, c.w)
+		}
+	}
+	os.WriteFile(p, []byte(`{"kind":"x","version":1}`), 0o644)
+	if _, err := Load(p); err == nil {
+		t.Fatal("wrong kind accepted")
+	}
+}
+
+func TestClassifier(t *testing.T) {
+	for _, c := range []struct {
+		xs   []int
+		want State
+	}{
+		{[]int{8, 8, 7, 8, 6}, UniformIdle},
+		{[]int{0, 1, 0, 2, 0}, UniformComputation},
+		{[]int{0, 8, 0, 8, 4}, Patch},
+	} {
+		k := Classifier{R: 8}
+		for _, x := range c.xs {
+			k.Add(x)
+		}
+		if got := k.Result(); got.State != c.want {
+			t.Errorf("%v: %+v", c.xs, got)
+		}
+	}
+}

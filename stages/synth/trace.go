@@ -1,0 +1,399 @@
+package synth
+
+import (
+	"bufio"
+	"container/heap"
+	_ "embed"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// header is StarPU 1.4.9's Paje header, verbatim (event definitions,
+// including the extra PajeSetState 20 carrying JobId and the others, and the
+// type and value definitions), from the project's own StarPU trace.
+//
+//go:embed starpu14_header.paje
+var header string
+
+// Codelet is a kind of task with its duration distribution.
+type Codelet struct {
+	Name   string
+	MeanMS float64 // mean duration, ms
+	CV     float64 // coefficient of variation (lognormal); 0: constant
+	Weight float64 // relative frequency
+}
+
+// ParseCodelets reads "NAME:MEAN_MS[:CV[:WEIGHT]],...".
+func ParseCodelets(s string) ([]Codelet, error) {
+	var out []Codelet
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		parts := strings.Split(f, ":")
+		c := Codelet{Name: parts[0], CV: 0.3, Weight: 1}
+		if c.Name == "" || strings.ContainsAny(c.Name, " \t\"") || len(parts) < 2 || len(parts) > 4 {
+			return nil, fmt.Errorf("codelet %q: want NAME:MEAN_MS[:CV[:WEIGHT]]", f)
+		}
+		vals := []*float64{&c.MeanMS, &c.CV, &c.Weight}
+		for i, p := range parts[1:] {
+			v, err := strconv.ParseFloat(p, 64)
+			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+				return nil, fmt.Errorf("codelet %q: bad number %q", f, p)
+			}
+			*vals[i] = v
+		}
+		if c.MeanMS <= 0 || c.Weight <= 0 {
+			return nil, fmt.Errorf("codelet %q: mean and weight must be positive", f)
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no codelet")
+	}
+	return out, nil
+}
+
+// TraceParams say how the DAG runs.
+type TraceParams struct {
+	Workers  int
+	Seed     uint64
+	Codelets []Codelet // default: one homogeneous kind (the paper's DAGs)
+	// TransferProb is the probability that a task fetches input data
+	// before it runs (a FetchingInput state of TransferMeanMS on average,
+	// exponential).
+	TransferProb   float64
+	TransferMeanMS float64
+	// OverheadMS is the length of each runtime state StarPU writes around a
+	// task (Progressing, Scheduling, Overhead, PushingOutput); default 0.001.
+	OverheadMS float64
+	// StartMS is when the first task can start (after the workers'
+	// initialisation); default 100.
+	StartMS float64
+}
+
+// DefaultCodelets is the homogeneous workload of the paper's benchmarking DAGs.
+func DefaultCodelets() []Codelet {
+	return []Codelet{{Name: "dag_task", MeanMS: 10, CV: 0.3, Weight: 1}}
+}
+
+// Summary describes the written trace.
+type Summary struct {
+	Workers    int     `json:"workers"`
+	StartMS    float64 `json:"start_ms"`    // first worker state
+	EndMS      float64 `json:"end_ms"`      // last worker state change
+	MakespanMS float64 `json:"makespan_ms"` // first task start to last task end
+	Lines      int64   `json:"lines"`
+	Transfers  int     `json:"transfers"`
+	BusyMS     float64 `json:"busy_ms"` // sum of task durations
+}
+
+// line kinds
+const (
+	kSet    = iota // 10 <state>
+	kTask          // 10 <codelet> + 20 <codelet ...>
+	kPush          // 11 Sc
+	kPop           // 12
+	kFinish        // simulation: the worker is free (no line)
+)
+
+type ev struct {
+	t     float64
+	seq   uint64
+	w     int32
+	kind  uint8
+	state string
+	task  int32
+}
+
+type evHeap []ev
+
+func (h evHeap) Len() int { return len(h) }
+func (h evHeap) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].seq < h[j].seq
+}
+func (h evHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *evHeap) Push(x any)   { *h = append(*h, x.(ev)) }
+func (h *evHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+type intHeap []int32
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int32)) }
+func (h *intHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// WriteTrace list-schedules the DAG on p.Workers workers (eager: ready tasks
+// in release order, FIFO, go to the lowest-numbered free worker) and streams
+// the execution as a StarPU 1.4 Paje trace: the StarPU header, the container
+// hierarchy MPIP > P > Mn > T > W, times in milliseconds, every task as the
+// worker state "<codelet>" (a PajeSetState 10 line followed by the extended
+// PajeSetState 20 line with Size, Params, Footprint, Tag, JobId, ...),
+// surrounded by Progressing/Scheduling/Overhead/FetchingInput/PushingOutput
+// states, and Sleeping while a worker has nothing to run. Lines are written
+// in time order; the memory held is the DAG plus a few pending lines per
+// worker.
+func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
+	R := p.Workers
+	if R < 1 {
+		return Summary{}, fmt.Errorf("synth: %d workers", R)
+	}
+	if len(p.Codelets) == 0 {
+		p.Codelets = DefaultCodelets()
+	}
+	if p.OverheadMS <= 0 {
+		p.OverheadMS = 0.001
+	}
+	if p.StartMS <= 0 {
+		p.StartMS = 100
+	}
+	o := p.OverheadMS
+	n := len(d.Level)
+	r := rand.New(rand.NewPCG(p.Seed, 0x7ace))
+	// Per-task codelet, duration and transfer, drawn in task order.
+	kind := make([]uint8, n)
+	dur := make([]float64, n)
+	fetch := make([]float64, n)
+	totalW := 0.0
+	for _, c := range p.Codelets {
+		totalW += c.Weight
+	}
+	sum := Summary{Workers: R}
+	for i := 0; i < n; i++ {
+		u := r.Float64() * totalW
+		k := 0
+		for k < len(p.Codelets)-1 && u >= p.Codelets[k].Weight {
+			u -= p.Codelets[k].Weight
+			k++
+		}
+		kind[i] = uint8(k)
+		c := p.Codelets[k]
+		dur[i] = c.MeanMS
+		if c.CV > 0 {
+			s2 := math.Log1p(c.CV * c.CV)
+			dur[i] = c.MeanMS * math.Exp(r.NormFloat64()*math.Sqrt(s2)-s2/2)
+		}
+		dur[i] = math.Max(dur[i], 4*o)
+		sum.BusyMS += dur[i]
+		if p.TransferProb > 0 && r.Float64() < p.TransferProb {
+			fetch[i] = math.Max(r.ExpFloat64()*p.TransferMeanMS, o)
+			sum.Transfers++
+		}
+	}
+	defined := make([]bool, len(p.Codelets))
+
+	bw := bufio.NewWriterSize(out, 1<<16)
+	var buf []byte
+	lines := int64(strings.Count(header, "\n"))
+	bw.WriteString(header)
+	put := func(b []byte) {
+		bw.Write(b)
+		lines++
+	}
+	ts := func(b []byte, t float64) []byte { return strconv.AppendFloat(b, t, 'f', 9, 64) }
+	// Containers, as StarPU creates them.
+	bw.WriteString("7\t0.0 MPIroot      MPIP      0       root\n7\t0.0\tp\tP\tMPIroot\tprogram \n7\t0.0\tsched\tSc\tp\tscheduler\n")
+	bw.WriteString("13\t0.0\tsched\tnsubmitted\t0.0\n13\t0.0\tsched\tnready\t0.0\n13\t0.0\tsched\tgft\t0.0\n")
+	lines += 6
+	t0 := 14.5
+	buf = fmt.Appendf(buf[:0], "7\t%.9f\tmn0\tMn\tp\tMEMNODE0\n7\t%.9f\tmm0\tMm\tmn0\tMEMMANAGER0\n", t0, t0)
+	put(buf)
+	lines++
+	initStates := []string{"In", "B", "I", "P", "Sc", "Sl"}
+	for w := 0; w < R; w++ {
+		tw := t0 + 0.2 + float64(w)*0.05
+		buf = fmt.Appendf(buf[:0], "7\t%.9f\tt%d\tT\tmn0\tT%d\n7\t%.9f\tw%d\tW\tt%d\tCPU%d\n13\t%.9f\tw%d\tgf\t0.0\n",
+			tw, w, w, tw, w, w, w, tw, w)
+		put(buf)
+		lines += 2
+		for i, s := range initStates {
+			buf = append(buf[:0], "10\t"...)
+			buf = ts(buf, tw+float64(i)*o)
+			buf = fmt.Appendf(buf, "\tw%d\tWS\t\"%s\"\n", w, s)
+			put(buf)
+		}
+	}
+	sum.StartMS = t0 + 0.2
+
+	var pending evHeap // lines to write, and worker-free events
+	var seq uint64
+	push := func(t float64, w int, k uint8, state string, task int) {
+		seq++
+		heap.Push(&pending, ev{t: t, seq: seq, w: int32(w), kind: k, state: state, task: int32(task)})
+	}
+	write := func(e ev) {
+		switch e.kind {
+		case kSet:
+			buf = append(buf[:0], "10\t"...)
+			buf = ts(buf, e.t)
+			buf = fmt.Appendf(buf, "\tw%d\tWS\t\"%s\"\n", e.w, e.state)
+			put(buf)
+		case kPush:
+			buf = append(buf[:0], "11\t"...)
+			buf = ts(buf, e.t)
+			buf = fmt.Appendf(buf, "\tw%d\tWS\tSc\n", e.w)
+			put(buf)
+		case kPop:
+			buf = append(buf[:0], "12\t"...)
+			buf = ts(buf, e.t)
+			buf = fmt.Appendf(buf, "\tw%d\tWS\n", e.w)
+			put(buf)
+		case kTask:
+			k := kind[e.task]
+			c := p.Codelets[k]
+			if !defined[k] {
+				defined[k] = true
+				ki := int(k)
+				buf = fmt.Appendf(buf[:0], "6\t%s\tWS\t%s\t\"%.6f %.6f %.6f\" \n", c.Name, c.Name,
+					float64(37*(ki+1)%256), float64(91*(ki+2)%256), float64(173*(ki+3)%256))
+				put(buf)
+			}
+			buf = append(buf[:0], "10\t"...)
+			buf = ts(buf, e.t)
+			buf = fmt.Appendf(buf, "\tw%d\tWS\t\"%s\"\n", e.w, c.Name)
+			put(buf)
+			id := int(e.task)
+			buf = append(buf[:0], "20\t"...)
+			buf = ts(buf, e.t)
+			buf = fmt.Appendf(buf, "\tw%d\tWS\t\"%s\"\t%d\t\"M%dx%d\"\t%08x\t%016x\t%d\t%d\t%d\t%.6f\t%d\t%d\t%d\t-1\t\"-1\"\n",
+				e.w, c.Name, 460800, 240, 240, uint32(k)*0x9e3779b1+0x752078c9, uint64(id)+1, id+1, id, -int(d.Level[id]),
+				dur[id]*1e-3, id%64, id/64, d.Level[id])
+			put(buf)
+		}
+	}
+
+	// Simulation.
+	indeg := make([]int32, n)
+	copy(indeg, d.NParents)
+	ready := make([]int32, 0, n)
+	head := 0
+	for i := 0; i < n; i++ {
+		if indeg[i] == 0 {
+			ready = append(ready, int32(i))
+		}
+	}
+	idle := make(intHeap, R)
+	for w := range idle {
+		idle[w] = int32(w)
+	}
+	heap.Init(&idle)
+	sleeping := make([]bool, R)
+	for w := range sleeping {
+		sleeping[w] = true
+	}
+	running := make([]int32, R)
+	now := p.StartMS
+	first, last := math.Inf(1), 0.0
+	done := 0
+	for {
+		// Hand ready tasks to free workers.
+		for head < len(ready) && idle.Len() > 0 {
+			task := int(ready[head])
+			head++
+			w := int(heap.Pop(&idle).(int32))
+			running[w] = int32(task)
+			t := now
+			if sleeping[w] {
+				push(t, w, kSet, "P", task)
+				t += o
+				push(t, w, kSet, "Sc", task)
+				t += o
+			}
+			sleeping[w] = false
+			push(t, w, kSet, "B", task)
+			t += o
+			if fetch[task] > 0 {
+				push(t, w, kSet, "Fi", task)
+				t += fetch[task]
+				push(t, w, kSet, "B", task)
+				t += o
+			}
+			push(t, w, kPush, "", task)
+			t += o
+			push(t, w, kPop, "", task)
+			t += o
+			push(t, w, kTask, "", task)
+			first = math.Min(first, t)
+			t += dur[task]
+			last = math.Max(last, t)
+			push(t, w, kSet, "B", task)
+			t += o
+			push(t, w, kSet, "Po", task)
+			t += o
+			push(t, w, kSet, "B", task)
+			t += o
+			push(t, w, kFinish, "", task)
+		}
+		// Free workers that were not given a task go to sleep.
+		for _, w := range idle {
+			if !sleeping[w] {
+				sleeping[w] = true
+				push(now, int(w), kSet, "P", -1)
+				push(now+o, int(w), kSet, "Sc", -1)
+				push(now+2*o, int(w), kSet, "Sl", -1)
+			}
+		}
+		// Write lines up to the next time a worker becomes free.
+		advanced := false
+		for pending.Len() > 0 {
+			e := heap.Pop(&pending).(ev)
+			if e.kind != kFinish {
+				write(e)
+				continue
+			}
+			now = e.t
+			heap.Push(&idle, e.w)
+			done++
+			for _, c := range d.Children[e.task] {
+				if indeg[c]--; indeg[c] == 0 {
+					ready = append(ready, c)
+				}
+			}
+			advanced = true
+			// Free every worker finishing at this same instant first.
+			if pending.Len() == 0 || pending[0].t > now || pending[0].kind != kFinish {
+				break
+			}
+		}
+		if !advanced {
+			break
+		}
+	}
+	if done != n {
+		return sum, fmt.Errorf("synth: %d of %d tasks ran (cycle?)", done, n)
+	}
+	end := now + 3*o
+	buf = append(buf[:0], "9\t"...)
+	buf = ts(buf, end+o)
+	buf = append(buf, "\tprog_event\tp\t\"stop_profiling\"\n"...)
+	put(buf)
+	for w := 0; w < R; w++ {
+		buf = append(buf[:0], "8\t"...)
+		buf = ts(buf, end+2*o+float64(w)*o)
+		buf = fmt.Appendf(buf, "\tt%d\tT\n", w)
+		put(buf)
+	}
+	sum.EndMS = end
+	sum.MakespanMS = last - first
+	sum.Lines = lines
+	return sum, bw.Flush()
+}
