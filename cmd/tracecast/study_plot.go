@@ -94,6 +94,13 @@ func studyModelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) 
 			p.Add(sc)
 			p.Legend.Add(fmt.Sprintf("%.0f%% contour and cuts", 100*m.Target), sc)
 		}
+		// A colour key: swatches of the palette at a few hit-rates.
+		for _, v := range []float64{1, 0.95, 0.9, 0.8, 0.6, 0.4} {
+			if c, err := pal.At(v); err == nil {
+				p.Legend.Add(fmt.Sprintf("hit-rate %.2f", v), swatch{c})
+			}
+		}
+		p.Legend.Top = true
 		p.X.Min, p.X.Max = float64(m.WMin), float64(m.WMax)
 		p.Y.Min, p.Y.Max = tmin, tmax
 		if err := studySavePlot(p, dir, fmt.Sprintf("surface_R%03d", rm.R), 7*vg.Inch, 5*vg.Inch); err != nil {
@@ -146,3 +153,11 @@ func studyModelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) 
 }
 
 var _ palette.Palette = studyOnePalette{}
+
+// swatch is a legend thumbnail filled with one colour.
+type swatch struct{ c color.Color }
+
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}}
+	c.FillPolygon(s.c, pts)
+}
