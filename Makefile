@@ -32,13 +32,14 @@ deps:
 	@[ -d tools/arrowcheck/node_modules/apache-arrow ] || npm ci --silent --no-audit --no-fund --prefix tools/arrowcheck
 	$(GO) mod download
 
-# test runs every test, with the race detector, and a short fuzzing pass of
-# the Paje reader. Tests that need ../shared (the study's real traces) skip
+# test runs every test, with the race detector, a short fuzzing pass of the
+# Paje reader and a reduced reproduction of seed 004's study. Tests that need ../shared (the study's real traces) skip
 # with a message when it is absent.
 test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 50x ./parsers/paje
+	LOG_LEVEL=warn reproduce/run.sh ci
 
 vet:
 	$(GO) vet $(PKGS)
