@@ -39,6 +39,7 @@ test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 15s -fuzzminimizetime 50x ./parsers/iocall
 	LOG_LEVEL=warn reproduce/run.sh ci
 
 vet:
@@ -58,6 +59,7 @@ bench: deps
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/iocall
 
 demo:
 	$(GO) run ./cmd/tracecast demo

@@ -12,10 +12,12 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/ingest/file"
 	"github.com/tracecast/tracecast/ingest/tail"
+	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
+	"github.com/tracecast/tracecast/stages/iotime"
 )
 
 // RegisterBuiltins registers every built-in component type:
@@ -30,8 +32,10 @@ func RegisterBuiltins(r *Registry) {
 	RegisterSource(r, "file", DefaultFileSourceOptions, newFileSource)
 	RegisterSource(r, "tail", nil, newTailSource)
 	RegisterParser(r, "paje", DefaultPajeOptions, newPajeParser)
+	RegisterParser(r, "iocall", nil, newIOCallParser)
 	RegisterStage(r, "signal", DefaultSignalOptions, newSignalStage)
 	RegisterStage(r, "predict", DefaultPredictOptions, newPredictStage)
+	RegisterStage(r, "iotime", nil, newIOTimeStage)
 	RegisterSink(r, "jsonl", nil, newJSONLSink)
 	RegisterSink(r, "arrow", nil, newArrowSink)
 	RegisterSink(r, "kafka", DefaultKafkaSinkOptions, newKafkaSink)
@@ -414,4 +418,60 @@ func newKafkaSink(env Env, o KafkaSinkOptions) (tracecast.Sink, error) {
 		return nil, err
 	}
 	return filtered(s, o.Records), nil
+}
+
+// IOCallOptions are the options of an "iocall" parser: strace logs or the
+// I/O-call CSV / JSON-lines schema (docs/io.md) into []iocall.IOCall.
+type IOCallOptions struct {
+	Format       string `yaml:"format"` // strace (default), csv, jsonl
+	Lenient      bool   `yaml:"lenient"`
+	MaxLineBytes int    `yaml:"max_line_bytes"`
+	All          bool   `yaml:"all"` // keep calls on sockets, pipes and ttys too
+}
+
+// Validate checks the options.
+func (o *IOCallOptions) Validate() error {
+	switch iocall.Format(o.Format) {
+	case "", iocall.FormatStrace, iocall.FormatCSV, iocall.FormatJSONL:
+		return nil
+	}
+	return fmt.Errorf("format: %q is not strace, csv or jsonl", o.Format)
+}
+
+func newIOCallParser(env Env, o IOCallOptions) (*Parser, error) {
+	f := iocall.Format(o.Format)
+	if f == "" {
+		f = iocall.FormatStrace
+	}
+	p, err := iocall.NewProcessor(f, iocall.Options{File: env.Stream, Lenient: o.Lenient, MaxLineBytes: o.MaxLineBytes, All: o.All})
+	if err != nil {
+		return nil, err
+	}
+	return &Parser{Processor: p}, nil
+}
+
+// IOTimeOptions are the options of an "iotime" stage: I/O calls in, "in
+// I/O" state records out (container "pid N", type "IO State").
+type IOTimeOptions struct {
+	Buckets string `yaml:"buckets"` // size buckets, e.g. "4K,64K,1M" (the default)
+}
+
+// Validate checks the options.
+func (o *IOTimeOptions) Validate() error {
+	if o.Buckets == "" {
+		return nil
+	}
+	_, err := iotime.ParseBuckets(o.Buckets)
+	return err
+}
+
+func newIOTimeStage(env Env, o IOTimeOptions) (tracecast.Processor, error) {
+	b := iotime.DefaultBuckets
+	if o.Buckets != "" {
+		var err error
+		if b, err = iotime.ParseBuckets(o.Buckets); err != nil {
+			return nil, err
+		}
+	}
+	return iotime.NewProcessor(b), nil
 }

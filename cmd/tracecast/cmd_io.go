@@ -3,4 +3,6 @@ package main
 import "github.com/spf13/cobra"
 
 // ioCommands are the I/O-call commands (iobench, iopredict, ...).
-func ioCommands() []*cobra.Command { return nil }
+func ioCommands() []*cobra.Command {
+	return []*cobra.Command{newIOCallsCmd(), newIOTimeCmd(), newIOBenchCmd(), newIOPredictCmd()}
+}

@@ -1,0 +1,296 @@
+package iocall
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracecast/tracecast"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func parseString(t *testing.T, text string, opts Options) ([]IOCall, Stats, error) {
+	t.Helper()
+	var out []IOCall
+	st, err := Read(strings.NewReader(text), FormatStrace, opts, func(c *IOCall) error { out = append(out, *c); return nil })
+	return out, st, err
+}
+
+func TestLines(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []IOCall
+	}{
+		{"tt -y read", `100 06:07:21.316321 openat(AT_FDCWD</tmp/st>, "/lib/libc.so.6", O_RDONLY|O_CLOEXEC) = 3</usr/lib/libc.so.6> <0.000076>
+100 06:07:21.316750 read(3</usr/lib/libc.so.6>, "\177ELF"..., 832) = 832 <0.000074>
+100 06:07:21.316944 pread64(3</usr/lib/libc.so.6>, "\6\0"..., 784, 64) = 784 <0.000087>
+100 06:07:21.319787 close(3</usr/lib/libc.so.6>) = 0 <0.000074>`,
+			[]IOCall{
+				{Time: 22041.316321, PID: 100, Op: "openat", Path: "/usr/lib/libc.so.6", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000076, Line: 1},
+				{Time: 22041.31675, PID: 100, Op: "read", Path: "/usr/lib/libc.so.6", FD: 3, Offset: 0, Req: 832, Bytes: 832, Dur: 0.000074, Access: Sequential, Line: 2},
+				{Time: 22041.316944, PID: 100, Op: "pread64", Path: "/usr/lib/libc.so.6", FD: 3, Offset: 64, Req: 784, Bytes: 784, Dur: 0.000087, Access: Random, Line: 3},
+				{Time: 22041.319787, PID: 100, Op: "close", Path: "/usr/lib/libc.so.6", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000074, Line: 4},
+			}},
+		{"ttt no -y, no pid, lseek, errno", `1795327641.405813 open("/data/f", O_RDWR|O_CREAT, 0644) = 4 <0.000010>
+1795327641.405900 lseek(4, 8192, SEEK_SET) = 8192 <0.000001>
+1795327641.406000 write(4, "abc", 3) = 3 <0.000002>
+1795327641.406100 write(4, "abc", 3) = 3 <0.000002>
+1795327641.406200 openat(AT_FDCWD, "/nope", O_RDONLY) = -1 ENOENT (No such file or directory) <0.000003>
+1795327641.406300 fsync(4) = 0 <0.001000>`,
+			[]IOCall{
+				{Time: 1795327641.405813, Op: "open", Path: "/data/f", FD: 4, Offset: -1, Req: -1, Bytes: -1, Dur: 0.00001, Flags: Create, Line: 1},
+				{Time: 1795327641.4059, Op: "lseek", Path: "/data/f", FD: 4, Offset: 8192, Req: -1, Bytes: -1, Dur: 0.000001, Line: 2},
+				{Time: 1795327641.406, Op: "write", Path: "/data/f", FD: 4, Offset: 8192, Req: 3, Bytes: 3, Dur: 0.000002, Access: Sequential, Line: 3},
+				{Time: 1795327641.4061, Op: "write", Path: "/data/f", FD: 4, Offset: 8195, Req: 3, Bytes: 3, Dur: 0.000002, Access: Sequential, Line: 4},
+				{Time: 1795327641.4062, Op: "openat", Path: "/nope", FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000003, Err: "ENOENT", Line: 5},
+				{Time: 1795327641.4063, Op: "fsync", Path: "/data/f", FD: 4, Offset: -1, Req: -1, Bytes: -1, Dur: 0.001, Line: 6},
+			}},
+		{"unfinished/resumed across pids, signals, [pid N]", `[pid 7] 10:00:00.000001 openat(AT_FDCWD, "/d/a", O_RDONLY <unfinished ...>
+[pid 8] 10:00:00.000002 openat(AT_FDCWD, "/d/b", O_WRONLY|O_APPEND) = 5 <0.000001>
+[pid 7] 10:00:00.000003 <... openat resumed>) = 3 <0.000004>
+--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=9, si_uid=0, si_status=0, si_utime=0, si_stime=0} ---
+[pid 8] 10:00:00.000004 write(5, "x\n", 2 <unfinished ...>
+[pid 7] 10:00:00.000005 readv(3, [{iov_base="ab", iov_len=2}, {iov_base="cd", iov_len=4096}], 2) = 4098 <0.000001>
+[pid 8] 10:00:00.000006 <... write resumed>) = 2 <0.000003>
++++ exited with 0 +++
+[pid 7] 10:00:00.000007 futex(0x1, FUTEX_WAIT, 0, NULL <unfinished ...>
+[pid 7] 10:00:00.000008 <... futex resumed>) = 0 <0.0001>`,
+			[]IOCall{
+				{Time: 36000.000002, PID: 8, Op: "openat", Path: "/d/b", FD: 5, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000001, Flags: Append, Line: 2},
+				{Time: 36000.000001, PID: 7, Op: "openat", Path: "/d/a", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000004, Line: 3},
+				{Time: 36000.000005, PID: 7, Op: "readv", Path: "/d/a", FD: 3, Offset: 0, Req: 4098, Bytes: 4098, Dur: 0.000001, Access: Sequential, Line: 6},
+				{Time: 36000.000004, PID: 8, Op: "write", Path: "/d/b", FD: 5, Offset: -1, Req: 2, Bytes: 2, Dur: 0.000003, Access: Sequential, Line: 7},
+			}},
+		{"dup2 and fork share descriptions; sockets dropped", `1 0.5 openat(AT_FDCWD, "/f", O_RDONLY) = 3 <0.1>
+1 0.6 dup2(3, 7) = 7 <0.1>
+1 0.7 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|SIGCHLD) = 2 <0.1>
+2 0.8 read(7, "", 10) = 10 <0.1>
+1 0.9 read(3, "", 10) = 10 <0.1>
+1 1.0 write(4<socket:[1234]>, "x", 1) = 1 <0.1>
+1 1.1 mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, 3, 0) = 0x7f0000000000 <0.1>
+1 1.2 mmap(NULL, 4096, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000000000 <0.1>`,
+			[]IOCall{
+				{Time: 0.5, PID: 1, Op: "openat", Path: "/f", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.1, Line: 1},
+				{Time: 0.8, PID: 2, Op: "read", Path: "/f", FD: 7, Offset: 0, Req: 10, Bytes: 10, Dur: 0.1, Access: Sequential, Line: 4},
+				{Time: 0.9, PID: 1, Op: "read", Path: "/f", FD: 3, Offset: 10, Req: 10, Bytes: 10, Dur: 0.1, Access: Sequential, Line: 5},
+				{Time: 1.1, PID: 1, Op: "mmap", Path: "/f", FD: 3, Offset: 0, Req: 4096, Bytes: -1, Dur: 0.1, Line: 7},
+			}},
+		{"copy_file_range and sendfile", `1 0.1 openat(AT_FDCWD, "/a", O_RDONLY) = 3 <0.1>
+1 0.2 openat(AT_FDCWD, "/b", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 4 <0.1>
+1 0.3 copy_file_range(3</a>, NULL, 4</b>, NULL, 9223372035781033984, 0) = 3000 <0.1>
+1 0.4 sendfile(4</b>, 3</a>, [100] => [200], 100) = 100 <0.1>
+1 0.5 write(4</b>, "x", 1) = 1 <0.1>`,
+			[]IOCall{
+				{Time: 0.1, PID: 1, Op: "openat", Path: "/a", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.1, Line: 1},
+				{Time: 0.2, PID: 1, Op: "openat", Path: "/b", FD: 4, Offset: -1, Req: -1, Bytes: -1, Dur: 0.1, Flags: Create | Trunc, Line: 2},
+				{Time: 0.3, PID: 1, Op: "copy_file_range", Path: "/a", FD: 3, Offset: 0, Req: 9223372035781033984, Bytes: 3000, Dur: 0.1, Access: Sequential, Line: 3},
+				{Time: 0.4, PID: 1, Op: "sendfile", Path: "/a", FD: 3, Offset: 100, Req: 100, Bytes: 100, Dur: 0.1, Access: Random, Line: 4},
+				{Time: 0.5, PID: 1, Op: "write", Path: "/b", FD: 4, Offset: 3100, Req: 1, Bytes: 1, Dur: 0.1, Access: Sequential, Line: 5},
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := parseString(t, tt.in, Options{File: "x.strace"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d calls, want %d:\n%+v", len(got), len(tt.want), got)
+			}
+			for i := range got {
+				g, w := got[i], tt.want[i]
+				if d := g.Time - w.Time; d > 1e-6 || d < -1e-6 {
+					t.Errorf("call %d time %v want %v", i, g.Time, w.Time)
+				}
+				g.Time, w.Time = 0, 0
+				if g != w {
+					t.Errorf("call %d:\n got %+v\nwant %+v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+func TestBadLines(t *testing.T) {
+	bad := []struct{ line, kind string }{
+		{"hello world", "not a call"},
+		{"1 10:00:00.1 read(3, \"x\", 1) = 1 <abc>", "bad duration"},
+		{"1 99:00:00.1 read(3, \"x\", 1) = 1 <0.1>", "bad time"},
+		{"1 10:00:00.1 read(3, \"x\", 1 = 1 <0.1>", "bad arguments"},
+		{"1 10:00:00.1 read(3, \"x\", 1) <0.1>", "bad return"},
+		{"1 10:00:00.1 read(foo, \"x\", 1) = 1 <0.1>", "bad arguments"},
+		{"[pid 1 10:00:00.1 read(3, \"x\", 1) = 1", "bad pid"},
+	}
+	for _, b := range bad {
+		in := "1 10:00:00.0 close(9) = 0 <0.1>\n" + b.line + "\n"
+		_, _, err := parseString(t, in, Options{File: "t.strace"})
+		var e *Error
+		if !errors.As(err, &e) || e.Line != 2 || e.Kind != b.kind || !strings.HasPrefix(err.Error(), "t.strace:2: ") {
+			t.Errorf("%q: got %v (%+v), want t.strace:2 %s", b.line, err, e, b.kind)
+		}
+		calls, st, err := parseString(t, in, Options{File: "t.strace", Lenient: true})
+		if err != nil || len(calls) != 1 || st.Skipped[b.kind] != 1 {
+			t.Errorf("lenient %q: %v %d calls %v", b.line, err, len(calls), st.Skipped)
+		}
+	}
+	long := "1 10:00:00.0 write(3, \"" + strings.Repeat("a", 300) + "\", 300) = 300 <0.1>\nok\n"
+	_, _, err := parseString(t, long, Options{File: "l", MaxLineBytes: 100})
+	if err == nil || !strings.Contains(err.Error(), "l:1: line longer") {
+		t.Errorf("long line: %v", err)
+	}
+	_, st, _ := parseString(t, long, Options{File: "l", MaxLineBytes: 100, Lenient: true})
+	if st.Skipped["line too long"] != 1 || st.Skipped["not a call"] != 1 {
+		t.Errorf("lenient long line: %v", st.Skipped)
+	}
+}
+
+func TestMidnight(t *testing.T) {
+	got, _, err := parseString(t, "1 23:59:59.900000 close(3) = 0 <0.000001>\n1 00:00:00.100000 close(4) = 0 <0.000001>\n", Options{})
+	if err != nil || len(got) != 2 || got[1].Time-got[0].Time < 0.19 || got[1].Time-got[0].Time > 0.21 {
+		t.Fatalf("%v %+v", err, got)
+	}
+}
+
+// TestFixtures parses the real strace logs in testdata/iocall and compares
+// a summary with golden files (go test -update rewrites them).
+func TestFixtures(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/iocall/*.strace")
+	if len(files) == 0 {
+		t.Fatal("no fixtures")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			calls, st, err := ReadFile(f, "", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.SkippedTotal() != 0 || len(calls) == 0 {
+				t.Fatalf("stats %+v", st)
+			}
+			var b bytes.Buffer
+			fmt.Fprintf(&b, "lines %d calls %d other %d signals %d unmatched %d\n", st.Lines, st.Calls, st.Other, st.Signals, st.Unmatched)
+			for _, c := range calls {
+				if c.Dur < 0 {
+					t.Errorf("negative duration %+v", c)
+				}
+				fmt.Fprintf(&b, "%d %s %s fd=%d off=%d req=%d n=%d %s %s\n", c.Line, c.Op, c.Path, c.FD, c.Offset, c.Req, c.Bytes, c.Access, c.Err)
+			}
+			golden := strings.TrimSuffix(f, ".strace") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if !bytes.Equal(want, b.Bytes()) {
+				t.Errorf("%s differs from %s (go test -update rewrites it):\n%s", f, golden, b.String())
+			}
+		})
+	}
+}
+
+func TestCSVJSONRoundTrip(t *testing.T) {
+	calls, _, err := ReadFile("../../testdata/iocall/dd_tt_y.strace", "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csvb, jb bytes.Buffer
+	csvb.WriteString(strings.Join(CSVHeader, ",") + "\n")
+	for i := range calls {
+		csvb.WriteString(strings.Join(CSVRecord(&calls[i]), ",") + "\n")
+		j, _ := json.Marshal(ToJSON(&calls[i]))
+		jb.Write(append(j, '\n'))
+	}
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"x.csv", csvb.Bytes()}, {"x.jsonl", jb.Bytes()}} {
+		var got []IOCall
+		_, err := Read(bytes.NewReader(in.data), "", Options{File: in.name}, func(c *IOCall) error { got = append(got, *c); return nil })
+		if err != nil {
+			t.Fatal(in.name, err)
+		}
+		if len(got) != len(calls) {
+			t.Fatalf("%s: %d calls want %d", in.name, len(got), len(calls))
+		}
+		for i := range got {
+			g, w := got[i], calls[i]
+			g.Line, w.Line = 0, 0
+			if g != w {
+				t.Errorf("%s call %d:\n got %+v\nwant %+v", in.name, i, g, w)
+				break
+			}
+		}
+	}
+	if f, ok := ParseOpenFlags("O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC"); !ok || f != Create|Trunc || f.String() != "creat|trunc" {
+		t.Errorf("flags %v %v", f, ok)
+	}
+	// rank and dur aliases, bad values
+	_, err = Read(strings.NewReader("time,rank,op,bytes,dur\n1.5,3,write,10,0.1\n1.6,3,write,x,0.1\n"), "", Options{File: "a.csv"}, func(*IOCall) error { return nil })
+	if err == nil || !strings.HasPrefix(err.Error(), "a.csv:3: bad bytes") {
+		t.Errorf("csv bad value: %v", err)
+	}
+	var got []IOCall
+	_, err = Read(strings.NewReader(`{"time":1,"rank":2,"op":"read","bytes":5,"offset":0,"dur":0.5}`+"\n"+`{"time":2,"op":"read","duration":-1}`+"\n"), "", Options{File: "a.jsonl", Lenient: true}, func(c *IOCall) error { got = append(got, *c); return nil })
+	if err != nil || len(got) != 1 || got[0].PID != 2 || got[0].Dur != 0.5 || got[0].Req != 5 {
+		t.Errorf("jsonl: %v %+v", err, got)
+	}
+}
+
+func TestProcessor(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/iocall/pid_bracket.strace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []tracecast.Line
+	for i, l := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
+		lines = append(lines, tracecast.Line{Data: l, Num: int64(i + 1)})
+	}
+	want, _, err := ReadFile("../../testdata/iocall/pid_bracket.strace", "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := NewProcessor(FormatStrace, Options{File: "pid_bracket.strace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []IOCall
+	emit := func(_ context.Context, b tracecast.Batch) error { got = append(got, b.Items.([]IOCall)...); return nil }
+	ctx := context.Background()
+	// two input batches, split in the middle of unfinished/resumed pairs
+	mid := len(lines) / 2
+	for _, part := range [][]tracecast.Line{lines[:mid], lines[mid:]} {
+		if err := pr.Process(ctx, tracecast.Batch{Stream: "s", Items: part}, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pr.Flush(ctx, emit); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d calls via the processor, %d via Read", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("call %d: %+v vs %+v", i, got[i], want[i])
+		}
+	}
+	if _, err := NewProcessor("xml", Options{}); err == nil {
+		t.Fatal("unknown format accepted")
+	}
+	if err := pr.Process(ctx, tracecast.Batch{Items: []int{1}}, emit); err == nil {
+		t.Fatal("wrong batch type accepted")
+	}
+}

@@ -1,0 +1,299 @@
+package iocall
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// CSVHeader is the header of the CSV schema, in the order WriteCSV uses.
+// Columns are read by name; time and op are required, the others optional
+// (rank is accepted for pid, dur for duration).
+var CSVHeader = []string{"time", "pid", "op", "path", "fd", "offset", "requested", "bytes", "duration", "err", "flags"}
+
+// JSONCall is one call in the JSON-lines schema (field names as in the
+// CSV header; "rank" is accepted for pid, "dur" for duration).
+type JSONCall struct {
+	Time      float64  `json:"time"`
+	PID       int      `json:"pid"`
+	Rank      *int     `json:"rank,omitempty"`
+	Op        string   `json:"op"`
+	Path      string   `json:"path,omitempty"`
+	FD        *int     `json:"fd,omitempty"`
+	Offset    *int64   `json:"offset,omitempty"`
+	Requested *int64   `json:"requested,omitempty"`
+	Bytes     *int64   `json:"bytes,omitempty"`
+	Duration  float64  `json:"duration"`
+	Dur       *float64 `json:"dur,omitempty"`
+	Err       string   `json:"err,omitempty"`
+	Flags     string   `json:"flags,omitempty"`
+}
+
+// classifier gives CSV/JSON calls their access pattern from their offsets,
+// per (pid, path or fd).
+type classifier struct{ last map[string]int64 }
+
+func (cl *classifier) classify(c *IOCall) {
+	if !IsData(c.Op) {
+		return
+	}
+	c.Access = Sequential
+	if c.Offset < 0 {
+		return
+	}
+	if cl.last == nil {
+		cl.last = map[string]int64{}
+	}
+	key := strconv.Itoa(c.PID) + "\x00" + c.Path + "\x00" + strconv.Itoa(c.FD)
+	if l, ok := cl.last[key]; ok && l != c.Offset {
+		c.Access = Random
+	}
+	n := c.Bytes
+	if n < 0 {
+		n = c.Req
+	}
+	if n >= 0 {
+		cl.last[key] = c.Offset + n
+	}
+}
+
+func checkCall(c *IOCall) string {
+	switch {
+	case c.Op == "":
+		return "empty op"
+	case math.IsNaN(c.Time) || math.IsInf(c.Time, 0):
+		return "bad time"
+	case math.IsNaN(c.Dur) || math.IsInf(c.Dur, 0) || c.Dur < 0:
+		return "bad duration"
+	}
+	return ""
+}
+
+// CSVParser reads the CSV schema.
+type CSVParser struct {
+	opts  Options
+	stats Stats
+	cols  map[string]int
+	cl    classifier
+	ops   map[string]string
+}
+
+// NewCSVParser returns a CSV parser; the first non-blank line is the header.
+func NewCSVParser(opts Options) *CSVParser {
+	opts.defaults()
+	return &CSVParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}, ops: map[string]string{}}
+}
+
+// Stats returns the counters so far.
+func (p *CSVParser) Stats() Stats { return p.stats }
+
+// Finish does nothing: CSV calls are complete.
+func (p *CSVParser) Finish() {}
+
+func (p *CSVParser) skip(reason string) { p.stats.Skipped[reason]++ }
+
+func (p *CSVParser) bad(num int64, kind, reason string) error {
+	if p.opts.Lenient {
+		p.stats.Skipped[kind]++
+		return nil
+	}
+	return &Error{File: p.opts.File, Line: num, Kind: kind, Reason: reason}
+}
+
+func (p *CSVParser) intern(s string) string {
+	if v, ok := p.ops[s]; ok {
+		return v
+	}
+	if len(p.ops) < 1<<16 {
+		p.ops[s] = s
+	}
+	return s
+}
+
+// Line parses one CSV line (RFC 4180 quoting within the line).
+func (p *CSVParser) Line(data []byte, num int64) (IOCall, bool, error) {
+	p.stats.Lines++
+	var c IOCall
+	s := bytes.TrimRight(data, "\r\n")
+	if len(bytes.TrimSpace(s)) == 0 || s[0] == '#' {
+		return c, false, nil
+	}
+	rec, err := csv.NewReader(bytes.NewReader(s)).Read()
+	if err != nil {
+		return c, false, p.bad(num, "bad csv", "bad CSV: "+err.Error())
+	}
+	if p.cols == nil {
+		p.cols = map[string]int{}
+		for i, h := range rec {
+			h = strings.ToLower(strings.TrimSpace(h))
+			switch h {
+			case "rank":
+				h = "pid"
+			case "dur":
+				h = "duration"
+			}
+			p.cols[h] = i
+		}
+		if _, ok := p.cols["time"]; !ok {
+			p.cols = nil
+			return c, false, &Error{File: p.opts.File, Line: num, Kind: "bad header", Reason: "CSV header has no time column"}
+		}
+		if _, ok := p.cols["op"]; !ok {
+			p.cols = nil
+			return c, false, &Error{File: p.opts.File, Line: num, Kind: "bad header", Reason: "CSV header has no op column"}
+		}
+		return c, false, nil
+	}
+	get := func(name string) string {
+		if i, ok := p.cols[name]; ok && i < len(rec) {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	c = IOCall{FD: -1, Offset: -1, Req: -1, Bytes: -1, Line: num}
+	var e error
+	if c.Time, e = strconv.ParseFloat(get("time"), 64); e != nil {
+		return IOCall{}, false, p.bad(num, "bad time", "bad time "+strconv.Quote(get("time")))
+	}
+	c.Op = p.intern(get("op"))
+	c.Path = p.intern(get("path"))
+	c.Err = get("err")
+	ints := []struct {
+		name string
+		dst  *int64
+	}{{"offset", &c.Offset}, {"requested", &c.Req}, {"bytes", &c.Bytes}}
+	for _, f := range ints {
+		if v := get(f.name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+strconv.Quote(v))
+			}
+			*f.dst = n
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"pid", &c.PID}, {"fd", &c.FD}} {
+		if v := get(f.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+strconv.Quote(v))
+			}
+			*f.dst = n
+		}
+	}
+	if v := get("flags"); v != "" {
+		f, ok := ParseOpenFlags(v)
+		if !ok {
+			return IOCall{}, false, p.bad(num, "bad flags", "bad flags "+strconv.Quote(v))
+		}
+		c.Flags = f
+	}
+	if v := get("duration"); v != "" {
+		if c.Dur, e = strconv.ParseFloat(v, 64); e != nil {
+			return IOCall{}, false, p.bad(num, "bad duration", "bad duration "+strconv.Quote(v))
+		}
+	}
+	if r := checkCall(&c); r != "" {
+		return IOCall{}, false, p.bad(num, r, r)
+	}
+	if c.Req < 0 && c.Bytes >= 0 {
+		c.Req = c.Bytes
+	}
+	p.cl.classify(&c)
+	p.stats.Calls++
+	return c, true, nil
+}
+
+// JSONParser reads the JSON-lines schema.
+type JSONParser struct {
+	opts  Options
+	stats Stats
+	cl    classifier
+}
+
+// NewJSONParser returns a JSON-lines parser.
+func NewJSONParser(opts Options) *JSONParser {
+	opts.defaults()
+	return &JSONParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}}
+}
+
+// Stats returns the counters so far.
+func (p *JSONParser) Stats() Stats { return p.stats }
+
+// Finish does nothing: JSON calls are complete.
+func (p *JSONParser) Finish() {}
+
+func (p *JSONParser) skip(reason string) { p.stats.Skipped[reason]++ }
+
+// Line parses one JSON object.
+func (p *JSONParser) Line(data []byte, num int64) (IOCall, bool, error) {
+	p.stats.Lines++
+	s := bytes.TrimSpace(data)
+	if len(s) == 0 {
+		return IOCall{}, false, nil
+	}
+	var j JSONCall
+	bad := func(kind, reason string) error {
+		if p.opts.Lenient {
+			p.stats.Skipped[kind]++
+			return nil
+		}
+		return &Error{File: p.opts.File, Line: num, Kind: kind, Reason: reason}
+	}
+	if err := json.Unmarshal(s, &j); err != nil {
+		return IOCall{}, false, bad("bad json", "bad JSON: "+err.Error())
+	}
+	c := IOCall{Time: j.Time, PID: j.PID, Op: j.Op, Path: j.Path, FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: j.Duration, Err: j.Err, Line: num}
+	if j.Rank != nil {
+		c.PID = *j.Rank
+	}
+	if j.Dur != nil {
+		c.Dur = *j.Dur
+	}
+	if j.FD != nil {
+		c.FD = *j.FD
+	}
+	if j.Offset != nil {
+		c.Offset = *j.Offset
+	}
+	if j.Flags != "" {
+		f, ok := ParseOpenFlags(j.Flags)
+		if !ok {
+			return IOCall{}, false, bad("bad flags", "bad flags "+strconv.Quote(j.Flags))
+		}
+		c.Flags = f
+	}
+	if j.Requested != nil {
+		c.Req = *j.Requested
+	}
+	if j.Bytes != nil {
+		c.Bytes = *j.Bytes
+	}
+	if c.Req < 0 && c.Bytes >= 0 {
+		c.Req = c.Bytes
+	}
+	if r := checkCall(&c); r != "" {
+		return IOCall{}, false, bad(r, r)
+	}
+	p.cl.classify(&c)
+	p.stats.Calls++
+	return c, true, nil
+}
+
+// CSVRecord returns the call as a CSV record in CSVHeader order.
+func CSVRecord(c *IOCall) []string {
+	return []string{strconv.FormatFloat(c.Time, 'f', -1, 64), strconv.Itoa(c.PID), c.Op, c.Path,
+		strconv.Itoa(c.FD), strconv.FormatInt(c.Offset, 10), strconv.FormatInt(c.Req, 10),
+		strconv.FormatInt(c.Bytes, 10), strconv.FormatFloat(c.Dur, 'f', -1, 64), c.Err, c.Flags.String()}
+}
+
+// ToJSON returns the call in the JSON-lines schema.
+func ToJSON(c *IOCall) JSONCall {
+	fd, off, req, n := c.FD, c.Offset, c.Req, c.Bytes
+	return JSONCall{Time: c.Time, PID: c.PID, Op: c.Op, Path: c.Path, FD: &fd, Offset: &off, Requested: &req, Bytes: &n, Duration: c.Dur, Err: c.Err, Flags: c.Flags.String()}
+}

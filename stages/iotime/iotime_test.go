@@ -1,0 +1,80 @@
+package iotime
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/iocall"
+)
+
+func TestBuckets(t *testing.T) {
+	b, err := ParseBuckets("4K,64K,1M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		size int64
+		want string
+	}{{0, "<4K"}, {4095, "<4K"}, {4096, "4K-64K"}, {65536, "64K-1M"}, {1 << 20, ">=1M"}, {1 << 30, ">=1M"}} {
+		if got := b.Name(b.Index(tc.size)); got != tc.want {
+			t.Errorf("%d: %s want %s", tc.size, got, tc.want)
+		}
+	}
+	if _, err := ParseBuckets("64K,4K"); err == nil {
+		t.Error("descending buckets accepted")
+	}
+}
+
+func TestSummaryAndStates(t *testing.T) {
+	calls, _, err := iocall.ReadFile("../../testdata/iocall/dd_tt_y.strace", "", iocall.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewProcessor(nil)
+	var states []tracecast.Entity
+	err = p.Process(context.Background(), tracecast.Batch{Items: calls}, func(_ context.Context, b tracecast.Batch) error {
+		states = append(states, b.Items.([]tracecast.Entity)...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Summary()
+	rd, ok := s.Category("read/4K-64K/seq")
+	if !ok || rd.Calls < 17 || rd.Bytes < 16*16384 {
+		t.Fatalf("dd reads: %+v", rd)
+	}
+	wr, ok := s.Category("write/4K-64K/seq")
+	if !ok || wr.Calls != 16 || wr.MaxEnd != 256<<10 {
+		t.Fatalf("dd writes: %+v", wr)
+	}
+	if _, ok := s.Category("sync/-/-"); !ok {
+		t.Fatal("no fsync category")
+	}
+	var sum float64
+	var n int64
+	for _, c := range s.Categories {
+		sum += c.Time
+		n += c.Calls
+		if math.Abs(c.Mean*float64(c.Calls)-c.Time) > 1e-12 {
+			t.Errorf("mean of %s", c.Key)
+		}
+	}
+	if n != s.Total.Calls || math.Abs(sum-s.Total.Time) > 1e-9 || int64(len(states)) != n {
+		t.Fatalf("total %+v vs %d calls %g s, %d states", s.Total, n, sum, len(states))
+	}
+	for _, e := range states {
+		if e.Type != StateType || e.Container != "pid 31471" || e.End < e.Start || e.Value == "" {
+			t.Fatalf("state %+v", e)
+		}
+	}
+	var pt float64
+	for _, ps := range s.Processes {
+		pt += ps.Time
+	}
+	if math.Abs(pt-s.Total.Time) > 1e-9 {
+		t.Fatal("per-process times do not add up")
+	}
+}
