@@ -175,7 +175,7 @@ func runEnergy(w io.Writer, f *energyFlags) error {
 	if err != nil {
 		return err
 	}
-	if n := pst.SkippedTotal(); n > 0 {
+	if n := pst.Skipped.Total(); n > 0 {
 		log.Warn().Int64("lines", n).Str("trace", f.trace).Msg("skipped bad trace lines")
 	}
 	tls, err := col.Build(energyUnitsPerSecond(unit))
@@ -203,7 +203,7 @@ func runEnergy(w io.Writer, f *energyFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range pst2.SkippedReasons() {
+	for _, r := range pst2.Skipped.Reasons() {
 		log.Warn().Int64("lines", pst2.Skipped[r]).Str("reason", r).Str("power", f.power).Msg("skipped power lines")
 	}
 	res := j.Finish()

@@ -54,7 +54,7 @@ func (f *ioInputFlags) readCalls(path string, fn func(*iocall.IOCall) error) (io
 	if err != nil {
 		return st, err
 	}
-	if n := st.SkippedTotal(); n > 0 {
+	if n := st.Skipped.Total(); n > 0 {
 		log.Warn().Str("file", name).Int64("skipped", n).Interface("reasons", st.Skipped).Msg("skipped bad lines")
 	}
 	log.Debug().Str("file", name).Int64("lines", st.Lines).Int64("calls", st.Calls).Int64("unmatched", st.Unmatched).Msg("read I/O calls")

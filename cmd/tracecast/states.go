@@ -110,9 +110,9 @@ func runStates(path, format, out string, opts paje.Options) error {
 	if ferr := finish(); err == nil {
 		err = ferr
 	}
-	if opts.Lenient && stats.SkippedTotal() > 0 {
-		fmt.Fprintf(os.Stderr, "tracecast: %s: skipped %d bad lines:\n", opts.Name, stats.SkippedTotal())
-		for _, r := range stats.SkippedReasons() {
+	if opts.Lenient && stats.Skipped.Total() > 0 {
+		fmt.Fprintf(os.Stderr, "tracecast: %s: skipped %d bad lines:\n", opts.Name, stats.Skipped.Total())
+		for _, r := range stats.Skipped.Reasons() {
 			fmt.Fprintf(os.Stderr, "  %8d  %s\n", stats.Skipped[r], r)
 		}
 	}

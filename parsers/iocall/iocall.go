@@ -11,6 +11,7 @@
 package iocall
 
 import (
+	"github.com/tracecast/tracecast/parsers/lineerr"
 	"strconv"
 	"strings"
 )
@@ -150,20 +151,8 @@ func Kind(op string) string {
 // IsData reports whether the op moves data (read, write or copy kinds).
 func IsData(op string) bool { k := Kind(op); return k == "read" || k == "write" || k == "copy" }
 
-// Error is a problem with one line of input. Its text is "FILE:LINE: reason".
-type Error struct {
-	File   string
-	Line   int64
-	Kind   string
-	Reason string
-}
-
-func (e *Error) Error() string {
-	if e.Line == 0 {
-		return e.File + ": " + e.Reason
-	}
-	return e.File + ":" + strconv.FormatInt(e.Line, 10) + ": " + e.Reason
-}
+// Error is a problem with one line of input: "FILE:LINE: reason".
+type Error = lineerr.Error
 
 // Stats counts what the parser read and, in lenient mode, what it skipped.
 type Stats struct {
@@ -177,23 +166,14 @@ type Stats struct {
 	// half and unfinished calls never resumed (counted at Finish).
 	Unmatched int64
 	// Skipped counts skipped lines by reason (lenient mode).
-	Skipped map[string]int64
-}
-
-// SkippedTotal is the number of skipped lines over all reasons.
-func (s *Stats) SkippedTotal() int64 {
-	var n int64
-	for _, v := range s.Skipped {
-		n += v
-	}
-	return n
+	Skipped lineerr.Skipped
 }
 
 // String summarises the stats in one line.
 func (s *Stats) String() string {
 	var b strings.Builder
 	b.WriteString(strconv.FormatInt(s.Lines, 10) + " lines, " + strconv.FormatInt(s.Calls, 10) + " I/O calls")
-	if n := s.SkippedTotal(); n > 0 {
+	if n := s.Skipped.Total(); n > 0 {
 		b.WriteString(", " + strconv.FormatInt(n, 10) + " skipped")
 	}
 	return b.String()

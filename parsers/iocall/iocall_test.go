@@ -173,7 +173,7 @@ func TestFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.SkippedTotal() != 0 || len(calls) == 0 {
+			if st.Skipped.Total() != 0 || len(calls) == 0 {
 				t.Fatalf("stats %+v", st)
 			}
 			var b bytes.Buffer

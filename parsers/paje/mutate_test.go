@@ -46,7 +46,7 @@ func TestMutationsTerminate(t *testing.T) {
 			var a, b []tracecast.Entity
 			sa, ea := Read(iotest.OneByteReader(bytes.NewReader(d)), o, func(es []tracecast.Entity) error { a = append(a, es...); return nil })
 			sb, eb := readSerial(bytes.NewReader(d), o, func(es []tracecast.Entity) error { b = append(b, es...); return nil })
-			if (ea == nil) != (eb == nil) || len(a) != len(b) || sa.Lines != sb.Lines || sa.SkippedTotal() != sb.SkippedTotal() {
+			if (ea == nil) != (eb == nil) || len(a) != len(b) || sa.Lines != sb.Lines || sa.Skipped.Total() != sb.Skipped.Total() {
 				t.Errorf("iteration %d: Read and readSerial differ: %v/%v, %d/%d entities, %d/%d lines, %v/%v skipped",
 					i, ea, eb, len(a), len(b), sa.Lines, sb.Lines, sa.Skipped, sb.Skipped)
 				os.WriteFile("/tmp/differ.trace", d, 0o644)

@@ -23,8 +23,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tracecast/tracecast/parsers/lineerr"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -91,34 +91,15 @@ type Stats struct {
 	Samples int64
 	// Skipped counts skipped lines by reason (lenient mode, and
 	// "rapl-range-unknown" in both modes).
-	Skipped map[string]int64
+	Skipped lineerr.Skipped
 	// Wraps counts RAPL counter wrap-arounds handled.
 	Wraps int64
 	// Filtered counts Kwollect records of another metric.
 	Filtered int64
 }
 
-// SkippedTotal is the number of skipped lines over all reasons.
-func (s *Stats) SkippedTotal() int64 {
-	var n int64
-	for _, v := range s.Skipped {
-		n += v
-	}
-	return n
-}
-
-// SkippedReasons returns the reasons in a stable order.
-func (s *Stats) SkippedReasons() []string {
-	r := make([]string, 0, len(s.Skipped))
-	for k := range s.Skipped {
-		r = append(r, k)
-	}
-	sort.Strings(r)
-	return r
-}
-
 // Error is a bad line: "FILE:LINE: reason".
-type Error = paje.Error
+type Error = lineerr.Error
 
 // BatchSize is how many samples Read hands to its callback at a time.
 const BatchSize = 4096

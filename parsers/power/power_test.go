@@ -120,7 +120,7 @@ func TestBadLines(t *testing.T) {
 			if err != nil {
 				t.Fatalf("lenient: %v", err)
 			}
-			if !reflect.DeepEqual(st.Skipped, tt.skipped) || st.Samples != tt.samples {
+			if !reflect.DeepEqual(map[string]int64(st.Skipped), tt.skipped) || st.Samples != tt.samples {
 				t.Errorf("lenient: skipped %v samples %d, want %v %d", st.Skipped, st.Samples, tt.skipped, tt.samples)
 			}
 		})

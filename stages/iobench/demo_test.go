@@ -86,7 +86,7 @@ func traceOnce(t *testing.T, strace, dir, script string, agg *iotime.Aggregator)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.SkippedTotal() != 0 {
+	if st.Skipped.Total() != 0 {
 		t.Fatalf("%s: skipped lines %v", out, st.Skipped)
 	}
 	return st
