@@ -71,8 +71,11 @@ type filterSink struct {
 	want reflect.Type
 }
 
+// Accepts tells the runtime which batches this sink keeps.
+func (f filterSink) Accepts(b tracecast.Batch) bool { return reflect.TypeOf(b.Items) == f.want }
+
 func (f filterSink) Write(ctx context.Context, b tracecast.Batch) error {
-	if reflect.TypeOf(b.Items) != f.want {
+	if !f.Accepts(b) {
 		return nil
 	}
 	return f.Sink.Write(ctx, b)

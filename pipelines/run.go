@@ -492,6 +492,9 @@ func runSink(n *node, ctx context.Context) (err error) {
 			if !ok {
 				return nil
 			}
+			if f, ok := n.sink.(interface{ Accepts(tracecast.Batch) bool }); ok && !f.Accepts(env.b) {
+				continue // another record type than this sink keeps: not counted
+			}
 			n.batchesIn.Add(1)
 			n.recordsIn.Add(batchLen(env.b))
 			if err := n.sink.Write(ctx, env.b); err != nil {
