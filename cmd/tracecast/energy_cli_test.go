@@ -185,3 +185,19 @@ func TestEnergySpeedupCLI(t *testing.T) {
 		t.Errorf("no idle fraction: exit %d", r.code)
 	}
 }
+
+// TestEnergyWithIO: an strace log adds storage activity to the StarPU
+// trace's node.
+func TestEnergyWithIO(t *testing.T) {
+	r := run(t, nil, "energy", "--trace", "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz",
+		"--power", "../../testdata/power/cholesky-2cpu.rapl.csv.gz", "--io", "../../testdata/iocall/dd_tt_y.strace",
+		"--io-offset", "22205.134943")
+	if r.code != 0 || !strings.Contains(r.stdout, "storage") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if f := strings.Fields(l); len(f) >= 5 && f[1] == "storage" && f[4] == "0.0000" {
+			t.Errorf("no storage occupancy: %s", l)
+		}
+	}
+}

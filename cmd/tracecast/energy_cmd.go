@@ -13,16 +13,20 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/stages/energy"
+	"github.com/tracecast/tracecast/stages/iotime"
 	"github.com/tracecast/tracecast/stages/models"
 	"github.com/tracecast/tracecast/stages/signal"
 	"gopkg.in/yaml.v3"
 )
 
 type energyFlags struct {
+	ioFile, ioFormat                                                           string
+	ioOffset                                                                   float64
 	trace, power, format, params, out, rules, timeUnit, node, metric, nodeType string
 	mapping                                                                    []string
 	window, maxGap, lateness, offset                                           float64
@@ -37,6 +41,11 @@ func newEnergyCmd() *cobra.Command {
 		Short: "Energy per node and state class from a Paje trace and a power-meter stream",
 		Long: `energy joins a trace's execution states with power samples, per node, and
 reports the energy spent in each state class (idle, compute, comm, other).
+
+Storage: with --io, an I/O-call stream (strace -f -tt -T, or the CSV/JSON-
+lines schema of docs/io.md); every I/O call is storage activity on its node
+(--map "pid N"=NODE, else --node) beside the workers' classes, and the
+node's energy at each instant is shared equally among its activities.
 
 Power (--power, plain or gzip; --power-format auto guesses):
   csv       time,node,watts rows at any rate (header optional; "time,watts"
@@ -94,6 +103,9 @@ power.png/.svg (power over time with the workers' states underneath).`,
 	fl.Float64Var(&f.maxGap, "max-gap", 5, "longest interval between samples that is integrated, seconds")
 	fl.Float64Var(&f.lateness, "lateness", 0, "how late (s) a sample may arrive and still be used")
 	fl.Float64Var(&f.offset, "offset", 0, "power time minus trace time, seconds")
+	fl.StringVar(&f.ioFile, "io", "", "an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class")
+	fl.StringVar(&f.ioFormat, "io-format", "", "format of --io: strace, csv, jsonl (default: guessed)")
+	fl.Float64Var(&f.ioOffset, "io-offset", 0, "I/O-stream time minus trace time, seconds (strace -tt times are seconds since midnight)")
 	fl.BoolVar(&f.lenient, "lenient", false, "skip bad trace and power lines instead of failing")
 	fl.IntVar(&f.plotPoints, "plot-points", 20000, "most power samples kept per node for the plot")
 	return cmd
@@ -177,6 +189,19 @@ func runEnergy(w io.Writer, f *energyFlags) error {
 	}
 	if n := pst.Skipped.Total(); n > 0 {
 		log.Warn().Int64("lines", n).Str("trace", f.trace).Msg("skipped bad trace lines")
+	}
+	if f.ioFile != "" {
+		// Storage: the time processes spend in I/O calls.
+		var ios []tracecast.Entity
+		calls, ist, err := iocall.ReadFile(f.ioFile, iocall.Format(f.ioFormat), iocall.Options{Lenient: f.lenient})
+		if err != nil {
+			return err
+		}
+		for i := range calls {
+			ios = append(ios, iotime.State(&calls[i]))
+		}
+		col.AddIO(ios, f.ioOffset)
+		log.Info().Str("io", f.ioFile).Int64("calls", ist.Calls).Int("states", len(ios)).Msg("storage activity")
 	}
 	tls, err := col.Build(energyUnitsPerSecond(unit))
 	if err != nil {
@@ -338,7 +363,7 @@ func printReport(w io.Writer, res *energy.Result, rep *energyReport) {
 			if t.EnergyJ > 0 {
 				share = t.ClassEnergy[c] / t.EnergyJ * 100
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.1f%%\t%.4f\t\n", t.Node, signal.Class(c), t.ClassEnergy[c], share, t.Occupancy[c])
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.1f%%\t%.4f\t\n", t.Node, energy.ClassName(signal.Class(c)), t.ClassEnergy[c], share, t.Occupancy[c])
 		}
 		fmt.Fprintf(tw, "%s\ttotal\t%.3f\t100.0%%\t%.4f\t\n", t.Node, t.EnergyJ, t.Covered)
 	}

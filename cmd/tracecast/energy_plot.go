@@ -83,7 +83,7 @@ func energyBars(res *energy.Result) (*plot.Plot, error) {
 		}
 		below = b
 		p.Add(b)
-		p.Legend.Add(signal.Class(c).String(), b)
+		p.Legend.Add(energy.ClassName(signal.Class(c)), b)
 	}
 	p.Legend.Top = true
 	p.NominalX(names...)
@@ -176,7 +176,7 @@ func powerPlots(res *energy.Result, series map[string][]power.Sample, off float6
 			l.FillColor = classColors[layers[li]]
 			l.LineStyle.Width = 0
 			p.Add(l)
-			p.Legend.Add(layers[li].String(), l)
+			p.Legend.Add(energy.ClassName(layers[li]), l)
 		}
 		p.Legend.Top = true
 		bottom = append(bottom, p)

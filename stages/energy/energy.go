@@ -69,6 +69,34 @@ type Collector struct {
 	parent   map[string]string          // container → parent container
 	ctype    map[string]string          // container → container type
 	one      []tracecast.Entity
+	io       []ioSpan
+}
+
+// ioSpan is a process's time in an I/O call, in seconds of trace time.
+type ioSpan struct {
+	node       string
+	start, end float64
+}
+
+// AddIO takes "in I/O" intervals — the I/O-call stream's state records
+// (container "pid N"; see stages/iotime) — as storage activity: while a
+// process is in I/O, its node has one more activity in the storage class
+// (signal.Other), beside its workers' classes. Times are seconds on the
+// I/O stream's clock; offset is that clock minus trace time. A process goes
+// to the node --map gives for its container ("pid N"), else the default
+// node.
+func (c *Collector) AddIO(es []tracecast.Entity, offset float64) {
+	for i := range es {
+		e := &es[i]
+		if e.Nature != tracecast.NatureState || e.End <= e.Start {
+			continue
+		}
+		n, ok := c.mapping[e.Container]
+		if !ok {
+			n = c.def
+		}
+		c.io = append(c.io, ioSpan{node: n, start: e.Start - offset, end: e.End - offset})
+	}
 }
 
 // NewCollector maps containers to nodes with mapping (nil: all on
@@ -180,6 +208,16 @@ func (c *Collector) Build(unitsPerSecond float64) (map[string]*Timeline, error) 
 		}
 		a.tl.T0 = math.Min(a.tl.T0, sig.Steps[0].T/unitsPerSecond)
 		a.tl.End = math.Max(a.tl.End, sig.End/unitsPerSecond)
+	}
+	for _, io := range c.io {
+		a := nodes[io.node]
+		if a == nil {
+			continue // no worker on that node: nothing to share the power with
+		}
+		var up, down delta
+		up.t, down.t = io.start, io.end
+		up.d[signal.Other], down.d[signal.Other] = 1, -1
+		a.deltas = append(a.deltas, up, down)
 	}
 	out := map[string]*Timeline{}
 	for n, a := range nodes {
@@ -390,12 +428,18 @@ func (j *Joiner) consume(ns *nodeState, s power.Sample) {
 		}
 		e := (at(a) + at(cut)) / 2 * (cut - a)
 		cnt := steps[ns.step].Count
+		// Every activity gets an equal share: the workers (R of them) and,
+		// with an I/O stream, the processes in I/O (storage) beside them.
+		var acts int32
+		for _, n := range cnt {
+			acts += n
+		}
 		for _, nw := range [2]*NodeWindow{ns.win(j, w), &ns.total} {
 			nw.Covered += cut - a
 			nw.EnergyJ += e
 			for c := range NumClasses {
 				if cnt[c] != 0 {
-					nw.ClassEnergy[c] += e * float64(cnt[c]) / float64(ns.tl.R)
+					nw.ClassEnergy[c] += e * float64(cnt[c]) / float64(acts)
 					nw.Occupancy[c] += float64(cnt[c]) * (cut - a)
 				}
 			}
@@ -547,10 +591,19 @@ func Rows(ws []NodeWindow) []Row {
 	for _, w := range ws {
 		for c := range NumClasses {
 			out = append(out, Row{Node: w.Node, Window: w.Window, Start: w.Start, End: w.End,
-				Class: signal.Class(c).String(), EnergyJ: w.ClassEnergy[c], OccupancyS: w.Occupancy[c]})
+				Class: ClassName(signal.Class(c)), EnergyJ: w.ClassEnergy[c], OccupancyS: w.Occupancy[c]})
 		}
 	}
 	return out
+}
+
+// ClassName names a class in energy outputs: seed 000's storage is the
+// signal's "other" class (I/O calls, and worker states no rule classifies).
+func ClassName(c signal.Class) string {
+	if c == signal.Other {
+		return "storage"
+	}
+	return c.String()
 }
 
 // ModelOccupancy turns a window into seed 000's model input: compute → App,

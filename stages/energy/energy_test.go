@@ -454,3 +454,41 @@ func TestTimelineMatchesSignal(t *testing.T) {
 		}
 	}
 }
+
+// Storage from an I/O-call stream: a process in I/O is one more activity on
+// its node, in the storage class (signal.Other), sharing the power equally
+// with the workers.
+func TestStorageFromIO(t *testing.T) {
+	rules := signal.StarPU()
+	if err := rules.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCollector(rules, map[string]string{"pid 7": "n", "CPU0": "n", "CPU1": "n"}, "n")
+	st := func(w string, a, b float64, v string) tracecast.Entity {
+		return tracecast.Entity{Nature: tracecast.NatureState, Container: w, Type: "Worker State", Start: a, End: b, Value: v}
+	}
+	// Two workers computing for 4 s (ms in the trace).
+	c.Add([]tracecast.Entity{st("CPU0", 0, 4000, "GEMM"), st("CPU1", 0, 4000, "GEMM")})
+	// pid 7 is in I/O from 1 s to 2 s on the I/O clock, which is 100 s
+	// ahead of trace time.
+	c.AddIO([]tracecast.Entity{{Nature: tracecast.NatureState, Container: "pid 7", Type: "IO State", Start: 101, End: 102, Value: "write"}}, 100)
+	tls, err := c.Build(1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := NewJoiner(tls, Options{})
+	var ss []power.Sample
+	for k := 0; k <= 400; k++ {
+		ss = append(ss, power.Sample{T: float64(k) * 0.01, Node: "n", Watts: 30})
+	}
+	j.Add(ss)
+	res := j.Finish()
+	tot := res.Totals[0]
+	// 120 J in all; during the I/O second, 30 J are shared by 3 activities.
+	if math.Abs(tot.EnergyJ-120) > 1e-9 || math.Abs(tot.ClassEnergy[signal.Other]-10) > 1e-9 || math.Abs(tot.ClassEnergy[signal.Compute]-110) > 1e-9 {
+		t.Errorf("energy %.6f, storage %.6f, compute %.6f; want 120, 10, 110", tot.EnergyJ, tot.ClassEnergy[signal.Other], tot.ClassEnergy[signal.Compute])
+	}
+	if math.Abs(tot.Occupancy[signal.Other]-1) > 1e-9 || math.Abs(tot.Occupancy[signal.Compute]-8) > 1e-9 {
+		t.Errorf("occupancy storage %.6f compute %.6f; want 1 and 8", tot.Occupancy[signal.Other], tot.Occupancy[signal.Compute])
+	}
+}
