@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
@@ -68,6 +69,12 @@ raw StarPU traces that pj_dump rejects are read as written.
 }
 
 func runStates(path, format, out string, opts paje.Options) error {
+	// The reader's live heap is a few tens of MiB whatever the trace's
+	// size; a soft limit keeps the garbage collector from letting the
+	// process grow to twice that between collections. GOMEMLIMIT wins.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(52 << 20)
+	}
 	switch opts.TimeUnit {
 	case "auto", "s", "ms", "us", "ns":
 	default:
