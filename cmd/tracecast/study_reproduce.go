@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,69 +66,47 @@ func studyInts(s string) ([]int, error) {
 // it is written: nothing is held but the signal (or, with keep, the trace
 // goes to dir as well).
 func studyJobs(jobs []studyJob, n int, cfg *studyAnalyzeConfig, predictW func(R, T int) (int, error), keepDir string) ([]*studyAnalysis, error) {
-	out := make([]*studyAnalysis, len(jobs))
-	errs := make([]error, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for k := 0; k < max(1, n); k++ {
-		wg.Add(1)
+	return parallel(len(jobs), n, func(i int) (*studyAnalysis, error) {
+		j := jobs[i]
+		pr, pw := io.Pipe()
+		metaCh := make(chan *studySynthMeta, 1)
 		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				pr, pw := io.Pipe()
-				metaCh := make(chan *studySynthMeta, 1)
-				go func() {
-					var w io.Writer = pw
-					var closeKeep func() error
-					if keepDir != "" {
-						kw, c, err := studyCreate(filepath.Join(keepDir, j.name()+".trace.gz"))
-						if err != nil {
-							pw.CloseWithError(err)
-							metaCh <- nil
-							return
-						}
-						w, closeKeep = io.MultiWriter(pw, kw), c
-					}
-					m, err := j.synth.synthesize(w, nil)
-					if closeKeep != nil {
-						err = firstErr(err, closeKeep())
-					}
-					if m != nil && keepDir != "" {
-						m.Trace = j.name() + ".trace.gz"
-						m.Labels = map[string]string{"phase": j.phase, "subset": strconv.Itoa(j.subset), "group": strconv.Itoa(j.group)}
-						err = firstErr(err, studyWriteJSON(filepath.Join(keepDir, j.name()+".meta.json"), m))
-					}
+			var w io.Writer = pw
+			var closeKeep func() error
+			if keepDir != "" {
+				kw, c, err := studyCreate(filepath.Join(keepDir, j.name()+".trace.gz"))
+				if err != nil {
 					pw.CloseWithError(err)
-					metaCh <- m
-				}()
-				a, err := studyAnalyzeTrace(pr, j.name(), j.synth.tasks, cfg, predictW)
-				if err != nil {
-					pr.CloseWithError(err)
-				} else {
-					io.Copy(io.Discard, pr)
+					metaCh <- nil
+					return
 				}
-				<-metaCh
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				a.Labels = map[string]string{"phase": j.phase, "subset": strconv.Itoa(j.subset), "group": strconv.Itoa(j.group)}
-				out[i] = a
+				w, closeKeep = io.MultiWriter(pw, kw), c
 			}
+			m, err := j.synth.synthesize(w, nil)
+			if closeKeep != nil {
+				err = firstErr(err, closeKeep())
+			}
+			if m != nil && keepDir != "" {
+				m.Trace = j.name() + ".trace.gz"
+				m.Labels = map[string]string{"phase": j.phase, "subset": strconv.Itoa(j.subset), "group": strconv.Itoa(j.group)}
+				err = firstErr(err, studyWriteJSON(filepath.Join(keepDir, j.name()+".meta.json"), m))
+			}
+			pw.CloseWithError(err)
+			metaCh <- m
 		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
+		a, err := studyAnalyzeTrace(pr, j.name(), j.synth.tasks, cfg, predictW)
+		if err != nil {
+			pr.CloseWithError(err)
+		} else {
+			io.Copy(io.Discard, pr)
+		}
+		<-metaCh
 		if err != nil {
 			return nil, err
 		}
-	}
-	return out, nil
+		a.Labels = map[string]string{"phase": j.phase, "subset": strconv.Itoa(j.subset), "group": strconv.Itoa(j.group)}
+		return a, nil
+	})
 }
 
 func newReproduceCmd() *cobra.Command {

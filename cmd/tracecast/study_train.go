@@ -181,33 +181,37 @@ func studyBuildModel(as []*studyAnalysis, m *surface.Model) (map[int][]surface.P
 
 // studyAnalyses analyses the inputs on jobs goroutines, in input order.
 func studyAnalyses(ins []studyInput, jobs int, cfg *studyAnalyzeConfig, predictW func(R, T int) (int, error)) ([]*studyAnalysis, error) {
-	out := make([]*studyAnalysis, len(ins))
-	errs := make([]error, len(ins))
+	return parallel(len(ins), jobs, func(i int) (*studyAnalysis, error) {
+		in := ins[i]
+		f, name, closeIn, err := openInput(in.path)
+		if err != nil {
+			return nil, err
+		}
+		a, err := studyAnalyzeTrace(f, name, in.T, cfg, predictW)
+		closeIn()
+		if err != nil {
+			return nil, err
+		}
+		a.Labels = in.labels
+		return a, nil
+	})
+}
+
+// parallel runs fn(0..n-1) on jobs goroutines and returns the results in
+// order, or the first error in index order once all are done.
+func parallel[T any](n, jobs int, fn func(i int) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for j := 0; j < max(1, jobs); j++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range max(1, jobs) {
+		wg.Go(func() {
 			for i := range next {
-				in := ins[i]
-				f, name, closeIn, err := openInput(in.path)
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				a, err := studyAnalyzeTrace(f, name, in.T, cfg, predictW)
-				closeIn()
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				a.Labels = in.labels
-				out[i] = a
+				out[i], errs[i] = fn(i)
 			}
-		}()
+		})
 	}
-	for i := range ins {
+	for i := range n {
 		next <- i
 	}
 	close(next)
