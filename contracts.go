@@ -1,6 +1,9 @@
 package tracecast
 
-import "context"
+import (
+	"context"
+	"sync/atomic"
+)
 
 // Batch carries many records of one kind between components. Items holds a
 // slice of values ([]Line, []Entity, ...); receivers type-switch on it. A batch
@@ -58,4 +61,73 @@ type Processor interface {
 type Sink interface {
 	Write(ctx context.Context, b Batch) error
 	Close(ctx context.Context) error
+}
+
+// Control items travel in Batch.Items, in order with the data, from a source
+// through every stage to every sink. The runtime handles them: it forwards
+// them downstream after giving them to the processors that want them.
+
+// StreamEnd says that Batch.Stream has ended (a Kafka trace's end marker):
+// a StreamProcessor flushes what it keeps for it (final windows, verdicts)
+// before the marker goes on.
+type StreamEnd struct{}
+
+// StreamReset says that Batch.Stream (every stream when Stream is empty)
+// will be read again from its start: a StreamProcessor forgets its state
+// for it without emitting anything (a Kafka consumer-group rebalance).
+type StreamReset struct{}
+
+// StreamProcessor is a Processor that keeps state per stream (one trace
+// among several read from one topic).
+type StreamProcessor interface {
+	Processor
+	EndStream(ctx context.Context, stream string, emit Emit) error
+	ResetStream(stream string)
+}
+
+// Barrier is a checkpoint marker. A source emits one after some input; it
+// flows behind that input through every path of the graph, and each sink
+// releases it once everything it received before it is durable. When the
+// last copy is released, done runs: everything derived from the input before
+// the barrier is durable, so the source may commit its position (Kafka
+// offsets). A barrier that is dropped (an error, a hard stop) never runs
+// done, so nothing is committed on its behalf.
+type Barrier struct {
+	refs atomic.Int64
+	done func()
+}
+
+// NewBarrier returns a barrier held once, by its creator.
+func NewBarrier(done func()) *Barrier {
+	b := &Barrier{done: done}
+	b.refs.Store(1)
+	return b
+}
+
+// Hold adds n holders: a component passing the barrier to n consumers holds
+// n more, then releases its own.
+func (b *Barrier) Hold(n int) { b.refs.Add(int64(n)) }
+
+// Release drops one holder; the last one runs done.
+func (b *Barrier) Release() {
+	if b.refs.Add(-1) == 0 && b.done != nil {
+		b.done()
+	}
+}
+
+// IsControl reports whether a batch carries a control item rather than
+// records.
+func (b Batch) IsControl() bool {
+	switch b.Items.(type) {
+	case StreamEnd, StreamReset, *Barrier:
+		return true
+	}
+	return false
+}
+
+// CloseDurable is implemented by sinks whose output is durable only once
+// closed (an Arrow file is unreadable without its footer): the runtime
+// releases the barriers they receive after Close instead of after Write.
+type CloseDurable interface {
+	DurableOnClose() bool
 }

@@ -81,6 +81,12 @@ func (f filterSink) Write(ctx context.Context, b tracecast.Batch) error {
 	return f.Sink.Write(ctx, b)
 }
 
+// DurableOnClose passes on the wrapped sink's answer.
+func (f filterSink) DurableOnClose() bool {
+	cd, ok := f.Sink.(tracecast.CloseDurable)
+	return ok && cd.DurableOnClose()
+}
+
 func filtered(s tracecast.Sink, records string) tracecast.Sink {
 	if records == "" {
 		return s
@@ -195,6 +201,8 @@ type PajeOptions struct {
 	MaxContainers         int      `yaml:"max_containers"`
 	MaxOpenStates         int      `yaml:"max_open_states"`
 	TimeUnit              string   `yaml:"time_unit"`
+	// MaxStreams bounds the traces parsed at once (a Kafka source).
+	MaxStreams int `yaml:"max_streams"`
 }
 
 // DefaultPajeOptions mirrors paje.DefaultOptions.
@@ -210,6 +218,7 @@ func DefaultPajeOptions() PajeOptions {
 		MaxContainers:         d.MaxContainers,
 		MaxOpenStates:         d.MaxOpenStates,
 		TimeUnit:              d.TimeUnit,
+		MaxStreams:            DefaultMaxStreams,
 	}
 }
 
@@ -237,7 +246,14 @@ func newPajeParser(env Env, o PajeOptions) (*Parser, error) {
 	po.MaxOpenStates = o.MaxOpenStates
 	po.TimeUnit = o.TimeUnit
 	return &Parser{
-		Processor: paje.NewProcessor(po),
+		// One parser per stream: a Kafka source interleaves traces.
+		Processor: newPerStream(o.MaxStreams, func(stream string) (tracecast.Processor, error) {
+			one := po
+			if stream != "" {
+				one.Name = stream
+			}
+			return paje.NewProcessor(one), nil
+		}),
 		// Pacing reads times in seconds: the unit is given, or detected
 		// from the header like the parser does (ms for StarPU).
 		NewTimeOf: func() func([]byte) (float64, bool) {

@@ -309,17 +309,34 @@ func emitter(n *node, graphCtx context.Context) tracecast.Emit {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for _, c := range n.outs {
+		// A barrier gets one holder per consumer; copies that cannot be
+		// sent are released again (the barrier then never completes).
+		bar, _ := b.Items.(*tracecast.Barrier)
+		if bar != nil {
+			bar.Hold(len(n.outs))
+		}
+		for i, c := range n.outs {
+			var err error
 			select {
 			case c.in <- envelope{from: n.id, b: b}:
 			case <-ctx.Done():
-				return ctx.Err()
+				err = ctx.Err()
 			case <-graphCtx.Done():
-				return graphCtx.Err()
+				err = graphCtx.Err()
+			}
+			if err != nil {
+				if bar != nil {
+					for range n.outs[i:] {
+						bar.Release()
+					}
+				}
+				return err
 			}
 		}
-		n.batchesOut.Add(1)
-		n.recordsOut.Add(batchLen(b))
+		if !b.IsControl() {
+			n.batchesOut.Add(1)
+			n.recordsOut.Add(batchLen(b))
+		}
 		return nil
 	}
 }
@@ -460,6 +477,12 @@ func runProcessor(n *node, ctx context.Context) error {
 		if !ok {
 			break
 		}
+		if env.b.IsControl() {
+			if err := forwardControl(ctx, n, env.b, emit); err != nil {
+				return err
+			}
+			continue
+		}
 		n.batchesIn.Add(1)
 		n.recordsIn.Add(batchLen(env.b))
 		var err error
@@ -475,14 +498,52 @@ func runProcessor(n *node, ctx context.Context) error {
 	return n.proc.Flush(ctx, emit)
 }
 
+// forwardControl gives a control batch to the processor when it keeps
+// per-stream state, then passes it on. A barrier is passed on, then this
+// node's hold on it is released.
+func forwardControl(ctx context.Context, n *node, b tracecast.Batch, emit tracecast.Emit) error {
+	proc := n.proc
+	if p, ok := proc.(*Parser); ok {
+		proc = p.Processor
+	}
+	sp, _ := proc.(tracecast.StreamProcessor)
+	switch it := b.Items.(type) {
+	case tracecast.StreamEnd:
+		if sp != nil {
+			if err := sp.EndStream(ctx, b.Stream, emit); err != nil {
+				return err
+			}
+		}
+	case tracecast.StreamReset:
+		if sp != nil {
+			sp.ResetStream(b.Stream)
+		}
+	case *tracecast.Barrier:
+		defer it.Release()
+	}
+	return emit(ctx, b)
+}
+
 func runSink(n *node, ctx context.Context) (err error) {
+	// Barriers wait for Close when the sink is durable only once closed.
+	var held []*tracecast.Barrier
+	onClose := false
+	if cd, ok := n.sink.(tracecast.CloseDurable); ok {
+		onClose = cd.DurableOnClose()
+	}
 	defer func() {
 		// Exactly once, also after an error or a panic in Write.
-		if cerr := n.sink.Close(ctx); cerr != nil {
+		cerr := n.sink.Close(ctx)
+		if cerr != nil {
 			if err == nil {
 				err = fmt.Errorf("close: %w", cerr)
 			} else {
 				n.log.Warn().Err(cerr).Msg("closing sink after an error")
+			}
+		}
+		if err == nil {
+			for _, b := range held {
+				b.Release()
 			}
 		}
 	}()
@@ -491,6 +552,17 @@ func runSink(n *node, ctx context.Context) (err error) {
 		case env, ok := <-n.in:
 			if !ok {
 				return nil
+			}
+			if bar, ok := env.b.Items.(*tracecast.Barrier); ok {
+				if onClose {
+					held = append(held, bar)
+				} else {
+					bar.Release() // Write returned: what came before is durable
+				}
+				continue
+			}
+			if env.b.IsControl() {
+				continue
 			}
 			if f, ok := n.sink.(interface{ Accepts(tracecast.Batch) bool }); ok && !f.Accepts(env.b) {
 				continue // another record type than this sink keeps: not counted

@@ -41,12 +41,14 @@ type PredictOptions struct {
 	// sampled as the parser's watermark passes them. Needs a period; the
 	// rules must be starpu or smpi.
 	Live bool `yaml:"live"`
+	// MaxStreams bounds the traces predicted at once (a Kafka source).
+	MaxStreams int `yaml:"max_streams"`
 }
 
 // DefaultPredictOptions are the command's defaults.
 func DefaultPredictOptions() PredictOptions {
 	return PredictOptions{Rules: "auto", Class: "idle", MaxSamples: 10_000_000, Queries: []string{"idle>=25%"},
-		Method: "matlab", Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3}
+		Method: "matlab", Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3, MaxStreams: DefaultMaxStreams}
 }
 
 // Validate checks the options.
@@ -183,11 +185,17 @@ type signalStage struct {
 }
 
 func newSignalStage(env Env, o SignalOptions) (tracecast.Processor, error) {
-	c, err := newCollector(o.Rules)
-	if err != nil {
+	one := func(string) (tracecast.Processor, error) {
+		c, err := newCollector(o.Rules)
+		if err != nil {
+			return nil, err
+		}
+		return &signalStage{signalCollector: c, o: o, env: env}, nil
+	}
+	if _, err := one(""); err != nil {
 		return nil, err
 	}
-	return &signalStage{signalCollector: c, o: o, env: env}, nil
+	return newPerStream(0, one), nil
 }
 
 func (st *signalStage) Flush(ctx context.Context, emit tracecast.Emit) error {
@@ -222,15 +230,23 @@ type predictStage struct {
 	env Env
 }
 
+// newPredictStage runs one predictor per trace (stream): a Kafka source
+// interleaves traces, each flushed at its end marker.
 func newPredictStage(env Env, o PredictOptions) (tracecast.Processor, error) {
-	if o.Live {
-		return newLivePredict(env, o)
+	one := func(string) (tracecast.Processor, error) {
+		if o.Live {
+			return newLivePredict(env, o)
+		}
+		c, err := newCollector(o.Rules)
+		if err != nil {
+			return nil, err
+		}
+		return &predictStage{signalCollector: c, o: o, env: env}, nil
 	}
-	c, err := newCollector(o.Rules)
-	if err != nil {
+	if _, err := one(""); err != nil { // report bad options at start
 		return nil, err
 	}
-	return &predictStage{signalCollector: c, o: o, env: env}, nil
+	return newPerStream(o.MaxStreams, one), nil
 }
 
 func (st *predictStage) Flush(ctx context.Context, emit tracecast.Emit) error {

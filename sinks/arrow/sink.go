@@ -180,6 +180,11 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	return nil
 }
 
+// DurableOnClose is true for the file format: without its footer the file
+// is not readable, so what it holds is durable only after Close. (Each
+// stream-format batch is flushed to the OS by Write.)
+func (s *Sink) DurableOnClose() bool { return s.opts.Format != FormatStream }
+
 // start selects the table for items (on the first batch) and opens the IPC
 // writer. items == nil selects the first table.
 func (s *Sink) start(items any) error {

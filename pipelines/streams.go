@@ -1,0 +1,88 @@
+package pipelines
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tracecast/tracecast"
+)
+
+// DefaultMaxStreams bounds the traces one stage follows at once.
+const DefaultMaxStreams = 4096
+
+// perStream runs one processor per input stream, so that a stage reading
+// several traces from one topic keeps each trace's state apart (the Kafka
+// source names streams by trace id). With a single stream (a file) it is
+// the processor itself. Streams are flushed at their StreamEnd marker, or
+// in order of first appearance at the end of input.
+type perStream struct {
+	newProc func(stream string) (tracecast.Processor, error)
+	max     int
+	procs   map[string]tracecast.Processor
+	order   []string
+}
+
+func newPerStream(max int, newProc func(stream string) (tracecast.Processor, error)) *perStream {
+	if max <= 0 {
+		max = DefaultMaxStreams
+	}
+	return &perStream{newProc: newProc, max: max, procs: map[string]tracecast.Processor{}}
+}
+
+func (ps *perStream) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	p := ps.procs[in.Stream]
+	if p == nil {
+		if len(ps.procs) >= ps.max {
+			return fmt.Errorf("stream %q: more than %d streams open at once (max_streams)", in.Stream, ps.max)
+		}
+		var err error
+		if p, err = ps.newProc(in.Stream); err != nil {
+			return err
+		}
+		ps.procs[in.Stream] = p
+		ps.order = append(ps.order, in.Stream)
+	}
+	return p.Process(ctx, in, emit)
+}
+
+// Flush flushes every stream still open, in order of first appearance.
+func (ps *perStream) Flush(ctx context.Context, emit tracecast.Emit) error {
+	for _, s := range ps.order {
+		if p := ps.procs[s]; p != nil {
+			if err := p.Flush(ctx, emit); err != nil {
+				return err
+			}
+		}
+	}
+	ps.procs, ps.order = map[string]tracecast.Processor{}, nil
+	return nil
+}
+
+// EndStream flushes and forgets one stream.
+func (ps *perStream) EndStream(ctx context.Context, stream string, emit tracecast.Emit) error {
+	p := ps.procs[stream]
+	if p == nil {
+		return nil
+	}
+	ps.forget(stream)
+	return p.Flush(ctx, emit)
+}
+
+// ResetStream forgets one stream, or all of them for "".
+func (ps *perStream) ResetStream(stream string) {
+	if stream == "" {
+		ps.procs, ps.order = map[string]tracecast.Processor{}, nil
+		return
+	}
+	ps.forget(stream)
+}
+
+func (ps *perStream) forget(stream string) {
+	delete(ps.procs, stream)
+	for i, s := range ps.order {
+		if s == stream {
+			ps.order = append(ps.order[:i], ps.order[i+1:]...)
+			break
+		}
+	}
+}
