@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/ingest/file"
+	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/ingest/tail"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
@@ -22,15 +23,17 @@ import (
 
 // RegisterBuiltins registers every built-in component type:
 //
-//	sources: file
-//	parsers: paje
-//	sinks:   jsonl, arrow
+//	sources: file, tail, kafka
+//	parsers: paje, iocall
+//	stages:  signal, predict, iotime
+//	sinks:   jsonl, arrow, kafka
 //
 // Adding a component is one Register call here (stages go through
 // RegisterStage).
 func RegisterBuiltins(r *Registry) {
 	RegisterSource(r, "file", DefaultFileSourceOptions, newFileSource)
 	RegisterSource(r, "tail", nil, newTailSource)
+	RegisterSource(r, "kafka", DefaultKafkaSourceOptions, newKafkaSource)
 	RegisterParser(r, "paje", DefaultPajeOptions, newPajeParser)
 	RegisterParser(r, "iocall", nil, newIOCallParser)
 	RegisterStage(r, "signal", DefaultSignalOptions, newSignalStage)
@@ -493,4 +496,54 @@ func newIOTimeStage(env Env, o IOTimeOptions) (tracecast.Processor, error) {
 		}
 	}
 	return iotime.NewProcessor(b), nil
+}
+
+// KafkaSourceOptions are the options of a "kafka" source: trace lines from
+// a topic, read with a consumer group and committed at least once (see
+// package ingest/kafka for the message format and the commit rule).
+type KafkaSourceOptions struct {
+	Brokers []string `yaml:"brokers"`
+	Topic   string   `yaml:"topic"`
+	Group   string   `yaml:"group"`
+	// Start: earliest (default) or latest, for partitions the group never
+	// committed.
+	Start          string        `yaml:"start"`
+	CommitInterval time.Duration `yaml:"commit_interval"`
+	MaxWait        time.Duration `yaml:"max_wait"`
+	SessionTimeout time.Duration `yaml:"session_timeout"`
+	BatchLines     int           `yaml:"batch_lines"`
+}
+
+// DefaultKafkaSourceOptions read from a local broker.
+func DefaultKafkaSourceOptions() KafkaSourceOptions {
+	return KafkaSourceOptions{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.traces", Group: "tracecast",
+		Start: "earliest", CommitInterval: time.Second, MaxWait: 250 * time.Millisecond, SessionTimeout: 6 * time.Second, BatchLines: 4096}
+}
+
+func (o *KafkaSourceOptions) ingest() kafkaingest.Options {
+	return kafkaingest.Options{Brokers: o.Brokers, Topic: o.Topic, Group: o.Group, Start: o.Start, CommitInterval: o.CommitInterval,
+		MaxWait: o.MaxWait, SessionTimeout: o.SessionTimeout, BatchLines: o.BatchLines}
+}
+
+// Validate checks the options.
+func (o *KafkaSourceOptions) Validate() error {
+	_, err := kafkaingest.New(o.ingest())
+	return err
+}
+
+// kafkaSource adapts the source's counts to ProgressReporter.
+type kafkaSource struct{ *kafkaingest.Source }
+
+func (s kafkaSource) SourceProgress() SourceProgress {
+	return SourceProgress{Read: s.Stats().Bytes, Total: -1}
+}
+
+func newKafkaSource(env Env, o KafkaSourceOptions) (tracecast.Source, error) {
+	io := o.ingest()
+	io.Logger = env.Logger
+	s, err := kafkaingest.New(io)
+	if err != nil {
+		return nil, err
+	}
+	return kafkaSource{s}, nil
 }

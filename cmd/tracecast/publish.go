@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/ingest/file"
+	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/stages/predict"
 )
@@ -16,14 +17,19 @@ import (
 func newPublishCmd() *cobra.Command {
 	var brokers []string
 	var topic, speed, trace, unit string
+	var perMessage int
+	var noEnd bool
 	cmd := &cobra.Command{
 		Use:   "publish TRACE --topic T [--speed realtime|Nx|max] [--brokers ADDR]",
 		Short: "Replay an archived trace into a Kafka topic, as a live run would produce it",
 		Long: `publish reads a trace file (plain or gzip) and writes its lines to a Kafka
-topic, one message per line, keyed by the trace id (--trace, default the file
-name) so that the trace's lines stay in one partition and in order. The
-header comes first, as a live producer must send it: a consumer joining
-late still finds it at the start of the partition. --speed paces the
+topic, keyed by the trace id (--trace, default the file name) so that the
+trace's lines stay in one partition and in order: --lines-per-message lines
+per message, numbered by a tracecast-seq header (0 starts the trace), then an
+empty end marker (header tracecast-end: 1) unless --no-end. The header comes
+first, as a live producer must send it; the kafka source never commits past
+the start of an unfinished trace, so a consumer that takes the partition
+over later still finds it. The format is documented in package ingest/kafka. --speed paces the
 replay by trace time (realtime, 10x, max); --time-unit gives the trace's
 unit for pacing (auto: ms for StarPU, s otherwise).`,
 		Args: cobra.ExactArgs(1),
@@ -61,17 +67,18 @@ unit for pacing (auto: ms for StarPU, s otherwise).`,
 			ctx := cmd.Context()
 			var n int64
 			start := time.Now()
-			var msgs []kafkago.Message
+			p := &kafkaingest.Producer{W: w, Trace: trace, LinesPerMessage: perMessage}
 			err = src.Run(ctx, func(ctx context.Context, b tracecast.Batch) error {
-				msgs = msgs[:0]
-				for _, l := range b.Items.([]tracecast.Line) {
-					msgs = append(msgs, kafkago.Message{Key: []byte(trace), Value: append([]byte(nil), l.Data...)})
-				}
-				n += int64(len(msgs))
-				return w.WriteMessages(ctx, msgs...)
+				return p.Lines(ctx, b.Items.([]tracecast.Line))
 			})
 			if err != nil {
 				return err
+			}
+			n = p.Sent()
+			if !noEnd {
+				if err := p.End(ctx); err != nil {
+					return err
+				}
 			}
 			log.Info().Str("topic", topic).Str("trace", trace).Int64("lines", n).
 				Float64("lines_per_s", float64(n)/time.Since(start).Seconds()).Msg("published")
@@ -84,5 +91,7 @@ unit for pacing (auto: ms for StarPU, s otherwise).`,
 	f.StringVar(&speed, "speed", "max", "pace: max, realtime or Nx (10x, 0.5x), by trace time")
 	f.StringVar(&trace, "trace", "", "trace id, the messages' key (default: the file name)")
 	f.StringVar(&unit, "time-unit", "auto", "the trace's time unit for pacing: auto, s, ms, us, ns")
+	f.IntVar(&perMessage, "lines-per-message", kafkaingest.DefaultLinesPerMessage, "lines packed in one message (1: a message per line)")
+	f.BoolVar(&noEnd, "no-end", false, "do not send the end-of-trace marker (the trace stays open, as if its run went on)")
 	return cmd
 }

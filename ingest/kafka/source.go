@@ -1,0 +1,533 @@
+// Package kafka reads raw trace lines from a Kafka topic with a consumer
+// group, at least once: offsets are committed only when everything derived
+// from the lines before them is durable in the pipeline's sinks.
+//
+// # Messages
+//
+// Key: the trace id. All of a trace's messages share it, so they stay in one
+// partition, in order; a partition interleaves many traces.
+//
+// Value: one or more complete trace lines separated by '\n' (a trailing
+// newline is optional). `tracecast publish` sends the header first, then
+// chunks of lines, then an end marker.
+//
+// Headers:
+//   - tracecast-seq: the 0-based index of the message's first line in its
+//     trace. "0" starts a trace. Without it, a message whose first line begins
+//     with '%' starts a trace when the trace is unknown or already had event
+//     lines (a producer that knows nothing of tracecast, e.g. kcat sending a
+//     file line by line).
+//   - tracecast-end: "1" on the (empty) end-of-trace marker. The stages then
+//     flush the trace's final windows and verdicts.
+//
+// # Commits and rebuilds
+//
+// A trace's results depend on all its lines since its header (open states,
+// the current window), so the source never commits past the first message
+// of a trace that has not ended: the committed offset of a partition is the
+// smallest of its next offset and the first offsets of its open traces, as
+// of a checkpoint barrier (tracecast.Barrier) that every sink has released.
+// A member that gets the partition after a rebalance, a crash or a restart
+// starts there, finds the header of every unfinished trace and rebuilds its
+// windows from it. The outputs it emits again carry the same deterministic
+// ids, so subscribers de-duplicate them. Messages of a trace whose start
+// lies before the start position belong to a trace that had ended and
+// whose results were committed: they are skipped (and counted).
+//
+// On every new group generation, all per-trace state is dropped (a
+// tracecast.StreamReset for every stream) and each assigned partition is
+// read again from its committed offset.
+package kafka
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	kafkago "github.com/segmentio/kafka-go"
+
+	"github.com/tracecast/tracecast"
+)
+
+// Message headers of the trace-line topic.
+const (
+	HeaderSeq = "tracecast-seq"
+	HeaderEnd = "tracecast-end"
+)
+
+// Options configure a Source.
+type Options struct {
+	Brokers []string
+	Topic   string
+	// Group is the consumer group; members share the topic's partitions.
+	Group string
+	// Start is where a partition without a committed offset starts:
+	// "earliest" (default) or "latest".
+	Start string
+	// CommitInterval is how often a checkpoint barrier is sent (default 1 s).
+	CommitInterval time.Duration
+	// MaxWait bounds a fetch's long poll (default 250 ms), and so the latency
+	// of a quiet partition and the time a stop waits.
+	MaxWait time.Duration
+	// SessionTimeout: a member silent that long leaves the group (default 6 s,
+	// the broker's usual minimum). HeartbeatInterval defaults to a third of it.
+	SessionTimeout    time.Duration
+	HeartbeatInterval time.Duration
+	// BatchLines bounds the lines of one emitted batch (default 4096).
+	BatchLines int
+	// StopCommitTimeout is how long a graceful stop waits for its last
+	// barrier to be released before leaving the group (default 5 s).
+	StopCommitTimeout time.Duration
+	Logger            zerolog.Logger
+}
+
+func (o *Options) defaults() error {
+	if len(o.Brokers) == 0 || o.Topic == "" || o.Group == "" {
+		return errors.New("kafka source: brokers, topic and group are required")
+	}
+	switch o.Start {
+	case "":
+		o.Start = "earliest"
+	case "earliest", "latest":
+	default:
+		return fmt.Errorf("kafka source: start %q is not earliest or latest", o.Start)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.CommitInterval, time.Second)
+	def(&o.MaxWait, 250*time.Millisecond)
+	def(&o.SessionTimeout, 6*time.Second)
+	def(&o.HeartbeatInterval, o.SessionTimeout/3)
+	def(&o.StopCommitTimeout, 5*time.Second)
+	if o.BatchLines <= 0 {
+		o.BatchLines = 4096
+	}
+	return nil
+}
+
+// Stats counts what a Source consumed.
+type Stats struct {
+	Messages, Lines, Bytes int64
+	// Skipped counts messages of traces that started before the start
+	// position (already committed) and messages without a key.
+	Skipped int64
+	// Commits counts successful offset commits; Generations the group
+	// generations joined.
+	Commits, Generations int64
+}
+
+// Source is a tracecast.Source reading trace lines from a topic.
+type Source struct {
+	o                                              Options
+	messages, lines, bytes, skipped, commits, gens atomic.Int64
+
+	// acked is the newest released checkpoint, for the Run loop to commit.
+	mu      sync.Mutex
+	acked   *checkpoint
+	ackedCh chan struct{}
+}
+
+// New checks the options and returns a Source; it connects in Run.
+func New(o Options) (*Source, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	return &Source{o: o, ackedCh: make(chan struct{}, 1)}, nil
+}
+
+// Stats returns the counts so far.
+func (s *Source) Stats() Stats {
+	return Stats{Messages: s.messages.Load(), Lines: s.lines.Load(), Bytes: s.bytes.Load(), Skipped: s.skipped.Load(),
+		Commits: s.commits.Load(), Generations: s.gens.Load()}
+}
+
+// checkpoint is what a barrier commits once released.
+type checkpoint struct {
+	gen     *kafkago.Generation
+	seq     int64
+	offsets map[int]int64
+}
+
+// fetched is one message from a partition reader of a generation.
+type fetched struct {
+	gen int32
+	msg kafkago.Message
+}
+
+// Run consumes until ctx is cancelled or the group fails for good.
+func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
+	start := kafkago.FirstOffset
+	if s.o.Start == "latest" {
+		start = kafkago.LastOffset
+	}
+	group, err := kafkago.NewConsumerGroup(kafkago.ConsumerGroupConfig{
+		ID: s.o.Group, Brokers: s.o.Brokers, Topics: []string{s.o.Topic},
+		SessionTimeout: s.o.SessionTimeout, HeartbeatInterval: s.o.HeartbeatInterval,
+		RebalanceTimeout: 2 * s.o.SessionTimeout, JoinGroupBackoff: 500 * time.Millisecond,
+		WatchPartitionChanges: true, PartitionWatchInterval: 5 * time.Second,
+		StartOffset: start, Timeout: 5 * time.Second,
+		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
+			s.o.Logger.Debug().Msgf("kafka group: "+msg, args...)
+		}),
+	})
+	if err != nil {
+		return fmt.Errorf("kafka source: %w", err)
+	}
+	defer group.Close()
+	for {
+		gen, err := group.Next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, kafkago.ErrGroupClosed) {
+				return err
+			}
+			s.o.Logger.Warn().Err(err).Str("group", s.o.Group).Msg("joining the consumer group; retrying")
+			continue
+		}
+		s.gens.Add(1)
+		stop, err := s.runGeneration(ctx, gen, emit)
+		if err != nil || stop {
+			return err
+		}
+	}
+}
+
+// partState is a partition's reading position and its open traces.
+type partState struct {
+	next int64            // offset after the last message handled
+	open map[string]int64 // trace -> offset of its first message
+}
+
+// traceState is an open trace.
+type traceState struct {
+	part      int
+	lines     int64
+	hadEvents bool
+}
+
+// genState is everything that lives for one generation.
+type genState struct {
+	gen      *kafkago.Generation
+	parts    map[int]*partState
+	traces   map[string]*traceState
+	skipping map[string]bool
+	pending  map[string][]tracecast.Line
+	order    []string // traces with pending lines, in arrival order
+	npending int
+	dirty    bool // consumed since the last barrier
+	seq      int64
+}
+
+// runGeneration reads the generation's partitions until it ends (returns
+// false, to join the next) or ctx is cancelled (returns true).
+func (s *Source) runGeneration(ctx context.Context, gen *kafkago.Generation, emit tracecast.Emit) (stop bool, err error) {
+	g := &genState{gen: gen, parts: map[int]*partState{}, traces: map[string]*traceState{},
+		skipping: map[string]bool{}, pending: map[string][]tracecast.Line{}}
+	// Every stream will be read again from its partition's committed offset.
+	if err := emit(ctx, tracecast.Batch{Items: tracecast.StreamReset{}, Watermark: math.NaN()}); err != nil {
+		return true, nil
+	}
+	msgs := make(chan fetched, 1024)
+	genDone := make(chan struct{})
+	gen.Start(func(gctx context.Context) { <-gctx.Done(); close(genDone) })
+	var assigned []int
+	for _, pa := range gen.Assignments[s.o.Topic] {
+		assigned = append(assigned, pa.ID)
+		g.parts[pa.ID] = &partState{next: -1, open: map[string]int64{}}
+		gen.Start(func(gctx context.Context) { s.readPartition(gctx, gen.ID, pa, msgs) })
+	}
+	s.o.Logger.Info().Int32("generation", gen.ID).Ints("partitions", assigned).Str("topic", s.o.Topic).
+		Msg("consumer group generation: reading assigned partitions from their committed offsets")
+
+	tick := time.NewTicker(s.o.CommitInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case f := <-msgs:
+			if f.gen != gen.ID {
+				continue
+			}
+			if err := s.handle(g, f.msg, ctx, emit); err != nil {
+				return true, ignoreStop(ctx, err)
+			}
+			// Drain what is already fetched before emitting, so that a
+			// busy topic gives big batches and a quiet one no delay.
+			if len(msgs) == 0 || g.npending >= s.o.BatchLines {
+				if err := s.flush(ctx, g, emit); err != nil {
+					return true, ignoreStop(ctx, err)
+				}
+			}
+		case <-tick.C:
+			if g.dirty {
+				if _, err := s.barrier(ctx, g, emit); err != nil {
+					return true, ignoreStop(ctx, err)
+				}
+			}
+		case <-s.ackedCh:
+			s.commit(gen)
+		case <-genDone:
+			s.o.Logger.Info().Int32("generation", gen.ID).Msg("consumer group generation ended (rebalance); rejoining")
+			return false, nil
+		case <-ctx.Done():
+			s.stopCommit(ctx, g, emit)
+			return true, nil
+		}
+	}
+}
+
+// ignoreStop turns the error of an emit cut short by a stop into nil.
+func ignoreStop(ctx context.Context, err error) error {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return nil
+	}
+	return err
+}
+
+// readPartition fetches one partition from its committed offset until the
+// generation ends. Fetch errors are transient (a broker restart): it keeps
+// trying, since returning would end the generation for every partition.
+func (s *Source) readPartition(ctx context.Context, gen int32, pa kafkago.PartitionAssignment, out chan<- fetched) {
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: s.o.Brokers, Topic: s.o.Topic, Partition: pa.ID,
+		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: s.o.MaxWait, ReadBackoffMin: 50 * time.Millisecond, ReadBackoffMax: time.Second,
+		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
+			s.o.Logger.Debug().Int("partition", pa.ID).Msgf("kafka reader: "+msg, args...)
+		})})
+	defer r.Close()
+	if err := r.SetOffset(pa.Offset); err != nil {
+		s.o.Logger.Error().Err(err).Int("partition", pa.ID).Msg("setting the start offset")
+		<-ctx.Done()
+		return
+	}
+	for {
+		m, err := r.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.o.Logger.Warn().Err(err).Int("partition", pa.ID).Msg("fetching; retrying")
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(500 * time.Millisecond):
+			}
+			continue
+		}
+		select {
+		case out <- fetched{gen: gen, msg: m}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func header(m *kafkago.Message, key string) ([]byte, bool) {
+	for _, h := range m.Headers {
+		if h.Key == key {
+			return h.Value, true
+		}
+	}
+	return nil, false
+}
+
+// handle books one message and queues its lines.
+func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emit tracecast.Emit) error {
+	s.messages.Add(1)
+	s.bytes.Add(int64(len(m.Value)))
+	g.dirty = true
+	ps := g.parts[m.Partition]
+	if ps == nil {
+		return nil // not ours (cannot happen: readers are per assigned partition)
+	}
+	ps.next = m.Offset + 1
+	id := string(m.Key)
+	if id == "" {
+		s.skipped.Add(1)
+		s.o.Logger.Warn().Int("partition", m.Partition).Int64("offset", m.Offset).Msg("message without a key (trace id): skipped")
+		return nil
+	}
+	if v, ok := header(&m, HeaderEnd); ok && string(v) == "1" {
+		if g.skipping[id] {
+			delete(g.skipping, id)
+			return nil
+		}
+		if tr := g.traces[id]; tr != nil {
+			if err := s.flush(ctx, g, emit); err != nil {
+				return err
+			}
+			delete(g.traces, id)
+			delete(g.parts[tr.part].open, id)
+			return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamEnd{}, Watermark: math.NaN()})
+		}
+		return nil
+	}
+	tr := g.traces[id]
+	if s.startsTrace(&m, tr) {
+		if tr != nil { // the producer started the trace over: forget the old run
+			if err := s.flush(ctx, g, emit); err != nil {
+				return err
+			}
+			if err := emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamReset{}, Watermark: math.NaN()}); err != nil {
+				return err
+			}
+			s.o.Logger.Warn().Str("trace", id).Msg("trace started again before its end marker: previous run dropped")
+		}
+		delete(g.skipping, id)
+		tr = &traceState{part: m.Partition}
+		g.traces[id] = tr
+		ps.open[id] = m.Offset
+	}
+	if tr == nil {
+		s.skipped.Add(1)
+		if !g.skipping[id] {
+			g.skipping[id] = true
+			s.o.Logger.Info().Str("trace", id).Int("partition", m.Partition).Int64("offset", m.Offset).
+				Msg("trace began before the start position (its results were committed): skipping its messages")
+		}
+		return nil
+	}
+	data := m.Value
+	n := 0
+	if _, ok := g.pending[id]; !ok {
+		g.order = append(g.order, id)
+	}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		tr.lines++
+		if len(line) > 0 && line[0] != '%' {
+			tr.hadEvents = true
+		}
+		g.pending[id] = append(g.pending[id], tracecast.Line{Data: line, Num: tr.lines, End: m.Offset + 1})
+		g.npending++
+		n++
+	}
+	s.lines.Add(int64(n))
+	return nil
+}
+
+// startsTrace reports whether m is the first message of a trace run.
+func (s *Source) startsTrace(m *kafkago.Message, tr *traceState) bool {
+	if v, ok := header(m, HeaderSeq); ok {
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		return err == nil && n == 0
+	}
+	if len(m.Value) == 0 || m.Value[0] != '%' {
+		return false
+	}
+	return tr == nil || tr.hadEvents
+}
+
+// flush emits the queued lines, one batch per trace.
+func (s *Source) flush(ctx context.Context, g *genState, emit tracecast.Emit) error {
+	for _, id := range g.order {
+		lines := g.pending[id]
+		delete(g.pending, id)
+		if len(lines) == 0 {
+			continue
+		}
+		if err := emit(ctx, tracecast.Batch{Stream: id, Items: lines, Watermark: math.NaN()}); err != nil {
+			return err
+		}
+	}
+	g.order, g.npending = g.order[:0], 0
+	return nil
+}
+
+// barrier emits a checkpoint: once every sink releases it, each partition
+// can be committed up to its next offset, but not past the start of an
+// open trace.
+func (s *Source) barrier(ctx context.Context, g *genState, emit tracecast.Emit) (sent bool, err error) {
+	if err := s.flush(ctx, g, emit); err != nil {
+		return false, err
+	}
+	offsets := map[int]int64{}
+	for p, ps := range g.parts {
+		if ps.next < 0 {
+			continue
+		}
+		off := ps.next
+		for _, first := range ps.open {
+			off = min(off, first)
+		}
+		offsets[p] = off
+	}
+	g.dirty = false
+	if len(offsets) == 0 {
+		return false, nil
+	}
+	g.seq++
+	cp := &checkpoint{gen: g.gen, seq: g.seq, offsets: offsets}
+	b := tracecast.NewBarrier(func() {
+		s.mu.Lock()
+		if s.acked == nil || s.acked.gen != cp.gen || s.acked.seq < cp.seq {
+			s.acked = cp
+		}
+		s.mu.Unlock()
+		select {
+		case s.ackedCh <- struct{}{}:
+		default:
+		}
+	})
+	defer b.Release()
+	return true, emit(ctx, tracecast.Batch{Items: b, Watermark: math.NaN()})
+}
+
+// commit commits the newest released checkpoint of gen. A checkpoint of an
+// earlier generation is dropped: its partitions may have moved.
+func (s *Source) commit(gen *kafkago.Generation) {
+	s.mu.Lock()
+	cp := s.acked
+	s.acked = nil
+	s.mu.Unlock()
+	if cp == nil || cp.gen != gen {
+		return
+	}
+	if err := gen.CommitOffsets(map[string]map[int]int64{s.o.Topic: cp.offsets}); err != nil {
+		s.o.Logger.Warn().Err(err).Msg("committing offsets (they will be committed with the next checkpoint)")
+		return
+	}
+	s.commits.Add(1)
+	s.o.Logger.Debug().Interface("offsets", cp.offsets).Msg("committed")
+}
+
+// stopCommit, on a graceful stop, sends a last barrier and commits it if
+// the sinks release it in time.
+func (s *Source) stopCommit(ctx context.Context, g *genState, emit tracecast.Emit) {
+	ctx = context.WithoutCancel(ctx)
+	if sent, err := s.barrier(ctx, g, emit); err != nil || !sent {
+		return
+	}
+	t := time.NewTimer(s.o.StopCommitTimeout)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.ackedCh:
+			s.mu.Lock()
+			last := s.acked != nil && s.acked.seq == g.seq
+			s.mu.Unlock()
+			s.commit(g.gen)
+			if last {
+				return
+			}
+		case <-t.C:
+			s.o.Logger.Warn().Dur("timeout", s.o.StopCommitTimeout).Msg("stopping without committing the last checkpoint (sinks not durable yet)")
+			return
+		}
+	}
+}
