@@ -144,7 +144,7 @@ func TestCheckErrors(t *testing.T) {
 		want []string
 	}{
 		{"unknown source type", "version: 1\nsources:\n  a: {type: fiel, path: x}\nsinks:\n  o: {type: capture, inputs: [a]}\n",
-			[]string{`f.yaml:3: sources.a.type: unknown source type "fiel" (known: file, gen, tail)`}},
+			[]string{`f.yaml:3: sources.a.type: unknown source type "fiel" (known: file, gen, kafka, tail)`}},
 		{"unknown parser type", "version: 1\nsources:\n  a:\n    type: gen\n    parser: {type: pje}\nsinks:\n  o: {type: capture, inputs: [a]}\n",
 			[]string{`f.yaml:5: sources.a.parser.type: unknown parser type "pje" (known: iocall, num, paje)`}},
 		{"unknown stage type", "version: 1\nsources:\n  a: {type: gen}\nstages:\n  s: {type: nope, inputs: [a]}\nsinks:\n  o: {type: capture, inputs: [s]}\n",

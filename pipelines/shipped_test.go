@@ -42,12 +42,20 @@ func TestShippedPipelines(t *testing.T) {
 			var broker string
 			for _, c := range cfg.Components() {
 				switch {
-				case c.Kind == KindSink && c.Type == "kafka":
+				case c.Type == "kafka":
 					// A real broker, in-process.
 					if broker == "" {
-						broker = kafkatest.Start(t, 4, "tracecast.predictions", "tracecast.alerts")
+						broker = kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
 					}
 					c.SetOption("brokers", "["+broker+"]")
+					if c.Kind == KindSource {
+						// Live: the demo trace is published, then the
+						// pipeline is stopped gracefully.
+						publishTraces(t, broker, "tracecast.traces", map[string][]byte{"demo": gunzipFile(t, DemoTracePath)})
+						var cancel context.CancelFunc
+						ctx, cancel = context.WithTimeout(ctx, 4*time.Second)
+						defer cancel()
+					}
 				case c.Kind == KindSink:
 					if p, ok := c.Option("path"); ok && p != "-" {
 						c.SetOption("path", filepath.Join(out, c.ID+filepath.Ext(p)))

@@ -1,0 +1,237 @@
+package pipelines
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"github.com/tracecast/tracecast"
+	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/stages/synth"
+)
+
+// testTraces are four StarPU traces: the demo trace and three synthetic
+// runs of different sizes, by trace id.
+func testTraces(t *testing.T) map[string][]byte {
+	t.Helper()
+	root, _ := filepath.Abs("..")
+	traces := map[string][]byte{"cholesky": gunzipFile(t, filepath.Join(root, DemoTracePath))}
+	for i, w := range []int{4, 8, 3} {
+		d, err := synth.NewDAG(synth.DAGParams{Tasks: 200 + 100*i, Seed: uint64(i + 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if _, err := synth.WriteTrace(&b, d, synth.TraceParams{Workers: w, Seed: uint64(i + 7), Codelets: synth.DefaultCodelets()}); err != nil {
+			t.Fatal(err)
+		}
+		traces[fmt.Sprintf("synth-%d", i+1)] = b.Bytes()
+	}
+	return traces
+}
+
+// publishTraces sends the traces to topic, interleaved chunk by chunk as
+// concurrent runs would, each with its end marker.
+func publishTraces(t *testing.T, addr, topic string, traces map[string][]byte) {
+	t.Helper()
+	tr := &kafkago.Transport{}
+	defer tr.CloseIdleConnections()
+	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: topic, Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, Transport: tr}
+	defer w.Close()
+	type cursor struct {
+		p     *kafkaingest.Producer
+		lines [][]byte
+	}
+	var cs []*cursor
+	ids := make([]string, 0, len(traces))
+	for id := range traces {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		cs = append(cs, &cursor{p: &kafkaingest.Producer{W: w, Trace: id, LinesPerMessage: 64},
+			lines: bytes.Split(bytes.TrimSuffix(traces[id], []byte("\n")), []byte("\n"))})
+	}
+	for left := len(cs); left > 0; {
+		left = 0
+		for _, c := range cs {
+			if len(c.lines) == 0 {
+				continue
+			}
+			n := min(500, len(c.lines))
+			ls := make([]tracecast.Line, n)
+			for i := range ls {
+				ls[i].Data = c.lines[i]
+			}
+			c.lines = c.lines[n:]
+			if err := c.p.Lines(t.Context(), ls); err != nil {
+				t.Fatal(err)
+			}
+			if len(c.lines) == 0 {
+				if err := c.p.End(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				left++
+			}
+		}
+	}
+}
+
+// offlinePredictions runs the offline predict stage of live-kafka.yaml's
+// options on each trace file: id -> prediction JSON without emitted_at.
+func offlinePredictions(t *testing.T, traces map[string][]byte) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	want := map[string]string{}
+	for id, data := range traces {
+		path := filepath.Join(dir, id)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, id+".jsonl")
+		cfg, err := Parse(fmt.Appendf(nil, `version: 1
+name: offline
+settings: {status_interval: 0s}
+sources:
+  trace: {type: file, path: %q, parser: {type: paje, time_unit: ms}}
+stages:
+  idle: {type: predict, inputs: [trace], rules: starpu, period: 1, window: 100, queries: ["idle>=25%%", "idle>=50%%"], time_unit: ms}
+sinks:
+  p: {type: jsonl, inputs: [idle], records: predictions, path: %q}
+`, path, out), "offline.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Run(t.Context(), cfg, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range readJSONL(t, out) {
+			delete(m, "emitted_at")
+			b, _ := json.Marshal(m)
+			want[m["id"].(string)] = string(b)
+		}
+	}
+	return want
+}
+
+// readPredictions reads every message of topic until it has want distinct
+// predictions (or the deadline): id -> JSON without schema and emitted_at,
+// and the number of messages (duplicates included).
+func readPredictions(t *testing.T, addr, topic string, want int, deadline time.Duration) (map[string]string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), deadline)
+	defer cancel()
+	got := map[string]string{}
+	msgs := 0
+	conn, err := kafkago.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := conn.ReadPartitions(topic)
+	conn.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for len(got) < want && ctx.Err() == nil {
+		for _, p := range parts {
+			r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond})
+			for {
+				rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
+				m, err := r.ReadMessage(rctx)
+				rcancel()
+				if err != nil {
+					break
+				}
+				var rec map[string]any
+				if err := json.Unmarshal(m.Value, &rec); err != nil {
+					t.Fatalf("%s: %v", m.Value, err)
+				}
+				if rec["schema"] != "tracecast.prediction/1" {
+					continue
+				}
+				msgs++
+				delete(rec, "schema")
+				delete(rec, "emitted_at")
+				b, _ := json.Marshal(rec)
+				id := rec["id"].(string)
+				if prev, ok := got[id]; ok && prev != string(b) {
+					t.Fatalf("duplicate %s differs:\n%s\n%s", id, prev, b)
+				}
+				got[id] = string(b)
+			}
+			r.Close()
+		}
+	}
+	return got, msgs
+}
+
+func comparePredictions(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	missing := 0
+	for id, w := range want {
+		g, ok := got[id]
+		switch {
+		case !ok:
+			missing++
+			if missing <= 5 {
+				t.Errorf("missing %s", id)
+			}
+		case g != w:
+			t.Errorf("%s:\n got %s\nwant %s", id, g, w)
+		}
+	}
+	for id := range got {
+		if _, ok := want[id]; !ok {
+			t.Errorf("unexpected prediction %s", id)
+		}
+	}
+	if missing > 0 {
+		t.Errorf("%d of %d predictions missing", missing, len(want))
+	}
+}
+
+// TestLiveKafkaEndToEnd: four traces interleaved on a 4-partition topic,
+// the shipped live-kafka pipeline, and the de-duplicated predictions on the
+// output topic are exactly those of the offline predict stage per trace.
+func TestLiveKafkaEndToEnd(t *testing.T) {
+	traces := testTraces(t)
+	want := offlinePredictions(t, traces)
+	if len(want) < 100 {
+		t.Fatalf("only %d offline predictions", len(want))
+	}
+	addr := kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
+	publishTraces(t, addr, "tracecast.traces", traces)
+
+	cfg, err := Validate("live-kafka.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfg.Components() {
+		if c.Type == "kafka" {
+			c.SetOption("brokers", "["+addr+"]")
+		}
+		if c.Kind == KindSource {
+			c.SetOption("session_timeout", "2s")
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, RunOptions{}) }()
+	got, msgs := readPredictions(t, addr, "tracecast.predictions", len(want), 60*time.Second)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	comparePredictions(t, got, want)
+	t.Logf("%d traces, %d predictions (%d messages)", len(traces), len(got), msgs)
+}
