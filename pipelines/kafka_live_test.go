@@ -3,7 +3,6 @@ package pipelines
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -116,88 +115,11 @@ sinks:
 			t.Fatal(err)
 		}
 		for _, m := range readJSONL(t, out) {
-			delete(m, "emitted_at")
-			b, _ := json.Marshal(m)
-			want[m["id"].(string)] = string(b)
+			id, b := kafkatest.Normalize(m)
+			want[id] = b
 		}
 	}
 	return want
-}
-
-// readPredictions reads every message of topic until it has want distinct
-// predictions (or the deadline): id -> JSON without schema and emitted_at,
-// and the number of messages (duplicates included).
-func readPredictions(t *testing.T, addr, topic string, want int, deadline time.Duration) (map[string]string, int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), deadline)
-	defer cancel()
-	got := map[string]string{}
-	msgs := 0
-	conn, err := kafkago.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := conn.ReadPartitions(topic)
-	conn.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for len(got) < want && ctx.Err() == nil {
-		for _, p := range parts {
-			r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond})
-			for {
-				rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
-				m, err := r.ReadMessage(rctx)
-				rcancel()
-				if err != nil {
-					break
-				}
-				var rec map[string]any
-				if err := json.Unmarshal(m.Value, &rec); err != nil {
-					t.Fatalf("%s: %v", m.Value, err)
-				}
-				if rec["schema"] != "tracecast.prediction/1" {
-					continue
-				}
-				msgs++
-				delete(rec, "schema")
-				delete(rec, "emitted_at")
-				b, _ := json.Marshal(rec)
-				id := rec["id"].(string)
-				if prev, ok := got[id]; ok && prev != string(b) {
-					t.Fatalf("duplicate %s differs:\n%s\n%s", id, prev, b)
-				}
-				got[id] = string(b)
-			}
-			r.Close()
-		}
-	}
-	return got, msgs
-}
-
-func comparePredictions(t *testing.T, got, want map[string]string) {
-	t.Helper()
-	missing := 0
-	for id, w := range want {
-		g, ok := got[id]
-		switch {
-		case !ok:
-			missing++
-			if missing <= 5 {
-				t.Errorf("missing %s", id)
-			}
-		case g != w:
-			t.Errorf("%s:\n got %s\nwant %s", id, g, w)
-		}
-	}
-	for id := range got {
-		if _, ok := want[id]; !ok {
-			t.Errorf("unexpected prediction %s", id)
-		}
-	}
-	if missing > 0 {
-		t.Errorf("%d of %d predictions missing", missing, len(want))
-	}
 }
 
 // TestLiveKafkaEndToEnd: four traces interleaved on a 4-partition topic,
@@ -227,11 +149,52 @@ func TestLiveKafkaEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg, RunOptions{}) }()
-	got, msgs := readPredictions(t, addr, "tracecast.predictions", len(want), 60*time.Second)
+	got, msgs := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", len(want), 60*time.Second)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	comparePredictions(t, got, want)
+	kafkatest.CompareRecords(t, got, want)
 	t.Logf("%d traces, %d predictions (%d messages)", len(traces), len(got), msgs)
+}
+
+// TestLivePredictIgnoresBatching: the live predictions of a trace do not
+// depend on how its lines were cut into batches (a Kafka replay delivers
+// thousands of lines at once, a tailed run a few): R, the windows and the
+// likelihoods are functions of the trace alone.
+func TestLivePredictIgnoresBatching(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	var first map[string]string
+	for _, n := range []int{1, 7, 4096} {
+		out := filepath.Join(t.TempDir(), "p.jsonl")
+		cfg, err := Parse(fmt.Appendf(nil, `version: 1
+name: batching
+settings: {status_interval: 0s}
+sources:
+  trace: {type: file, path: %q, batch_lines: %d, parser: {type: paje, time_unit: ms}}
+stages:
+  idle: {type: predict, inputs: [trace], live: true, rules: starpu, period: 1, window: 100, queries: ["idle>=50%%"], time_unit: ms}
+sinks:
+  p: {type: jsonl, inputs: [idle], records: predictions, path: %q}
+`, filepath.Join(root, DemoTracePath), n, out), "batching.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Run(t.Context(), cfg, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, m := range readJSONL(t, out) {
+			id, b := kafkatest.Normalize(m)
+			got[id] = b
+		}
+		if first == nil {
+			first = got
+			if len(got) != 69 {
+				t.Fatalf("%d predictions, want 69", len(got))
+			}
+			continue
+		}
+		kafkatest.CompareRecords(t, got, first)
+	}
 }

@@ -291,6 +291,7 @@ type livePredict struct {
 	byClass map[signal.Class][]predict.Query
 	lives   map[signal.Class]*signal.Live
 	engines map[signal.Class]*predict.Engine
+	early   map[signal.Class][]int // samples before the engine exists
 	trace   string
 	perSec  float64
 	out     struct {
@@ -311,7 +312,8 @@ func newLivePredict(env Env, o PredictOptions) (tracecast.Processor, error) {
 		unit = map[bool]string{true: "ms", false: "s"}[o.Rules == "starpu"]
 	}
 	st := &livePredict{o: o, env: env, rules: r, byClass: map[signal.Class][]predict.Query{},
-		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*predict.Engine{}, perSec: timeScale(unit)}
+		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*predict.Engine{}, early: map[signal.Class][]int{},
+		perSec: timeScale(unit)}
 	for _, q := range o.Queries {
 		// Percentages are resolved against R once the containers are known;
 		// parse the class now.
@@ -357,39 +359,43 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 	for _, c := range st.classes {
 		l := st.lives[c]
 		l.Add(es)
-		var err error
 		l.Advance(w, func(_ int, _ float64, x int) {
-			e := st.engines[c]
-			if e == nil && err == nil {
-				// The first sample fixes R (the containers seen so far)
-				// and the queries' counts.
-				var qs []predict.Query
-				for _, q := range st.o.Queries {
-					pq, perr := predict.ParseQuery(q, l.R())
-					if perr != nil {
-						err = perr
-						return
-					}
-					if pq.Class == c {
-						qs = append(qs, pq)
-					}
-				}
-				e = predict.NewEngine(predict.Config{Trace: st.trace, Class: c, R: l.R(), Window: st.o.Window, Period: st.o.Period,
-					T0: l.T0(), PerSec: st.perSec, Queries: qs, Compare: predict.KS(m, st.o.Alpha), Method: string(m),
-					IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses}, predict.Sink{
-					Window:     func(x tracecast.Window) { st.out.ws = append(st.out.ws, x) },
-					Prediction: func(x tracecast.Prediction) { st.out.ps = append(st.out.ps, x) },
-					Verdict:    func(x tracecast.Verdict) { st.out.vs = append(st.out.vs, x) },
-					Alert:      func(x tracecast.Alert) { st.out.as = append(st.out.as, x) }})
-				st.engines[c] = e
-			}
-			if e != nil {
+			if e := st.engines[c]; e != nil {
 				e.Add(x)
+			} else {
+				st.early[c] = append(st.early[c], x)
 			}
 		})
-		if err != nil {
-			return err
+		// R (and the queries' counts) is fixed once the first window is
+		// final: the containers with a state in it. Counting at the first
+		// sample instead would depend on how far the first batch reached.
+		fix := l.T0() + float64(st.o.Window)*st.o.Period
+		if st.engines[c] != nil || !l.Started() || w < fix {
+			continue
 		}
+		r := l.RBefore(fix)
+		var qs []predict.Query
+		for _, q := range st.o.Queries {
+			pq, err := predict.ParseQuery(q, r)
+			if err != nil {
+				return err
+			}
+			if pq.Class == c {
+				qs = append(qs, pq)
+			}
+		}
+		e := predict.NewEngine(predict.Config{Trace: st.trace, Class: c, R: r, Window: st.o.Window, Period: st.o.Period,
+			T0: l.T0(), PerSec: st.perSec, Queries: qs, Compare: predict.KS(m, st.o.Alpha), Method: string(m),
+			IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses}, predict.Sink{
+			Window:     func(x tracecast.Window) { st.out.ws = append(st.out.ws, x) },
+			Prediction: func(x tracecast.Prediction) { st.out.ps = append(st.out.ps, x) },
+			Verdict:    func(x tracecast.Verdict) { st.out.vs = append(st.out.vs, x) },
+			Alert:      func(x tracecast.Alert) { st.out.as = append(st.out.as, x) }})
+		st.engines[c] = e
+		for _, x := range st.early[c] {
+			e.Add(x)
+		}
+		delete(st.early, c)
 	}
 	for _, items := range []any{st.out.ws, st.out.ps, st.out.vs, st.out.as} {
 		if reflect.ValueOf(items).Len() == 0 {

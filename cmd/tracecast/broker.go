@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -17,6 +18,7 @@ func newBrokerCmd() *cobra.Command {
 	var addr, dataDir string
 	var topics []string
 	var partitions int32
+	var minSession time.Duration
 	cmd := &cobra.Command{
 		Use:   "broker [--addr 127.0.0.1:9092] [--data-dir DIR] [--topics NAME[:PARTITIONS],...]",
 		Short: "Run a Kafka-protocol broker for development, tests, CI and the demo",
@@ -41,7 +43,7 @@ It is a faithful fake for tests and demos, not a production Kafka.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--addr %q: bad port", addr))
 			}
-			opts := []kfake.Opt{kfake.Ports(port), kfake.DefaultNumPartitions(int(partitions))}
+			opts := []kfake.Opt{kfake.Ports(port), kfake.DefaultNumPartitions(int(partitions)), kfake.GroupMinSessionTimeout(minSession)}
 			if dataDir != "" {
 				opts = append(opts, kfake.DataDir(dataDir))
 			}
@@ -83,5 +85,6 @@ It is a faithful fake for tests and demos, not a production Kafka.`,
 	f.StringVar(&dataDir, "data-dir", "", "persist topics, messages and offsets in DIR (survives restarts)")
 	f.StringSliceVar(&topics, "topics", nil, "topics to create at start: NAME or NAME:PARTITIONS, comma-separated or repeated")
 	f.Int32Var(&partitions, "partitions", 4, "default number of partitions")
+	f.DurationVar(&minSession, "min-session-timeout", time.Second, "shortest consumer-group session timeout accepted (Kafka's default is 6s; shorter lets tests and demos notice a dead member sooner)")
 	return cmd
 }

@@ -35,6 +35,7 @@ type liveCont struct {
 	buf   []span // received, not yet swept
 	stack []span
 	cur   Class
+	first float64 // start of its first state (once swept)
 }
 
 // NewLive returns a live sampler of class c at period (trace units).
@@ -44,6 +45,23 @@ func NewLive(r *Rules, c Class, period float64) *Live {
 
 // R is the number of selected containers seen so far.
 func (l *Live) R() int { return l.r }
+
+// RBefore is the number of selected containers whose first state starts
+// before t. Once the watermark passed t it no longer changes, whatever the
+// batches the input came in: a deterministic R for the engines (R() at the
+// first sample depends on how far the first batch reached).
+func (l *Live) RBefore(t float64) int {
+	n := 0
+	for _, c := range l.conts {
+		if c.stack != nil && c.first < t {
+			n++
+		}
+	}
+	return n
+}
+
+// Started reports whether a sample was produced (T0 is known).
+func (l *Live) Started() bool { return l.started }
 
 // T0 is the first state start (valid once a sample was produced).
 func (l *Live) T0() float64 { return l.t0 }
@@ -93,6 +111,7 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 			s := c.buf[i]
 			first = math.Min(first, s.start)
 			if c.stack == nil { // first state of this container: it counts from now on
+				c.first = s.start
 				l.r++
 				l.counts[l.rules.Outside]++
 				c.stack = make([]span, 0, 4)

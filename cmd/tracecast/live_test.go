@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+
+	"github.com/tracecast/tracecast/internal/kafkatest"
+)
+
+// liveEnv is a broker process with a data directory, four traces and their
+// offline predictions, for the live-operation tests: the processes are the
+// ones a user runs (tracecast broker, publish, run live-kafka).
+type liveEnv struct {
+	t       *testing.T
+	dir     string
+	addr    string
+	broker  *exec.Cmd
+	traces  []string
+	want    map[string]string
+	running []*exec.Cmd
+}
+
+const liveTopics = "tracecast.traces:4,tracecast.predictions:4,tracecast.alerts:4"
+
+func newLiveEnv(t *testing.T) *liveEnv {
+	e := &liveEnv{t: t, dir: t.TempDir()}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.addr = l.Addr().String()
+	l.Close()
+	e.traces = []string{"../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"}
+	for i, w := range []int{4, 6, 3} {
+		path := filepath.Join(e.dir, fmt.Sprintf("synth-%d.trace", i+1))
+		if r := run(t, nil, "synth", "--tasks", fmt.Sprint(600+200*i), "--workers", fmt.Sprint(w), "--seed", fmt.Sprint(i+1), "-o", path); r.code != 0 {
+			t.Fatalf("synth: %s", r.stderr)
+		}
+		e.traces = append(e.traces, path)
+	}
+	e.want = map[string]string{}
+	for _, tr := range e.traces {
+		r := run(t, nil, "predict", "--rules", "starpu", "--period", "1", "--window", "100", "--query", "idle>=25%", "--query", "idle>=50%", tr)
+		if r.code != 0 {
+			t.Fatalf("predict %s: %s", tr, r.stderr)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec["record"] == "prediction" {
+				id, b := kafkatest.Normalize(rec)
+				e.want[id] = b
+			}
+		}
+	}
+	if len(e.want) < 200 {
+		t.Fatalf("only %d offline predictions", len(e.want))
+	}
+	e.startBroker()
+	t.Cleanup(func() {
+		for _, c := range e.running {
+			c.Process.Signal(syscall.SIGTERM)
+		}
+		for _, c := range e.running {
+			c.Wait()
+		}
+		e.stopBroker()
+	})
+	return e
+}
+
+// start runs the binary in the background, its output in DIR/NAME.log.
+func (e *liveEnv) start(name string, args ...string) *exec.Cmd {
+	e.t.Helper()
+	log, err := os.Create(filepath.Join(e.dir, name+".log"))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	c := exec.Command(binary, append([]string{"--log-format", "json"}, args...)...)
+	c.Stdout, c.Stderr = log, log
+	if err := c.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.running = append(e.running, c)
+	return c
+}
+
+func (e *liveEnv) startBroker() {
+	e.t.Helper()
+	c := exec.Command(binary, "broker", "--addr", e.addr, "--data-dir", filepath.Join(e.dir, "broker"), "--topics", liveTopics)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "READY") {
+		e.t.Fatalf("broker: %q %v", line, err)
+	}
+	e.broker = c
+}
+
+func (e *liveEnv) stopBroker() {
+	if e.broker != nil {
+		e.broker.Process.Signal(syscall.SIGTERM)
+		e.broker.Wait()
+		e.broker = nil
+	}
+}
+
+// pipeline starts `tracecast run live-kafka` against the test broker.
+func (e *liveEnv) pipeline(name string) *exec.Cmd {
+	args := []string{"run", "live-kafka", "--no-progress", "--set", "traces.session_timeout=2s", "--set", "traces.commit_interval=200ms"}
+	for _, id := range []string{"traces", "predictions", "verdicts", "alerts"} {
+		args = append(args, "--set", id+".brokers=["+e.addr+"]")
+	}
+	return e.start(name, args...)
+}
+
+// publish starts one publisher per trace, paced at speed; wait returns when
+// all are done.
+func (e *liveEnv) publish(speed string) (wait func()) {
+	var cs []*exec.Cmd
+	for i, tr := range e.traces {
+		cs = append(cs, e.start(fmt.Sprintf("publish-%d", i), "publish", tr, "--topic", "tracecast.traces", "--brokers", e.addr, "--speed", speed))
+	}
+	return func() {
+		for i, c := range cs {
+			if err := c.Wait(); err != nil {
+				e.t.Fatalf("publisher %d: %v\n%s", i, err, e.logTail(fmt.Sprintf("publish-%d", i)))
+			}
+		}
+	}
+}
+
+func (e *liveEnv) logTail(name string) string {
+	b, _ := os.ReadFile(filepath.Join(e.dir, name+".log"))
+	if len(b) > 8000 {
+		b = b[len(b)-8000:]
+	}
+	return string(b)
+}
+
+// check reads the output topic until every offline prediction arrived: none
+// may be missing, and duplicates must be identical (ReadRecords checks).
+func (e *liveEnv) check(logs ...string) {
+	e.t.Helper()
+	got, msgs := kafkatest.ReadRecords(e.t, e.addr, "tracecast.predictions", "tracecast.prediction/1", len(e.want), 90*time.Second)
+	kafkatest.CompareRecords(e.t, got, e.want)
+	if e.t.Failed() {
+		for _, l := range logs {
+			e.t.Logf("%s:\n%s", l, e.logTail(l))
+		}
+	}
+	e.t.Logf("%d traces: %d predictions, %d messages (%d duplicates)", len(e.traces), len(got), msgs, msgs-len(got))
+}
+
+// TestLiveKafkaProcesses runs the live setup as processes: a broker with a
+// data directory, four publishers replaying traces into a 4-partition
+// topic, and live-kafka pipelines. In every case the de-duplicated
+// predictions on the output topic are those of `tracecast predict` on the
+// same files.
+func TestLiveKafkaProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and a broker (-short)")
+	}
+	t.Run("end-to-end", func(t *testing.T) {
+		t.Parallel()
+		e := newLiveEnv(t)
+		e.publish("max")()
+		e.pipeline("pipeline")
+		e.check("pipeline")
+	})
+	t.Run("broker-restart", func(t *testing.T) {
+		t.Parallel()
+		e := newLiveEnv(t)
+		e.pipeline("pipeline")
+		wait := e.publish("1x")
+		e.midStream()
+		e.stopBroker()
+		time.Sleep(time.Second)
+		e.startBroker()
+		wait()
+		e.check("pipeline")
+	})
+	t.Run("pipeline-sigkill", func(t *testing.T) {
+		t.Parallel()
+		e := newLiveEnv(t)
+		p := e.pipeline("pipeline-1")
+		wait := e.publish("1x")
+		e.midStream()
+		p.Process.Kill()
+		e.pipeline("pipeline-2")
+		wait()
+		e.check("pipeline-1", "pipeline-2")
+	})
+	t.Run("group-member-killed", func(t *testing.T) {
+		t.Parallel()
+		e := newLiveEnv(t)
+		e.pipeline("member-a")
+		b := e.pipeline("member-b")
+		time.Sleep(time.Second) // both in the group
+		wait := e.publish("1x")
+		e.midStream()
+		b.Process.Kill()
+		wait()
+		e.check("member-a", "member-b")
+	})
+}
+
+// midStream waits until the pipelines have published some results, and
+// checks that the traces are not all done: the fault comes mid-stream.
+func (e *liveEnv) midStream() {
+	e.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := topicSize(e.t, e.addr, "tracecast.predictions")
+		if n >= 30 {
+			if n >= int64(len(e.want)) {
+				e.t.Fatalf("%d results already: the fault would not be mid-stream", n)
+			}
+			e.t.Logf("fault injected after %d results", n)
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("only %d results after 30s", n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// topicSize is the number of messages in topic (the sum of its partitions'
+// end offsets).
+func topicSize(t *testing.T, addr, topic string) int64 {
+	t.Helper()
+	var n int64
+	for p := 0; p < 4; p++ {
+		conn, err := kafkago.DialLeader(t.Context(), "tcp", addr, topic, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, err := conn.ReadLastOffset()
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += last
+	}
+	return n
+}
