@@ -22,6 +22,10 @@ type genOptions struct {
 	Batch  int           `yaml:"batch"`
 	Every  time.Duration `yaml:"every"`
 	FailAt int           `yaml:"fail_at"` // fail instead of emitting batch #FailAt (1-based)
+	// BarrierEvery emits a checkpoint barrier after every that many
+	// batches; its completion is recorded in the store.
+	BarrierEvery int `yaml:"barrier_every"`
+	st           *store
 }
 
 type genSource struct {
@@ -64,6 +68,15 @@ func (g *genSource) Run(ctx context.Context, emit tracecast.Emit) error {
 		}
 		g.emitted.Add(1)
 		g.lines.Store(int64(n))
+		if g.o.BarrierEvery > 0 && batch%g.o.BarrierEvery == 0 {
+			lines := n
+			b := tracecast.NewBarrier(func() { g.o.st.barrierDone(lines) })
+			err := emit(ctx, tracecast.Batch{Stream: g.id, Items: b})
+			b.Release()
+			if err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -146,6 +159,7 @@ type captureOptions struct {
 	IgnoreCtx bool          `yaml:"ignore_ctx"` // Write waits for store.release only
 	FailAt    int           `yaml:"fail_at"`    // batch number
 	PanicAt   int           `yaml:"panic_at"`
+	OnClose   bool          `yaml:"on_close"` // durable only once closed
 }
 
 type captured struct {
@@ -154,8 +168,16 @@ type captured struct {
 	closes   int
 }
 
+// barrierRecord is a completed barrier: the lines emitted before it, and
+// what the sinks held when it completed.
+type barrierRecord struct {
+	lines int
+	sinks map[string]captured
+}
+
 type store struct {
-	mu      sync.Mutex
+	mu       sync.Mutex
+	barriers []barrierRecord
 	sinks   map[string]*captured
 	gens    map[string]*genSource
 	release chan struct{}
@@ -172,6 +194,16 @@ func (st *store) get(id string) captured {
 		return *c
 	}
 	return captured{}
+}
+
+func (st *store) barrierDone(lines int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	r := barrierRecord{lines: lines, sinks: map[string]captured{}}
+	for id, c := range st.sinks {
+		r.sinks[id] = *c
+	}
+	st.barriers = append(st.barriers, r)
 }
 
 func (st *store) gen(id string) *genSource {
@@ -221,6 +253,8 @@ func (s *captureSink) Write(ctx context.Context, b tracecast.Batch) error {
 	return nil
 }
 
+func (s *captureSink) DurableOnClose() bool { return s.o.OnClose }
+
 func (s *captureSink) Close(ctx context.Context) error {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
@@ -233,6 +267,7 @@ func testRegistry(st *store) *Registry {
 	r := Builtins()
 	RegisterSource(r, "gen", func() genOptions { return genOptions{Count: 100, Batch: 10} },
 		func(env Env, o genOptions) (tracecast.Source, error) {
+			o.st = st
 			g := &genSource{id: env.ID, o: o}
 			st.mu.Lock()
 			st.gens[env.ID] = g

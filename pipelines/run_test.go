@@ -575,3 +575,60 @@ func TestWithSignals(t *testing.T) {
 	}
 	stop()
 }
+
+// TestBarriers: a checkpoint barrier completes once every sink on every
+// path holds everything emitted before it; a sink durable only on close
+// holds it until Close; after a sink failure it never completes.
+func TestBarriers(t *testing.T) {
+	const graph = `version: 1
+settings: {edge_capacity: 2, status_interval: 0s}
+sources:
+  a: {type: gen, count: 100, batch: 10, barrier_every: 2, parser: {type: num}}
+stages:
+  mid: {type: tag, inputs: [a]}
+sinks:
+  out: {type: capture, inputs: [mid], delay: 200us}
+  raw: {type: capture, inputs: [a]%s}
+`
+	t.Run("after every sink", func(t *testing.T) {
+		st := newStore()
+		if err := run(t, t.Context(), fmt.Sprintf(graph, ""), st, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.barriers) != 5 {
+			t.Fatalf("%d barriers completed, want 5", len(st.barriers))
+		}
+		for _, b := range st.barriers {
+			for id, c := range b.sinks {
+				if len(c.entities) < b.lines {
+					t.Errorf("barrier after %d lines completed when sink %s held %d", b.lines, id, len(c.entities))
+				}
+			}
+		}
+	})
+	t.Run("on close", func(t *testing.T) {
+		st := newStore()
+		if err := run(t, t.Context(), fmt.Sprintf(graph, ", on_close: true"), st, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.barriers) != 5 {
+			t.Fatalf("%d barriers completed, want 5", len(st.barriers))
+		}
+		for _, b := range st.barriers {
+			if b.sinks["raw"].closes != 1 {
+				t.Errorf("barrier after %d lines completed before the on-close sink closed", b.lines)
+			}
+		}
+	})
+	t.Run("sink failure", func(t *testing.T) {
+		st := newStore()
+		if err := run(t, t.Context(), fmt.Sprintf(graph, ", fail_at: 3"), st, RunOptions{}); err == nil {
+			t.Fatal("no error")
+		}
+		for _, b := range st.barriers {
+			if b.lines > 20 {
+				t.Errorf("barrier after %d lines completed though sink raw failed at its third batch", b.lines)
+			}
+		}
+	})
+}
