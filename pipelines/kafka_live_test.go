@@ -40,7 +40,7 @@ func testTraces(t *testing.T) map[string][]byte {
 
 // publishTraces sends the traces to topic, interleaved chunk by chunk as
 // concurrent runs would, each with its end marker.
-func publishTraces(t *testing.T, addr, topic string, traces map[string][]byte) {
+func publishTraces(t testing.TB, addr, topic string, traces map[string][]byte) {
 	t.Helper()
 	tr := &kafkago.Transport{}
 	defer tr.CloseIdleConnections()

@@ -1,0 +1,139 @@
+package pipelines
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/stages/synth"
+)
+
+// countSink counts entities and closes done when it reaches want.
+type countSink struct {
+	n, want int64
+	done    chan struct{}
+}
+
+func (s *countSink) Write(ctx context.Context, b tracecast.Batch) error {
+	if es, ok := b.Items.([]tracecast.Entity); ok && s.n < s.want {
+		if s.n += int64(len(es)); s.n >= s.want {
+			close(s.done)
+		}
+	}
+	return nil
+}
+
+func (s *countSink) Close(context.Context) error { return nil }
+
+// BenchmarkKafkaIngest measures sustained ingest of trace lines from Kafka:
+// four synthetic StarPU traces (about 1M lines, 40 MB) in a 4-partition
+// topic of an in-process broker, read by the kafka source (consumer group,
+// checkpoint barriers every second) and parsed by the paje parser into
+// entities. Each iteration is a new group reading everything from the
+// start, join included; it ends when the sink has every entity.
+func BenchmarkKafkaIngest(b *testing.B) {
+	traces := map[string][]byte{}
+	var lines, bytesTotal, entities int64
+	for i, w := range []int{16, 32, 8, 64} {
+		d, err := synth.NewDAG(synth.DAGParams{Tasks: 30000, Seed: uint64(i + 1)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := synth.WriteTrace(&buf, d, synth.TraceParams{Workers: w, Seed: uint64(i + 1), Codelets: synth.DefaultCodelets()}); err != nil {
+			b.Fatal(err)
+		}
+		id := fmt.Sprintf("bench-%d", i)
+		traces[id] = buf.Bytes()
+		lines += int64(bytes.Count(buf.Bytes(), []byte("\n")))
+		bytesTotal += int64(buf.Len())
+		entities += countEntities(b, id, buf.Bytes())
+	}
+	addr := kafkatest.Start(b, 4, "traces")
+	publishTraces(b, addr, "traces", traces)
+
+	var group atomic.Int64
+	for _, v := range []struct{ name, stages string }{
+		{"parse", ""},
+		// The live predict stage too (its outputs are dropped): the
+		// parser waits for it when it is slower (backpressure).
+		{"parse+predict", `
+stages:
+  idle: {type: predict, inputs: [traces], live: true, rules: starpu, period: 1, window: 100, queries: ["idle>=25%"], time_unit: ms}`},
+	} {
+		b.Run(v.name, func(b *testing.B) { benchIngest(b, addr, &group, v.stages, entities, lines, bytesTotal) })
+	}
+}
+
+func benchIngest(b *testing.B, addr string, group *atomic.Int64, stages string, entities, lines, bytesTotal int64) {
+	b.SetBytes(bytesTotal)
+	b.ReportAllocs()
+	for b.Loop() {
+		sink := &countSink{want: entities, done: make(chan struct{})}
+		r := Builtins()
+		RegisterSink(r, "count", nil, func(Env, struct{}) (tracecast.Sink, error) { return sink, nil })
+		RegisterSink(r, "drop", nil, func(Env, struct{}) (tracecast.Sink, error) { return &countSink{}, nil })
+		cfg, err := Parse(fmt.Appendf(nil, `version: 1
+name: ingest
+settings: {status_interval: 0s}
+sources:
+  traces: {type: kafka, brokers: [%q], topic: traces, group: g%d, session_timeout: 2s, parser: {type: paje, time_unit: ms}}%s
+sinks:
+  n: {type: count, inputs: [traces]}%s
+`, addr, group.Add(1), stages, dropSink(stages)), "ingest.yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(b.Context())
+		done := make(chan error, 1)
+		go func() { done <- Run(ctx, cfg, RunOptions{Registry: r}) }()
+		select {
+		case <-sink.done:
+		case err := <-done:
+			b.Fatalf("pipeline stopped early: %v", err)
+		case <-time.After(2 * time.Minute):
+			b.Fatalf("timeout: %d of %d entities", sink.n, entities)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// countEntities parses a trace as one stream and counts its entities.
+func countEntities(b *testing.B, name string, data []byte) int64 {
+	o := paje.DefaultOptions()
+	o.Name, o.TimeUnit = name, "ms"
+	p := paje.NewProcessor(o)
+	var n int64
+	emit := func(_ context.Context, b tracecast.Batch) error {
+		n += int64(len(b.Items.([]tracecast.Entity)))
+		return nil
+	}
+	var ls []tracecast.Line
+	for i, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		ls = append(ls, tracecast.Line{Data: l, Num: int64(i + 1)})
+	}
+	if err := p.Process(b.Context(), tracecast.Batch{Stream: name, Items: ls}, emit); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Flush(b.Context(), emit); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+func dropSink(stages string) string {
+	if stages == "" {
+		return ""
+	}
+	return "\n  drop: {type: drop, inputs: [idle]}"
+}
