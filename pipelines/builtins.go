@@ -418,7 +418,7 @@ type KafkaSinkOptions struct {
 
 // DefaultKafkaSinkOptions publish to a local broker.
 func DefaultKafkaSinkOptions() KafkaSinkOptions {
-	return KafkaSinkOptions{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.predictions", BatchTimeout: 5 * time.Millisecond}
+	return KafkaSinkOptions{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.predictions", BatchTimeout: time.Millisecond}
 }
 
 // Validate checks the options.

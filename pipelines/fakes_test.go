@@ -178,9 +178,9 @@ type barrierRecord struct {
 type store struct {
 	mu       sync.Mutex
 	barriers []barrierRecord
-	sinks   map[string]*captured
-	gens    map[string]*genSource
-	release chan struct{}
+	sinks    map[string]*captured
+	gens     map[string]*genSource
+	release  chan struct{}
 }
 
 func newStore() *store {

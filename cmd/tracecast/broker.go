@@ -32,38 +32,7 @@ output when it accepts connections and stops on SIGINT/SIGTERM.
 It is a faithful fake for tests and demos, not a production Kafka.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			host, portStr, err := net.SplitHostPort(addr)
-			if err != nil {
-				return usageErr(fmt.Errorf("--addr %q: %w", addr, err))
-			}
-			if host != "127.0.0.1" && host != "localhost" && host != "" {
-				return usageErr(fmt.Errorf("--addr %q: the broker listens on loopback only (127.0.0.1)", addr))
-			}
-			port, err := strconv.Atoi(portStr)
-			if err != nil {
-				return usageErr(fmt.Errorf("--addr %q: bad port", addr))
-			}
-			opts := []kfake.Opt{kfake.Ports(port), kfake.DefaultNumPartitions(int(partitions)), kfake.GroupMinSessionTimeout(minSession)}
-			if dataDir != "" {
-				opts = append(opts, kfake.DataDir(dataDir))
-			}
-			for _, t := range topics {
-				for _, one := range strings.Split(t, ",") {
-					name, parts, _ := strings.Cut(strings.TrimSpace(one), ":")
-					n := partitions
-					if parts != "" {
-						v, err := strconv.Atoi(parts)
-						if err != nil || v <= 0 {
-							return usageErr(fmt.Errorf("--topics %q: bad partition count", one))
-						}
-						n = int32(v)
-					}
-					if name != "" {
-						opts = append(opts, kfake.SeedTopics(n, name))
-					}
-				}
-			}
-			c, err := kfake.NewCluster(opts...)
+			c, err := startBroker(addr, dataDir, topics, partitions, minSession)
 			if err != nil {
 				return err
 			}
@@ -87,4 +56,41 @@ It is a faithful fake for tests and demos, not a production Kafka.`,
 	f.Int32Var(&partitions, "partitions", 4, "default number of partitions")
 	f.DurationVar(&minSession, "min-session-timeout", time.Second, "shortest consumer-group session timeout accepted (Kafka's default is 6s; shorter lets tests and demos notice a dead member sooner)")
 	return cmd
+}
+
+// startBroker starts an in-process kfake cluster on a loopback address, with
+// the topics (NAME or NAME:PARTITIONS, comma-separated) created.
+func startBroker(addr, dataDir string, topics []string, partitions int32, minSession time.Duration) (*kfake.Cluster, error) {
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("--addr %q: %w", addr, err))
+	}
+	if host != "127.0.0.1" && host != "localhost" && host != "" {
+		return nil, usageErr(fmt.Errorf("--addr %q: the broker listens on loopback only (127.0.0.1)", addr))
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("--addr %q: bad port", addr))
+	}
+	opts := []kfake.Opt{kfake.Ports(port), kfake.DefaultNumPartitions(int(partitions)), kfake.GroupMinSessionTimeout(minSession)}
+	if dataDir != "" {
+		opts = append(opts, kfake.DataDir(dataDir))
+	}
+	for _, t := range topics {
+		for _, one := range strings.Split(t, ",") {
+			name, parts, _ := strings.Cut(strings.TrimSpace(one), ":")
+			n := partitions
+			if parts != "" {
+				v, err := strconv.Atoi(parts)
+				if err != nil || v <= 0 {
+					return nil, usageErr(fmt.Errorf("--topics %q: bad partition count", one))
+				}
+				n = int32(v)
+			}
+			if name != "" {
+				opts = append(opts, kfake.SeedTopics(n, name))
+			}
+		}
+	}
+	return kfake.NewCluster(opts...)
 }

@@ -31,7 +31,6 @@ type liveEnv struct {
 	running []*exec.Cmd
 }
 
-const liveTopics = "tracecast.traces:4,tracecast.predictions:4,tracecast.alerts:4"
 
 func newLiveEnv(t *testing.T) *liveEnv {
 	e := &liveEnv{t: t, dir: t.TempDir()}

@@ -73,8 +73,10 @@ type Options struct {
 	Start string
 	// CommitInterval is how often a checkpoint barrier is sent (default 1 s).
 	CommitInterval time.Duration
-	// MaxWait bounds a fetch's long poll (default 250 ms), and so the latency
-	// of a quiet partition and the time a stop waits.
+	// MaxWait bounds a fetch's long poll (default 250 ms). The broker
+	// answers as soon as data arrives, so it does not add latency; it bounds
+	// how long a stop waits. (Below ~50 ms kafka-go gives up on replies
+	// that are merely late and reconnects: latency spikes.)
 	MaxWait time.Duration
 	// SessionTimeout: a member silent that long leaves the group (default 6 s,
 	// the broker's usual minimum). HeartbeatInterval defaults to a third of it.

@@ -36,7 +36,8 @@ type Options struct {
 	Topic   string
 	// BatchTimeout bounds how long a message waits for others to share its
 	// batch; kafka-go's default (1 s) would hold every prediction for a
-	// second. Default 5 ms.
+	// second. Write hands a whole batch to the writer at once, so waiting
+	// gathers nothing more: it is only delay. Default 1 ms.
 	BatchTimeout time.Duration
 	// Transport is kafka-go's transport (nil: the default).
 	Transport kafkago.RoundTripper
@@ -56,7 +57,7 @@ func New(o Options) (*Sink, error) {
 		return nil, errors.New("kafka sink: brokers and topic are required")
 	}
 	if o.BatchTimeout <= 0 {
-		o.BatchTimeout = 5 * time.Millisecond
+		o.BatchTimeout = time.Millisecond
 	}
 	var own *kafkago.Transport
 	if o.Transport == nil {

@@ -36,6 +36,10 @@ type liveCont struct {
 	stack []span
 	cur   Class
 	first float64 // start of its first state (once swept)
+	// unsorted: buf is not in (start, imbrication) order. States mostly
+	// arrive in order; sorting only then keeps Advance cheap when it is
+	// called for every few lines.
+	unsorted bool
 }
 
 // NewLive returns a live sampler of class c at period (trace units).
@@ -78,7 +82,11 @@ func (l *Live) Add(es []tracecast.Entity) {
 			c = &liveCont{cur: l.rules.Outside}
 			l.conts[e.Container] = c
 		}
-		c.buf = append(c.buf, span{e.Start, e.End, int32(e.Imbrication), l.rules.Classify(e.Value)})
+		sp := span{e.Start, e.End, int32(e.Imbrication), l.rules.Classify(e.Value)}
+		if n := len(c.buf); n > 0 && (sp.start < c.buf[n-1].start || sp.start == c.buf[n-1].start && sp.imb < c.buf[n-1].imb) {
+			c.unsorted = true
+		}
+		c.buf = append(c.buf, sp)
 		l.end = math.Max(l.end, e.End)
 	}
 }
@@ -100,12 +108,15 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 	first := math.Inf(1)
 	for _, n := range names {
 		c := l.conts[n]
-		sort.SliceStable(c.buf, func(i, j int) bool {
-			if c.buf[i].start != c.buf[j].start {
-				return c.buf[i].start < c.buf[j].start
-			}
-			return c.buf[i].imb < c.buf[j].imb
-		})
+		if c.unsorted {
+			sort.SliceStable(c.buf, func(i, j int) bool {
+				if c.buf[i].start != c.buf[j].start {
+					return c.buf[i].start < c.buf[j].start
+				}
+				return c.buf[i].imb < c.buf[j].imb
+			})
+			c.unsorted = false
+		}
 		i := 0
 		for ; i < len(c.buf) && c.buf[i].start < w; i++ {
 			s := c.buf[i]

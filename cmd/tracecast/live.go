@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/pipelines"
+)
+
+// liveTopics are the topics the live pipelines use.
+const liveTopics = "tracecast.traces:4,tracecast.predictions:4,tracecast.alerts:4"
+
+func newLiveCmd() *cobra.Command {
+	var addr, dataDir, tracePath, speed string
+	var brokers, sets []string
+	var demo, noProgress bool
+	cmd := &cobra.Command{
+		Use:   "live [--demo | --trace PATH] [--addr 127.0.0.1:9092 | --brokers ADDR,...]",
+		Short: "Run the live setup in one process: broker, live pipeline and, with --demo, a run replayed in real time",
+		Long: `live starts what a scheduler needs to subscribe to idle-likelihood
+predictions of runs in progress, in one process:
+
+  - a Kafka-protocol broker on --addr (as 'tracecast broker', with the topics
+    ` + liveTopics + `), unless --brokers names existing ones;
+  - the live pipeline: with --trace, live-tail (follow that trace file while
+    the run writes it); otherwise live-kafka (read the lines of every run
+    published to tracecast.traces, e.g. by 'tracecast publish');
+  - with --demo, the StarPU trace built into the binary published to
+    tracecast.traces at --speed, as if the run were happening now.
+
+Predictions go to tracecast.predictions (with their verdicts) and alerts to
+tracecast.alerts; watch them from another terminal with
+'tracecast subscribe --topic tracecast.predictions'. --set overrides
+pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if demo && tracePath != "" {
+				return usageErr(fmt.Errorf("--demo and --trace: choose one (--demo replays the built-in trace through Kafka)"))
+			}
+			name := "live-kafka"
+			if tracePath != "" {
+				name = "live-tail"
+			}
+			cfg, err := loadPipeline(name, sets)
+			if err != nil {
+				return err
+			}
+			if len(brokers) == 0 {
+				c, err := startBroker(addr, dataDir, []string{liveTopics}, 4, time.Second)
+				if err != nil {
+					return err
+				}
+				defer c.Close()
+				brokers = c.ListenAddrs()
+				fmt.Printf("READY broker %s\n", strings.Join(brokers, ","))
+			}
+			for _, c := range cfg.Components() {
+				if c.Type == "kafka" {
+					c.SetOption("brokers", "["+strings.Join(brokers, ",")+"]")
+				}
+				if c.Type == "tail" {
+					c.SetOption("path", tracePath)
+				}
+			}
+			if err := pipelines.Builtins().Check(cfg); err != nil {
+				return err
+			}
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			if demo {
+				tmp, err := os.MkdirTemp("", "tracecast-live")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
+				path := filepath.Join(tmp, "starpu-cholesky-2cpu.trace.gz")
+				if err := os.WriteFile(path, pipelines.DemoTrace(), 0o644); err != nil {
+					return err
+				}
+				go func() {
+					_, err := publishTrace(ctx, path, publishOptions{brokers: brokers, topic: "tracecast.traces", speed: speed,
+						perMessage: kafkaingest.DefaultLinesPerMessage})
+					if err != nil && ctx.Err() == nil {
+						log.Error().Err(err).Msg("publishing the demo run")
+					}
+				}()
+			}
+			return runPipeline(ctx, cfg, !noProgress)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:9092", "where the broker listens (loopback only)")
+	f.StringVar(&dataDir, "data-dir", "", "persist the broker's topics and offsets in DIR")
+	f.StringSliceVar(&brokers, "brokers", nil, "use these Kafka brokers instead of starting one")
+	f.StringVar(&tracePath, "trace", "", "follow this trace file (live-tail) instead of reading traces from Kafka")
+	f.BoolVar(&demo, "demo", false, "publish the built-in StarPU trace to tracecast.traces, paced by --speed")
+	f.StringVar(&speed, "speed", "realtime", "pace of the --demo run: realtime, Nx or max")
+	f.StringArrayVar(&sets, "set", nil, "override a pipeline option: ID.KEY=VALUE (repeatable)")
+	f.BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")
+	return cmd
+}
