@@ -26,8 +26,19 @@
 //	      type: paje
 //	      lenient: false            # parser options, see PajeOptions
 //	      time_unit: ms
+//	  runs:                         # traces from Kafka (see package ingest/kafka)
+//	    type: kafka
+//	    brokers: [127.0.0.1:9092]
+//	    topic: tracecast.traces     # one trace per key; lines, seq and end headers
+//	    group: tracecast-live       # members of a group share the partitions
+//	    start: earliest             # earliest | latest, without a committed offset
+//	    commit_interval: 1s         # checkpoint barrier period
+//	    max_wait: 250ms             # fetch long poll (bounds a stop, not latency)
+//	    session_timeout: 6s         # a silent member leaves the group after this
+//	    batch_lines: 4096
+//	    parser: {type: paje, time_unit: ms}
 //	stages:
-//	  occ: {type: occurrence, inputs: [trace], ...}   # stage types are registered by their packages
+//	  idle: {type: predict, inputs: [trace], ...}     # see PredictOptions, SignalOptions
 //	sinks:
 //	  archive:
 //	    type: arrow
@@ -70,6 +81,24 @@
 //     RunOptions.HardStop is closed (second signal), every component's
 //     context is cancelled at once. Run returns ErrShutdownTimeout or
 //     ErrHardStop.
+//
+// # Streams, markers and checkpoints
+//
+// A batch names its stream (Batch.Stream: a file, or a trace id from
+// Kafka). The paje parser and the signal and predict stages keep one state
+// per stream (at most max_streams at once), so one pipeline follows many
+// traces interleaved on a topic. Control items travel in order with the
+// data and the runtime handles them: tracecast.StreamEnd (a trace's end
+// marker: its state is flushed, final windows and verdicts emitted) and
+// tracecast.StreamReset (state dropped: the trace will be read again from
+// its start, after a consumer-group rebalance) go to processors that
+// implement tracecast.StreamProcessor, then downstream. A
+// tracecast.Barrier is passed along every path (one hold per consumer) and
+// released by each sink once what it received before it is durable: when
+// Write returns, or, for sinks durable only when closed (an Arrow file,
+// tracecast.CloseDurable), after Close. When the last hold is released the
+// source may commit its position; a barrier that is lost (an error, a hard
+// stop) is never released, so nothing is committed on its behalf.
 //
 // The first component error, or a recovered panic, cancels the whole graph
 // and is returned labelled with the component: `sink "archive" (arrow): ...`.
