@@ -414,6 +414,9 @@ type KafkaSinkOptions struct {
 	BatchTimeout time.Duration `yaml:"batch_timeout"`
 	// Records keeps only one record type (predictions, verdicts, alerts, ...).
 	Records string `yaml:"records"`
+	// Format: json (default; a message per record) or arrow (an Arrow IPC
+	// stream per batch and trace).
+	Format string `yaml:"format"`
 }
 
 // DefaultKafkaSinkOptions publish to a local broker.
@@ -430,12 +433,16 @@ func (o *KafkaSinkOptions) Validate() error {
 	if o.Topic == "" {
 		errs = append(errs, errors.New("topic: required"))
 	}
+	if o.Format != "" && o.Format != string(kafkasink.FormatJSON) && o.Format != string(kafkasink.FormatArrow) {
+		errs = append(errs, fmt.Errorf("format: %q is not json or arrow", o.Format))
+	}
 	errs = append(errs, checkRecords(o.Records))
 	return errors.Join(errs...)
 }
 
 func newKafkaSink(env Env, o KafkaSinkOptions) (tracecast.Sink, error) {
-	s, err := kafkasink.New(kafkasink.Options{Brokers: o.Brokers, Topic: o.Topic, BatchTimeout: o.BatchTimeout})
+	s, err := kafkasink.New(kafkasink.Options{Brokers: o.Brokers, Topic: o.Topic, BatchTimeout: o.BatchTimeout,
+		Format: kafkasink.Format(o.Format), Tables: arrowTables("")})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,8 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/spf13/cobra"
+	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 )
 
 func newSubscribeCmd() *cobra.Command {
@@ -60,11 +64,7 @@ from.`,
 					log.Warn().Err(err).Msg("fetch (retrying)")
 					continue
 				}
-				if keep(m.Value, query, kind) {
-					out.Write(append(m.Value, '\n'))
-					out.Flush()
-					n++
-				}
+				n += printRecords(out, m, query, kind)
 				if err := r.CommitMessages(cmd.Context(), m); err != nil {
 					return err
 				}
@@ -89,6 +89,70 @@ func deadline(ctx context.Context, d time.Duration) (context.Context, context.Ca
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeout(ctx, d)
+}
+
+// printRecords writes the records of a message that pass the filters as
+// JSON lines and returns how many. An Arrow message (kafka sink format
+// arrow) holds a batch of records: each row is printed with its schema.
+func printRecords(out *bufio.Writer, m kafkago.Message, query, kind string) int {
+	recs := [][]byte{m.Value}
+	var schema, ctype string
+	for _, h := range m.Headers {
+		switch h.Key {
+		case "schema":
+			schema = string(h.Value)
+		case "content-type":
+			ctype = string(h.Value)
+		}
+	}
+	if ctype == kafkasink.ArrowContentType {
+		var err error
+		if recs, err = arrowRows(m.Value, schema); err != nil {
+			log.Warn().Err(err).Int64("offset", m.Offset).Msg("undecodable Arrow message: skipped")
+			return 0
+		}
+	}
+	n := 0
+	for _, r := range recs {
+		if keep(r, query, kind) {
+			out.Write(append(r, '\n'))
+			n++
+		}
+	}
+	out.Flush()
+	return n
+}
+
+// arrowRows decodes an Arrow IPC stream into one JSON object per row, with
+// "schema" first as in JSON messages.
+func arrowRows(value []byte, schema string) ([][]byte, error) {
+	r, err := ipc.NewReader(bytes.NewReader(value))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	var buf bytes.Buffer
+	for r.Next() {
+		if err := array.RecordToJSON(r.Record(), &buf); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	prefix, _ := json.Marshal(schema)
+	var rows [][]byte
+	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		if len(line) < 2 || line[0] != '{' {
+			continue
+		}
+		row := append([]byte(`{"schema":`), prefix...)
+		if len(line) > 2 {
+			row = append(row, ',')
+		}
+		rows = append(rows, append(row, line[1:]...))
+	}
+	return rows, nil
 }
 
 func keep(value []byte, query, kind string) bool {
@@ -148,11 +212,7 @@ func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, query, kind str
 		}
 		select {
 		case m := <-msgs:
-			if keep(m.Value, query, kind) {
-				out.Write(append(m.Value, '\n'))
-				out.Flush()
-				n++
-			}
+			n += printRecords(out, m, query, kind)
 		case <-timeout:
 			return nil
 		case <-ctx.Done():

@@ -6,6 +6,11 @@
 // output) plus "schema", e.g. "tracecast.prediction/1"; consumers dispatch
 // on it and de-duplicate on "id". The schema version changes with any
 // incompatible change of the fields.
+//
+// With FormatArrow, a message carries instead the records of one batch for
+// one trace as a standalone Arrow IPC stream (schema, one record batch),
+// the same columns as the Arrow file outputs; headers "schema" (as above)
+// and "content-type: application/vnd.apache.arrow.stream" say what it is.
 package kafka
 
 import (
@@ -18,6 +23,7 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/sinks/arrow"
 )
 
 // Schemas names the versioned schema of each record type.
@@ -41,13 +47,30 @@ type Options struct {
 	BatchTimeout time.Duration
 	// Transport is kafka-go's transport (nil: the default).
 	Transport kafkago.RoundTripper
+	// Format is FormatJSON (default: a message per record) or FormatArrow
+	// (a message per batch and trace); Arrow needs Tables.
+	Format Format
+	Tables []arrow.Table
 }
+
+// Format is the message encoding.
+type Format string
+
+// Message encodings.
+const (
+	FormatJSON  Format = "json"
+	FormatArrow Format = "arrow"
+)
+
+// ArrowContentType is the content-type header of Arrow messages.
+const ArrowContentType = "application/vnd.apache.arrow.stream"
 
 // Sink writes batches to a topic. Write returns once every message is
 // acknowledged by all in-sync replicas.
 type Sink struct {
 	w   *kafkago.Writer
-	own *kafkago.Transport // closed with the sink, so no connection outlives it
+	enc *arrow.StreamEncoder // FormatArrow
+	own *kafkago.Transport   // closed with the sink, so no connection outlives it
 	buf []kafkago.Message
 }
 
@@ -55,6 +78,17 @@ type Sink struct {
 func New(o Options) (*Sink, error) {
 	if len(o.Brokers) == 0 || o.Topic == "" {
 		return nil, errors.New("kafka sink: brokers and topic are required")
+	}
+	var enc *arrow.StreamEncoder
+	switch o.Format {
+	case "", FormatJSON:
+	case FormatArrow:
+		if len(o.Tables) == 0 {
+			return nil, errors.New("kafka sink: arrow format needs the record tables")
+		}
+		enc = arrow.NewStreamEncoder(o.Tables)
+	default:
+		return nil, fmt.Errorf("kafka sink: format %q is not json or arrow", o.Format)
 	}
 	if o.BatchTimeout <= 0 {
 		o.BatchTimeout = time.Millisecond
@@ -64,7 +98,7 @@ func New(o Options) (*Sink, error) {
 		own = &kafkago.Transport{}
 		o.Transport = own
 	}
-	return &Sink{own: own, w: &kafkago.Writer{
+	return &Sink{own: own, enc: enc, w: &kafkago.Writer{
 		Addr:         kafkago.TCP(o.Brokers...),
 		Topic:        o.Topic,
 		Balancer:     &kafkago.Hash{},
@@ -85,20 +119,51 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 		return fmt.Errorf("kafka sink: no schema for %v records", v.Type().Elem())
 	}
 	s.buf = s.buf[:0]
-	for i := range v.Len() {
-		rec := v.Index(i)
-		value, err := Encode(schema, rec.Interface())
-		if err != nil {
+	if s.enc != nil {
+		if err := s.arrowMessages(v, b.Stream, schema); err != nil {
 			return err
 		}
-		key := b.Stream
-		if f := rec.FieldByName("Trace"); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
-			key = f.String()
+	} else {
+		for i := range v.Len() {
+			rec := v.Index(i)
+			value, err := Encode(schema, rec.Interface())
+			if err != nil {
+				return err
+			}
+			s.buf = append(s.buf, kafkago.Message{Key: []byte(key(rec, b.Stream)), Value: value})
 		}
-		s.buf = append(s.buf, kafkago.Message{Key: []byte(key), Value: value})
 	}
 	if err := s.w.WriteMessages(ctx, s.buf...); err != nil {
 		return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
+	}
+	return nil
+}
+
+// key is a record's trace id, or the batch's stream.
+func key(rec reflect.Value, stream string) string {
+	if rec.Kind() == reflect.Struct {
+		if f := rec.FieldByName("Trace"); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
+			return f.String()
+		}
+	}
+	return stream
+}
+
+// arrowMessages queues one Arrow message per run of records of one trace.
+func (s *Sink) arrowMessages(v reflect.Value, stream, schema string) error {
+	for i := 0; i < v.Len(); {
+		k := key(v.Index(i), stream)
+		j := i + 1
+		for j < v.Len() && key(v.Index(j), stream) == k {
+			j++
+		}
+		value, err := s.enc.Encode(v.Slice(i, j).Interface())
+		if err != nil {
+			return fmt.Errorf("kafka sink: %w", err)
+		}
+		s.buf = append(s.buf, kafkago.Message{Key: []byte(k), Value: value, Headers: []kafkago.Header{
+			{Key: "schema", Value: []byte(schema)}, {Key: "content-type", Value: []byte(ArrowContentType)}}})
+		i = j
 	}
 	return nil
 }
@@ -125,6 +190,9 @@ func Encode(schema string, record any) ([]byte, error) {
 // Close flushes and closes the producer.
 func (s *Sink) Close(ctx context.Context) error {
 	err := s.w.Close()
+	if s.enc != nil {
+		s.enc.Release()
+	}
 	if s.own != nil {
 		s.own.CloseIdleConnections()
 	}
