@@ -31,7 +31,6 @@ type liveEnv struct {
 	running []*exec.Cmd
 }
 
-
 func newLiveEnv(t *testing.T) *liveEnv {
 	e := &liveEnv{t: t, dir: t.TempDir()}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
