@@ -15,17 +15,19 @@ import (
 	"github.com/tracecast/tracecast/ingest/tail"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
+	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 
 // RegisterBuiltins registers every built-in component type:
 //
 //	sources: file, tail, kafka
-//	parsers: paje, iocall
-//	stages:  signal, predict, iotime
+//	parsers: paje, iocall, power
+//	stages:  signal, predict, iotime, energy
 //	sinks:   jsonl, arrow, kafka
 //
 // Adding a component is one Register call here (stages go through
@@ -36,9 +38,11 @@ func RegisterBuiltins(r *Registry) {
 	RegisterSource(r, "kafka", DefaultKafkaSourceOptions, newKafkaSource)
 	RegisterParser(r, "paje", DefaultPajeOptions, newPajeParser)
 	RegisterParser(r, "iocall", nil, newIOCallParser)
+	RegisterParser(r, "power", nil, newPowerParser)
 	RegisterStage(r, "signal", DefaultSignalOptions, newSignalStage)
 	RegisterStage(r, "predict", DefaultPredictOptions, newPredictStage)
 	RegisterStage(r, "iotime", nil, newIOTimeStage)
+	RegisterStage(r, "energy", DefaultEnergyOptions, newEnergyStage)
 	RegisterSink(r, "jsonl", nil, newJSONLSink)
 	RegisterSink(r, "arrow", nil, newArrowSink)
 	RegisterSink(r, "kafka", DefaultKafkaSinkOptions, newKafkaSink)
@@ -54,6 +58,8 @@ var recordTypes = map[string]reflect.Type{
 	"predictions": reflect.TypeFor[[]tracecast.Prediction](),
 	"verdicts":    reflect.TypeFor[[]tracecast.Verdict](),
 	"alerts":      reflect.TypeFor[[]tracecast.Alert](),
+	"energy":      reflect.TypeFor[[]energy.Row](),
+	"power":       reflect.TypeFor[[]power.Sample](),
 }
 
 func checkRecords(r string) error {
@@ -341,6 +347,8 @@ func arrowTables(timeUnit string) []arrow.Table {
 		arrow.StructTable[tracecast.Prediction]("tracecast.prediction/1", meta),
 		arrow.StructTable[tracecast.Verdict]("tracecast.verdict/1", meta),
 		arrow.StructTable[tracecast.Alert]("tracecast.alert/1", meta),
+		arrow.StructTable[energy.Row]("tracecast.energy/1", nil),
+		arrow.StructTable[power.Sample]("tracecast.power/1", nil),
 	}
 }
 
@@ -472,11 +480,16 @@ func newIOCallParser(env Env, o IOCallOptions) (*Parser, error) {
 	if f == "" {
 		f = iocall.FormatStrace
 	}
-	p, err := iocall.NewProcessor(f, iocall.Options{File: env.Stream, Lenient: o.Lenient, MaxLineBytes: o.MaxLineBytes, All: o.All})
-	if err != nil {
+	if _, err := iocall.NewProcessor(f, iocall.Options{}); err != nil {
 		return nil, err
 	}
-	return &Parser{Processor: p}, nil
+	// One parser per stream: unfinished calls are per process log.
+	return &Parser{Processor: newPerStream(0, func(stream string) (tracecast.Processor, error) {
+		if stream == "" {
+			stream = env.Stream
+		}
+		return iocall.NewProcessor(f, iocall.Options{File: stream, Lenient: o.Lenient, MaxLineBytes: o.MaxLineBytes, All: o.All})
+	})}, nil
 }
 
 // IOTimeOptions are the options of an "iotime" stage: I/O calls in, "in

@@ -23,7 +23,9 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/stages/energy"
 )
 
 // Schemas names the versioned schema of each record type.
@@ -34,6 +36,8 @@ var Schemas = map[reflect.Type]string{
 	reflect.TypeFor[tracecast.Window]():     "tracecast.window/1",
 	reflect.TypeFor[tracecast.Sample]():     "tracecast.signal/1",
 	reflect.TypeFor[tracecast.Entity]():     "tracecast.entity/1",
+	reflect.TypeFor[energy.Row]():           "tracecast.energy/1",
+	reflect.TypeFor[power.Sample]():         "tracecast.power/1",
 }
 
 // Options configure a Sink.

@@ -1,0 +1,157 @@
+package pipelines
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/power"
+	"github.com/tracecast/tracecast/stages/energy"
+	"github.com/tracecast/tracecast/stages/iotime"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+// PowerOptions are the options of a "power" parser: power-meter lines (CSV,
+// JSON lines, RAPL; see docs/energy.md) into []power.Sample.
+type PowerOptions struct {
+	Format  string `yaml:"format"` // auto (default), csv, jsonl, rapl
+	Lenient bool   `yaml:"lenient"`
+	Node    string `yaml:"node"`   // node of rows without a node column
+	Metric  string `yaml:"metric"` // keep only JSON records of this metric_id
+}
+
+// Validate checks the options.
+func (o *PowerOptions) Validate() error {
+	_, err := o.processor("")
+	return err
+}
+
+func (o *PowerOptions) processor(name string) (tracecast.Processor, error) {
+	f := power.Auto
+	if o.Format != "" {
+		var err error
+		if f, err = power.ParseFormat(o.Format); err != nil {
+			return nil, fmt.Errorf("format: %w", err)
+		}
+	}
+	return power.NewProcessor(power.Options{Name: name, Format: f, Lenient: o.Lenient, Node: o.Node, Metric: o.Metric})
+}
+
+func newPowerParser(env Env, o PowerOptions) (*Parser, error) {
+	return &Parser{Processor: newPerStream(0, func(stream string) (tracecast.Processor, error) {
+		if stream == "" {
+			stream = env.Stream
+		}
+		return o.processor(stream)
+	})}, nil
+}
+
+// EnergyOptions are the options of an "energy" stage: the energy of each
+// execution state class per node, from a trace's states and a power stream
+// (see tracecast energy). Inputs: a paje parser's entities (and, for the
+// storage class, an iotime stage's "IO State" records) and a power parser's
+// samples. It integrates at the end of input: timelines need every state.
+type EnergyOptions struct {
+	Rules    string            `yaml:"rules"`     // starpu (default) or smpi
+	TimeUnit string            `yaml:"time_unit"` // of the trace: s, ms (default for starpu), us, ns
+	Node     string            `yaml:"node"`      // node of unmapped workers
+	Map      map[string]string `yaml:"map"`       // worker container -> node
+	NodeType string            `yaml:"node_type"` // unmapped workers go to their ancestor of this type
+	Window   float64           `yaml:"window"`    // seconds (0: the whole run)
+	MaxGap   float64           `yaml:"max_gap"`   // longest integrated interval between samples, s
+	Lateness float64           `yaml:"lateness"`  // how late a sample may arrive, s
+	Offset   float64           `yaml:"offset"`    // power time minus trace time, s
+	IOOffset float64           `yaml:"io_offset"` // I/O-stream time minus trace time, s
+}
+
+// DefaultEnergyOptions are the command's defaults.
+func DefaultEnergyOptions() EnergyOptions {
+	return EnergyOptions{Rules: "starpu", Node: energy.DefaultNode, Window: 1, MaxGap: 5}
+}
+
+// Validate checks the options.
+func (o *EnergyOptions) Validate() error {
+	var errs []error
+	if _, ok := signal.Presets[o.Rules]; !ok {
+		errs = append(errs, fmt.Errorf("rules: %q is not starpu or smpi", o.Rules))
+	}
+	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
+		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
+	}
+	if o.Window < 0 || o.MaxGap < 0 || o.Lateness < 0 {
+		errs = append(errs, errors.New("window, max_gap, lateness: must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+type energyStage struct {
+	o       EnergyOptions
+	env     Env
+	col     *energy.Collector
+	samples []power.Sample
+	stream  string
+}
+
+func newEnergyStage(env Env, o EnergyOptions) (tracecast.Processor, error) {
+	r := signal.Presets[o.Rules]()
+	if err := r.Compile(); err != nil {
+		return nil, err
+	}
+	col := energy.NewCollector(r, o.Map, o.Node)
+	col.SetNodeType(o.NodeType)
+	return &energyStage{o: o, env: env, col: col}, nil
+}
+
+func (st *energyStage) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	switch items := in.Items.(type) {
+	case []tracecast.Entity:
+		if st.stream == "" {
+			st.stream = in.Stream
+		}
+		// The iotime stage's records are the storage class.
+		if len(items) > 0 && items[0].Type == iotime.StateType {
+			st.col.AddIO(items, st.o.IOOffset)
+		} else {
+			st.col.Add(items)
+		}
+	case []power.Sample:
+		st.samples = append(st.samples, items...)
+	}
+	return nil
+}
+
+// Flush builds the nodes' timelines, integrates the samples and emits the
+// rows: node × class × window, then the totals (window -1).
+func (st *energyStage) Flush(ctx context.Context, emit tracecast.Emit) error {
+	unit := st.o.TimeUnit
+	if unit == "" {
+		unit = map[bool]string{true: "ms", false: "s"}[st.o.Rules == "starpu"]
+	}
+	perSec, _ := tracecast.UnitsPerSecond(unit)
+	tls, err := st.col.Build(perSec)
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(st.samples, func(i, j int) bool { return st.samples[i].T < st.samples[j].T })
+	j := energy.NewJoiner(tls, energy.Options{Window: st.o.Window, MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
+	j.Add(st.samples)
+	res := j.Finish()
+	if len(res.UnknownNodes) > 0 {
+		names := make([]string, 0, len(res.UnknownNodes))
+		for n := range res.UnknownNodes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		st.env.Logger.Warn().Strs("nodes", names).Msg("power samples of nodes with no states (set map or node)")
+	}
+	total := 0.0
+	for _, t := range res.Totals {
+		total += t.EnergyJ
+	}
+	st.env.Logger.Info().Int("nodes", len(tls)).Int("samples", len(st.samples)).Float64("energy_j", math.Round(total*1000)/1000).Msg("energy")
+	rows := append(energy.Rows(res.Windows), energy.Rows(res.Totals)...)
+	return emit(ctx, tracecast.Batch{Stream: st.stream, Items: rows})
+}
