@@ -93,8 +93,9 @@ type StreamProcessor interface {
 // offsets). A barrier that is dropped (an error, a hard stop) never runs
 // done, so nothing is committed on its behalf.
 type Barrier struct {
-	refs atomic.Int64
-	done func()
+	refs    atomic.Int64
+	dropped atomic.Bool
+	done    func()
 }
 
 // NewBarrier returns a barrier held once, by its creator.
@@ -108,12 +109,17 @@ func NewBarrier(done func()) *Barrier {
 // n more, then releases its own.
 func (b *Barrier) Hold(n int) { b.refs.Add(int64(n)) }
 
-// Release drops one holder; the last one runs done.
+// Release drops one holder; the last one runs done, unless a copy was
+// dropped.
 func (b *Barrier) Release() {
-	if b.refs.Add(-1) == 0 && b.done != nil {
+	if b.refs.Add(-1) == 0 && b.done != nil && !b.dropped.Load() {
 		b.done()
 	}
 }
+
+// Drop marks a copy that could not be delivered: done will never run, since
+// what followed that path may not be durable.
+func (b *Barrier) Drop() { b.dropped.Store(true) }
 
 // IsControl reports whether a batch carries a control item rather than
 // records.

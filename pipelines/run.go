@@ -304,14 +304,17 @@ func batchLen(b tracecast.Batch) int64 {
 // value goes to every consumer, which must treat it as read-only.
 func emitter(n *node, graphCtx context.Context) tracecast.Emit {
 	return func(ctx context.Context, b tracecast.Batch) error {
+		// A barrier gets one holder per consumer; a copy that cannot be
+		// sent drops the barrier (it never completes).
+		bar, _ := b.Items.(*tracecast.Barrier)
 		// A stopped caller must not slip batches through while the
 		// consumer happens to have room.
 		if err := ctx.Err(); err != nil {
+			if bar != nil {
+				bar.Drop()
+			}
 			return err
 		}
-		// A barrier gets one holder per consumer; copies that cannot be
-		// sent are released again (the barrier then never completes).
-		bar, _ := b.Items.(*tracecast.Barrier)
 		if bar != nil {
 			bar.Hold(len(n.outs))
 		}
@@ -326,6 +329,7 @@ func emitter(n *node, graphCtx context.Context) tracecast.Emit {
 			}
 			if err != nil {
 				if bar != nil {
+					bar.Drop()
 					for range n.outs[i:] {
 						bar.Release()
 					}
