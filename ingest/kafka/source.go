@@ -34,9 +34,9 @@
 // lies before the start position belong to a trace that had ended and
 // whose results were committed: they are skipped (and counted).
 //
-// On every new group generation, all per-trace state is dropped (a
-// tracecast.StreamReset for every stream) and each assigned partition is
-// read again from its committed offset.
+// On every new group generation, the state of the traces left unfinished
+// is dropped (a tracecast.StreamReset for each) and each assigned partition
+// is read again from its committed offset.
 package kafka
 
 import (
@@ -45,6 +45,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -132,6 +133,9 @@ type Stats struct {
 type Source struct {
 	o                                              Options
 	messages, lines, bytes, skipped, commits, gens atomic.Int64
+
+	// open lists the traces the last generation left unfinished.
+	open []string
 
 	// acked is the newest released checkpoint, for the Run loop to commit.
 	mu      sync.Mutex
@@ -237,10 +241,21 @@ type genState struct {
 func (s *Source) runGeneration(ctx context.Context, gen *kafkago.Generation, emit tracecast.Emit) (stop bool, err error) {
 	g := &genState{gen: gen, parts: map[int]*partState{}, traces: map[string]*traceState{},
 		skipping: map[string]bool{}, pending: map[string][]tracecast.Line{}}
-	// Every stream will be read again from its partition's committed offset.
-	if err := emit(ctx, tracecast.Batch{Items: tracecast.StreamReset{}, Watermark: math.NaN()}); err != nil {
-		return true, nil
+	// The traces left open by the previous generation will be read again
+	// from their partition's committed offset (here or by another member):
+	// forget them. (Only them: a stage may also read other sources.)
+	for _, id := range s.open {
+		if err := emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamReset{}, Watermark: math.NaN()}); err != nil {
+			return true, nil
+		}
 	}
+	s.open = s.open[:0]
+	defer func() {
+		for id := range g.traces {
+			s.open = append(s.open, id)
+		}
+		sort.Strings(s.open)
+	}()
 	msgs := make(chan fetched, 1024)
 	genDone := make(chan struct{})
 	gen.Start(func(gctx context.Context) { <-gctx.Done(); close(genDone) })
