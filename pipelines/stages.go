@@ -81,9 +81,9 @@ func (o *PredictOptions) Validate() error {
 }
 
 // signalCollector gathers the selected states of a stage's input: a signal
-// needs all of them to choose its period, so the signal and predict stages
-// work at the end of input (a live, incremental version needs a given
-// period and the parser's watermark).
+// needs all of them to choose its period, so the signal and offline predict
+// stages work at the end of input (livePredict is the incremental version,
+// for a given period).
 type signalCollector struct {
 	rules    []*signal.Rules
 	builders []*signal.Builder
@@ -288,7 +288,6 @@ type livePredict struct {
 	env     Env
 	rules   *signal.Rules
 	classes []signal.Class
-	byClass map[signal.Class][]predict.Query
 	lives   map[signal.Class]*signal.Live
 	engines map[signal.Class]*predict.Engine
 	early   map[signal.Class][]int // samples before the engine exists
@@ -311,7 +310,7 @@ func newLivePredict(env Env, o PredictOptions) (tracecast.Processor, error) {
 	if unit == "" {
 		unit = map[bool]string{true: "ms", false: "s"}[o.Rules == "starpu"]
 	}
-	st := &livePredict{o: o, env: env, rules: r, byClass: map[signal.Class][]predict.Query{},
+	st := &livePredict{o: o, env: env, rules: r,
 		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*predict.Engine{}, early: map[signal.Class][]int{},
 		perSec: timeScale(unit)}
 	for _, q := range o.Queries {
