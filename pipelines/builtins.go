@@ -532,6 +532,9 @@ type KafkaSourceOptions struct {
 	MaxWait        time.Duration `yaml:"max_wait"`
 	SessionTimeout time.Duration `yaml:"session_timeout"`
 	BatchLines     int           `yaml:"batch_lines"`
+	// TraceTimeout ends a trace silent that long (0: never); see
+	// ingest/kafka.Options.
+	TraceTimeout time.Duration `yaml:"trace_timeout"`
 }
 
 // DefaultKafkaSourceOptions read from a local broker.
@@ -542,7 +545,7 @@ func DefaultKafkaSourceOptions() KafkaSourceOptions {
 
 func (o *KafkaSourceOptions) ingest() kafkaingest.Options {
 	return kafkaingest.Options{Brokers: o.Brokers, Topic: o.Topic, Group: o.Group, Start: o.Start, CommitInterval: o.CommitInterval,
-		MaxWait: o.MaxWait, SessionTimeout: o.SessionTimeout, BatchLines: o.BatchLines}
+		MaxWait: o.MaxWait, SessionTimeout: o.SessionTimeout, BatchLines: o.BatchLines, TraceTimeout: o.TraceTimeout}
 }
 
 // Validate checks the options.

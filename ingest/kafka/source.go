@@ -88,7 +88,13 @@ type Options struct {
 	// StopCommitTimeout is how long a graceful stop waits for its last
 	// barrier to be released before leaving the group (default 5 s).
 	StopCommitTimeout time.Duration
-	Logger            zerolog.Logger
+	// TraceTimeout ends a trace that sent nothing for that long (wall
+	// clock) as if its end marker had come: a run that died without one
+	// would otherwise hold its partition's commits back forever, and every
+	// restart would read the partition again from its start. Later messages
+	// of that trace are skipped. 0 (the default) waits forever.
+	TraceTimeout time.Duration
+	Logger       zerolog.Logger
 }
 
 func (o *Options) defaults() error {
@@ -221,6 +227,7 @@ type traceState struct {
 	part      int
 	lines     int64
 	hadEvents bool
+	last      time.Time // when its last message was handled
 }
 
 // genState is everything that lives for one generation.
@@ -287,6 +294,9 @@ func (s *Source) runGeneration(ctx context.Context, gen *kafkago.Generation, emi
 				}
 			}
 		case <-tick.C:
+			if err := s.expire(ctx, g, emit); err != nil {
+				return true, ignoreStop(ctx, err)
+			}
 			if g.dirty {
 				if _, err := s.barrier(ctx, g, emit); err != nil {
 					return true, ignoreStop(ctx, err)
@@ -379,13 +389,8 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 			delete(g.skipping, id)
 			return nil
 		}
-		if tr := g.traces[id]; tr != nil {
-			if err := s.flush(ctx, g, emit); err != nil {
-				return err
-			}
-			delete(g.traces, id)
-			delete(g.parts[tr.part].open, id)
-			return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamEnd{}, Watermark: math.NaN()})
+		if g.traces[id] != nil {
+			return s.endTrace(ctx, g, id, emit)
 		}
 		return nil
 	}
@@ -414,6 +419,7 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 		}
 		return nil
 	}
+	tr.last = time.Now()
 	data := m.Value
 	n := 0
 	if _, ok := g.pending[id]; !ok {
@@ -435,6 +441,42 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 		n++
 	}
 	s.lines.Add(int64(n))
+	return nil
+}
+
+// endTrace flushes a trace's lines and sends its end marker: it no longer
+// holds its partition's commits back.
+func (s *Source) endTrace(ctx context.Context, g *genState, id string, emit tracecast.Emit) error {
+	if err := s.flush(ctx, g, emit); err != nil {
+		return err
+	}
+	tr := g.traces[id]
+	delete(g.traces, id)
+	delete(g.parts[tr.part].open, id)
+	return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamEnd{}, Watermark: math.NaN()})
+}
+
+// expire ends the traces silent for longer than TraceTimeout.
+func (s *Source) expire(ctx context.Context, g *genState, emit tracecast.Emit) error {
+	if s.o.TraceTimeout <= 0 {
+		return nil
+	}
+	var ids []string
+	for id, tr := range g.traces {
+		if time.Since(tr.last) > s.o.TraceTimeout {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		s.o.Logger.Warn().Str("trace", id).Dur("trace_timeout", s.o.TraceTimeout).
+			Msg("trace silent for too long: ended without its end marker (later messages are skipped)")
+		g.skipping[id] = true
+		g.dirty = true
+		if err := s.endTrace(ctx, g, id, emit); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -65,11 +65,15 @@ func (c *collector) count() int {
 
 // consume runs a Source of group g until want lines arrived and, when
 // commits is set, a commit happened after that; it returns what it saw.
-func consume(t *testing.T, addr, group string, release bool, want int) (*collector, Stats) {
+func consume(t *testing.T, addr, group string, release bool, want int, traceTimeout ...time.Duration) (*collector, Stats) {
 	t.Helper()
 	c := &collector{release: release, lines: map[string][]string{}, ends: map[string]int{}}
-	s, err := New(Options{Brokers: []string{addr}, Topic: "lines", Group: group, CommitInterval: 50 * time.Millisecond,
-		MaxWait: 50 * time.Millisecond, SessionTimeout: 2 * time.Second, StopCommitTimeout: time.Second})
+	o := Options{Brokers: []string{addr}, Topic: "lines", Group: group, CommitInterval: 50 * time.Millisecond,
+		MaxWait: 50 * time.Millisecond, SessionTimeout: 2 * time.Second, StopCommitTimeout: time.Second}
+	if len(traceTimeout) > 0 {
+		o.TraceTimeout = traceTimeout[0]
+	}
+	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +134,9 @@ func TestCommitsNeverPassAnOpenTrace(t *testing.T) {
 	if st.Commits == 0 || len(c.lines["A"]) != 5 {
 		t.Fatalf("second member: %+v, A %v", st, c.lines["A"])
 	}
+	if got := committed(t, addr, tr); got != 2 {
+		t.Fatalf("committed offset %d, want 2 (B's first message)", got)
+	}
 	// It committed up to B's first message (offset 2): a third member
 	// reads B from its header and skips A's tail.
 	c, st = consume(t, addr, "g", true, 3)
@@ -139,6 +146,27 @@ func TestCommitsNeverPassAnOpenTrace(t *testing.T) {
 	if st.Skipped != 1 {
 		t.Fatalf("skipped %d messages of the finished trace, want 1 (its end marker is not counted)", st.Skipped)
 	}
+
+	// With a trace timeout, the silent trace B is ended (flushed) and no
+	// longer holds the commit back: a later member finds nothing to read.
+	c, _ = consume(t, addr, "g", true, 3, 100*time.Millisecond)
+	if c.ends["B"] != 1 {
+		t.Fatalf("B not ended after the trace timeout: ends %v", c.ends)
+	}
+	if got := committed(t, addr, tr); got != 6 {
+		t.Fatalf("committed offset %d after B timed out, want 6 (the end)", got)
+	}
+}
+
+// committed is group g's committed offset of partition 0 of "lines".
+func committed(t *testing.T, addr string, tr *kafkago.Transport) int64 {
+	t.Helper()
+	cl := &kafkago.Client{Addr: kafkago.TCP(addr), Transport: tr}
+	res, err := cl.OffsetFetch(t.Context(), &kafkago.OffsetFetchRequest{GroupID: "g", Topics: map[string][]int{"lines": {0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Topics["lines"][0].CommittedOffset
 }
 
 // TestStartsTraceWithoutHeaders: a producer that knows nothing of tracecast
