@@ -36,6 +36,7 @@
 //	    max_wait: 250ms             # fetch long poll (bounds a stop, not latency)
 //	    session_timeout: 6s         # a silent member leaves the group after this
 //	    batch_lines: 4096
+//	    trace_timeout: 0s           # end a trace silent that long (0: never)
 //	    parser: {type: paje, time_unit: ms}
 //	stages:
 //	  idle: {type: predict, inputs: [trace], ...}     # see PredictOptions, SignalOptions
