@@ -273,6 +273,7 @@ func newPajeParser(env Env, o PajeOptions) (*Parser, error) {
 			return lt.Seconds
 		},
 		TimeScale: 1,
+		Stateful:  true,
 	}, nil
 }
 
@@ -392,6 +393,9 @@ type TailSourceOptions struct {
 	SyncEvery    time.Duration `yaml:"sync_every"`
 	BatchLines   int           `yaml:"batch_lines"`
 	MaxLineBytes int           `yaml:"max_line_bytes"`
+	// EndAfter ends the input when the file has not grown for that long
+	// (the run is over: the last windows are flushed); 0 follows forever.
+	EndAfter time.Duration `yaml:"end_after"`
 }
 
 // Validate checks the options.
@@ -405,12 +409,13 @@ func (o *TailSourceOptions) StreamName() string { return o.Path }
 
 func (o *TailSourceOptions) tail() tail.Options {
 	return tail.Options{Path: o.Path, Start: tail.Start(o.Start), PositionFile: o.PositionFile, HeaderPrefix: o.HeaderPrefix,
-		Poll: o.Poll, SyncEvery: o.SyncEvery, BatchLines: o.BatchLines, MaxLineBytes: o.MaxLineBytes}
+		Poll: o.Poll, SyncEvery: o.SyncEvery, BatchLines: o.BatchLines, MaxLineBytes: o.MaxLineBytes, EndAfter: o.EndAfter}
 }
 
 func newTailSource(env Env, o TailSourceOptions) (tracecast.Source, error) {
 	to := o.tail()
 	to.Logger = env.Logger
+	to.Rebuild = env.Parser != nil && env.Parser.Stateful
 	return tail.New(to)
 }
 

@@ -39,6 +39,10 @@ type Parser struct {
 	// TimeScale is trace time units per second when the options say (1000
 	// for milliseconds), 0 when unknown.
 	TimeScale float64
+	// Stateful: the parser's output depends on everything before in the
+	// stream (a Paje trace's containers and open states), so a source that
+	// resumes mid-stream must read it again from its start.
+	Stateful bool
 }
 
 // Validator is implemented by options structs that check themselves after

@@ -309,6 +309,19 @@ func (s *Source) runGeneration(ctx context.Context, gen *kafkago.Generation, emi
 			return false, nil
 		case <-ctx.Done():
 			s.stopCommit(ctx, g, emit)
+			// The unfinished traces are not flushed at a stop: their last
+			// windows are incomplete, and a prediction sent now would carry
+			// the id of the right one sent after the restart. Forget them.
+			ids := make([]string, 0, len(g.traces))
+			for id := range g.traces {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			for _, id := range ids {
+				if err := emit(context.WithoutCancel(ctx), tracecast.Batch{Stream: id, Items: tracecast.StreamReset{}, Watermark: math.NaN()}); err != nil {
+					break
+				}
+			}
 			return true, nil
 		}
 	}

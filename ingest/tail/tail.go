@@ -5,19 +5,23 @@
 // shrank: reading restarts at 0), holding a partial last line until its
 // newline arrives. It emits batches of tracecast.Line.
 //
-// Positions: the offset after the last complete line handed downstream is
-// saved atomically (temporary file + rename) in PositionFile every
-// SyncEvery and when Run returns, with the file's device and inode, so that
-// a restarted pipeline resumes where it stopped (Start "saved-or-…"). When
-// it resumes — or starts at the end — in the middle of a file, the lines of
-// the file's header (those starting with HeaderPrefix, "%" for Paje's
-// %EventDef blocks) are read again from the start and emitted first, since a
-// header-driven parser cannot read events without them.
+// Positions: every SyncEvery the source sends a checkpoint barrier
+// (tracecast.Barrier) carrying the offset after the last complete line it
+// handed downstream; when every sink has released it — everything derived
+// from those lines is durable — that position is saved atomically
+// (temporary file + rename) in PositionFile, with the file's device and
+// inode. A graceful stop sends a last barrier and waits (StopSaveTimeout)
+// for it. So a restarted pipeline resumes after the lines that were fully
+// processed: at least once; lines in flight at a crash are read again.
 //
-// Delivery: positions record what was handed to the pipeline, not what its
-// sinks made durable; after a crash the lines in flight at that moment are
-// not read again (at most once). A graceful stop drains the pipeline before
-// the final save.
+// Resuming mid-file (Start "saved-or-…", or "end"): the lines of the file's
+// header (those starting with HeaderPrefix, "%" for Paje's %EventDef
+// blocks) are read again from the start and emitted first, since a
+// header-driven parser cannot read events without them. With Rebuild (a
+// stateful parser: a Paje trace's containers and open states are defined
+// by everything before), a resume in the same file reads it again from the
+// start instead: the state is rebuilt, and the outputs already sent are
+// sent again, with the same ids.
 package tail
 
 import (
@@ -29,6 +33,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -63,7 +68,17 @@ type Options struct {
 	// Linger is how long a batch with fewer than BatchLines lines may wait
 	// for more before it is emitted (default: one Poll).
 	Linger time.Duration
-	Logger zerolog.Logger
+	// Rebuild reads the file again from its start when resuming in it.
+	Rebuild bool
+	// EndAfter ends the input when the file has not grown for that long:
+	// the run is over, and the stages flush their last windows. 0 (the
+	// default) follows forever; a stop then makes the stages forget the
+	// stream (a tracecast.StreamReset), whose last windows are incomplete.
+	EndAfter time.Duration
+	// StopSaveTimeout bounds how long a graceful stop waits for its last
+	// checkpoint to be released (default 5 s).
+	StopSaveTimeout time.Duration
+	Logger          zerolog.Logger
 }
 
 // Position is what PositionFile holds.
@@ -77,9 +92,16 @@ type Position struct {
 
 // Source follows one file.
 type Source struct {
-	o        Options
-	pos      Position
-	lastSave time.Time
+	o         Options
+	pos       Position
+	lastCheck time.Time
+	emitted   bool // lines emitted since the last checkpoint
+
+	mu        sync.Mutex
+	seq       int64 // checkpoints sent
+	savedSeq  int64 // the newest checkpoint saved
+	saveErr   error
+	savedWake chan struct{}
 }
 
 // New checks the options.
@@ -112,7 +134,10 @@ func New(o Options) (*Source, error) {
 	if o.Linger <= 0 {
 		o.Linger = o.Poll
 	}
-	return &Source{o: o}, nil
+	if o.StopSaveTimeout <= 0 {
+		o.StopSaveTimeout = 5 * time.Second
+	}
+	return &Source{o: o, savedWake: make(chan struct{}, 1)}, nil
 }
 
 // Position returns the position after the last line emitted.
@@ -141,13 +166,13 @@ func (s *Source) loadSaved() (Position, bool) {
 	return p, true
 }
 
-// save writes the position atomically: a crash leaves the old or the new
-// file, never half of one.
-func (s *Source) save() error {
+// save writes p atomically: a crash leaves the old or the new file, never
+// half of one.
+func (s *Source) save(p Position) error {
 	if s.o.PositionFile == "" {
 		return nil
 	}
-	b, _ := json.Marshal(s.pos)
+	b, _ := json.Marshal(p)
 	tmp := s.o.PositionFile + ".tmp"
 	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
 		return err
@@ -170,14 +195,68 @@ func (s *Source) save() error {
 	return os.Rename(tmp, s.o.PositionFile)
 }
 
-// Run follows the file until ctx is cancelled, then saves the position and
-// returns nil. It waits for the file to appear.
-func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
-	defer func() {
-		if serr := s.save(); err == nil && serr != nil {
-			err = fmt.Errorf("tail: saving the position: %w", serr)
+// checkpoint sends a barrier for the current position; the position is
+// saved when the barrier is released (by whichever goroutine releases it
+// last), unless a newer one was saved already.
+func (s *Source) checkpoint(ctx context.Context, emit tracecast.Emit) (seq int64, err error) {
+	s.mu.Lock()
+	s.seq++
+	seq = s.seq
+	s.mu.Unlock()
+	p := s.pos
+	b := tracecast.NewBarrier(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if seq <= s.savedSeq {
+			return
 		}
-	}()
+		s.savedSeq = seq
+		if err := s.save(p); err != nil {
+			s.saveErr = err
+			s.o.Logger.Warn().Err(err).Msg("saving the tail position")
+		}
+		select {
+		case s.savedWake <- struct{}{}:
+		default:
+		}
+	})
+	defer b.Release()
+	s.emitted, s.lastCheck = false, time.Now()
+	return seq, emit(ctx, tracecast.Batch{Stream: s.o.Path, Items: b})
+}
+
+// stop sends a last checkpoint and waits for it to be saved.
+func (s *Source) stop(ctx context.Context, emit tracecast.Emit) error {
+	ctx = context.WithoutCancel(ctx)
+	seq, err := s.checkpoint(ctx, emit)
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(s.o.StopSaveTimeout)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		done, serr := s.savedSeq >= seq, s.saveErr
+		s.mu.Unlock()
+		if done {
+			if serr != nil {
+				return fmt.Errorf("tail: saving the position: %w", serr)
+			}
+			return nil
+		}
+		select {
+		case <-s.savedWake:
+		case <-t.C:
+			s.o.Logger.Warn().Dur("timeout", s.o.StopSaveTimeout).Msg("stopping before the last position was durable: a restart reads those lines again")
+			return nil
+		}
+	}
+}
+
+// Run follows the file until ctx is cancelled, then sends a last checkpoint
+// and returns nil once it is saved (or StopSaveTimeout passed). It waits
+// for the file to appear.
+func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 	f, fi, err := s.waitOpen(ctx)
 	if err != nil || f == nil {
 		return err
@@ -188,6 +267,11 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 	saved, ok := s.loadSaved()
 	switch {
 	case ok && (s.o.Start == SavedOrBeginning || s.o.Start == SavedOrEnd) && saved.Dev == dev && saved.Inode == ino && saved.Offset <= fi.Size():
+		if s.o.Rebuild {
+			s.o.Logger.Info().Str("file", s.o.Path).Int64("saved_offset", saved.Offset).
+				Msg("resuming: reading the file again from its start to rebuild the parser's state (outputs are sent again, same ids)")
+			break
+		}
 		s.pos.Offset, s.pos.Line = saved.Offset, saved.Line
 	case s.o.Start == FromEnd || s.o.Start == SavedOrEnd:
 		s.pos.Offset = fi.Size()
@@ -204,10 +288,11 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 	}
 	buf := make([]byte, 64<<10)
 	var partial []byte
-	lastEmit := time.Now()
+	lastEmit, lastData := time.Now(), time.Now()
 	for {
 		n, rerr := f.Read(buf)
 		if n > 0 {
+			lastData = time.Now()
 			data := buf[:n]
 			for len(data) > 0 {
 				i := bytes.IndexByte(data, '\n')
@@ -238,6 +323,11 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 					}
 					lastEmit = time.Now()
 				}
+				if s.emitted && time.Since(s.lastCheck) >= s.o.SyncEvery && len(b.lines) == 0 {
+					if _, err := s.checkpoint(ctx, emit); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
@@ -254,16 +344,30 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 			}
 			lastEmit = time.Now()
 		}
-		if time.Since(s.lastSave) >= s.o.SyncEvery {
-			if err := s.save(); err != nil {
-				s.o.Logger.Warn().Err(err).Msg("saving the tail position")
+		if s.emitted && len(b.lines) == 0 && time.Since(s.lastCheck) >= s.o.SyncEvery {
+			if _, err := s.checkpoint(ctx, emit); err != nil {
+				return err
 			}
-			s.lastSave = time.Now()
+		}
+		if n == 0 && s.o.EndAfter > 0 && time.Since(lastData) >= s.o.EndAfter {
+			s.o.Logger.Info().Str("file", s.o.Path).Dur("end_after", s.o.EndAfter).Msg("the file stopped growing: end of input")
+			if err := b.flush(ctx, emit); err != nil {
+				return err
+			}
+			return s.stop(ctx, emit)
 		}
 		if n == 0 {
 			select {
 			case <-ctx.Done():
-				return b.flush(context.WithoutCancel(ctx), emit)
+				wctx := context.WithoutCancel(ctx)
+				if err := b.flush(wctx, emit); err != nil {
+					return err
+				}
+				// The run goes on: the stream's last windows are not final.
+				if err := emit(wctx, tracecast.Batch{Stream: s.o.Path, Items: tracecast.StreamReset{}}); err != nil {
+					return err
+				}
+				return s.stop(ctx, emit)
 			case <-time.After(s.o.Poll):
 			}
 		}
@@ -382,5 +486,6 @@ func (b *batcher) flush(ctx context.Context, emit tracecast.Emit) error {
 	// The arena may have been reallocated while appending: re-slice
 	// nothing, each Line keeps its own slice of whichever arena it got.
 	b.lines, b.arena = nil, nil
+	b.s.emitted = true
 	return emit(ctx, tracecast.Batch{Stream: b.s.o.Path, Items: lines})
 }

@@ -14,14 +14,27 @@ import (
 
 // collector runs a Source and gathers its lines.
 type collector struct {
-	mu    sync.Mutex
-	lines []tracecast.Line
+	mu     sync.Mutex
+	lines  []tracecast.Line
+	resets int
+	// hold keeps checkpoint barriers unreleased, as a pipeline whose sinks
+	// never made the lines durable.
+	hold bool
 }
 
 func (c *collector) emit(ctx context.Context, b tracecast.Batch) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.lines = append(c.lines, b.Items.([]tracecast.Line)...)
+	switch it := b.Items.(type) {
+	case []tracecast.Line:
+		c.lines = append(c.lines, it...)
+	case tracecast.StreamReset:
+		c.resets++
+	case *tracecast.Barrier:
+		if c.hold {
+			it.Hold(1) // never released
+		} // else released by its sender on return: durable now
+	}
 	return nil
 }
 
@@ -48,14 +61,15 @@ func (c *collector) waitFor(t *testing.T, want ...string) {
 	t.Fatalf("lines %q, want %q", c.texts(), want)
 }
 
-func start(t *testing.T, o Options) (*Source, *collector, func()) {
+func start(t *testing.T, o Options, hold ...bool) (*Source, *collector, func()) {
 	t.Helper()
 	o.Poll = 5 * time.Millisecond
+	o.StopSaveTimeout = 200 * time.Millisecond
 	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &collector{}
+	c := &collector{hold: len(hold) > 0 && hold[0]}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx, c.emit) }()
@@ -129,6 +143,58 @@ func TestRestartFromSavedPosition(t *testing.T) {
 	appendTo(t, path, "ev 4\n")
 	c3.waitFor(t, "% header 1", "%EndEventDef", "ev 4")
 	stop3()
+}
+
+// TestPositionWaitsForDurability: the position is saved only when the
+// pipeline released the checkpoint: a restart after lines that were never
+// made durable reads them again.
+func TestPositionWaitsForDurability(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace")
+	pos := filepath.Join(dir, "pos.json")
+	appendTo(t, path, "% h\nev 1\n")
+	_, c, stop := start(t, Options{Path: path, PositionFile: pos, SyncEvery: time.Millisecond})
+	c.waitFor(t, "% h", "ev 1")
+	stop()
+	appendTo(t, path, "ev 2\n")
+	_, c, stop = start(t, Options{Path: path, PositionFile: pos, SyncEvery: time.Millisecond}, true)
+	c.waitFor(t, "% h", "ev 2")
+	stop() // "ev 2" was never durable
+	_, c, stop = start(t, Options{Path: path, PositionFile: pos})
+	c.waitFor(t, "% h", "ev 2")
+	stop()
+}
+
+// TestRebuild: with Rebuild, resuming in the same file reads it from its
+// start (a Paje parser needs the containers defined before).
+func TestRebuild(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace")
+	pos := filepath.Join(dir, "pos.json")
+	appendTo(t, path, "% h\nev 1\n")
+	_, c, stop := start(t, Options{Path: path, PositionFile: pos, Rebuild: true})
+	c.waitFor(t, "% h", "ev 1")
+	stop()
+	appendTo(t, path, "ev 2\n")
+	_, c, stop = start(t, Options{Path: path, PositionFile: pos, Rebuild: true})
+	c.waitFor(t, "% h", "ev 1", "ev 2")
+	stop()
+	// A stop mid-run makes the stages forget the stream (its last windows
+	// are not final); the end of input (EndAfter) does not.
+	if c.resets != 1 {
+		t.Errorf("%d resets at the stop, want 1", c.resets)
+	}
+	s, err := New(Options{Path: path, EndAfter: 20 * time.Millisecond, Poll: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = &collector{}
+	if err := s.Run(t.Context(), c.emit); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.lines) != 3 || c.resets != 0 {
+		t.Errorf("end_after: %d lines, %d resets", len(c.lines), c.resets)
+	}
 }
 
 func TestBadOptions(t *testing.T) {
