@@ -24,7 +24,6 @@ type Producer struct {
 
 	seq  int64
 	msgs []kafkago.Message
-	buf  []byte
 }
 
 // Lines sends lines (their Data) and returns when they are acknowledged.

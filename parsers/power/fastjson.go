@@ -76,14 +76,6 @@ func (rd *reader) fastRecord(b []byte, num int64) (err error, ok bool) {
 			default:
 				metricB = raw
 			}
-		default:
-			// encoding/json matches keys case-insensitively: leave
-			// "Watts" and friends to it.
-			for _, k := range jsonKeys {
-				if bytes.EqualFold(key, k) {
-					return nil, false
-				}
-			}
 		case "watts", "value":
 			if isStr || raw == nil || !jsonNumber(raw) {
 				return nil, false
@@ -92,6 +84,14 @@ func (rd *reader) fastRecord(b []byte, num int64) (err error, ok bool) {
 				wattsB = raw
 			} else {
 				valueB = raw
+			}
+		default:
+			// encoding/json matches keys case-insensitively: leave
+			// "Watts" and friends to it.
+			for _, k := range jsonKeys {
+				if bytes.EqualFold(key, k) {
+					return nil, false
+				}
 			}
 		}
 		i = skipWS(b, i)

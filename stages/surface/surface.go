@@ -283,7 +283,7 @@ func Build(m *Model, byR map[int][]Point, traces map[int]int, ts []int) error {
 	for _, r := range rs {
 		f, err := FitPoly(byR[r], m.Degree)
 		if err != nil {
-			return fmt.Errorf("R=%d: %w", r, err)
+			return fmt.Errorf("fit for R=%d: %w", r, err)
 		}
 		rm := RModel{R: r, Traces: traces[r], Fit: f}
 		cutTs := ts
@@ -325,12 +325,12 @@ func (m *Model) Window(R, T int) (int, error) {
 		return 0, errors.New("model has no surface")
 	}
 	if R <= 0 || T <= 0 {
-		return 0, fmt.Errorf("R=%d, T=%d: both must be positive", R, T)
+		return 0, fmt.Errorf("invalid R=%d, T=%d: both must be positive", R, T)
 	}
 	atT := func(rm *RModel) (float64, error) {
 		cs := rm.Cuts
 		if len(cs) == 0 {
-			return 0, fmt.Errorf("R=%d has no cut", rm.R)
+			return 0, fmt.Errorf("no cut for R=%d", rm.R)
 		}
 		if T <= cs[0].T {
 			return float64(cs[0].W), nil
