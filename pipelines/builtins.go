@@ -212,6 +212,10 @@ type PajeOptions struct {
 	TimeUnit              string   `yaml:"time_unit"`
 	// MaxStreams bounds the traces parsed at once (a Kafka source).
 	MaxStreams int `yaml:"max_streams"`
+	// StreamErrors: fail (default) stops the pipeline on a bad line; drop
+	// ends that trace only, logged, and goes on with the others (a topic
+	// of many runs).
+	StreamErrors string `yaml:"stream_errors"`
 }
 
 // DefaultPajeOptions mirrors paje.DefaultOptions.
@@ -233,6 +237,9 @@ func DefaultPajeOptions() PajeOptions {
 
 // Validate checks the options.
 func (o *PajeOptions) Validate() error {
+	if o.StreamErrors != "" && o.StreamErrors != "fail" && o.StreamErrors != "drop" {
+		return fmt.Errorf("stream_errors: %q is not fail or drop", o.StreamErrors)
+	}
 	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && o.TimeUnit != "auto" && !ok {
 		return fmt.Errorf("time_unit: %q is not one of auto, s, ms, us, ns", o.TimeUnit)
 	}
@@ -254,15 +261,19 @@ func newPajeParser(env Env, o PajeOptions) (*Parser, error) {
 	po.MaxContainers = o.MaxContainers
 	po.MaxOpenStates = o.MaxOpenStates
 	po.TimeUnit = o.TimeUnit
+	// One parser per stream: a Kafka source interleaves traces.
+	ps := newPerStream(o.MaxStreams, func(stream string) (tracecast.Processor, error) {
+		one := po
+		if stream != "" {
+			one.Name = stream
+		}
+		return paje.NewProcessor(one), nil
+	})
+	if o.StreamErrors == "drop" {
+		ps.dropFailedStreams(env.Logger)
+	}
 	return &Parser{
-		// One parser per stream: a Kafka source interleaves traces.
-		Processor: newPerStream(o.MaxStreams, func(stream string) (tracecast.Processor, error) {
-			one := po
-			if stream != "" {
-				one.Name = stream
-			}
-			return paje.NewProcessor(one), nil
-		}),
+		Processor: ps,
 		// Pacing reads times in seconds: the unit is given, or detected
 		// from the header like the parser does (ms for StarPU).
 		NewTimeOf: func() func([]byte) (float64, bool) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,4 +198,45 @@ sinks:
 		}
 		kafkatest.CompareRecords(t, got, first)
 	}
+}
+
+// TestLiveKafkaDropsBadTrace: a trace with a bad line ends (logged) without
+// stopping the pipeline (live-kafka's stream_errors: drop); the other
+// traces' predictions are complete.
+func TestLiveKafkaDropsBadTrace(t *testing.T) {
+	good := testTraces(t)["cholesky"]
+	lines := bytes.SplitAfter(good, []byte("\n"))
+	bad := bytes.Join(append(append(lines[:len(lines)/2:len(lines)/2], []byte("999 not a paje event\n")), lines[len(lines)/2:]...), nil)
+	want := offlinePredictions(t, map[string][]byte{"good": good})
+	addr := kafkatest.Start(t, 1, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
+	publishTraces(t, addr, "tracecast.traces", map[string][]byte{"bad": bad, "good": good})
+	cfg, err := Validate("live-kafka.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfg.Components() {
+		if c.Type == "kafka" {
+			c.SetOption("brokers", "["+addr+"]")
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, RunOptions{}) }()
+	got, _ := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", len(want), 30*time.Second)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("the bad trace stopped the pipeline: %v", err)
+	}
+	goodOnly, nbad := map[string]string{}, 0
+	for id, rec := range got {
+		if strings.HasPrefix(id, "good/") {
+			goodOnly[id] = rec
+		} else {
+			nbad++
+		}
+	}
+	if nbad >= len(want) {
+		t.Errorf("%d predictions of the bad trace: it was not dropped at its bad line", nbad)
+	}
+	kafkatest.CompareRecords(t, goodOnly, want)
 }

@@ -2,7 +2,10 @@ package pipelines
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast"
 )
@@ -20,6 +23,18 @@ type perStream struct {
 	max     int
 	procs   map[string]tracecast.Processor
 	order   []string
+	// drop, when set, turns a stream's error into the end of that stream
+	// (logged) instead of the pipeline's failure: one bad trace among many
+	// on a topic must not stop the others. Its later batches are ignored
+	// until it starts again (a reset).
+	drop   *zerolog.Logger
+	failed map[string]bool
+}
+
+// dropFailedStreams makes stream errors drop the stream, logged on log.
+func (ps *perStream) dropFailedStreams(log zerolog.Logger) *perStream {
+	ps.drop, ps.failed = &log, map[string]bool{}
+	return ps
 }
 
 func newPerStream(max int, newProc func(stream string) (tracecast.Processor, error)) *perStream {
@@ -30,6 +45,9 @@ func newPerStream(max int, newProc func(stream string) (tracecast.Processor, err
 }
 
 func (ps *perStream) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	if ps.failed[in.Stream] {
+		return nil
+	}
 	p := ps.procs[in.Stream]
 	if p == nil {
 		if len(ps.procs) >= ps.max {
@@ -42,14 +60,29 @@ func (ps *perStream) Process(ctx context.Context, in tracecast.Batch, emit trace
 		ps.procs[in.Stream] = p
 		ps.order = append(ps.order, in.Stream)
 	}
-	return p.Process(ctx, in, emit)
+	return ps.check(in.Stream, p.Process(ctx, in, emit))
+}
+
+// check applies the error policy to a stream's error.
+func (ps *perStream) check(stream string, err error) error {
+	if err == nil || ps.drop == nil || ctxErr(err) {
+		return err
+	}
+	ps.drop.Error().Err(err).Str("stream", stream).Msg("stream dropped: its later input is ignored (stream_errors: drop)")
+	ps.forget(stream)
+	ps.failed[stream] = true
+	return nil
+}
+
+func ctxErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Flush flushes every stream still open, in order of first appearance.
 func (ps *perStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 	for _, s := range ps.order {
 		if p := ps.procs[s]; p != nil {
-			if err := p.Flush(ctx, emit); err != nil {
+			if err := ps.check(s, p.Flush(ctx, emit)); err != nil {
 				return err
 			}
 		}
@@ -60,20 +93,23 @@ func (ps *perStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 
 // EndStream flushes and forgets one stream.
 func (ps *perStream) EndStream(ctx context.Context, stream string, emit tracecast.Emit) error {
+	delete(ps.failed, stream)
 	p := ps.procs[stream]
 	if p == nil {
 		return nil
 	}
 	ps.forget(stream)
-	return p.Flush(ctx, emit)
+	return ps.check(stream, p.Flush(ctx, emit))
 }
 
 // ResetStream forgets one stream, or all of them for "".
 func (ps *perStream) ResetStream(stream string) {
 	if stream == "" {
 		ps.procs, ps.order = map[string]tracecast.Processor{}, nil
+		clear(ps.failed)
 		return
 	}
+	delete(ps.failed, stream)
 	ps.forget(stream)
 }
 
