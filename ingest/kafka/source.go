@@ -170,12 +170,6 @@ type checkpoint struct {
 	offsets map[int]int64
 }
 
-// fetched is one message from a partition reader of a generation.
-type fetched struct {
-	gen int32
-	msg kafkago.Message
-}
-
 // Run consumes until ctx is cancelled or the group fails for good.
 func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 	start := kafkago.FirstOffset
@@ -263,14 +257,14 @@ func (s *Source) runGeneration(ctx context.Context, gen *kafkago.Generation, emi
 		}
 		sort.Strings(s.open)
 	}()
-	msgs := make(chan fetched, 1024)
+	msgs := make(chan kafkago.Message, 1024) // this generation's
 	genDone := make(chan struct{})
 	gen.Start(func(gctx context.Context) { <-gctx.Done(); close(genDone) })
 	var assigned []int
 	for _, pa := range gen.Assignments[s.o.Topic] {
 		assigned = append(assigned, pa.ID)
 		g.parts[pa.ID] = &partState{next: -1, open: map[string]int64{}}
-		gen.Start(func(gctx context.Context) { s.readPartition(gctx, gen.ID, pa, msgs) })
+		gen.Start(func(gctx context.Context) { s.readPartition(gctx, pa, msgs) })
 	}
 	s.o.Logger.Info().Int32("generation", gen.ID).Ints("partitions", assigned).Str("topic", s.o.Topic).
 		Msg("consumer group generation: reading assigned partitions from their committed offsets")
@@ -279,11 +273,8 @@ func (s *Source) runGeneration(ctx context.Context, gen *kafkago.Generation, emi
 	defer tick.Stop()
 	for {
 		select {
-		case f := <-msgs:
-			if f.gen != gen.ID {
-				continue
-			}
-			if err := s.handle(g, f.msg, ctx, emit); err != nil {
+		case m := <-msgs:
+			if err := s.handle(g, m, ctx, emit); err != nil {
 				return true, ignoreStop(ctx, err)
 			}
 			// Drain what is already fetched before emitting, so that a
@@ -338,7 +329,7 @@ func ignoreStop(ctx context.Context, err error) error {
 // readPartition fetches one partition from its committed offset until the
 // generation ends. Fetch errors are transient (a broker restart): it keeps
 // trying, since returning would end the generation for every partition.
-func (s *Source) readPartition(ctx context.Context, gen int32, pa kafkago.PartitionAssignment, out chan<- fetched) {
+func (s *Source) readPartition(ctx context.Context, pa kafkago.PartitionAssignment, out chan<- kafkago.Message) {
 	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: s.o.Brokers, Topic: s.o.Topic, Partition: pa.ID,
 		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: s.o.MaxWait, ReadBackoffMin: 50 * time.Millisecond, ReadBackoffMax: time.Second,
 		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
@@ -365,7 +356,7 @@ func (s *Source) readPartition(ctx context.Context, gen int32, pa kafkago.Partit
 			continue
 		}
 		select {
-		case out <- fetched{gen: gen, msg: m}:
+		case out <- m:
 		case <-ctx.Done():
 			return
 		}
