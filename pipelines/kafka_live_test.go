@@ -123,18 +123,12 @@ sinks:
 	return want
 }
 
-// TestLiveKafkaEndToEnd: four traces interleaved on a 4-partition topic,
-// the shipped live-kafka pipeline, and the de-duplicated predictions on the
-// output topic are exactly those of the offline predict stage per trace.
-func TestLiveKafkaEndToEnd(t *testing.T) {
-	traces := testTraces(t)
-	want := offlinePredictions(t, traces)
-	if len(want) < 100 {
-		t.Fatalf("only %d offline predictions", len(want))
-	}
-	addr := kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
-	publishTraces(t, addr, "tracecast.traces", traces)
-
+// runLiveKafka runs the shipped live-kafka pipeline against the broker at
+// addr until want distinct predictions are on the output topic (or 60 s),
+// then stops it: the predictions (kafkatest.ReadRecords), the message
+// count and the pipeline's error.
+func runLiveKafka(t *testing.T, addr string, want int) (map[string]string, int, error) {
+	t.Helper()
 	cfg, err := Validate("live-kafka.yaml", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -150,9 +144,25 @@ func TestLiveKafkaEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg, RunOptions{}) }()
-	got, msgs := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", len(want), 60*time.Second)
+	got, msgs := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", want, 60*time.Second)
 	cancel()
-	if err := <-done; err != nil {
+	return got, msgs, <-done
+}
+
+// TestLiveKafkaEndToEnd: four traces interleaved on a 4-partition topic,
+// the shipped live-kafka pipeline, and the de-duplicated predictions on the
+// output topic are exactly those of the offline predict stage per trace.
+func TestLiveKafkaEndToEnd(t *testing.T) {
+	traces := testTraces(t)
+	want := offlinePredictions(t, traces)
+	if len(want) < 100 {
+		t.Fatalf("only %d offline predictions", len(want))
+	}
+	addr := kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
+	publishTraces(t, addr, "tracecast.traces", traces)
+
+	got, msgs, err := runLiveKafka(t, addr, len(want))
+	if err != nil {
 		t.Fatal(err)
 	}
 	kafkatest.CompareRecords(t, got, want)
@@ -210,21 +220,8 @@ func TestLiveKafkaDropsBadTrace(t *testing.T) {
 	want := offlinePredictions(t, map[string][]byte{"good": good})
 	addr := kafkatest.Start(t, 1, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
 	publishTraces(t, addr, "tracecast.traces", map[string][]byte{"bad": bad, "good": good})
-	cfg, err := Validate("live-kafka.yaml", nil)
+	got, _, err := runLiveKafka(t, addr, len(want))
 	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cfg.Components() {
-		if c.Type == "kafka" {
-			c.SetOption("brokers", "["+addr+"]")
-		}
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, RunOptions{}) }()
-	got, _ := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", len(want), 30*time.Second)
-	cancel()
-	if err := <-done; err != nil {
 		t.Fatalf("the bad trace stopped the pipeline: %v", err)
 	}
 	goodOnly, nbad := map[string]string{}, 0
