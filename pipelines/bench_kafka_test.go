@@ -11,7 +11,7 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/parsers/paje"
-	"github.com/tracecast/tracecast/stages/synth"
+	"github.com/tracecast/tracecast/study/synth"
 )
 
 // countSink counts entities and closes done when it reaches want.

@@ -16,7 +16,7 @@ import (
 	"github.com/tracecast/tracecast"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/kafkatest"
-	"github.com/tracecast/tracecast/stages/synth"
+	"github.com/tracecast/tracecast/study/synth"
 )
 
 // testTraces are four StarPU traces: the demo trace and three synthetic

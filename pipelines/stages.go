@@ -8,7 +8,7 @@ import (
 	"reflect"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/stages/ks"
+	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
 )

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast/stages/models"
+	"github.com/tracecast/tracecast/models"
 )
 
 // energyCommands are the energy and power-model commands (energy,

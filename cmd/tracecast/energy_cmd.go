@@ -19,7 +19,7 @@ import (
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/iotime"
-	"github.com/tracecast/tracecast/stages/models"
+	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/stages/signal"
 	"gopkg.in/yaml.v3"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/parsers/iocall"
-	"github.com/tracecast/tracecast/stages/iobench"
+	"github.com/tracecast/tracecast/models/iobench"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 

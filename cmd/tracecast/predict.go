@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/sinks/arrow"
-	"github.com/tracecast/tracecast/stages/ks"
+	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/predict"
 	"golang.org/x/term"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast/stages/synth"
+	"github.com/tracecast/tracecast/study/synth"
 )
 
 // studySynthMeta is the metadata file the synthesizer writes next to a trace:

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast/stages/surface"
+	"github.com/tracecast/tracecast/stats/surface"
 )
 
 // studyRoot runs the study commands in-process, the way root.go will

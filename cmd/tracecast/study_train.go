@@ -18,10 +18,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
-	"github.com/tracecast/tracecast/stages/ks"
+	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
-	"github.com/tracecast/tracecast/stages/surface"
+	"github.com/tracecast/tracecast/stats/surface"
 )
 
 // studyAnalyzeConfig says how a trace's idle signal is sampled and swept.

@@ -14,7 +14,7 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
-	"github.com/tracecast/tracecast/stages/models"
+	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 

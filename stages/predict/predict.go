@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/stages/ks"
+	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 

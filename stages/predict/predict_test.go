@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/stages/ks"
+	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 

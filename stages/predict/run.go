@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tracecast/tracecast/stages/ks"
+	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 

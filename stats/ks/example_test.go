@@ -3,7 +3,7 @@ package ks_test
 import (
 	"fmt"
 
-	"github.com/tracecast/tracecast/stages/ks"
+	"github.com/tracecast/tracecast/stats/ks"
 )
 
 func ExampleTest() {

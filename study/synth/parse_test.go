@@ -9,7 +9,7 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/stages/signal"
-	"github.com/tracecast/tracecast/stages/synth"
+	"github.com/tracecast/tracecast/study/synth"
 )
 
 // The synthetic trace reads like a StarPU one: strict mode, the StarPU rules,

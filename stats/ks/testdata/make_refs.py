@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generate golden two-sample KS p-values for the Go tests of stages/ks.
+"""Generate golden two-sample KS p-values for the Go tests of stats/ks.
 
 Writes, next to this script:
 
@@ -15,7 +15,7 @@ Tools (Debian bookworm): python3-scipy (SciPy 1.10.1, NumPy 1.24.2) and
 r-base-core (R 4.2.2); make_refs.R is run through Rscript for the R columns.
 
     apt-get install -y python3-scipy r-base-core
-    /usr/bin/python3 stages/ks/testdata/make_refs.py
+    /usr/bin/python3 stats/ks/testdata/make_refs.py
 
 Everything is deterministic: every case draws from its own
 numpy.random.default_rng(seed). The CSV files are committed so the Go tests

@@ -1,4 +1,4 @@
-# R columns for stages/ks/testdata/more_refs.csv (called by make_refs.py).
+# R columns for stats/ks/testdata/more_refs.csv (called by make_refs.py).
 #
 #   Rscript make_refs.R <samples.csv> <out.csv>
 #
