@@ -176,3 +176,28 @@ func UnitsPerSecond(unit string) (n float64, ok bool) {
 	}
 	return 1, false
 }
+
+// PowerSample is one power reading of one node (a power parser's record).
+type PowerSample struct {
+	// T is the time in seconds.
+	T    float64
+	Node string
+	// Watts is the instantaneous power at T, or, when Mean is set, the mean
+	// power over (the node's previous sample's T, T] — what energy counters
+	// (RAPL) give.
+	Watts float64
+	Mean  bool
+	// Since is, for Mean samples, the start of the interval they cover.
+	Since float64
+}
+
+// EnergyRow (an energy stage's record) is the energy of one class on one node in one window.
+type EnergyRow struct {
+	Node       string  `json:"node"`
+	Window     int64   `json:"window"`
+	Start      float64 `json:"start"`
+	End        float64 `json:"end"`
+	Class      string  `json:"class"`
+	EnergyJ    float64 `json:"energy_j"`
+	OccupancyS float64 `json:"occupancy_s"`
+}

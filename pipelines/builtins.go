@@ -15,11 +15,9 @@ import (
 	"github.com/tracecast/tracecast/ingest/tail"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
-	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
-	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 
@@ -58,8 +56,8 @@ var recordTypes = map[string]reflect.Type{
 	"predictions": reflect.TypeFor[[]tracecast.Prediction](),
 	"verdicts":    reflect.TypeFor[[]tracecast.Verdict](),
 	"alerts":      reflect.TypeFor[[]tracecast.Alert](),
-	"energy":      reflect.TypeFor[[]energy.Row](),
-	"power":       reflect.TypeFor[[]power.Sample](),
+	"energy":      reflect.TypeFor[[]tracecast.EnergyRow](),
+	"power":       reflect.TypeFor[[]tracecast.PowerSample](),
 }
 
 func checkRecords(r string) error {
@@ -359,8 +357,8 @@ func arrowTables(timeUnit string) []arrow.Table {
 		arrow.StructTable[tracecast.Prediction]("tracecast.prediction/1", meta),
 		arrow.StructTable[tracecast.Verdict]("tracecast.verdict/1", meta),
 		arrow.StructTable[tracecast.Alert]("tracecast.alert/1", meta),
-		arrow.StructTable[energy.Row]("tracecast.energy/1", nil),
-		arrow.StructTable[power.Sample]("tracecast.power/1", nil),
+		arrow.StructTable[tracecast.EnergyRow]("tracecast.energy/1", nil),
+		arrow.StructTable[tracecast.PowerSample]("tracecast.power/1", nil),
 	}
 }
 
@@ -474,7 +472,7 @@ func newKafkaSink(env Env, o KafkaSinkOptions) (tracecast.Sink, error) {
 }
 
 // IOCallOptions are the options of an "iocall" parser: strace logs or the
-// I/O-call CSV / JSON-lines schema (docs/io.md) into []iocall.IOCall.
+// I/O-call CSV / JSON-lines schema (docs/io.md) into []tracecast.IOCall.
 type IOCallOptions struct {
 	Format       string `yaml:"format"` // strace (default), csv, jsonl
 	Lenient      bool   `yaml:"lenient"`

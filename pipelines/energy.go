@@ -15,7 +15,7 @@ import (
 )
 
 // PowerOptions are the options of a "power" parser: power-meter lines (CSV,
-// JSON lines, RAPL; see docs/energy.md) into []power.Sample.
+// JSON lines, RAPL; see docs/energy.md) into []tracecast.PowerSample.
 type PowerOptions struct {
 	Format  string `yaml:"format"` // auto (default), csv, jsonl, rapl
 	Lenient bool   `yaml:"lenient"`
@@ -91,7 +91,7 @@ type energyStage struct {
 	o       EnergyOptions
 	env     Env
 	col     *energy.Collector
-	samples []power.Sample
+	samples []tracecast.PowerSample
 	stream  string
 }
 
@@ -117,7 +117,7 @@ func (st *energyStage) Process(ctx context.Context, in tracecast.Batch, emit tra
 		} else {
 			st.col.Add(items)
 		}
-	case []power.Sample:
+	case []tracecast.PowerSample:
 		st.samples = append(st.samples, items...)
 	}
 	return nil

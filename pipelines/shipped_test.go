@@ -7,10 +7,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/tracecast/tracecast/internal/kafkatest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecast/tracecast/internal/kafkatest"
 
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 )

@@ -8,9 +8,9 @@ import (
 	"reflect"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stats/ks"
 )
 
 // PredictOptions are the options of a "predict" stage: seed 004's

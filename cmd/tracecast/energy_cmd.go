@@ -13,13 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/iotime"
-	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/stages/signal"
 	"gopkg.in/yaml.v3"
 )
@@ -215,8 +215,8 @@ func runEnergy(w io.Writer, f *energyFlags) error {
 	defer pfile.Close()
 	j := energy.NewJoiner(tls, energy.Options{Window: f.window, MaxGap: f.maxGap, Lateness: f.lateness, Offset: f.offset})
 	keep := f.out != ""
-	series := map[string][]power.Sample{}
-	pst2, err := power.Read(pfile, power.Options{Name: f.power, Format: pf, Lenient: f.lenient, Node: f.node, Metric: f.metric}, func(ss []power.Sample) error {
+	series := map[string][]tracecast.PowerSample{}
+	pst2, err := power.Read(pfile, power.Options{Name: f.power, Format: pf, Lenient: f.lenient, Node: f.node, Metric: f.metric}, func(ss []tracecast.PowerSample) error {
 		j.Add(ss)
 		if keep {
 			for _, s := range ss {
@@ -249,10 +249,10 @@ func runEnergy(w io.Writer, f *energyFlags) error {
 		return err
 	}
 	meta := map[string]string{"trace": f.trace, "power": f.power, "window_s": fmt.Sprint(f.window)}
-	if err := energyWriteArrow(filepath.Join(f.out, "energy.arrow"), arrow.StructTable[energy.Row]("tracecast.energy/1", meta), energy.Rows(res.Windows)); err != nil {
+	if err := energyWriteArrow(filepath.Join(f.out, "energy.arrow"), arrow.StructTable[tracecast.EnergyRow]("tracecast.energy/1", meta), energy.Rows(res.Windows)); err != nil {
 		return err
 	}
-	if err := energyWriteArrow(filepath.Join(f.out, "totals.arrow"), arrow.StructTable[energy.Row]("tracecast.energy/1", meta), energy.Rows(res.Totals)); err != nil {
+	if err := energyWriteArrow(filepath.Join(f.out, "totals.arrow"), arrow.StructTable[tracecast.EnergyRow]("tracecast.energy/1", meta), energy.Rows(res.Totals)); err != nil {
 		return err
 	}
 	if err := energyWriteJSON(io.Discard, filepath.Join(f.out, "model.json"), rep); err != nil {
@@ -277,7 +277,7 @@ func energyWriteArrow(path string, t arrow.Table, items any) error {
 	return sink.Close(ctx)
 }
 
-func energyDecimate(s []power.Sample, n int) []power.Sample {
+func energyDecimate(s []tracecast.PowerSample, n int) []tracecast.PowerSample {
 	if n <= 0 || len(s) <= n {
 		return s
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/tracecast/tracecast/parsers/power"
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/signal"
 	"gonum.org/v1/plot"
@@ -33,7 +33,7 @@ var nodeColors = []color.Color{
 
 // writeEnergyPlots draws energy.{png,svg} and power.{png,svg} in dir.
 // offset is power time minus trace time, seconds.
-func writeEnergyPlots(dir string, res *energy.Result, series map[string][]power.Sample, offset float64) error {
+func writeEnergyPlots(dir string, res *energy.Result, series map[string][]tracecast.PowerSample, offset float64) error {
 	bars, err := energyBars(res)
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func energyBars(res *energy.Result) (*plot.Plot, error) {
 // powerPlots are the power of every node over time and, under it, each
 // node's workers by class (stacked: compute, then comm, then other; idle
 // is the rest).
-func powerPlots(res *energy.Result, series map[string][]power.Sample, off float64) (*plot.Plot, []*plot.Plot, error) {
+func powerPlots(res *energy.Result, series map[string][]tracecast.PowerSample, off float64) (*plot.Plot, []*plot.Plot, error) {
 	top := plot.New()
 	top.Title.Text = "Power over time"
 	top.Y.Label.Text = "power (W)"

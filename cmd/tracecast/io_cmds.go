@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast/parsers/iocall"
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/models/iobench"
+	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 
@@ -39,7 +40,7 @@ func (f *ioInputFlags) bucketList() (iotime.Buckets, error) {
 }
 
 // readCalls reads a profile in any format, logging what was skipped.
-func (f *ioInputFlags) readCalls(path string, fn func(*iocall.IOCall) error) (iocall.Stats, error) {
+func (f *ioInputFlags) readCalls(path string, fn func(*tracecast.IOCall) error) (iocall.Stats, error) {
 	switch f.format {
 	case "", "strace", "csv", "jsonl":
 	default:
@@ -68,7 +69,7 @@ func (f *ioInputFlags) summarize(path string) (iotime.Summary, error) {
 		return iotime.Summary{}, err
 	}
 	agg := iotime.New(b)
-	if _, err := f.readCalls(path, func(c *iocall.IOCall) error { agg.Add(c); return nil }); err != nil {
+	if _, err := f.readCalls(path, func(c *tracecast.IOCall) error { agg.Add(c); return nil }); err != nil {
 		return iotime.Summary{}, err
 	}
 	return agg.Summary(), nil
@@ -109,14 +110,14 @@ devices are dropped unless --all-fds.`,
 				if err := cw.Write(iocall.CSVHeader); err != nil {
 					return err
 				}
-				if _, err := f.readCalls(args[0], func(c *iocall.IOCall) error { return cw.Write(iocall.CSVRecord(c)) }); err != nil {
+				if _, err := f.readCalls(args[0], func(c *tracecast.IOCall) error { return cw.Write(iocall.CSVRecord(c)) }); err != nil {
 					return err
 				}
 				cw.Flush()
 				return cw.Error()
 			case "jsonl":
 				enc := json.NewEncoder(w)
-				_, err := f.readCalls(args[0], func(c *iocall.IOCall) error { return enc.Encode(iocall.ToJSON(c)) })
+				_, err := f.readCalls(args[0], func(c *tracecast.IOCall) error { return enc.Encode(iocall.ToJSON(c)) })
 				return err
 			}
 			return usageErr(fmt.Errorf("unknown --format %q (csv or jsonl)", format))

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/sinks/arrow"
-	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/predict"
+	"github.com/tracecast/tracecast/stats/ks"
 	"golang.org/x/term"
 )
 

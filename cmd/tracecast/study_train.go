@@ -18,9 +18,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
-	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stats/surface"
 )
 

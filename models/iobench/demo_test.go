@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
@@ -77,7 +78,7 @@ func traceOnce(t *testing.T, strace, dir, script string, agg *iotime.Aggregator)
 		t.Fatal(err)
 	}
 	defer f.Close()
-	st, err := iocall.Read(f, "", iocall.Options{File: out}, func(c *iocall.IOCall) error {
+	st, err := iocall.Read(f, "", iocall.Options{File: out}, func(c *tracecast.IOCall) error {
 		if strings.HasPrefix(c.Path, prefix) && !strings.HasSuffix(c.Path, ".strace") {
 			agg.Add(c)
 		}

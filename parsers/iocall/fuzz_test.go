@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tracecast/tracecast"
 )
 
 // FuzzStrace feeds arbitrary text to the strace parser, in strict and
@@ -22,14 +24,14 @@ func FuzzStrace(f *testing.F) {
 	f.Add([]byte("[pid 3] 1.5 pread64(3<socket:[1]>, \"\\\"\", 4, 9) = -1 EIO (x) <0.000001>\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, lenient := range []bool{false, true} {
-			_, _ = Read(bytes.NewReader(in), FormatStrace, Options{Lenient: lenient, MaxLineBytes: 4096}, func(c *IOCall) error {
+			_, _ = Read(bytes.NewReader(in), FormatStrace, Options{Lenient: lenient, MaxLineBytes: 4096}, func(c *tracecast.IOCall) error {
 				if c.Dur < 0 {
 					t.Fatalf("negative duration %+v", c)
 				}
 				if Kind(c.Op) == "" {
 					t.Fatalf("unknown op %+v", c)
 				}
-				if c.Access != AccessNone && !IsData(c.Op) {
+				if c.Access != tracecast.AccessNone && !IsData(c.Op) {
 					t.Fatalf("access on a non-data call %+v", c)
 				}
 				return nil

@@ -1,7 +1,7 @@
 // Package iocall reads I/O-call streams — strace text output (`strace -f -tt
 // -T`, `-ttt`, `-y`/`-yy`, interleaved pids with <unfinished ...>/<...
 // resumed> pairs, signals and exits), or the CSV and JSON-lines schema
-// documented in docs/io.md — into typed IOCall records.
+// documented in docs/io.md — into typed tracecast.IOCall records.
 //
 // The strace reader tracks, per process, which path each file descriptor
 // names (open/openat/creat results, -y annotations, close, dup/dup2/dup3,
@@ -11,108 +11,26 @@
 package iocall
 
 import (
-	"github.com/tracecast/tracecast/parsers/lineerr"
 	"strconv"
 	"strings"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/lineerr"
 )
-
-// Access is the access pattern of a data call.
-type Access uint8
-
-// Access patterns. A data call is Random when its offset is known and differs
-// from the end of the previous data call on the same open file; otherwise it
-// is Sequential. Non-data calls have AccessNone.
-const (
-	AccessNone Access = iota
-	Sequential
-	Random
-)
-
-func (a Access) String() string {
-	switch a {
-	case Sequential:
-		return "seq"
-	case Random:
-		return "rand"
-	}
-	return "-"
-}
-
-// IOCall is one completed I/O system call.
-type IOCall struct {
-	// Time is when the call started, in seconds: since midnight for
-	// strace -tt/-t, since the epoch for -ttt, as given for CSV/JSON.
-	Time float64
-	// PID is the process (thread) id, or the MPI rank for CSV/JSON input;
-	// 0 when the strace line has no pid prefix.
-	PID int
-	// Op is the system call name as strace prints it (read, pread64, openat…).
-	Op string
-	// Path is the file the call touched, when known.
-	Path string
-	// FD is the file descriptor argument (or the one returned by
-	// open/openat/creat); -1 when none.
-	FD int
-	// Offset is the file offset at which a data call started; -1 unknown.
-	Offset int64
-	// Req is the number of bytes requested (count, or the sum of iov_len);
-	// Bytes is the number returned (-1 on error). Both are -1 for calls
-	// that move no data.
-	Req, Bytes int64
-	// Dur is the time spent in the call (strace -T), in seconds; 0 when
-	// not recorded.
-	Dur float64
-	// Err is the errno name when the call failed ("ENOENT"), else "".
-	Err string
-	// Access is the access pattern of data calls.
-	Access Access
-	// Flags are the open flags that change an open's cost (O_CREAT,
-	// O_TRUNC, O_APPEND, O_DIRECT); creat() has Create|Trunc.
-	Flags OpenFlags
-	// Line is the line of the input the call ended on.
-	Line int64
-}
-
-// OpenFlags is a set of open flags.
-type OpenFlags uint8
-
-// The open flags kept.
-const (
-	Create OpenFlags = 1 << iota
-	Trunc
-	Append
-	Direct
-)
-
-var flagNames = []string{"creat", "trunc", "append", "direct"}
-
-// String writes the set as "creat|trunc" ("" for none).
-func (f OpenFlags) String() string {
-	var b strings.Builder
-	for i, n := range flagNames {
-		if f&(1<<i) != 0 {
-			if b.Len() > 0 {
-				b.WriteByte('|')
-			}
-			b.WriteString(n)
-		}
-	}
-	return b.String()
-}
 
 // ParseOpenFlags reads "creat|trunc" or strace's "O_WRONLY|O_CREAT|O_TRUNC".
-func ParseOpenFlags(s string) (OpenFlags, bool) {
-	var f OpenFlags
+func ParseOpenFlags(s string) (tracecast.OpenFlags, bool) {
+	var f tracecast.OpenFlags
 	for _, p := range strings.Split(s, "|") {
 		switch strings.TrimPrefix(strings.ToLower(strings.TrimSpace(p)), "o_") {
 		case "creat":
-			f |= Create
+			f |= tracecast.OpenCreate
 		case "trunc":
-			f |= Trunc
+			f |= tracecast.OpenTrunc
 		case "append":
-			f |= Append
+			f |= tracecast.OpenAppend
 		case "direct":
-			f |= Direct
+			f |= tracecast.OpenDirect
 		case "", "rdonly", "wronly", "rdwr", "cloexec", "largefile", "nonblock", "excl", "noctty", "directory", "nofollow", "sync", "dsync", "noatime", "path", "tmpfile":
 		default:
 			return f, false
@@ -157,7 +75,7 @@ type Error = lineerr.Error
 // Stats counts what the parser read and, in lenient mode, what it skipped.
 type Stats struct {
 	Lines int64
-	// Calls is the number of IOCall records produced.
+	// Calls is the number of tracecast.IOCall records produced.
 	Calls int64
 	// Other counts syscall lines of calls this package ignores; Signals
 	// counts signal, exit and strace diagnostic lines.

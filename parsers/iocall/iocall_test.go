@@ -17,10 +17,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func parseString(t *testing.T, text string, opts Options) ([]IOCall, Stats, error) {
+func parseString(t *testing.T, text string, opts Options) ([]tracecast.IOCall, Stats, error) {
 	t.Helper()
-	var out []IOCall
-	st, err := Read(strings.NewReader(text), FormatStrace, opts, func(c *IOCall) error { out = append(out, *c); return nil })
+	var out []tracecast.IOCall
+	st, err := Read(strings.NewReader(text), FormatStrace, opts, func(c *tracecast.IOCall) error { out = append(out, *c); return nil })
 	return out, st, err
 }
 
@@ -28,16 +28,16 @@ func TestLines(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want []IOCall
+		want []tracecast.IOCall
 	}{
 		{"tt -y read", `100 06:07:21.316321 openat(AT_FDCWD</tmp/st>, "/lib/libc.so.6", O_RDONLY|O_CLOEXEC) = 3</usr/lib/libc.so.6> <0.000076>
 100 06:07:21.316750 read(3</usr/lib/libc.so.6>, "\177ELF"..., 832) = 832 <0.000074>
 100 06:07:21.316944 pread64(3</usr/lib/libc.so.6>, "\6\0"..., 784, 64) = 784 <0.000087>
 100 06:07:21.319787 close(3</usr/lib/libc.so.6>) = 0 <0.000074>`,
-			[]IOCall{
+			[]tracecast.IOCall{
 				{Time: 22041.316321, PID: 100, Op: "openat", Path: "/usr/lib/libc.so.6", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000076, Line: 1},
-				{Time: 22041.31675, PID: 100, Op: "read", Path: "/usr/lib/libc.so.6", FD: 3, Offset: 0, Req: 832, Bytes: 832, Dur: 0.000074, Access: Sequential, Line: 2},
-				{Time: 22041.316944, PID: 100, Op: "pread64", Path: "/usr/lib/libc.so.6", FD: 3, Offset: 64, Req: 784, Bytes: 784, Dur: 0.000087, Access: Random, Line: 3},
+				{Time: 22041.31675, PID: 100, Op: "read", Path: "/usr/lib/libc.so.6", FD: 3, Offset: 0, Req: 832, Bytes: 832, Dur: 0.000074, Access: tracecast.AccessSequential, Line: 2},
+				{Time: 22041.316944, PID: 100, Op: "pread64", Path: "/usr/lib/libc.so.6", FD: 3, Offset: 64, Req: 784, Bytes: 784, Dur: 0.000087, Access: tracecast.AccessRandom, Line: 3},
 				{Time: 22041.319787, PID: 100, Op: "close", Path: "/usr/lib/libc.so.6", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000074, Line: 4},
 			}},
 		{"ttt no -y, no pid, lseek, errno", `1795327641.405813 open("/data/f", O_RDWR|O_CREAT, 0644) = 4 <0.000010>
@@ -46,11 +46,11 @@ func TestLines(t *testing.T) {
 1795327641.406100 write(4, "abc", 3) = 3 <0.000002>
 1795327641.406200 openat(AT_FDCWD, "/nope", O_RDONLY) = -1 ENOENT (No such file or directory) <0.000003>
 1795327641.406300 fsync(4) = 0 <0.001000>`,
-			[]IOCall{
-				{Time: 1795327641.405813, Op: "open", Path: "/data/f", FD: 4, Offset: -1, Req: -1, Bytes: -1, Dur: 0.00001, Flags: Create, Line: 1},
+			[]tracecast.IOCall{
+				{Time: 1795327641.405813, Op: "open", Path: "/data/f", FD: 4, Offset: -1, Req: -1, Bytes: -1, Dur: 0.00001, Flags: tracecast.OpenCreate, Line: 1},
 				{Time: 1795327641.4059, Op: "lseek", Path: "/data/f", FD: 4, Offset: 8192, Req: -1, Bytes: -1, Dur: 0.000001, Line: 2},
-				{Time: 1795327641.406, Op: "write", Path: "/data/f", FD: 4, Offset: 8192, Req: 3, Bytes: 3, Dur: 0.000002, Access: Sequential, Line: 3},
-				{Time: 1795327641.4061, Op: "write", Path: "/data/f", FD: 4, Offset: 8195, Req: 3, Bytes: 3, Dur: 0.000002, Access: Sequential, Line: 4},
+				{Time: 1795327641.406, Op: "write", Path: "/data/f", FD: 4, Offset: 8192, Req: 3, Bytes: 3, Dur: 0.000002, Access: tracecast.AccessSequential, Line: 3},
+				{Time: 1795327641.4061, Op: "write", Path: "/data/f", FD: 4, Offset: 8195, Req: 3, Bytes: 3, Dur: 0.000002, Access: tracecast.AccessSequential, Line: 4},
 				{Time: 1795327641.4062, Op: "openat", Path: "/nope", FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000003, Err: "ENOENT", Line: 5},
 				{Time: 1795327641.4063, Op: "fsync", Path: "/data/f", FD: 4, Offset: -1, Req: -1, Bytes: -1, Dur: 0.001, Line: 6},
 			}},
@@ -64,11 +64,11 @@ func TestLines(t *testing.T) {
 +++ exited with 0 +++
 [pid 7] 10:00:00.000007 futex(0x1, FUTEX_WAIT, 0, NULL <unfinished ...>
 [pid 7] 10:00:00.000008 <... futex resumed>) = 0 <0.0001>`,
-			[]IOCall{
-				{Time: 36000.000002, PID: 8, Op: "openat", Path: "/d/b", FD: 5, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000001, Flags: Append, Line: 2},
+			[]tracecast.IOCall{
+				{Time: 36000.000002, PID: 8, Op: "openat", Path: "/d/b", FD: 5, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000001, Flags: tracecast.OpenAppend, Line: 2},
 				{Time: 36000.000001, PID: 7, Op: "openat", Path: "/d/a", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.000004, Line: 3},
-				{Time: 36000.000005, PID: 7, Op: "readv", Path: "/d/a", FD: 3, Offset: 0, Req: 4098, Bytes: 4098, Dur: 0.000001, Access: Sequential, Line: 6},
-				{Time: 36000.000004, PID: 8, Op: "write", Path: "/d/b", FD: 5, Offset: -1, Req: 2, Bytes: 2, Dur: 0.000003, Access: Sequential, Line: 7},
+				{Time: 36000.000005, PID: 7, Op: "readv", Path: "/d/a", FD: 3, Offset: 0, Req: 4098, Bytes: 4098, Dur: 0.000001, Access: tracecast.AccessSequential, Line: 6},
+				{Time: 36000.000004, PID: 8, Op: "write", Path: "/d/b", FD: 5, Offset: -1, Req: 2, Bytes: 2, Dur: 0.000003, Access: tracecast.AccessSequential, Line: 7},
 			}},
 		{"dup2 and fork share descriptions; sockets dropped", `1 0.5 openat(AT_FDCWD, "/f", O_RDONLY) = 3 <0.1>
 1 0.6 dup2(3, 7) = 7 <0.1>
@@ -78,10 +78,10 @@ func TestLines(t *testing.T) {
 1 1.0 write(4<socket:[1234]>, "x", 1) = 1 <0.1>
 1 1.1 mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, 3, 0) = 0x7f0000000000 <0.1>
 1 1.2 mmap(NULL, 4096, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7f0000000000 <0.1>`,
-			[]IOCall{
+			[]tracecast.IOCall{
 				{Time: 0.5, PID: 1, Op: "openat", Path: "/f", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.1, Line: 1},
-				{Time: 0.8, PID: 2, Op: "read", Path: "/f", FD: 7, Offset: 0, Req: 10, Bytes: 10, Dur: 0.1, Access: Sequential, Line: 4},
-				{Time: 0.9, PID: 1, Op: "read", Path: "/f", FD: 3, Offset: 10, Req: 10, Bytes: 10, Dur: 0.1, Access: Sequential, Line: 5},
+				{Time: 0.8, PID: 2, Op: "read", Path: "/f", FD: 7, Offset: 0, Req: 10, Bytes: 10, Dur: 0.1, Access: tracecast.AccessSequential, Line: 4},
+				{Time: 0.9, PID: 1, Op: "read", Path: "/f", FD: 3, Offset: 10, Req: 10, Bytes: 10, Dur: 0.1, Access: tracecast.AccessSequential, Line: 5},
 				{Time: 1.1, PID: 1, Op: "mmap", Path: "/f", FD: 3, Offset: 0, Req: 4096, Bytes: -1, Dur: 0.1, Line: 7},
 			}},
 		{"copy_file_range and sendfile", `1 0.1 openat(AT_FDCWD, "/a", O_RDONLY) = 3 <0.1>
@@ -89,12 +89,12 @@ func TestLines(t *testing.T) {
 1 0.3 copy_file_range(3</a>, NULL, 4</b>, NULL, 9223372035781033984, 0) = 3000 <0.1>
 1 0.4 sendfile(4</b>, 3</a>, [100] => [200], 100) = 100 <0.1>
 1 0.5 write(4</b>, "x", 1) = 1 <0.1>`,
-			[]IOCall{
+			[]tracecast.IOCall{
 				{Time: 0.1, PID: 1, Op: "openat", Path: "/a", FD: 3, Offset: -1, Req: -1, Bytes: -1, Dur: 0.1, Line: 1},
-				{Time: 0.2, PID: 1, Op: "openat", Path: "/b", FD: 4, Offset: -1, Req: -1, Bytes: -1, Dur: 0.1, Flags: Create | Trunc, Line: 2},
-				{Time: 0.3, PID: 1, Op: "copy_file_range", Path: "/a", FD: 3, Offset: 0, Req: 9223372035781033984, Bytes: 3000, Dur: 0.1, Access: Sequential, Line: 3},
-				{Time: 0.4, PID: 1, Op: "sendfile", Path: "/a", FD: 3, Offset: 100, Req: 100, Bytes: 100, Dur: 0.1, Access: Random, Line: 4},
-				{Time: 0.5, PID: 1, Op: "write", Path: "/b", FD: 4, Offset: 3100, Req: 1, Bytes: 1, Dur: 0.1, Access: Sequential, Line: 5},
+				{Time: 0.2, PID: 1, Op: "openat", Path: "/b", FD: 4, Offset: -1, Req: -1, Bytes: -1, Dur: 0.1, Flags: tracecast.OpenCreate | tracecast.OpenTrunc, Line: 2},
+				{Time: 0.3, PID: 1, Op: "copy_file_range", Path: "/a", FD: 3, Offset: 0, Req: 9223372035781033984, Bytes: 3000, Dur: 0.1, Access: tracecast.AccessSequential, Line: 3},
+				{Time: 0.4, PID: 1, Op: "sendfile", Path: "/a", FD: 3, Offset: 100, Req: 100, Bytes: 100, Dur: 0.1, Access: tracecast.AccessRandom, Line: 4},
+				{Time: 0.5, PID: 1, Op: "write", Path: "/b", FD: 4, Offset: 3100, Req: 1, Bytes: 1, Dur: 0.1, Access: tracecast.AccessSequential, Line: 5},
 			}},
 	}
 	for _, tt := range tests {
@@ -217,8 +217,8 @@ func TestCSVJSONRoundTrip(t *testing.T) {
 		name string
 		data []byte
 	}{{"x.csv", csvb.Bytes()}, {"x.jsonl", jb.Bytes()}} {
-		var got []IOCall
-		_, err := Read(bytes.NewReader(in.data), "", Options{File: in.name}, func(c *IOCall) error { got = append(got, *c); return nil })
+		var got []tracecast.IOCall
+		_, err := Read(bytes.NewReader(in.data), "", Options{File: in.name}, func(c *tracecast.IOCall) error { got = append(got, *c); return nil })
 		if err != nil {
 			t.Fatal(in.name, err)
 		}
@@ -234,16 +234,16 @@ func TestCSVJSONRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if f, ok := ParseOpenFlags("O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC"); !ok || f != Create|Trunc || f.String() != "creat|trunc" {
+	if f, ok := ParseOpenFlags("O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC"); !ok || f != tracecast.OpenCreate|tracecast.OpenTrunc || f.String() != "creat|trunc" {
 		t.Errorf("flags %v %v", f, ok)
 	}
 	// rank and dur aliases, bad values
-	_, err = Read(strings.NewReader("time,rank,op,bytes,dur\n1.5,3,write,10,0.1\n1.6,3,write,x,0.1\n"), "", Options{File: "a.csv"}, func(*IOCall) error { return nil })
+	_, err = Read(strings.NewReader("time,rank,op,bytes,dur\n1.5,3,write,10,0.1\n1.6,3,write,x,0.1\n"), "", Options{File: "a.csv"}, func(*tracecast.IOCall) error { return nil })
 	if err == nil || !strings.HasPrefix(err.Error(), "a.csv:3: bad bytes") {
 		t.Errorf("csv bad value: %v", err)
 	}
-	var got []IOCall
-	_, err = Read(strings.NewReader(`{"time":1,"rank":2,"op":"read","bytes":5,"offset":0,"dur":0.5}`+"\n"+`{"time":2,"op":"read","duration":-1}`+"\n"), "", Options{File: "a.jsonl", Lenient: true}, func(c *IOCall) error { got = append(got, *c); return nil })
+	var got []tracecast.IOCall
+	_, err = Read(strings.NewReader(`{"time":1,"rank":2,"op":"read","bytes":5,"offset":0,"dur":0.5}`+"\n"+`{"time":2,"op":"read","duration":-1}`+"\n"), "", Options{File: "a.jsonl", Lenient: true}, func(c *tracecast.IOCall) error { got = append(got, *c); return nil })
 	if err != nil || len(got) != 1 || got[0].PID != 2 || got[0].Dur != 0.5 || got[0].Req != 5 {
 		t.Errorf("jsonl: %v %+v", err, got)
 	}
@@ -266,8 +266,11 @@ func TestProcessor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []IOCall
-	emit := func(_ context.Context, b tracecast.Batch) error { got = append(got, b.Items.([]IOCall)...); return nil }
+	var got []tracecast.IOCall
+	emit := func(_ context.Context, b tracecast.Batch) error {
+		got = append(got, b.Items.([]tracecast.IOCall)...)
+		return nil
+	}
 	ctx := context.Background()
 	// two input batches, split in the middle of unfinished/resumed pairs
 	mid := len(lines) / 2

@@ -27,7 +27,7 @@ const (
 // LineParser is what every format's parser does: one line in, at most one
 // call out.
 type LineParser interface {
-	Line(data []byte, num int64) (IOCall, bool, error)
+	Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 	Finish()
 	Stats() Stats
 }
@@ -68,7 +68,7 @@ func Detect(name string, first []byte) Format {
 // Read parses r in the given format ("" detects it) and calls fn for each
 // I/O call. Lines longer than opts.MaxLineBytes are errors ("line too
 // long"), or skipped in lenient mode.
-func Read(r io.Reader, format Format, opts Options, fn func(*IOCall) error) (Stats, error) {
+func Read(r io.Reader, format Format, opts Options, fn func(*tracecast.IOCall) error) (Stats, error) {
 	opts.defaults()
 	br := bufio.NewReaderSize(r, 256<<10)
 	if format == "" {
@@ -147,7 +147,7 @@ func Read(r io.Reader, format Format, opts Options, fn func(*IOCall) error) (Sta
 }
 
 // ReadFile reads a whole file ("-" is standard input) into a slice.
-func ReadFile(path string, format Format, opts Options) ([]IOCall, Stats, error) {
+func ReadFile(path string, format Format, opts Options) ([]tracecast.IOCall, Stats, error) {
 	var r io.Reader = os.Stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -160,8 +160,8 @@ func ReadFile(path string, format Format, opts Options) ([]IOCall, Stats, error)
 	if opts.File == "" {
 		opts.File = path
 	}
-	var out []IOCall
-	st, err := Read(r, format, opts, func(c *IOCall) error { out = append(out, *c); return nil })
+	var out []tracecast.IOCall
+	st, err := Read(r, format, opts, func(c *tracecast.IOCall) error { out = append(out, *c); return nil })
 	return out, st, err
 }
 
@@ -171,7 +171,7 @@ func (p *Parser) skip(reason string) { p.stats.Skipped[reason]++ }
 const BatchSize = 1024
 
 // NewProcessor returns a pipeline processor that parses batches of
-// tracecast.Line into batches of []IOCall.
+// tracecast.Line into batches of []tracecast.IOCall.
 func NewProcessor(format Format, opts Options) (tracecast.Processor, error) {
 	p, err := NewFormatParser(format, opts)
 	if err != nil {
@@ -182,7 +182,7 @@ func NewProcessor(format Format, opts Options) (tracecast.Processor, error) {
 
 type processor struct {
 	p   LineParser
-	out []IOCall
+	out []tracecast.IOCall
 }
 
 func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
@@ -207,7 +207,7 @@ func (pr *processor) emit(ctx context.Context, stream string, emit tracecast.Emi
 		return nil
 	}
 	b := tracecast.Batch{Stream: stream, Items: pr.out, Watermark: pr.out[len(pr.out)-1].Time}
-	pr.out = make([]IOCall, 0, BatchSize)
+	pr.out = make([]tracecast.IOCall, 0, BatchSize)
 	return emit(ctx, b)
 }
 

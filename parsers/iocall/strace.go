@@ -3,6 +3,8 @@ package iocall
 import (
 	"bytes"
 	"math"
+
+	"github.com/tracecast/tracecast"
 )
 
 // ofile is an open file description: shared by the fds dup'ed from it and
@@ -84,9 +86,9 @@ func (p *Parser) table(pid int) *fdTable {
 // Line parses one line of strace output. It returns the completed I/O call
 // the line ends, if any. A bad line is an *Error, or counted and skipped in
 // lenient mode.
-func (p *Parser) Line(data []byte, num int64) (IOCall, bool, error) {
+func (p *Parser) Line(data []byte, num int64) (tracecast.IOCall, bool, error) {
 	p.stats.Lines++
-	var c IOCall
+	var c tracecast.IOCall
 	s := bytes.TrimRight(data, " \r\n\t")
 	if len(s) == 0 {
 		return c, false, nil
@@ -168,8 +170,8 @@ func (p *Parser) Line(data []byte, num int64) (IOCall, bool, error) {
 	return p.complete(s, name, pid, t, num)
 }
 
-func (p *Parser) resumed(s []byte, pid int, num int64) (IOCall, bool, error) {
-	var c IOCall
+func (p *Parser) resumed(s []byte, pid int, num int64) (tracecast.IOCall, bool, error) {
+	var c tracecast.IOCall
 	i := bytes.Index(s, []byte(" resumed>"))
 	if i < 5 {
 		return c, false, p.bad(num, "bad resumed", "<... without resumed>")
@@ -286,8 +288,8 @@ func opName(name []byte) string {
 }
 
 // complete handles a whole call "name(args) = ret [ERR (desc)] [<dur>]".
-func (p *Parser) complete(s, name []byte, pid int, t float64, num int64) (IOCall, bool, error) {
-	var c IOCall
+func (p *Parser) complete(s, name []byte, pid int, t float64, num int64) (tracecast.IOCall, bool, error) {
+	var c tracecast.IOCall
 	op := opName(name)
 	if op == "" {
 		p.stats.Other++
@@ -351,11 +353,11 @@ func (p *Parser) complete(s, name []byte, pid int, t float64, num int64) (IOCall
 		}
 		errno = errName(e)
 	}
-	c = IOCall{Time: t, PID: pid, Op: op, FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: dur, Err: errno, Line: num}
+	c = tracecast.IOCall{Time: t, PID: pid, Op: op, FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: dur, Err: errno, Line: num}
 	return p.apply(&c, args, ret, retPath, num)
 }
 
-func (p *Parser) apply(c *IOCall, args [][]byte, ret int64, retPath []byte, num int64) (IOCall, bool, error) {
+func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []byte, num int64) (tracecast.IOCall, bool, error) {
 	arg := func(i int) []byte {
 		if i < len(args) {
 			return args[i]
@@ -417,9 +419,9 @@ func (p *Parser) apply(c *IOCall, args [][]byte, ret int64, retPath []byte, num 
 		if ret >= 0 {
 			c.Bytes = ret
 		}
-		c.Access = Sequential
+		c.Access = tracecast.AccessSequential
 		if c.Offset >= 0 && of.last >= 0 && c.Offset != of.last {
-			c.Access = Random
+			c.Access = tracecast.AccessRandom
 		}
 		if ret >= 0 {
 			if c.Offset >= 0 {
@@ -475,9 +477,9 @@ func (p *Parser) apply(c *IOCall, args [][]byte, ret int64, retPath []byte, num 
 		if ret >= 0 {
 			c.Bytes = ret
 		}
-		c.Access = Sequential
+		c.Access = tracecast.AccessSequential
 		if c.Offset >= 0 && src.last >= 0 && c.Offset != src.last {
-			c.Access = Random
+			c.Access = tracecast.AccessRandom
 		}
 		if ret >= 0 {
 			if c.Offset >= 0 {
@@ -513,26 +515,26 @@ func (p *Parser) apply(c *IOCall, args [][]byte, ret int64, retPath []byte, num 
 		c.Path = p.intern(path)
 		c.FD = -1
 		if c.Op == "creat" {
-			c.Flags = Create | Trunc
+			c.Flags = tracecast.OpenCreate | tracecast.OpenTrunc
 		} else {
 			fl := arg(pi + 1)
 			if bytes.Contains(fl, []byte("O_CREAT")) {
-				c.Flags |= Create
+				c.Flags |= tracecast.OpenCreate
 			}
 			if bytes.Contains(fl, []byte("O_TRUNC")) {
-				c.Flags |= Trunc
+				c.Flags |= tracecast.OpenTrunc
 			}
 			if bytes.Contains(fl, []byte("O_APPEND")) {
-				c.Flags |= Append
+				c.Flags |= tracecast.OpenAppend
 			}
 			if bytes.Contains(fl, []byte("O_DIRECT")) {
-				c.Flags |= Direct
+				c.Flags |= tracecast.OpenDirect
 			}
 		}
 		if ret >= 0 {
 			c.FD = int(ret)
 			off := int64(0)
-			if c.Flags&Append != 0 {
+			if c.Flags&tracecast.OpenAppend != 0 {
 				off = -1
 			}
 			tb.fds[c.FD] = &ofile{path: c.Path, off: off, last: -1, file: isFile(c.Path)}

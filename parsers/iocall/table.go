@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tracecast/tracecast"
 )
 
 // CSVHeader is the header of the CSV schema, in the order WriteCSV uses.
@@ -36,11 +38,11 @@ type JSONCall struct {
 // per (pid, path or fd).
 type classifier struct{ last map[string]int64 }
 
-func (cl *classifier) classify(c *IOCall) {
+func (cl *classifier) classify(c *tracecast.IOCall) {
 	if !IsData(c.Op) {
 		return
 	}
-	c.Access = Sequential
+	c.Access = tracecast.AccessSequential
 	if c.Offset < 0 {
 		return
 	}
@@ -49,7 +51,7 @@ func (cl *classifier) classify(c *IOCall) {
 	}
 	key := strconv.Itoa(c.PID) + "\x00" + c.Path + "\x00" + strconv.Itoa(c.FD)
 	if l, ok := cl.last[key]; ok && l != c.Offset {
-		c.Access = Random
+		c.Access = tracecast.AccessRandom
 	}
 	n := c.Bytes
 	if n < 0 {
@@ -60,7 +62,7 @@ func (cl *classifier) classify(c *IOCall) {
 	}
 }
 
-func checkCall(c *IOCall) string {
+func checkCall(c *tracecast.IOCall) string {
 	switch {
 	case c.Op == "":
 		return "empty op"
@@ -114,9 +116,9 @@ func (p *CSVParser) intern(s string) string {
 }
 
 // Line parses one CSV line (RFC 4180 quoting within the line).
-func (p *CSVParser) Line(data []byte, num int64) (IOCall, bool, error) {
+func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error) {
 	p.stats.Lines++
-	var c IOCall
+	var c tracecast.IOCall
 	s := bytes.TrimRight(data, "\r\n")
 	if len(bytes.TrimSpace(s)) == 0 || s[0] == '#' {
 		return c, false, nil
@@ -153,10 +155,10 @@ func (p *CSVParser) Line(data []byte, num int64) (IOCall, bool, error) {
 		}
 		return ""
 	}
-	c = IOCall{FD: -1, Offset: -1, Req: -1, Bytes: -1, Line: num}
+	c = tracecast.IOCall{FD: -1, Offset: -1, Req: -1, Bytes: -1, Line: num}
 	var e error
 	if c.Time, e = strconv.ParseFloat(get("time"), 64); e != nil {
-		return IOCall{}, false, p.bad(num, "bad time", "bad time "+strconv.Quote(get("time")))
+		return tracecast.IOCall{}, false, p.bad(num, "bad time", "bad time "+strconv.Quote(get("time")))
 	}
 	c.Op = p.intern(get("op"))
 	c.Path = p.intern(get("path"))
@@ -169,7 +171,7 @@ func (p *CSVParser) Line(data []byte, num int64) (IOCall, bool, error) {
 		if v := get(f.name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
-				return IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+strconv.Quote(v))
+				return tracecast.IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+strconv.Quote(v))
 			}
 			*f.dst = n
 		}
@@ -181,7 +183,7 @@ func (p *CSVParser) Line(data []byte, num int64) (IOCall, bool, error) {
 		if v := get(f.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+strconv.Quote(v))
+				return tracecast.IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+strconv.Quote(v))
 			}
 			*f.dst = n
 		}
@@ -189,17 +191,17 @@ func (p *CSVParser) Line(data []byte, num int64) (IOCall, bool, error) {
 	if v := get("flags"); v != "" {
 		f, ok := ParseOpenFlags(v)
 		if !ok {
-			return IOCall{}, false, p.bad(num, "bad flags", "bad flags "+strconv.Quote(v))
+			return tracecast.IOCall{}, false, p.bad(num, "bad flags", "bad flags "+strconv.Quote(v))
 		}
 		c.Flags = f
 	}
 	if v := get("duration"); v != "" {
 		if c.Dur, e = strconv.ParseFloat(v, 64); e != nil {
-			return IOCall{}, false, p.bad(num, "bad duration", "bad duration "+strconv.Quote(v))
+			return tracecast.IOCall{}, false, p.bad(num, "bad duration", "bad duration "+strconv.Quote(v))
 		}
 	}
 	if r := checkCall(&c); r != "" {
-		return IOCall{}, false, p.bad(num, r, r)
+		return tracecast.IOCall{}, false, p.bad(num, r, r)
 	}
 	if c.Req < 0 && c.Bytes >= 0 {
 		c.Req = c.Bytes
@@ -231,11 +233,11 @@ func (p *JSONParser) Finish() {}
 func (p *JSONParser) skip(reason string) { p.stats.Skipped[reason]++ }
 
 // Line parses one JSON object.
-func (p *JSONParser) Line(data []byte, num int64) (IOCall, bool, error) {
+func (p *JSONParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error) {
 	p.stats.Lines++
 	s := bytes.TrimSpace(data)
 	if len(s) == 0 {
-		return IOCall{}, false, nil
+		return tracecast.IOCall{}, false, nil
 	}
 	var j JSONCall
 	bad := func(kind, reason string) error {
@@ -246,9 +248,9 @@ func (p *JSONParser) Line(data []byte, num int64) (IOCall, bool, error) {
 		return &Error{File: p.opts.File, Line: num, Kind: kind, Reason: reason}
 	}
 	if err := json.Unmarshal(s, &j); err != nil {
-		return IOCall{}, false, bad("bad json", "bad JSON: "+err.Error())
+		return tracecast.IOCall{}, false, bad("bad json", "bad JSON: "+err.Error())
 	}
-	c := IOCall{Time: j.Time, PID: j.PID, Op: j.Op, Path: j.Path, FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: j.Duration, Err: j.Err, Line: num}
+	c := tracecast.IOCall{Time: j.Time, PID: j.PID, Op: j.Op, Path: j.Path, FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: j.Duration, Err: j.Err, Line: num}
 	if j.Rank != nil {
 		c.PID = *j.Rank
 	}
@@ -264,7 +266,7 @@ func (p *JSONParser) Line(data []byte, num int64) (IOCall, bool, error) {
 	if j.Flags != "" {
 		f, ok := ParseOpenFlags(j.Flags)
 		if !ok {
-			return IOCall{}, false, bad("bad flags", "bad flags "+strconv.Quote(j.Flags))
+			return tracecast.IOCall{}, false, bad("bad flags", "bad flags "+strconv.Quote(j.Flags))
 		}
 		c.Flags = f
 	}
@@ -278,7 +280,7 @@ func (p *JSONParser) Line(data []byte, num int64) (IOCall, bool, error) {
 		c.Req = c.Bytes
 	}
 	if r := checkCall(&c); r != "" {
-		return IOCall{}, false, bad(r, r)
+		return tracecast.IOCall{}, false, bad(r, r)
 	}
 	p.cl.classify(&c)
 	p.stats.Calls++
@@ -286,14 +288,14 @@ func (p *JSONParser) Line(data []byte, num int64) (IOCall, bool, error) {
 }
 
 // CSVRecord returns the call as a CSV record in CSVHeader order.
-func CSVRecord(c *IOCall) []string {
+func CSVRecord(c *tracecast.IOCall) []string {
 	return []string{strconv.FormatFloat(c.Time, 'f', -1, 64), strconv.Itoa(c.PID), c.Op, c.Path,
 		strconv.Itoa(c.FD), strconv.FormatInt(c.Offset, 10), strconv.FormatInt(c.Req, 10),
 		strconv.FormatInt(c.Bytes, 10), strconv.FormatFloat(c.Dur, 'f', -1, 64), c.Err, c.Flags.String()}
 }
 
 // ToJSON returns the call in the JSON-lines schema.
-func ToJSON(c *IOCall) JSONCall {
+func ToJSON(c *tracecast.IOCall) JSONCall {
 	fd, off, req, n := c.FD, c.Offset, c.Req, c.Bytes
 	return JSONCall{Time: c.Time, PID: c.PID, Op: c.Op, Path: c.Path, FD: &fd, Offset: &off, Requested: &req, Bytes: &n, Duration: c.Dur, Err: c.Err, Flags: c.Flags.String()}
 }

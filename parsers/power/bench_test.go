@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/tracecast/tracecast"
 )
 
 func benchInput(format string, n int) []byte {
@@ -35,7 +37,7 @@ func BenchmarkRead(b *testing.B) {
 			b.SetBytes(int64(len(in)))
 			var total int64
 			for b.Loop() {
-				st, err := Read(bytes.NewReader(in), Options{}, func([]Sample) error { return nil })
+				st, err := Read(bytes.NewReader(in), Options{}, func([]tracecast.PowerSample) error { return nil })
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,6 +1,10 @@
 package power
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/tracecast/tracecast"
+)
 
 // fastRecord parses the common case of a JSON record without
 // encoding/json: one object of string and number values (other values,
@@ -146,7 +150,7 @@ func (rd *reader) fastRecord(b []byte, num int64) (err error, ok bool) {
 	if len(nodeB) > 0 {
 		node = rd.intern(nodeB)
 	}
-	return rd.emit(Sample{T: t, Node: node, Watts: val}), true
+	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: val}), true
 }
 
 func skipWS(b []byte, i int) int {

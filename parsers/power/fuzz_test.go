@@ -6,6 +6,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/tracecast/tracecast"
 )
 
 func FuzzRead(f *testing.F) {
@@ -22,7 +24,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, lenient bool, fm uint8) {
 		opts := Options{Lenient: lenient, Format: formats[int(fm)%len(formats)], Node: "n"}
 		var n int64
-		st, err := Read(bytes.NewReader(in), opts, func(b []Sample) error {
+		st, err := Read(bytes.NewReader(in), opts, func(b []tracecast.PowerSample) error {
 			for _, s := range b {
 				if math.IsNaN(s.T) || math.IsNaN(s.Watts) || math.IsInf(s.Watts, 0) {
 					t.Fatalf("bad sample %+v", s)
@@ -53,9 +55,9 @@ func FuzzFastJSON(f *testing.F) {
 		if bytes.IndexByte(line, '\n') >= 0 {
 			return
 		}
-		var fast, slow []Sample
+		var fast, slow []tracecast.PowerSample
 		rf := &reader{opts: Options{Node: "def", Metric: metric}, nodes: map[string]string{}, stats: Stats{Skipped: map[string]int64{}},
-			fn: func(s []Sample) error { fast = append(fast, s...); return nil }}
+			fn: func(s []tracecast.PowerSample) error { fast = append(fast, s...); return nil }}
 		err, ok := rf.fastRecord(line, 1)
 		if !ok {
 			return
@@ -64,7 +66,7 @@ func FuzzFastJSON(f *testing.F) {
 			err = rf.flush()
 		}
 		rs := &reader{opts: Options{Node: "def", Metric: metric}, nodes: map[string]string{}, stats: Stats{Skipped: map[string]int64{}},
-			fn: func(s []Sample) error { slow = append(slow, s...); return nil }}
+			fn: func(s []tracecast.PowerSample) error { slow = append(slow, s...); return nil }}
 		var rec jsonRecord
 		if jerr := json.Unmarshal(line, &rec); jerr != nil {
 			t.Fatalf("fast path accepted invalid JSON %q: %v", line, jerr)

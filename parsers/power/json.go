@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+
+	"github.com/tracecast/tracecast"
 )
 
 // jsonRecord accepts the keys of the JSON-lines format and of Kwollect.
@@ -67,7 +69,7 @@ func (rd *reader) record(rec *jsonRecord, num int64) error {
 	} else {
 		rd.nodes[node] = node
 	}
-	return rd.emit(Sample{T: t, Node: node, Watts: *v})
+	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: *v})
 }
 
 // kwollect reads a Kwollect response: a JSON array of records, or records

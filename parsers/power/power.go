@@ -23,29 +23,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/tracecast/tracecast/parsers/lineerr"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 	"unsafe"
 
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/lineerr"
+
 	"github.com/tracecast/tracecast/parsers/paje"
 )
-
-// Sample is one power reading of one node.
-type Sample struct {
-	// T is the time in seconds.
-	T    float64
-	Node string
-	// Watts is the instantaneous power at T, or, when Mean is set, the mean
-	// power over (the node's previous sample's T, T] — what energy counters
-	// (RAPL) give.
-	Watts float64
-	Mean  bool
-	// Since is, for Mean samples, the start of the interval they cover.
-	Since float64
-}
 
 // Format names an input format.
 type Format string
@@ -107,8 +95,8 @@ const BatchSize = 4096
 type reader struct {
 	opts  Options
 	stats Stats
-	batch []Sample
-	fn    func([]Sample) error
+	batch []tracecast.PowerSample
+	fn    func([]tracecast.PowerSample) error
 	nodes map[string]string
 	rapl  map[string]*raplState
 	// csv header column indexes (-1 when absent)
@@ -123,7 +111,7 @@ type raplState struct {
 
 // Read parses a power stream from r (plain or gzip) and calls fn with
 // batches of samples; fn must not keep the slice.
-func Read(r io.Reader, opts Options, fn func([]Sample) error) (Stats, error) {
+func Read(r io.Reader, opts Options, fn func([]tracecast.PowerSample) error) (Stats, error) {
 	if opts.Name == "" {
 		opts.Name = "-"
 	}
@@ -131,7 +119,7 @@ func Read(r io.Reader, opts Options, fn func([]Sample) error) (Stats, error) {
 		opts.Format = Auto
 	}
 	rd := &reader{opts: opts, fn: fn, nodes: map[string]string{}, rapl: map[string]*raplState{},
-		stats: Stats{Skipped: map[string]int64{}}, batch: make([]Sample, 0, BatchSize)}
+		stats: Stats{Skipped: map[string]int64{}}, batch: make([]tracecast.PowerSample, 0, BatchSize)}
 	in, err := paje.OpenReader(r)
 	if err != nil {
 		return rd.stats, &Error{File: opts.Name, Reason: err.Error()}
@@ -173,7 +161,7 @@ func (rd *reader) flush() error {
 	return err
 }
 
-func (rd *reader) emit(s Sample) error {
+func (rd *reader) emit(s tracecast.PowerSample) error {
 	rd.batch = append(rd.batch, s)
 	rd.stats.Samples++
 	if len(rd.batch) == BatchSize {
@@ -359,7 +347,7 @@ func (rd *reader) csvLine(b []byte, num int64) error {
 	if v < 0 {
 		return rd.bad(num, "value", "negative power "+strconv.Quote(string(get(cValue))))
 	}
-	return rd.emit(Sample{T: t, Node: node, Watts: v})
+	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: v})
 }
 
 // raplReading turns a counter reading (µJ) into the mean power since the
@@ -391,7 +379,7 @@ func (rd *reader) raplReading(num int64, t float64, node string, e, max float64)
 	w := d * 1e-6 / (t - st.t)
 	since := st.t
 	st.t, st.e = t, e
-	return rd.emit(Sample{T: t, Node: node, Watts: w, Mean: true, Since: since})
+	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: w, Mean: true, Since: since})
 }
 
 func parseFloat(b []byte) (float64, error) {

@@ -7,12 +7,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tracecast/tracecast"
 )
 
-func readAll(t *testing.T, in string, opts Options) ([]Sample, Stats, error) {
+func readAll(t *testing.T, in string, opts Options) ([]tracecast.PowerSample, Stats, error) {
 	t.Helper()
-	var out []Sample
-	st, err := Read(strings.NewReader(in), opts, func(b []Sample) error {
+	var out []tracecast.PowerSample
+	st, err := Read(strings.NewReader(in), opts, func(b []tracecast.PowerSample) error {
 		out = append(out, b...)
 		return nil
 	})
@@ -24,32 +26,32 @@ func TestFormats(t *testing.T) {
 		name string
 		in   string
 		opts Options
-		want []Sample
+		want []tracecast.PowerSample
 	}{
 		{"csv header", "time,node,watts\n0,n1,100\n0.5,n2,90.5\n1,n1,110\n", Options{},
-			[]Sample{{0, "n1", 100, false, 0}, {0.5, "n2", 90.5, false, 0}, {1, "n1", 110, false, 0}}},
+			[]tracecast.PowerSample{{T: 0, Node: "n1", Watts: 100, Mean: false, Since: 0}, {T: 0.5, Node: "n2", Watts: 90.5, Mean: false, Since: 0}, {T: 1, Node: "n1", Watts: 110, Mean: false, Since: 0}}},
 		{"csv header reordered", "# meter\nwatts,time,host\n100,0,a\n101,0.02,a\n", Options{},
-			[]Sample{{0, "a", 100, false, 0}, {0.02, "a", 101, false, 0}}},
+			[]tracecast.PowerSample{{T: 0, Node: "a", Watts: 100, Mean: false, Since: 0}, {T: 0.02, Node: "a", Watts: 101, Mean: false, Since: 0}}},
 		{"csv no header", "0,n1,100\r\n1,n1,120\r\n", Options{},
-			[]Sample{{0, "n1", 100, false, 0}, {1, "n1", 120, false, 0}}},
+			[]tracecast.PowerSample{{T: 0, Node: "n1", Watts: 100, Mean: false, Since: 0}, {T: 1, Node: "n1", Watts: 120, Mean: false, Since: 0}}},
 		{"csv two columns", "0,100\n1,120", Options{Node: "solo"},
-			[]Sample{{0, "solo", 100, false, 0}, {1, "solo", 120, false, 0}}},
+			[]tracecast.PowerSample{{T: 0, Node: "solo", Watts: 100, Mean: false, Since: 0}, {T: 1, Node: "solo", Watts: 120, Mean: false, Since: 0}}},
 		{"csv rfc3339", "time,node,watts\n1970-01-01T00:00:10Z,n,5\n1970-01-01T00:00:10.5+00:00,n,6\n", Options{},
-			[]Sample{{10, "n", 5, false, 0}, {10.5, "n", 6, false, 0}}},
+			[]tracecast.PowerSample{{T: 10, Node: "n", Watts: 5, Mean: false, Since: 0}, {T: 10.5, Node: "n", Watts: 6, Mean: false, Since: 0}}},
 		{"jsonl", `{"time":1,"node":"a","watts":50}` + "\n" + `{"time":"1970-01-01T00:00:02Z","node":"a","watts":60}` + "\n", Options{},
-			[]Sample{{1, "a", 50, false, 0}, {2, "a", 60, false, 0}}},
+			[]tracecast.PowerSample{{T: 1, Node: "a", Watts: 50, Mean: false, Since: 0}, {T: 2, Node: "a", Watts: 60, Mean: false, Since: 0}}},
 		{"kwollect array", `[{"timestamp":"2025-07-21T16:15:31+02:00","device_id":"taurus-7","metric_id":"wattmetre_power_watt","value":131.7,"labels":{"_device_orig":"wattmetre1-port6"}},
  {"timestamp":1753107332.5,"device_id":"taurus-7","metric_id":"wattmetre_power_watt","value":130},
  {"timestamp":1753107332.5,"device_id":"taurus-7","metric_id":"bmc_node_power_watt","value":140}]`,
 			Options{Format: Kwollect, Metric: "wattmetre_power_watt"},
-			[]Sample{{1753107331, "taurus-7", 131.7, false, 0}, {1753107332.5, "taurus-7", 130, false, 0}}},
+			[]tracecast.PowerSample{{T: 1753107331, Node: "taurus-7", Watts: 131.7, Mean: false, Since: 0}, {T: 1753107332.5, Node: "taurus-7", Watts: 130, Mean: false, Since: 0}}},
 		{"kwollect array auto", "\n [{\"timestamp\":5,\"device_id\":\"x\",\"metric_id\":\"m\",\"value\":1}]", Options{},
-			[]Sample{{5, "x", 1, false, 0}}},
+			[]tracecast.PowerSample{{T: 5, Node: "x", Watts: 1, Mean: false, Since: 0}}},
 		{"kwollect lines auto", `{"timestamp":5,"device_id":"x","metric_id":"m","value":1}` + "\n", Options{},
-			[]Sample{{5, "x", 1, false, 0}}},
+			[]tracecast.PowerSample{{T: 5, Node: "x", Watts: 1, Mean: false, Since: 0}}},
 		// 1 J over 1 s = 1 W; then a wrap at 10 J: 9.5 → 0.5 is 1 J over 0.5 s.
 		{"rapl wrap", "time,node,energy_uj,max_energy_range_uj\n0,p0,8500000,10000000\n1,p0,9500000,10000000\n1.5,p0,500000,10000000\n", Options{},
-			[]Sample{{1, "p0", 1, true, 0}, {1.5, "p0", 2, true, 1}}},
+			[]tracecast.PowerSample{{T: 1, Node: "p0", Watts: 1, Mean: true, Since: 0}, {T: 1.5, Node: "p0", Watts: 2, Mean: true, Since: 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +80,7 @@ func TestRAPLWrapAndUnknownRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Sample{{1, "pkg", 2, true, 0}, {3, "pkg", 3, true, 2}, {4, "pkg", (4e6 - 3000050 + 1e6) * 1e-6, true, 3}}
+	want := []tracecast.PowerSample{{T: 1, Node: "pkg", Watts: 2, Mean: true, Since: 0}, {T: 3, Node: "pkg", Watts: 3, Mean: true, Since: 2}, {T: 4, Node: "pkg", Watts: (4e6 - 3000050 + 1e6) * 1e-6, Mean: true, Since: 3}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
@@ -145,7 +147,7 @@ func TestGzipAndBatches(t *testing.T) {
 	zw.Write(raw.Bytes())
 	zw.Close()
 	var n, batches int
-	st, err := Read(&gz, Options{}, func(b []Sample) error {
+	st, err := Read(&gz, Options{}, func(b []tracecast.PowerSample) error {
 		n += len(b)
 		batches++
 		if len(b) > BatchSize {

@@ -9,7 +9,7 @@ import (
 )
 
 // NewProcessor returns a pipeline processor that parses batches of lines
-// ([]tracecast.Line) of one power stream into batches of samples ([]Sample
+// ([]tracecast.Line) of one power stream into batches of samples ([]tracecast.PowerSample
 // items): the line formats, CSV, JSON lines and RAPL (Auto guesses from the
 // first line). Kwollect's answer is one JSON document, not a line stream: a
 // stream of its records (one JSON object per line) is JSON lines.
@@ -40,7 +40,7 @@ func (p *processor) Process(ctx context.Context, in tracecast.Batch, emit tracec
 	p.stream = in.Stream
 	// Samples go out in a fresh slice per batch: downstream may keep it.
 	p.rd.batch = nil
-	p.rd.fn = func(ss []Sample) error {
+	p.rd.fn = func(ss []tracecast.PowerSample) error {
 		err := emit(ctx, tracecast.Batch{Stream: in.Stream, Items: ss})
 		p.rd.batch = nil
 		return err

@@ -23,21 +23,19 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/sinks/arrow"
-	"github.com/tracecast/tracecast/stages/energy"
 )
 
 // Schemas names the versioned schema of each record type.
 var Schemas = map[reflect.Type]string{
-	reflect.TypeFor[tracecast.Prediction](): "tracecast.prediction/1",
-	reflect.TypeFor[tracecast.Verdict]():    "tracecast.verdict/1",
-	reflect.TypeFor[tracecast.Alert]():      "tracecast.alert/1",
-	reflect.TypeFor[tracecast.Window]():     "tracecast.window/1",
-	reflect.TypeFor[tracecast.Sample]():     "tracecast.signal/1",
-	reflect.TypeFor[tracecast.Entity]():     "tracecast.entity/1",
-	reflect.TypeFor[energy.Row]():           "tracecast.energy/1",
-	reflect.TypeFor[power.Sample]():         "tracecast.power/1",
+	reflect.TypeFor[tracecast.Prediction]():  "tracecast.prediction/1",
+	reflect.TypeFor[tracecast.Verdict]():     "tracecast.verdict/1",
+	reflect.TypeFor[tracecast.Alert]():       "tracecast.alert/1",
+	reflect.TypeFor[tracecast.Window]():      "tracecast.window/1",
+	reflect.TypeFor[tracecast.Sample]():      "tracecast.signal/1",
+	reflect.TypeFor[tracecast.Entity]():      "tracecast.entity/1",
+	reflect.TypeFor[tracecast.EnergyRow]():   "tracecast.energy/1",
+	reflect.TypeFor[tracecast.PowerSample](): "tracecast.power/1",
 }
 
 // Options configure a Sink.

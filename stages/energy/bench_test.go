@@ -3,6 +3,7 @@ package energy
 import (
 	"testing"
 
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/power"
 )
 
@@ -12,17 +13,17 @@ import (
 func BenchmarkJoin(b *testing.B) {
 	tls := demoTimelines(b, nil)
 	tl := tls[DefaultNode]
-	var ss []power.Sample
+	var ss []tracecast.PowerSample
 	for t := tl.T0; t <= tl.End; t += 1e-5 {
-		ss = append(ss, power.Sample{T: t, Node: DefaultNode, Watts: 100 + float64(len(ss)%50)})
+		ss = append(ss, tracecast.PowerSample{T: t, Node: DefaultNode, Watts: 100 + float64(len(ss)%50)})
 	}
-	swapped := append([]power.Sample(nil), ss...)
+	swapped := append([]tracecast.PowerSample(nil), ss...)
 	for k := 0; k+1 < len(swapped); k += 2 {
 		swapped[k], swapped[k+1] = swapped[k+1], swapped[k]
 	}
 	for _, bc := range []struct {
 		name     string
-		in       []power.Sample
+		in       []tracecast.PowerSample
 		lateness float64
 	}{{"ordered", ss, 0}, {"late", swapped, 2e-5}} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -36,7 +36,6 @@ import (
 	"sort"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/stages/signal"
 )
@@ -261,17 +260,6 @@ type Options struct {
 	Offset float64
 }
 
-// Row is the energy of one class on one node in one window.
-type Row struct {
-	Node       string  `json:"node"`
-	Window     int64   `json:"window"`
-	Start      float64 `json:"start"`
-	End        float64 `json:"end"`
-	Class      string  `json:"class"`
-	EnergyJ    float64 `json:"energy_j"`
-	OccupancyS float64 `json:"occupancy_s"`
-}
-
 // NodeWindow sums one node's window over classes.
 type NodeWindow struct {
 	Node   string  `json:"node"`
@@ -307,10 +295,10 @@ type Stats struct {
 
 type nodeState struct {
 	tl      *Timeline
-	buf     []power.Sample // sorted by T, within Lateness of maxT
+	buf     []tracecast.PowerSample // sorted by T, within Lateness of maxT
 	maxT    float64
 	have    bool
-	prev    power.Sample
+	prev    tracecast.PowerSample
 	step    int
 	windows map[int64]*NodeWindow
 	total   NodeWindow
@@ -341,7 +329,7 @@ func NewJoiner(tls map[string]*Timeline, opts Options) *Joiner {
 }
 
 // Add takes a batch of samples (any order across nodes).
-func (j *Joiner) Add(samples []power.Sample) {
+func (j *Joiner) Add(samples []tracecast.PowerSample) {
 	for _, s := range samples {
 		j.stats.Samples++
 		ns := j.nodes[s.Node]
@@ -357,7 +345,7 @@ func (j *Joiner) Add(samples []power.Sample) {
 		}
 		// Insert in order (the buffer is short: within Lateness).
 		i := sort.Search(len(ns.buf), func(i int) bool { return ns.buf[i].T > s.T })
-		ns.buf = append(ns.buf, power.Sample{})
+		ns.buf = append(ns.buf, tracecast.PowerSample{})
 		copy(ns.buf[i+1:], ns.buf[i:])
 		ns.buf[i] = s
 		j.buffered++
@@ -379,7 +367,7 @@ func (j *Joiner) Add(samples []power.Sample) {
 }
 
 // consume integrates from the node's previous sample to s.
-func (j *Joiner) consume(ns *nodeState, s power.Sample) {
+func (j *Joiner) consume(ns *nodeState, s tracecast.PowerSample) {
 	if s.Mean {
 		s.Since -= j.opts.Offset
 		if !ns.have || ns.prev.T != s.Since {
@@ -388,7 +376,7 @@ func (j *Joiner) consume(ns *nodeState, s power.Sample) {
 			if ns.have {
 				j.gap(ns, ns.prev.T, s.Since)
 			}
-			ns.prev, ns.have = power.Sample{T: s.Since, Node: s.Node, Watts: s.Watts}, true
+			ns.prev, ns.have = tracecast.PowerSample{T: s.Since, Node: s.Node, Watts: s.Watts}, true
 		}
 	}
 	if !ns.have {
@@ -586,11 +574,11 @@ func Totals(ws []NodeWindow, tls map[string]*Timeline) []NodeWindow {
 }
 
 // Rows flattens windows into node × class × window rows.
-func Rows(ws []NodeWindow) []Row {
-	out := make([]Row, 0, len(ws)*NumClasses)
+func Rows(ws []NodeWindow) []tracecast.EnergyRow {
+	out := make([]tracecast.EnergyRow, 0, len(ws)*NumClasses)
 	for _, w := range ws {
 		for c := range NumClasses {
-			out = append(out, Row{Node: w.Node, Window: w.Window, Start: w.Start, End: w.End,
+			out = append(out, tracecast.EnergyRow{Node: w.Node, Window: w.Window, Start: w.Start, End: w.End,
 				Class: ClassName(signal.Class(c)), EnergyJ: w.ClassEnergy[c], OccupancyS: w.Occupancy[c]})
 		}
 	}

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
-	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
@@ -212,7 +212,7 @@ func join(t *testing.T, file string, popts power.Options, opts Options, mapping 
 	defer f.Close()
 	j := NewJoiner(tls, opts)
 	popts.Name = file
-	if _, err := power.Read(f, popts, func(s []power.Sample) error { j.Add(s); return nil }); err != nil {
+	if _, err := power.Read(f, popts, func(s []tracecast.PowerSample) error { j.Add(s); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	return j.Finish()
@@ -347,24 +347,24 @@ func TestGaps(t *testing.T) {
 // in-order ones; later ones are dropped and counted; memory stays bounded.
 func TestLateness(t *testing.T) {
 	tl := &Timeline{Node: "n", R: 1, T0: 0, End: 10, Steps: []signal.Step{{T: 0, Count: [NumClasses]int32{1, 0, 0, 0}}, {T: 5, Count: [NumClasses]int32{0, 1, 0, 0}}}}
-	var in []power.Sample
+	var in []tracecast.PowerSample
 	for k := range 101 {
 		w := 100.0
 		if float64(k)*0.1 >= 5 {
 			w = 150
 		}
-		in = append(in, power.Sample{T: float64(k) * 0.1, Node: "n", Watts: w})
+		in = append(in, tracecast.PowerSample{T: float64(k) * 0.1, Node: "n", Watts: w})
 	}
 	// Swap neighbours: each is at most 0.1 s late.
-	shuffled := append([]power.Sample(nil), in...)
+	shuffled := append([]tracecast.PowerSample(nil), in...)
 	for k := 0; k+1 < len(shuffled); k += 2 {
 		shuffled[k], shuffled[k+1] = shuffled[k+1], shuffled[k]
 	}
-	shuffled = append(shuffled, power.Sample{T: 0.05, Node: "n", Watts: 1e6}, power.Sample{T: 1, Node: "other", Watts: 1})
+	shuffled = append(shuffled, tracecast.PowerSample{T: 0.05, Node: "n", Watts: 1e6}, tracecast.PowerSample{T: 1, Node: "other", Watts: 1})
 	j := NewJoiner(map[string]*Timeline{"n": tl}, Options{Window: 1, Lateness: 0.15})
 	var early int
 	for _, s := range shuffled {
-		j.Add([]power.Sample{s})
+		j.Add([]tracecast.PowerSample{s})
 		early += len(j.TakeWindows())
 	}
 	res := j.Finish()
@@ -392,9 +392,9 @@ func TestMapping(t *testing.T) {
 		t.Fatalf("timelines %v", tls)
 	}
 	j := NewJoiner(tls, Options{})
-	var ss []power.Sample
+	var ss []tracecast.PowerSample
 	for k := 0; k <= 800; k++ {
-		ss = append(ss, power.Sample{T: float64(k) * 0.01, Node: "a", Watts: 10}, power.Sample{T: float64(k) * 0.01, Node: "b", Watts: 20})
+		ss = append(ss, tracecast.PowerSample{T: float64(k) * 0.01, Node: "a", Watts: 10}, tracecast.PowerSample{T: float64(k) * 0.01, Node: "b", Watts: 20})
 	}
 	j.Add(ss)
 	res := j.Finish()
@@ -413,7 +413,7 @@ func TestMapping(t *testing.T) {
 func TestNegativeTimesAndOffset(t *testing.T) {
 	tl := &Timeline{Node: "n", R: 2, T0: -4, End: -1, Steps: []signal.Step{{T: -4, Count: [NumClasses]int32{0, 2, 0, 0}}}}
 	j := NewJoiner(map[string]*Timeline{"n": tl}, Options{Offset: 100})
-	j.Add([]power.Sample{{T: 95, Node: "n", Watts: 10}, {T: 97, Node: "n", Watts: 10}, {T: 99.5, Node: "n", Watts: 10}, {T: 99.5, Node: "n", Watts: 5}})
+	j.Add([]tracecast.PowerSample{{T: 95, Node: "n", Watts: 10}, {T: 97, Node: "n", Watts: 10}, {T: 99.5, Node: "n", Watts: 10}, {T: 99.5, Node: "n", Watts: 5}})
 	res := j.Finish()
 	if res.Stats.Late != 1 || math.Abs(res.Totals[0].EnergyJ-30) > 1e-9 || math.Abs(res.Totals[0].ClassEnergy[signal.Compute]-30) > 1e-9 {
 		t.Errorf("stats %+v totals %+v", res.Stats, res.Totals)
@@ -477,9 +477,9 @@ func TestStorageFromIO(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := NewJoiner(tls, Options{})
-	var ss []power.Sample
+	var ss []tracecast.PowerSample
 	for k := 0; k <= 400; k++ {
-		ss = append(ss, power.Sample{T: float64(k) * 0.01, Node: "n", Watts: 30})
+		ss = append(ss, tracecast.PowerSample{T: float64(k) * 0.01, Node: "n", Watts: 30})
 	}
 	j.Add(ss)
 	res := j.Finish()

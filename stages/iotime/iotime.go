@@ -121,12 +121,12 @@ func ParseKey(k string) (Category, bool) {
 
 // Categorize returns the category of a call; false for ops of no kind and
 // failed calls.
-func (b Buckets) Categorize(c *iocall.IOCall) (Category, bool) {
+func (b Buckets) Categorize(c *tracecast.IOCall) (Category, bool) {
 	k := iocall.Kind(c.Op)
 	if k == "" || c.Err != "" {
 		return Category{}, false
 	}
-	if k == "open" && c.Flags&(iocall.Create|iocall.Trunc) != 0 {
+	if k == "open" && c.Flags&(tracecast.OpenCreate|tracecast.OpenTrunc) != 0 {
 		k = "create" // creating or truncating: allocation and journal work
 	}
 	if k == "sync" && c.Op == "fdatasync" {
@@ -143,8 +143,8 @@ func (b Buckets) Categorize(c *iocall.IOCall) (Category, bool) {
 		size = 0
 	}
 	acc := c.Access
-	if acc == iocall.AccessNone {
-		acc = iocall.Sequential
+	if acc == tracecast.AccessNone {
+		acc = tracecast.AccessSequential
 	}
 	return Category{Op: k, Bucket: b.Name(b.Index(size)), Access: acc.String()}, true
 }
@@ -176,7 +176,7 @@ type Stat struct {
 	size  float64
 }
 
-func (s *Stat) add(c *iocall.IOCall, gap float64, sz int64) {
+func (s *Stat) add(c *tracecast.IOCall, gap float64, sz int64) {
 	s.Calls++
 	if c.Bytes > 0 {
 		s.Bytes += c.Bytes
@@ -257,7 +257,7 @@ func New(b Buckets) *Aggregator {
 
 // Add accounts for one call; it returns its category and false when the
 // call is not categorised (unknown op or failed call).
-func (a *Aggregator) Add(c *iocall.IOCall) (Category, bool) {
+func (a *Aggregator) Add(c *tracecast.IOCall) (Category, bool) {
 	cat, ok := a.b.Categorize(c)
 	if !ok {
 		return cat, false
@@ -284,7 +284,7 @@ func (a *Aggregator) Add(c *iocall.IOCall) (Category, bool) {
 		// the bytes a truncating open frees: what was written since the
 		// file's previous creation
 		sz = 0
-		if c.Flags&iocall.Trunc != 0 {
+		if c.Flags&tracecast.OpenTrunc != 0 {
 			sz = a.written[c.Path]
 		}
 		delete(a.written, c.Path)
@@ -352,12 +352,12 @@ func (a *Aggregator) Summary() Summary {
 
 // State returns the "in I/O" state interval of a call: container "pid N",
 // type "IO State", value the operation kind, [Time, Time+Dur].
-func State(c *iocall.IOCall) tracecast.Entity {
+func State(c *tracecast.IOCall) tracecast.Entity {
 	return tracecast.Entity{Nature: tracecast.NatureState, Container: "pid " + strconv.Itoa(c.PID), Type: StateType,
 		Start: c.Time, End: c.Time + c.Dur, Value: iocall.Kind(c.Op)}
 }
 
-// Processor is a pipeline stage: batches of []iocall.IOCall in, batches of
+// Processor is a pipeline stage: batches of []tracecast.IOCall in, batches of
 // "in I/O" state records ([]tracecast.Entity) out; Summary gives the
 // breakdown of what went through.
 type Processor struct{ agg *Aggregator }
@@ -367,7 +367,7 @@ func NewProcessor(b Buckets) *Processor { return &Processor{agg: New(b)} }
 
 // Process emits one state per categorised call.
 func (p *Processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
-	calls, ok := in.Items.([]iocall.IOCall)
+	calls, ok := in.Items.([]tracecast.IOCall)
 	if !ok {
 		return fmt.Errorf("iotime: expects I/O calls, got %T", in.Items)
 	}

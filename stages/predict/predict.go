@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stats/ks"
 )
 
 // Query is "class >= count" or "class >= percent% of R".

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stats/ks"
 )
 
 func TestParseQuery(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stats/ks"
 )
 
 // Options are the prediction phase's settings.
