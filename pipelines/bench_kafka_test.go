@@ -11,6 +11,8 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/study/synth"
 )
 
@@ -76,9 +78,9 @@ func benchIngest(b *testing.B, addr string, group *atomic.Int64, stages string, 
 	b.ReportAllocs()
 	for b.Loop() {
 		sink := &countSink{want: entities, done: make(chan struct{})}
-		r := Builtins()
-		RegisterSink(r, "count", nil, func(Env, struct{}) (tracecast.Sink, error) { return sink, nil })
-		RegisterSink(r, "drop", nil, func(Env, struct{}) (tracecast.Sink, error) { return &countSink{}, nil })
+		r := builtin.Registry()
+		component.RegisterSink(r, "count", "", nil, func(component.Env, struct{}) (tracecast.Sink, error) { return sink, nil })
+		component.RegisterSink(r, "drop", "", nil, func(component.Env, struct{}) (tracecast.Sink, error) { return &countSink{}, nil })
 		cfg, err := Parse(fmt.Appendf(nil, `version: 1
 name: ingest
 settings: {status_interval: 0s}

@@ -41,6 +41,9 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/stages/predict"
 )
 
 // liveBench are the knobs of the measured pipeline: live-tail.yaml's
@@ -99,16 +102,16 @@ func (lb liveBench) fromEnv(tb testing.TB) liveBench {
 const liveBenchTrace = "bench" // the trace id in the records (so in the ids)
 
 // predictOptions is the live predict stage of live-tail.yaml.
-func (lb liveBench) predictOptions() PredictOptions {
-	o := DefaultPredictOptions()
+func (lb liveBench) predictOptions() predict.StageConfig {
+	o := predict.DefaultStageConfig()
 	o.Live, o.Rules, o.Period, o.Window = true, "starpu", 1, 100
 	o.Queries = lb.Queries
 	o.IdleThreshold, o.RegimeMisses, o.TimeUnit, o.Trace = 0.8, 3, "ms", liveBenchTrace
 	return o
 }
 
-func (lb liveBench) pajeOptions() PajeOptions {
-	o := DefaultPajeOptions()
+func (lb liveBench) pajeOptions() paje.ParserConfig {
+	o := paje.DefaultParserConfig()
 	o.TimeUnit = "ms"
 	return o
 }
@@ -183,7 +186,7 @@ type feeder struct {
 }
 
 func newFeeder(lb liveBench, eager bool) (*feeder, error) {
-	env := Env{Pipeline: "bench-live", Logger: zerolog.Nop(), Stream: liveBenchTrace}
+	env := component.Env{Pipeline: "bench-live", Logger: zerolog.Nop(), Stream: liveBenchTrace}
 	f := &feeder{}
 	var err error
 	if eager {
@@ -191,13 +194,13 @@ func newFeeder(lb liveBench, eager bool) (*feeder, error) {
 		po.Name, po.TimeUnit = liveBenchTrace, lb.pajeOptions().TimeUnit
 		f.raw = paje.NewParser(po)
 	} else {
-		p, err := newPajeParser(env, lb.pajeOptions())
+		p, err := buildBuiltin[*component.Parser](component.KindParser, "paje", env, lb.pajeOptions())
 		if err != nil {
 			return nil, err
 		}
 		f.proc = p
 	}
-	if f.stage, err = newPredictStage(env, lb.predictOptions()); err != nil {
+	if f.stage, err = buildBuiltin[tracecast.Processor](component.KindStage, "predict", env, lb.predictOptions()); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -680,11 +683,11 @@ func TestLiveLatencyAttribution(t *testing.T) {
 	}
 
 	// The same predictions as the offline stage on the finished trace.
-	off, err := newPredictStage(Env{Logger: zerolog.Nop()}, func() PredictOptions { o := lb.predictOptions(); o.Live = false; return o }())
+	off, err := buildBuiltin[tracecast.Processor](component.KindStage, "predict", component.Env{Logger: zerolog.Nop()}, func() predict.StageConfig { o := lb.predictOptions(); o.Live = false; return o }())
 	if err != nil {
 		t.Fatal(err)
 	}
-	parser, err := newPajeParser(Env{Logger: zerolog.Nop(), Stream: liveBenchTrace}, lb.pajeOptions())
+	parser, err := buildBuiltin[*component.Parser](component.KindParser, "paje", component.Env{Logger: zerolog.Nop(), Stream: liveBenchTrace}, lb.pajeOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -747,4 +750,19 @@ func raceEnabled() bool {
 		}
 	}
 	return false
+}
+
+// buildBuiltin constructs a built-in component from its config, as the
+// runtime does.
+func buildBuiltin[T any, O any](kind component.Kind, name string, env component.Env, opts O) (T, error) {
+	var zero T
+	e, ok := builtin.Registry().Lookup(kind, name)
+	if !ok {
+		return zero, fmt.Errorf("no %s %q", kind, name)
+	}
+	v, err := e.Build(env, &opts)
+	if err != nil {
+		return zero, err
+	}
+	return v.(T), nil
 }

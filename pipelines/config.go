@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracecast/tracecast/pipelines/component"
 	"gopkg.in/yaml.v3"
 )
 
@@ -34,23 +35,11 @@ func DefaultSettings() Settings {
 	return Settings{EdgeCapacity: 16, ShutdownTimeout: 20 * time.Second, StatusInterval: 30 * time.Second}
 }
 
-// Kind is the role of a component in the graph.
-type Kind string
-
-// The component kinds. A parser belongs to a source (it is declared under
-// it) and runs in its own goroutine right after it.
-const (
-	KindSource Kind = "source"
-	KindParser Kind = "parser"
-	KindStage  Kind = "stage"
-	KindSink   Kind = "sink"
-)
-
 // Component is one declared component. Its type-specific options stay as
 // YAML until a Registry decodes them into the type's options struct.
 type Component struct {
 	ID   string
-	Kind Kind
+	Kind component.Kind
 	Type string
 	// Inputs are the ids of the sources and stages feeding a stage or sink,
 	// in file order.
@@ -199,9 +188,9 @@ func Parse(data []byte, file string) (*Config, error) {
 		ps.add(keyLine(doc, "version"), "version", "must be 1 (got %d)", raw.Version)
 	}
 	checkSettings(ps, doc, cfg.Settings)
-	cfg.Sources = parseComponents(ps, &raw.Sources, KindSource, keyLine(doc, "sources"))
-	cfg.Stages = parseComponents(ps, &raw.Stages, KindStage, keyLine(doc, "stages"))
-	cfg.Sinks = parseComponents(ps, &raw.Sinks, KindSink, keyLine(doc, "sinks"))
+	cfg.Sources = parseComponents(ps, &raw.Sources, component.KindSource, keyLine(doc, "sources"))
+	cfg.Stages = parseComponents(ps, &raw.Stages, component.KindStage, keyLine(doc, "stages"))
+	cfg.Sinks = parseComponents(ps, &raw.Sinks, component.KindSink, keyLine(doc, "sinks"))
 	if len(ps.list) == 0 {
 		checkGraph(ps, cfg, doc)
 	}
@@ -244,17 +233,17 @@ func keyLine(m *yaml.Node, key string) int {
 var idRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 
 // sectionName maps a kind to its top-level key.
-func sectionName(k Kind) string {
+func sectionName(k component.Kind) string {
 	switch k {
-	case KindSource:
+	case component.KindSource:
 		return "sources"
-	case KindStage:
+	case component.KindStage:
 		return "stages"
 	}
 	return "sinks"
 }
 
-func parseComponents(ps *problems, section *yaml.Node, kind Kind, line int) []*Component {
+func parseComponents(ps *problems, section *yaml.Node, kind component.Kind, line int) []*Component {
 	name := sectionName(kind)
 	if section.Kind == 0 || (section.Kind == yaml.ScalarNode && section.Tag == "!!null") {
 		return nil
@@ -286,7 +275,7 @@ func parseComponents(ps *problems, section *yaml.Node, kind Kind, line int) []*C
 
 // parseComponent splits a component's mapping into the keys the runtime
 // owns (type, inputs, parser) and the type-specific options.
-func parseComponent(ps *problems, k, v *yaml.Node, kind Kind, path string) *Component {
+func parseComponent(ps *problems, k, v *yaml.Node, kind component.Kind, path string) *Component {
 	if v.Kind != yaml.MappingNode {
 		ps.add(k.Line, path, "must be a mapping with at least a type")
 		return nil
@@ -303,9 +292,9 @@ func parseComponent(ps *problems, k, v *yaml.Node, kind Kind, path string) *Comp
 				continue
 			}
 			c.Type = val.Value
-		case key.Value == "inputs" && kind != KindParser:
+		case key.Value == "inputs" && kind != component.KindParser:
 			hasInputs = true
-			if kind == KindSource {
+			if kind == component.KindSource {
 				ps.add(key.Line, path+".inputs", "sources have no inputs")
 				continue
 			}
@@ -320,12 +309,12 @@ func parseComponent(ps *problems, k, v *yaml.Node, kind Kind, path string) *Comp
 				}
 				c.Inputs = append(c.Inputs, in.Value)
 			}
-		case key.Value == "parser" && kind == KindSource:
+		case key.Value == "parser" && kind == component.KindSource:
 			if val.Kind != yaml.MappingNode {
 				ps.add(key.Line, path+".parser", "must be a mapping with at least a type, like {type: paje}")
 				continue
 			}
-			c.Parser = parseComponent(ps, key, val, KindParser, path+".parser")
+			c.Parser = parseComponent(ps, key, val, component.KindParser, path+".parser")
 			if c.Parser != nil {
 				c.Parser.ID = c.ID
 			}
@@ -336,9 +325,9 @@ func parseComponent(ps *problems, k, v *yaml.Node, kind Kind, path string) *Comp
 	if c.Type == "" && !slices.ContainsFunc(ps.list, func(p Problem) bool { return p.Path == path+".type" }) {
 		ps.add(k.Line, path, "missing type")
 	}
-	if (kind == KindStage || kind == KindSink) && !hasInputs {
+	if (kind == component.KindStage || kind == component.KindSink) && !hasInputs {
 		ps.add(k.Line, path, "missing inputs: a %s needs at least one input", kind)
-	} else if (kind == KindStage || kind == KindSink) && len(c.Inputs) == 0 && hasInputs {
+	} else if (kind == component.KindStage || kind == component.KindSink) && len(c.Inputs) == 0 && hasInputs {
 		ps.add(k.Line, path+".inputs", "must list at least one input")
 	}
 	return c
@@ -373,7 +362,7 @@ func checkGraph(ps *problems, cfg *Config, doc *yaml.Node) {
 			switch src := byID[in]; {
 			case src == nil:
 				ps.add(c.Line, c.path+".inputs", "unknown input %q (known: %s)", in, producerIDs(cfg))
-			case src.Kind == KindSink:
+			case src.Kind == component.KindSink:
 				ps.add(c.Line, c.path+".inputs", "input %q is a sink, which produces nothing", in)
 			case in == c.ID:
 				ps.add(c.Line, c.path+".inputs", "a stage cannot read its own output")

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tracecast/tracecast/ingest/file"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
 )
 
 const validYAML = `version: 1
@@ -44,7 +48,7 @@ func TestParseValid(t *testing.T) {
 	if mid := cfg.Lookup("mid"); mid == nil || strings.Join(mid.Inputs, ",") != "a,b" || mid.Line != 14 {
 		t.Errorf("mid = %+v", mid)
 	}
-	if err := testRegistry(newStore()).Check(cfg); err != nil {
+	if err := Check(testRegistry(newStore()), cfg); err != nil {
 		t.Errorf("Check: %v", err)
 	}
 	if len(cfg.Warnings) != 0 {
@@ -173,7 +177,7 @@ func TestCheckErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = testRegistry(newStore()).Check(cfg)
+			err = Check(testRegistry(newStore()), cfg)
 			var ce *ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v (%T), want a *ConfigError", err, err)
@@ -225,15 +229,15 @@ sinks:
 }
 
 func TestKnownKeysAndDefaults(t *testing.T) {
-	r := Builtins()
-	if got := strings.Join(r.Types(KindSink), ","); got != "arrow,jsonl,kafka" {
+	r := builtin.Registry()
+	if got := strings.Join(r.Types(component.KindSink), ","); got != "arrow,jsonl,kafka" {
 		t.Errorf("sink types %s", got)
 	}
-	opts, ok := r.DefaultOptions(KindSource, "file")
+	opts, ok := r.DefaultOptions(component.KindSource, "file")
 	if !ok {
 		t.Fatal("no file source")
 	}
-	if o := opts.(*FileSourceOptions); o.Speed != "max" || o.MaxLineBytes != 1<<20 || o.BatchLines != 1024 {
+	if o := opts.(*file.SourceConfig); o.Speed != "max" || o.MaxLineBytes != 1<<20 || o.BatchLines != 1024 {
 		t.Errorf("file defaults %+v", o)
 	}
 	if got := strings.Join(KnownKeys(opts), ","); got != "batch_lines,max_line_bytes,path,speed,strict_eol,time_unit" {
@@ -246,20 +250,20 @@ func TestSetOption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Builtins()
+	r := builtin.Registry()
 	a := cfg.Lookup("a")
 	a.SetOption("speed", "10x")
 	a.SetOption("batch_lines", "7")
-	p, err := r.plan(cfg)
+	p, err := makePlan(r, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := p.opts[a].(*FileSourceOptions); o.Speed != "10x" || o.BatchLines != 7 || o.Path != "x" {
+	if o := p.opts[a].(*file.SourceConfig); o.Speed != "10x" || o.BatchLines != 7 || o.Path != "x" {
 		t.Errorf("options %+v", o)
 	}
 	a.SetOption("speed", "warp")
 	a.SetOption("nope", "1")
-	err = r.Check(cfg)
+	err = Check(r, cfg)
 	if err == nil || !strings.Contains(err.Error(), `s.yaml:3: sources.a.nope: unknown key "nope"`) {
 		t.Errorf("err = %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
 )
 
 // Fake components for runtime tests. They are registered in a test registry
@@ -35,12 +37,12 @@ type genSource struct {
 	lines   atomic.Int64
 }
 
-func (g *genSource) SourceProgress() SourceProgress {
+func (g *genSource) SourceProgress() component.SourceProgress {
 	total := int64(-1)
 	if g.o.Count >= 0 {
 		total = int64(g.o.Count)
 	}
-	return SourceProgress{Read: g.lines.Load(), Total: total}
+	return component.SourceProgress{Read: g.lines.Load(), Total: total}
 }
 
 func (g *genSource) Run(ctx context.Context, emit tracecast.Emit) error {
@@ -263,10 +265,10 @@ func (s *captureSink) Close(ctx context.Context) error {
 }
 
 // testRegistry returns the built-ins plus the fakes, all reporting to st.
-func testRegistry(st *store) *Registry {
-	r := Builtins()
-	RegisterSource(r, "gen", func() genOptions { return genOptions{Count: 100, Batch: 10} },
-		func(env Env, o genOptions) (tracecast.Source, error) {
+func testRegistry(st *store) *component.Registry {
+	r := builtin.Registry()
+	component.RegisterSource(r, "gen", "", func() genOptions { return genOptions{Count: 100, Batch: 10} },
+		func(env component.Env, o genOptions) (tracecast.Source, error) {
 			o.st = st
 			g := &genSource{id: env.ID, o: o}
 			st.mu.Lock()
@@ -274,8 +276,8 @@ func testRegistry(st *store) *Registry {
 			st.mu.Unlock()
 			return g, nil
 		})
-	RegisterParser(r, "num", nil, func(env Env, o numOptions) (*Parser, error) {
-		return &Parser{
+	component.RegisterParser(r, "num", "", nil, func(env component.Env, o numOptions) (*component.Parser, error) {
+		return &component.Parser{
 			Processor: &numParser{o: o, stream: env.Stream},
 			NewTimeOf: func() func([]byte) (float64, bool) {
 				return func(line []byte) (float64, bool) {
@@ -285,10 +287,10 @@ func testRegistry(st *store) *Registry {
 			},
 		}, nil
 	})
-	RegisterStage(r, "tag", nil, func(env Env, o tagOptions) (tracecast.Processor, error) {
+	component.RegisterStage(r, "tag", "", nil, func(env component.Env, o tagOptions) (tracecast.Processor, error) {
 		return &tagStage{o: o}, nil
 	})
-	RegisterSink(r, "capture", nil, func(env Env, o captureOptions) (tracecast.Sink, error) {
+	component.RegisterSink(r, "capture", "", nil, func(env component.Env, o captureOptions) (tracecast.Sink, error) {
 		st.mu.Lock()
 		st.sinks[env.ID] = &captured{}
 		st.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"github.com/tracecast/tracecast"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/study/synth"
 )
 
@@ -137,7 +138,7 @@ func runLiveKafka(t *testing.T, addr string, want int) (map[string]string, int, 
 		if c.Type == "kafka" {
 			c.SetOption("brokers", "["+addr+"]")
 		}
-		if c.Kind == KindSource {
+		if c.Kind == component.KindSource {
 			c.SetOption("session_timeout", "2s")
 		}
 	}

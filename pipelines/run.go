@@ -16,6 +16,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/pipelines/progress"
 )
 
@@ -40,24 +42,11 @@ type InputProcessor interface {
 	ProcessInput(ctx context.Context, input string, in tracecast.Batch, emit tracecast.Emit) error
 }
 
-// SourceProgress is how far a source is through its input.
-type SourceProgress struct {
-	// Read is the number of bytes read as stored; Total the input size, or
-	// -1 when unknown.
-	Read, Total int64
-}
-
-// ProgressReporter is implemented by sources that know their progress; the
-// status line and the progress hook use it.
-type ProgressReporter interface {
-	SourceProgress() SourceProgress
-}
-
 // RunOptions tune Run. The zero value runs the built-in components, logs
 // nothing and shows no progress.
 type RunOptions struct {
-	// Registry resolves component types; nil means Builtins().
-	Registry *Registry
+	// Registry resolves component types; nil means builtin.Registry().
+	Registry *component.Registry
 	// Logger receives lifecycle, status and component logs.
 	Logger zerolog.Logger
 	// HardStop, when closed, cancels everything at once (the CLI closes it
@@ -88,9 +77,9 @@ type RunOptions struct {
 func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 	reg := opts.Registry
 	if reg == nil {
-		reg = Builtins()
+		reg = builtin.Registry()
 	}
-	p, err := reg.plan(cfg)
+	p, err := makePlan(reg, cfg)
 	if err != nil {
 		return err
 	}
@@ -104,13 +93,6 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 	return g.run(ctx, opts)
 }
 
-// Builtins returns a registry with the built-in components.
-func Builtins() *Registry {
-	r := NewRegistry()
-	RegisterBuiltins(r)
-	return r
-}
-
 // envelope is what travels on an edge: a batch and the id of its producer.
 type envelope struct {
 	from string
@@ -120,7 +102,7 @@ type envelope struct {
 // node is one goroutine of the running graph.
 type node struct {
 	id   string // component id (a parser shares its source's)
-	kind Kind
+	kind component.Kind
 	typ  string
 	log  zerolog.Logger
 
@@ -141,7 +123,7 @@ func (n *node) label() string { return fmt.Sprintf("%s %q (%s)", n.kind, n.id, n
 
 // queueName names the node's input queue in the status line.
 func (n *node) queueName() string {
-	if n.kind == KindParser {
+	if n.kind == component.KindParser {
 		return n.id + ".parser"
 	}
 	return n.id
@@ -150,7 +132,7 @@ func (n *node) queueName() string {
 type sourceInfo struct {
 	id       string
 	src, out *node // out is the parser node, or src without a parser
-	progress ProgressReporter
+	progress component.ProgressReporter
 }
 
 type graph struct {
@@ -173,8 +155,8 @@ func build(p *plan, opts RunOptions) (_ *graph, err error) {
 		nodeOf[c] = n
 		return n
 	}
-	env := func(n *node) Env {
-		return Env{Pipeline: cfg.Name, ID: n.id, Kind: n.kind, Logger: n.log}
+	env := func(n *node) component.Env {
+		return component.Env{Pipeline: cfg.Name, ID: n.id, Kind: n.kind, Logger: n.log}
 	}
 	buildErr := func(n *node, err error) error {
 		return fmt.Errorf("%s: %w", n.label(), err)
@@ -188,24 +170,24 @@ func build(p *plan, opts RunOptions) (_ *graph, err error) {
 			pn := newNode(c.Parser)
 			pe := env(pn)
 			pe.Stream = c.ID
-			if sn, ok := p.opts[c].(StreamNamer); ok && sn.StreamName() != "" {
+			if sn, ok := p.opts[c].(component.StreamNamer); ok && sn.StreamName() != "" {
 				pe.Stream = sn.StreamName()
 			}
-			v, err := p.entries[c.Parser].build(pe, p.opts[c.Parser])
-			if err == nil && (isNil(v) || v.(*Parser).Processor == nil) {
+			v, err := p.entries[c.Parser].Build(pe, p.opts[c.Parser])
+			if err == nil && (isNil(v) || v.(*component.Parser).Processor == nil) {
 				err = errors.New("constructor returned no processor")
 			}
 			if err != nil {
 				return nil, buildErr(pn, err)
 			}
-			parser := v.(*Parser)
+			parser := v.(*component.Parser)
 			pn.proc = parser
 			e.Parser = parser
 			src.outs = []*node{pn}
 			pn.pending.Store(1)
 			info.out = pn
 		}
-		v, err := p.entries[c].build(e, p.opts[c])
+		v, err := p.entries[c].Build(e, p.opts[c])
 		if err == nil && isNil(v) {
 			err = errors.New("constructor returned no source")
 		}
@@ -213,13 +195,13 @@ func build(p *plan, opts RunOptions) (_ *graph, err error) {
 			return nil, buildErr(src, err)
 		}
 		src.src = v.(tracecast.Source)
-		info.progress, _ = src.src.(ProgressReporter)
+		info.progress, _ = src.src.(component.ProgressReporter)
 		g.sources = append(g.sources, info)
 		producers[c.ID] = info.out
 	}
 	for _, c := range cfg.Stages {
 		n := newNode(c)
-		v, err := p.entries[c].build(env(n), p.opts[c])
+		v, err := p.entries[c].Build(env(n), p.opts[c])
 		if err == nil && isNil(v) {
 			err = errors.New("constructor returned no stage")
 		}
@@ -242,7 +224,7 @@ func build(p *plan, opts RunOptions) (_ *graph, err error) {
 	}()
 	for _, c := range cfg.Sinks {
 		n := newNode(c)
-		v, err := p.entries[c].build(env(n), p.opts[c])
+		v, err := p.entries[c].Build(env(n), p.opts[c])
 		if err == nil && isNil(v) {
 			err = errors.New("constructor returned no sink")
 		}
@@ -256,7 +238,7 @@ func build(p *plan, opts RunOptions) (_ *graph, err error) {
 	// Wire the edges: every consumer gets one bounded inbound channel, fed
 	// by all its producers and closed when the last of them finishes.
 	for _, n := range g.nodes {
-		if n.kind != KindSource {
+		if n.kind != component.KindSource {
 			n.in = make(chan envelope, cfg.Settings.EdgeCapacity)
 		}
 	}
@@ -447,9 +429,9 @@ func (g *graph) start(eg *errgroup.Group, n *node, srcCtx, gctx context.Context)
 			}
 		}()
 		switch n.kind {
-		case KindSource:
+		case component.KindSource:
 			return runSource(n, srcCtx, gctx)
-		case KindSink:
+		case component.KindSink:
 			return runSink(n, gctx)
 		default:
 			return runProcessor(n, gctx)
@@ -507,7 +489,7 @@ func runProcessor(n *node, ctx context.Context) error {
 // node's hold on it is released.
 func forwardControl(ctx context.Context, n *node, b tracecast.Batch, emit tracecast.Emit) error {
 	proc := n.proc
-	if p, ok := proc.(*Parser); ok {
+	if p, ok := proc.(*component.Parser); ok {
 		proc = p.Processor
 	}
 	sp, _ := proc.(tracecast.StreamProcessor)

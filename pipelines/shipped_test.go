@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
 
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 )
@@ -49,7 +51,7 @@ func TestShippedPipelines(t *testing.T) {
 						broker = kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
 					}
 					c.SetOption("brokers", "["+broker+"]")
-					if c.Kind == KindSource {
+					if c.Kind == component.KindSource {
 						// Live: the demo trace is published, then the
 						// pipeline is stopped gracefully.
 						publishTraces(t, broker, "tracecast.traces", map[string][]byte{"demo": gunzipFile(t, DemoTracePath)})
@@ -57,11 +59,11 @@ func TestShippedPipelines(t *testing.T) {
 						ctx, cancel = context.WithTimeout(ctx, 4*time.Second)
 						defer cancel()
 					}
-				case c.Kind == KindSink:
+				case c.Kind == component.KindSink:
 					if p, ok := c.Option("path"); ok && p != "-" {
 						c.SetOption("path", filepath.Join(out, c.ID+filepath.Ext(p)))
 					}
-				case c.Kind == KindSource && c.Type == "tail":
+				case c.Kind == component.KindSource && c.Type == "tail":
 					// A live pipeline never ends: follow a complete copy of
 					// the demo trace, then stop it gracefully.
 					plain := filepath.Join(out, "trace")
@@ -75,7 +77,7 @@ func TestShippedPipelines(t *testing.T) {
 					defer cancel()
 				}
 			}
-			if err := Builtins().Check(cfg); err != nil {
+			if err := Check(builtin.Registry(), cfg); err != nil {
 				t.Fatal(err)
 			}
 			if err := Run(ctx, cfg, RunOptions{}); err != nil {

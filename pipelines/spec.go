@@ -131,9 +131,3 @@ func (f SinkFunc) Write(ctx context.Context, b tracecast.Batch) error { return f
 
 // Close does nothing.
 func (f SinkFunc) Close(context.Context) error { return nil }
-
-// RegisterSinkValue registers a sink type whose every instance is s (no
-// options): how a command plugs its own consumer into a Spec.
-func RegisterSinkValue(r *Registry, name string, s tracecast.Sink) {
-	RegisterSink(r, name, nil, func(Env, struct{}) (tracecast.Sink, error) { return s, nil })
-}

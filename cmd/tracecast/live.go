@@ -12,6 +12,7 @@ import (
 
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/builtin"
 )
 
 // liveTopics are the topics the live pipelines use.
@@ -69,7 +70,7 @@ pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
 					c.SetOption("path", tracePath)
 				}
 			}
-			if err := pipelines.Builtins().Check(cfg); err != nil {
+			if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
 				return err
 			}
 			ctx, cancel := context.WithCancel(cmd.Context())

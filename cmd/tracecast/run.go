@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/progress"
 )
 
@@ -45,7 +46,7 @@ set through its source: --set trace.parser.lenient=true.`,
 						c.SetOption("speed", speed)
 					}
 				}
-				if err := pipelines.Builtins().Check(cfg); err != nil {
+				if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
 					return err
 				}
 			}
@@ -104,7 +105,7 @@ func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 			return nil, usageErr(err)
 		}
 	}
-	if err := pipelines.Builtins().Check(cfg); err != nil {
+	if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil

@@ -1,11 +1,50 @@
-// Package builtin registers tracecast's own components: one line per
-// component type, each defined (options, defaults, validation, constructor)
-// in its own package.
+// Package builtin lists tracecast's own components: one registration line
+// per component type, each defined (config, defaults, validation,
+// constructor) in its own package. Adding a component is its package plus
+// one line here.
 package builtin
 
-import "github.com/tracecast/tracecast/pipelines"
+import (
+	"github.com/tracecast/tracecast/ingest/file"
+	kafkasource "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/ingest/tail"
+	"github.com/tracecast/tracecast/parsers/iocall"
+	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/parsers/power"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/sinks/jsonl"
+	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
+	"github.com/tracecast/tracecast/stages/energy"
+	"github.com/tracecast/tracecast/stages/iotime"
+	"github.com/tracecast/tracecast/stages/predict"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+// Register registers every built-in component type.
+func Register(r *component.Registry) {
+	// Sources.
+	file.Register(r)
+	tail.Register(r)
+	kafkasource.Register(r)
+	// Parsers.
+	paje.Register(r)
+	iocall.Register(r)
+	power.Register(r)
+	// Stages.
+	signal.Register(r)
+	predict.Register(r)
+	iotime.Register(r)
+	energy.Register(r)
+	// Sinks.
+	jsonl.Register(r)
+	arrow.Register(r)
+	kafkasink.Register(r)
+}
 
 // Registry returns a new registry holding every built-in component.
-func Registry() *pipelines.Registry {
-	return pipelines.Builtins()
+func Registry() *component.Registry {
+	r := component.NewRegistry()
+	Register(r)
+	return r
 }

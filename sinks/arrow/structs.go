@@ -2,6 +2,7 @@ package arrow
 
 import (
 	"fmt"
+	"github.com/tracecast/tracecast"
 	"reflect"
 	"strings"
 	"time"
@@ -20,7 +21,12 @@ import (
 // for result records, which are few; hot record types (entities, samples)
 // have hand-written tables.
 func StructTable[T any](name string, meta map[string]string) Table {
-	rt := reflect.TypeFor[T]()
+	return structTable(reflect.TypeFor[T](), name, meta)
+}
+
+// structTable is StructTable for a struct type known at run time (a
+// tracecast.RecordType's element type).
+func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 	if rt.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("arrow.StructTable: %v is not a struct", rt))
 	}
@@ -47,7 +53,7 @@ func StructTable[T any](name string, meta map[string]string) Table {
 	}
 	md := arrow.NewMetadata(keys, values)
 	schema := arrow.NewSchema(fields, &md)
-	return NewTable(schema, func(b *array.RecordBuilder) func(*T) {
+	return &reflectTable{schema: schema, items: reflect.SliceOf(rt), bind: func(b *array.RecordBuilder) func(reflect.Value) {
 		add := make([]func(reflect.Value), len(idx))
 		for c, i := range idx {
 			switch fb := b.Field(c).(type) {
@@ -65,13 +71,64 @@ func StructTable[T any](name string, meta map[string]string) Table {
 				}
 			}
 		}
-		return func(item *T) {
-			v := reflect.ValueOf(item).Elem()
+		return func(v reflect.Value) {
 			for _, a := range add {
 				a(v)
 			}
 		}
-	})
+	}}
+}
+
+// reflectTable is a Table for a slice type known at run time.
+type reflectTable struct {
+	schema *arrow.Schema
+	items  reflect.Type
+	bind   func(b *array.RecordBuilder) func(item reflect.Value)
+}
+
+func (t *reflectTable) Schema() *arrow.Schema { return t.schema }
+
+func (t *reflectTable) ItemsType() reflect.Type { return t.items }
+
+func (t *reflectTable) encoder(b *array.RecordBuilder) func(items any) int {
+	add := t.bind(b)
+	return func(items any) int {
+		v := reflect.ValueOf(items)
+		b.Reserve(v.Len())
+		for i := range v.Len() {
+			add(v.Index(i))
+		}
+		return v.Len()
+	}
+}
+
+// RecordTables returns a table for every record type of the root registry
+// (tracecast.RecordTypes) that has an Arrow form: entities and signal
+// samples with their hand-written tables, flat structs through
+// StructTable's mapping. timeUnit ("" for none) is recorded as the
+// "time_unit" schema metadata of the trace-time record types.
+func RecordTables(timeUnit string) []Table {
+	meta := map[string]string{"time_unit": timeUnit}
+	if timeUnit == "" {
+		meta = nil
+	}
+	var out []Table
+	for _, rt := range tracecast.RecordTypes() {
+		switch rt.Items {
+		case reflect.TypeFor[[]tracecast.Entity]():
+			out = append(out, EntityTable(timeUnit))
+		case reflect.TypeFor[[]tracecast.Sample]():
+			out = append(out, SampleTable(meta))
+		case reflect.TypeFor[[]tracecast.EnergyRow](), reflect.TypeFor[[]tracecast.PowerSample]():
+			// In seconds whatever the trace's unit: no time_unit.
+			out = append(out, structTable(rt.Items.Elem(), rt.Schema, nil))
+		case reflect.TypeFor[[]tracecast.IOCall]():
+			// Access and flags are enums without an Arrow mapping yet.
+		default:
+			out = append(out, structTable(rt.Items.Elem(), rt.Schema, meta))
+		}
+	}
+	return out
 }
 
 // primitive maps a field of a basic kind to its Arrow type.

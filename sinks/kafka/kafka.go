@@ -26,18 +26,6 @@ import (
 	"github.com/tracecast/tracecast/sinks/arrow"
 )
 
-// Schemas names the versioned schema of each record type.
-var Schemas = map[reflect.Type]string{
-	reflect.TypeFor[tracecast.Prediction]():  "tracecast.prediction/1",
-	reflect.TypeFor[tracecast.Verdict]():     "tracecast.verdict/1",
-	reflect.TypeFor[tracecast.Alert]():       "tracecast.alert/1",
-	reflect.TypeFor[tracecast.Window]():      "tracecast.window/1",
-	reflect.TypeFor[tracecast.Sample]():      "tracecast.signal/1",
-	reflect.TypeFor[tracecast.Entity]():      "tracecast.entity/1",
-	reflect.TypeFor[tracecast.EnergyRow]():   "tracecast.energy/1",
-	reflect.TypeFor[tracecast.PowerSample](): "tracecast.power/1",
-}
-
 // Options configure a Sink.
 type Options struct {
 	Brokers []string
@@ -74,6 +62,9 @@ type Sink struct {
 	enc *arrow.StreamEncoder // FormatArrow
 	own *kafkago.Transport   // closed with the sink, so no connection outlives it
 	buf []kafkago.Message
+	// keys holds the trace id of each record of the batch being written
+	// (Arrow format).
+	keys []string
 }
 
 // New returns a sink; it connects on the first write.
@@ -110,30 +101,41 @@ func New(o Options) (*Sink, error) {
 	}}, nil
 }
 
-// Write publishes one message per record.
+// Write publishes one message per record (JSON), or per run of records of
+// one trace (Arrow). Schema names and trace ids come from the root record
+// registry (tracecast.RecordTypeOf), by typed code rather than reflection on
+// each record.
 func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
-	v := reflect.ValueOf(b.Items)
-	if v.Kind() != reflect.Slice || v.Len() == 0 {
-		return nil
-	}
-	schema, ok := Schemas[v.Type().Elem()]
+	rt, ok := tracecast.RecordTypeOf(b.Items)
 	if !ok {
-		return fmt.Errorf("kafka sink: no schema for %v records", v.Type().Elem())
+		return fmt.Errorf("kafka sink: no schema for %T records", b.Items)
 	}
-	s.buf = s.buf[:0]
-	if s.enc != nil {
-		if err := s.arrowMessages(v, b.Stream, schema); err != nil {
+	s.buf, s.keys = s.buf[:0], s.keys[:0]
+	err := rt.Each(b.Items, func(rec any, trace string) error {
+		if trace == "" {
+			trace = b.Stream
+		}
+		if s.enc != nil {
+			s.keys = append(s.keys, trace)
+			return nil
+		}
+		value, err := Encode(rt.Schema, rec)
+		if err != nil {
 			return err
 		}
-	} else {
-		for i := range v.Len() {
-			rec := v.Index(i)
-			value, err := Encode(schema, rec.Interface())
-			if err != nil {
-				return err
-			}
-			s.buf = append(s.buf, kafkago.Message{Key: []byte(key(rec, b.Stream)), Value: value})
+		s.buf = append(s.buf, kafkago.Message{Key: []byte(trace), Value: value})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if s.enc != nil {
+		if err := s.arrowMessages(b.Items, rt.Schema); err != nil {
+			return err
 		}
+	}
+	if len(s.buf) == 0 {
+		return nil
 	}
 	if err := s.w.WriteMessages(ctx, s.buf...); err != nil {
 		return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
@@ -141,29 +143,20 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	return nil
 }
 
-// key is a record's trace id, or the batch's stream.
-func key(rec reflect.Value, stream string) string {
-	if rec.Kind() == reflect.Struct {
-		if f := rec.FieldByName("Trace"); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
-			return f.String()
-		}
-	}
-	return stream
-}
-
-// arrowMessages queues one Arrow message per run of records of one trace.
-func (s *Sink) arrowMessages(v reflect.Value, stream, schema string) error {
-	for i := 0; i < v.Len(); {
-		k := key(v.Index(i), stream)
+// arrowMessages queues one Arrow message per run of records of one trace
+// (s.keys holds each record's trace id).
+func (s *Sink) arrowMessages(items any, schema string) error {
+	v := reflect.ValueOf(items)
+	for i := 0; i < len(s.keys); {
 		j := i + 1
-		for j < v.Len() && key(v.Index(j), stream) == k {
+		for j < len(s.keys) && s.keys[j] == s.keys[i] {
 			j++
 		}
 		value, err := s.enc.Encode(v.Slice(i, j).Interface())
 		if err != nil {
 			return fmt.Errorf("kafka sink: %w", err)
 		}
-		s.buf = append(s.buf, kafkago.Message{Key: []byte(k), Value: value, Headers: []kafkago.Header{
+		s.buf = append(s.buf, kafkago.Message{Key: []byte(s.keys[i]), Value: value, Headers: []kafkago.Header{
 			{Key: "schema", Value: []byte(schema)}, {Key: "content-type", Value: []byte(ArrowContentType)}}})
 		i = j
 	}

@@ -1,60 +1,28 @@
-package pipelines
+package energy
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"sort"
-
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/parsers/power"
-	"github.com/tracecast/tracecast/stages/energy"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stages/iotime"
 	"github.com/tracecast/tracecast/stages/signal"
+	"math"
+	"sort"
 )
 
-// PowerOptions are the options of a "power" parser: power-meter lines (CSV,
-// JSON lines, RAPL; see docs/energy.md) into []tracecast.PowerSample.
-type PowerOptions struct {
-	Format  string `yaml:"format"` // auto (default), csv, jsonl, rapl
-	Lenient bool   `yaml:"lenient"`
-	Node    string `yaml:"node"`   // node of rows without a node column
-	Metric  string `yaml:"metric"` // keep only JSON records of this metric_id
+// Register registers the "energy" stage.
+func Register(r *component.Registry) {
+	component.RegisterStage(r, "energy", "energy per node, state class and window from states and power samples", DefaultStageConfig, newStage)
 }
 
-// Validate checks the options.
-func (o *PowerOptions) Validate() error {
-	_, err := o.processor("")
-	return err
-}
-
-func (o *PowerOptions) processor(name string) (tracecast.Processor, error) {
-	f := power.Auto
-	if o.Format != "" {
-		var err error
-		if f, err = power.ParseFormat(o.Format); err != nil {
-			return nil, fmt.Errorf("format: %w", err)
-		}
-	}
-	return power.NewProcessor(power.Options{Name: name, Format: f, Lenient: o.Lenient, Node: o.Node, Metric: o.Metric})
-}
-
-func newPowerParser(env Env, o PowerOptions) (*Parser, error) {
-	return &Parser{Processor: newPerStream(0, func(stream string) (tracecast.Processor, error) {
-		if stream == "" {
-			stream = env.Stream
-		}
-		return o.processor(stream)
-	})}, nil
-}
-
-// EnergyOptions are the options of an "energy" stage: the energy of each
+// StageConfig are the options of an "energy" stage: the energy of each
 // execution state class per node, from a trace's states and a power stream
 // (see tracecast energy). Inputs: a paje parser's entities (and, for the
 // storage class, an iotime stage's "IO State" records) and a power parser's
 // samples. It integrates at the end of input: timelines need every state.
-type EnergyOptions struct {
+type StageConfig struct {
 	Rules    string            `yaml:"rules"`     // starpu (default) or smpi
 	TimeUnit string            `yaml:"time_unit"` // of the trace: s, ms (default for starpu), us, ns
 	Node     string            `yaml:"node"`      // node of unmapped workers
@@ -67,13 +35,13 @@ type EnergyOptions struct {
 	IOOffset float64           `yaml:"io_offset"` // I/O-stream time minus trace time, s
 }
 
-// DefaultEnergyOptions are the command's defaults.
-func DefaultEnergyOptions() EnergyOptions {
-	return EnergyOptions{Rules: "starpu", Node: energy.DefaultNode, Window: 1, MaxGap: 5}
+// DefaultStageConfig are the command's defaults.
+func DefaultStageConfig() StageConfig {
+	return StageConfig{Rules: "starpu", Node: DefaultNode, Window: 1, MaxGap: 5}
 }
 
 // Validate checks the options.
-func (o *EnergyOptions) Validate() error {
+func (o *StageConfig) Validate() error {
 	var errs []error
 	if _, ok := signal.Presets[o.Rules]; !ok {
 		errs = append(errs, fmt.Errorf("rules: %q is not starpu or smpi", o.Rules))
@@ -87,25 +55,25 @@ func (o *EnergyOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
-type energyStage struct {
-	o       EnergyOptions
-	env     Env
-	col     *energy.Collector
+type stage struct {
+	o       StageConfig
+	env     component.Env
+	col     *Collector
 	samples []tracecast.PowerSample
 	stream  string
 }
 
-func newEnergyStage(env Env, o EnergyOptions) (tracecast.Processor, error) {
+func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 	r := signal.Presets[o.Rules]()
 	if err := r.Compile(); err != nil {
 		return nil, err
 	}
-	col := energy.NewCollector(r, o.Map, o.Node)
+	col := NewCollector(r, o.Map, o.Node)
 	col.SetNodeType(o.NodeType)
-	return &energyStage{o: o, env: env, col: col}, nil
+	return &stage{o: o, env: env, col: col}, nil
 }
 
-func (st *energyStage) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
 	switch items := in.Items.(type) {
 	case []tracecast.Entity:
 		if st.stream == "" {
@@ -125,7 +93,7 @@ func (st *energyStage) Process(ctx context.Context, in tracecast.Batch, emit tra
 
 // Flush builds the nodes' timelines, integrates the samples and emits the
 // rows: node × class × window, then the totals (window -1).
-func (st *energyStage) Flush(ctx context.Context, emit tracecast.Emit) error {
+func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	unit := st.o.TimeUnit
 	if unit == "" {
 		unit = map[bool]string{true: "ms", false: "s"}[st.o.Rules == "starpu"]
@@ -136,7 +104,7 @@ func (st *energyStage) Flush(ctx context.Context, emit tracecast.Emit) error {
 		return err
 	}
 	sort.SliceStable(st.samples, func(i, j int) bool { return st.samples[i].T < st.samples[j].T })
-	j := energy.NewJoiner(tls, energy.Options{Window: st.o.Window, MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
+	j := NewJoiner(tls, Options{Window: st.o.Window, MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
 	j.Add(st.samples)
 	res := j.Finish()
 	if len(res.UnknownNodes) > 0 {
@@ -152,6 +120,6 @@ func (st *energyStage) Flush(ctx context.Context, emit tracecast.Emit) error {
 		total += t.EnergyJ
 	}
 	st.env.Logger.Info().Int("nodes", len(tls)).Int("samples", len(st.samples)).Float64("energy_j", math.Round(total*1000)/1000).Msg("energy")
-	rows := append(energy.Rows(res.Windows), energy.Rows(res.Totals)...)
+	rows := append(Rows(res.Windows), Rows(res.Totals)...)
 	return emit(ctx, tracecast.Batch{Stream: st.stream, Items: rows})
 }

@@ -1,4 +1,4 @@
-package pipelines
+package component
 
 import (
 	"context"
@@ -13,12 +13,12 @@ import (
 // DefaultMaxStreams bounds the traces one stage follows at once.
 const DefaultMaxStreams = 4096
 
-// perStream runs one processor per input stream, so that a stage reading
+// PerStream runs one processor per input stream, so that a stage reading
 // several traces from one topic keeps each trace's state apart (the Kafka
 // source names streams by trace id). With a single stream (a file) it is
 // the processor itself. Streams are flushed at their StreamEnd marker, or
 // in order of first appearance at the end of input.
-type perStream struct {
+type PerStream struct {
 	newProc func(stream string) (tracecast.Processor, error)
 	max     int
 	procs   map[string]tracecast.Processor
@@ -31,20 +31,21 @@ type perStream struct {
 	failed map[string]bool
 }
 
-// dropFailedStreams makes stream errors drop the stream, logged on log.
-func (ps *perStream) dropFailedStreams(log zerolog.Logger) *perStream {
+// DropFailedStreams makes stream errors drop the stream, logged on log,
+// instead of failing the pipeline.
+func (ps *PerStream) DropFailedStreams(log zerolog.Logger) *PerStream {
 	ps.drop, ps.failed = &log, map[string]bool{}
 	return ps
 }
 
-func newPerStream(max int, newProc func(stream string) (tracecast.Processor, error)) *perStream {
+func NewPerStream(max int, newProc func(stream string) (tracecast.Processor, error)) *PerStream {
 	if max <= 0 {
 		max = DefaultMaxStreams
 	}
-	return &perStream{newProc: newProc, max: max, procs: map[string]tracecast.Processor{}}
+	return &PerStream{newProc: newProc, max: max, procs: map[string]tracecast.Processor{}}
 }
 
-func (ps *perStream) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+func (ps *PerStream) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
 	if ps.failed[in.Stream] {
 		return nil
 	}
@@ -64,7 +65,7 @@ func (ps *perStream) Process(ctx context.Context, in tracecast.Batch, emit trace
 }
 
 // check applies the error policy to a stream's error.
-func (ps *perStream) check(stream string, err error) error {
+func (ps *PerStream) check(stream string, err error) error {
 	if err == nil || ps.drop == nil || ctxErr(err) {
 		return err
 	}
@@ -79,7 +80,7 @@ func ctxErr(err error) bool {
 }
 
 // Flush flushes every stream still open, in order of first appearance.
-func (ps *perStream) Flush(ctx context.Context, emit tracecast.Emit) error {
+func (ps *PerStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 	for _, s := range ps.order {
 		if p := ps.procs[s]; p != nil {
 			if err := ps.check(s, p.Flush(ctx, emit)); err != nil {
@@ -92,7 +93,7 @@ func (ps *perStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 }
 
 // EndStream flushes and forgets one stream.
-func (ps *perStream) EndStream(ctx context.Context, stream string, emit tracecast.Emit) error {
+func (ps *PerStream) EndStream(ctx context.Context, stream string, emit tracecast.Emit) error {
 	delete(ps.failed, stream)
 	p := ps.procs[stream]
 	if p == nil {
@@ -103,7 +104,7 @@ func (ps *perStream) EndStream(ctx context.Context, stream string, emit tracecas
 }
 
 // ResetStream forgets one stream, or all of them for "".
-func (ps *perStream) ResetStream(stream string) {
+func (ps *PerStream) ResetStream(stream string) {
 	if stream == "" {
 		ps.procs, ps.order = map[string]tracecast.Processor{}, nil
 		clear(ps.failed)
@@ -113,7 +114,7 @@ func (ps *perStream) ResetStream(stream string) {
 	ps.forget(stream)
 }
 
-func (ps *perStream) forget(stream string) {
+func (ps *PerStream) forget(stream string) {
 	delete(ps.procs, stream)
 	for i, s := range ps.order {
 		if s == stream {

@@ -1,21 +1,25 @@
-package pipelines
+package predict
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"reflect"
-
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/stages/predict"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stages/signal"
 	"github.com/tracecast/tracecast/stats/ks"
+	"math"
+	"reflect"
 )
 
-// PredictOptions are the options of a "predict" stage: seed 004's
+// Register registers the "predict" stage.
+func Register(r *component.Registry) {
+	component.RegisterStage(r, "predict", "seed 004's prediction phase: windows, predictions, verdicts and alerts", DefaultStageConfig, newStage)
+}
+
+// StageConfig are the options of a "predict" stage: seed 004's
 // prediction phase on the entities of one trace (see tracecast predict).
-type PredictOptions struct {
+type StageConfig struct {
 	// Rules: auto, starpu or smpi (state classes and selected containers).
 	Rules string `yaml:"rules"`
 	// Class is the class whose signal fixes the period (default idle).
@@ -45,14 +49,14 @@ type PredictOptions struct {
 	MaxStreams int `yaml:"max_streams"`
 }
 
-// DefaultPredictOptions are the command's defaults.
-func DefaultPredictOptions() PredictOptions {
-	return PredictOptions{Rules: "auto", Class: "idle", MaxSamples: 10_000_000, Queries: []string{"idle>=25%"},
-		Method: "matlab", Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3, MaxStreams: DefaultMaxStreams}
+// DefaultStageConfig are the command's defaults.
+func DefaultStageConfig() StageConfig {
+	return StageConfig{Rules: "auto", Class: "idle", MaxSamples: 10_000_000, Queries: []string{"idle>=25%"},
+		Method: "matlab", Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3, MaxStreams: component.DefaultMaxStreams}
 }
 
 // Validate checks the options.
-func (o *PredictOptions) Validate() error {
+func (o *StageConfig) Validate() error {
 	var errs []error
 	if o.Window <= 0 {
 		errs = append(errs, errors.New("window: required, a positive number of samples"))
@@ -67,7 +71,7 @@ func (o *PredictOptions) Validate() error {
 		errs = append(errs, fmt.Errorf("method: %w", err))
 	}
 	for _, q := range o.Queries {
-		if _, err := predict.ParseQuery(q, 1<<30); err != nil {
+		if _, err := ParseQuery(q, 1<<30); err != nil {
 			errs = append(errs, fmt.Errorf("queries: %w", err))
 		}
 	}
@@ -80,192 +84,50 @@ func (o *PredictOptions) Validate() error {
 	return errors.Join(errs...)
 }
 
-// signalCollector gathers the selected states of a stage's input: a signal
-// needs all of them to choose its period, so the signal and offline predict
-// stages work at the end of input (livePredict is the incremental version,
-// for a given period).
-type signalCollector struct {
-	rules    []*signal.Rules
-	builders []*signal.Builder
-	stream   string
-}
-
-func newCollector(rules string) (*signalCollector, error) {
-	c := &signalCollector{}
-	names := []string{rules}
-	if rules == "auto" {
-		names = []string{"starpu", "smpi"}
-	}
-	for _, n := range names {
-		r := signal.Presets[n]()
-		if err := r.Compile(); err != nil {
-			return nil, err
-		}
-		c.rules = append(c.rules, r)
-		c.builders = append(c.builders, signal.NewBuilder(r))
-	}
-	return c, nil
-}
-
-func (c *signalCollector) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
-	es, ok := in.Items.([]tracecast.Entity)
-	if !ok {
-		return nil // other records pass by
-	}
-	if c.stream == "" {
-		c.stream = in.Stream
-	}
-	for _, b := range c.builders {
-		b.Add(es)
-	}
-	return nil
-}
-
-// build returns the signal of the first rules that select something, its
-// period for class, and the trace's time unit.
-func (c *signalCollector) build(env Env, className string, given, minPeriod float64, maxSamples int, unit string) (*signal.Signal, *signal.Rules, float64, string, error) {
-	var firstErr error
-	for i, b := range c.builders {
-		sig, err := b.Build()
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		class, _ := signal.ParseClass(className)
-		period, why, err := sig.Period(class, given, minPeriod, maxSamples)
-		if err != nil {
-			return nil, nil, 0, "", err
-		}
-		if unit == "" {
-			unit = "s"
-			if c.rules[i].Name == "starpu" {
-				unit = "ms"
-			}
-		}
-		env.Logger.Info().Str("rules", c.rules[i].Name).Int("containers", sig.R).Float64("period", period).Str("why", why).
-			Int("samples", sig.Samples(period)).Msg("signal")
-		return sig, c.rules[i], period, unit, nil
-	}
-	return nil, nil, 0, "", firstErr
-}
-
-// SignalOptions are the options of a "signal" stage: the sampled occurrence
-// signal (see tracecast signal), as []tracecast.Sample batches.
-type SignalOptions struct {
-	Rules      string  `yaml:"rules"`
-	Class      string  `yaml:"class"`
-	Period     float64 `yaml:"period"`
-	MinPeriod  float64 `yaml:"min_period"`
-	MaxSamples int     `yaml:"max_samples"`
-}
-
-// DefaultSignalOptions are the command's defaults.
-func DefaultSignalOptions() SignalOptions {
-	return SignalOptions{Rules: "auto", Class: "idle", MaxSamples: 10_000_000}
-}
-
-// Validate checks the options.
-func (o *SignalOptions) Validate() error {
-	var errs []error
-	if _, ok := signal.Presets[o.Rules]; !ok && o.Rules != "auto" {
-		errs = append(errs, fmt.Errorf("rules: %q is not auto, starpu or smpi", o.Rules))
-	}
-	if _, err := signal.ParseClass(o.Class); err != nil {
-		errs = append(errs, fmt.Errorf("class: %w", err))
-	}
-	return errors.Join(errs...)
-}
-
-type signalStage struct {
-	*signalCollector
-	o   SignalOptions
-	env Env
-}
-
-func newSignalStage(env Env, o SignalOptions) (tracecast.Processor, error) {
-	one := func(string) (tracecast.Processor, error) {
-		c, err := newCollector(o.Rules)
-		if err != nil {
-			return nil, err
-		}
-		return &signalStage{signalCollector: c, o: o, env: env}, nil
-	}
-	if _, err := one(""); err != nil {
-		return nil, err
-	}
-	return newPerStream(0, one), nil
-}
-
-func (st *signalStage) Flush(ctx context.Context, emit tracecast.Emit) error {
-	sig, _, period, _, err := st.build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, "")
-	if err != nil {
-		return err
-	}
-	class, _ := signal.ParseClass(st.o.Class)
-	batch := make([]tracecast.Sample, 0, 8192)
-	var emitErr error
-	sig.Sample(class, period, func(k int, t float64, x int) {
-		if emitErr != nil {
-			return
-		}
-		batch = append(batch, tracecast.Sample{K: int64(k), T: t, X: int32(x)})
-		if len(batch) == cap(batch) {
-			emitErr = emit(ctx, tracecast.Batch{Stream: st.stream, Items: batch})
-			batch = make([]tracecast.Sample, 0, 8192) // downstream may keep the last one
-		}
-	})
-	if emitErr == nil && len(batch) > 0 {
-		emitErr = emit(ctx, tracecast.Batch{Stream: st.stream, Items: batch})
-	}
-	return emitErr
-}
-
-// predictStage runs the prediction phase at the end of input, emitting
+// stage runs the prediction phase at the end of input, emitting
 // windows, predictions, verdicts and alerts as four batches.
-type predictStage struct {
-	*signalCollector
-	o   PredictOptions
-	env Env
+type stage struct {
+	*signal.Collector
+	o   StageConfig
+	env component.Env
 }
 
-// newPredictStage runs one predictor per trace (stream): a Kafka source
+// newStage runs one predictor per trace (stream): a Kafka source
 // interleaves traces, each flushed at its end marker.
-func newPredictStage(env Env, o PredictOptions) (tracecast.Processor, error) {
+func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 	one := func(string) (tracecast.Processor, error) {
 		if o.Live {
 			return newLivePredict(env, o)
 		}
-		c, err := newCollector(o.Rules)
+		c, err := signal.NewCollector(o.Rules)
 		if err != nil {
 			return nil, err
 		}
-		return &predictStage{signalCollector: c, o: o, env: env}, nil
+		return &stage{Collector: c, o: o, env: env}, nil
 	}
 	if _, err := one(""); err != nil { // report bad options at start
 		return nil, err
 	}
-	return newPerStream(o.MaxStreams, one), nil
+	return component.NewPerStream(o.MaxStreams, one), nil
 }
 
-func (st *predictStage) Flush(ctx context.Context, emit tracecast.Emit) error {
-	sig, _, period, unit, err := st.build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, st.o.TimeUnit)
+func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
+	sig, _, period, unit, err := st.Build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, st.o.TimeUnit)
 	if err != nil {
 		return err
 	}
 	trace := st.o.Trace
 	if trace == "" {
-		trace = predict.TraceID(st.stream)
+		trace = TraceID(st.Stream())
 	}
 	m, _ := ks.ParseMethod(st.o.Method)
 	var ws []tracecast.Window
 	var ps []tracecast.Prediction
 	var vs []tracecast.Verdict
 	var as []tracecast.Alert
-	err = predict.Run(sig, trace, period, timeScale(unit), predict.Options{Window: st.o.Window, Queries: st.o.Queries,
+	err = Run(sig, trace, period, unitsPerSecond(unit), Options{Window: st.o.Window, Queries: st.o.Queries,
 		Method: m, Alpha: st.o.Alpha, IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses},
-		predict.Sink{Window: func(w tracecast.Window) { ws = append(ws, w) },
+		Sink{Window: func(w tracecast.Window) { ws = append(ws, w) },
 			Prediction: func(p tracecast.Prediction) { ps = append(ps, p) },
 			Verdict:    func(v tracecast.Verdict) { vs = append(vs, v) },
 			Alert:      func(a tracecast.Alert) { as = append(as, a) }})
@@ -284,12 +146,12 @@ func (st *predictStage) Flush(ctx context.Context, emit tracecast.Emit) error {
 // signal is sampled up to the input's watermark and fed to the engines, so
 // predictions come out while the run goes on.
 type livePredict struct {
-	o       PredictOptions
-	env     Env
+	o       StageConfig
+	env     component.Env
 	rules   *signal.Rules
 	classes []signal.Class
 	lives   map[signal.Class]*signal.Live
-	engines map[signal.Class]*predict.Engine
+	engines map[signal.Class]*Engine
 	early   map[signal.Class][]int // samples before the engine exists
 	trace   string
 	perSec  float64
@@ -301,7 +163,7 @@ type livePredict struct {
 	}
 }
 
-func newLivePredict(env Env, o PredictOptions) (tracecast.Processor, error) {
+func newLivePredict(env component.Env, o StageConfig) (tracecast.Processor, error) {
 	r := signal.Presets[o.Rules]()
 	if err := r.Compile(); err != nil {
 		return nil, err
@@ -311,12 +173,12 @@ func newLivePredict(env Env, o PredictOptions) (tracecast.Processor, error) {
 		unit = map[bool]string{true: "ms", false: "s"}[o.Rules == "starpu"]
 	}
 	st := &livePredict{o: o, env: env, rules: r,
-		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*predict.Engine{}, early: map[signal.Class][]int{},
-		perSec: timeScale(unit)}
+		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*Engine{}, early: map[signal.Class][]int{},
+		perSec: unitsPerSecond(unit)}
 	for _, q := range o.Queries {
 		// Percentages are resolved against R once the containers are known;
 		// parse the class now.
-		pq, err := predict.ParseQuery(q, 1<<30)
+		pq, err := ParseQuery(q, 1<<30)
 		if err != nil {
 			return nil, err
 		}
@@ -336,7 +198,7 @@ func (st *livePredict) Process(ctx context.Context, in tracecast.Batch, emit tra
 	if st.trace == "" {
 		st.trace = st.o.Trace
 		if st.trace == "" {
-			st.trace = predict.TraceID(in.Stream)
+			st.trace = TraceID(in.Stream)
 		}
 	}
 	w := in.Watermark
@@ -373,9 +235,9 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 			continue
 		}
 		r := l.RBefore(fix)
-		var qs []predict.Query
+		var qs []Query
 		for _, q := range st.o.Queries {
-			pq, err := predict.ParseQuery(q, r)
+			pq, err := ParseQuery(q, r)
 			if err != nil {
 				return err
 			}
@@ -383,9 +245,9 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 				qs = append(qs, pq)
 			}
 		}
-		e := predict.NewEngine(predict.Config{Trace: st.trace, Class: c, R: r, Window: st.o.Window, Period: st.o.Period,
-			T0: l.T0(), PerSec: st.perSec, Queries: qs, Compare: predict.KS(m, st.o.Alpha), Method: string(m),
-			IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses}, predict.Sink{
+		e := NewEngine(Config{Trace: st.trace, Class: c, R: r, Window: st.o.Window, Period: st.o.Period,
+			T0: l.T0(), PerSec: st.perSec, Queries: qs, Compare: KS(m, st.o.Alpha), Method: string(m),
+			IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses}, Sink{
 			Window:     func(x tracecast.Window) { st.out.ws = append(st.out.ws, x) },
 			Prediction: func(x tracecast.Prediction) { st.out.ps = append(st.out.ps, x) },
 			Verdict:    func(x tracecast.Verdict) { st.out.vs = append(st.out.vs, x) },
@@ -407,4 +269,13 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 	// Downstream may keep the batches: start new slices.
 	st.out.ws, st.out.ps, st.out.vs, st.out.as = nil, nil, nil, nil
 	return nil
+}
+
+// unitsPerSecond is tracecast.UnitsPerSecond, 0 for an unknown unit.
+func unitsPerSecond(unit string) float64 {
+	n, ok := tracecast.UnitsPerSecond(unit)
+	if !ok {
+		return 0
+	}
+	return n
 }

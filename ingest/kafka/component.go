@@ -1,0 +1,65 @@
+package kafka
+
+import (
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"time"
+)
+
+// Register registers the "kafka" source.
+func Register(r *component.Registry) {
+	component.RegisterSource(r, "kafka", "trace lines from a Kafka topic, read by a consumer group, committed at least once", DefaultSourceConfig, newSource)
+}
+
+// SourceConfig are the options of a "kafka" source: trace lines from
+// a topic, read with a consumer group and committed at least once (see
+// package ingest/kafka for the message format and the commit rule).
+type SourceConfig struct {
+	Brokers []string `yaml:"brokers"`
+	Topic   string   `yaml:"topic"`
+	Group   string   `yaml:"group"`
+	// Start: earliest (default) or latest, for partitions the group never
+	// committed.
+	Start          string        `yaml:"start"`
+	CommitInterval time.Duration `yaml:"commit_interval"`
+	MaxWait        time.Duration `yaml:"max_wait"`
+	SessionTimeout time.Duration `yaml:"session_timeout"`
+	BatchLines     int           `yaml:"batch_lines"`
+	// TraceTimeout ends a trace silent that long (0: never); see
+	// ingest/kafka.Options.
+	TraceTimeout time.Duration `yaml:"trace_timeout"`
+}
+
+// DefaultSourceConfig read from a local broker.
+func DefaultSourceConfig() SourceConfig {
+	return SourceConfig{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.traces", Group: "tracecast",
+		Start: "earliest", CommitInterval: time.Second, MaxWait: 250 * time.Millisecond, SessionTimeout: 6 * time.Second, BatchLines: 4096}
+}
+
+func (o *SourceConfig) ingest() Options {
+	return Options{Brokers: o.Brokers, Topic: o.Topic, Group: o.Group, Start: o.Start, CommitInterval: o.CommitInterval,
+		MaxWait: o.MaxWait, SessionTimeout: o.SessionTimeout, BatchLines: o.BatchLines, TraceTimeout: o.TraceTimeout}
+}
+
+// Validate checks the options.
+func (o *SourceConfig) Validate() error {
+	_, err := New(o.ingest())
+	return err
+}
+
+// progressSource adapts the source's counts to ProgressReporter.
+type progressSource struct{ *Source }
+
+func (s progressSource) SourceProgress() component.SourceProgress {
+	return component.SourceProgress{Read: s.Stats().Bytes, Total: -1}
+}
+
+func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {
+	io := o.ingest()
+	io.Logger = env.Logger
+	s, err := New(io)
+	if err != nil {
+		return nil, err
+	}
+	return progressSource{s}, nil
+}

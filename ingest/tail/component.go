@@ -1,0 +1,51 @@
+package tail
+
+import (
+	"time"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
+)
+
+// Register registers the "tail" source.
+func Register(r *component.Registry) {
+	component.RegisterSource(r, "tail", "follows a file while it is written, resuming from a saved position", nil, newSource)
+}
+
+// SourceConfig are the options of a "tail" source: a file followed
+// while it is written (see package ingest/tail). It never ends by itself: a
+// pipeline with a tail source runs until it is stopped.
+type SourceConfig struct {
+	Path         string        `yaml:"path"`
+	Start        string        `yaml:"start"`         // beginning | end | saved-or-beginning (default) | saved-or-end
+	PositionFile string        `yaml:"position_file"` // where the position is saved; none when empty
+	HeaderPrefix string        `yaml:"header_prefix"` // re-read when resuming mid-file (default "%"; "-" disables)
+	Poll         time.Duration `yaml:"poll"`
+	SyncEvery    time.Duration `yaml:"sync_every"`
+	BatchLines   int           `yaml:"batch_lines"`
+	MaxLineBytes int           `yaml:"max_line_bytes"`
+	// EndAfter ends the input when the file has not grown for that long
+	// (the run is over: the last windows are flushed); 0 follows forever.
+	EndAfter time.Duration `yaml:"end_after"`
+}
+
+// Validate checks the options.
+func (o *SourceConfig) Validate() error {
+	_, err := New(o.tail())
+	return err
+}
+
+// StreamName is the file path, used by the parser in its messages.
+func (o *SourceConfig) StreamName() string { return o.Path }
+
+func (o *SourceConfig) tail() Options {
+	return Options{Path: o.Path, Start: Start(o.Start), PositionFile: o.PositionFile, HeaderPrefix: o.HeaderPrefix,
+		Poll: o.Poll, SyncEvery: o.SyncEvery, BatchLines: o.BatchLines, MaxLineBytes: o.MaxLineBytes, EndAfter: o.EndAfter}
+}
+
+func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {
+	to := o.tail()
+	to.Logger = env.Logger
+	to.Rebuild = env.Parser != nil && env.Parser.Stateful
+	return New(to)
+}

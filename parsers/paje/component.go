@@ -1,0 +1,108 @@
+package paje
+
+import (
+	"fmt"
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
+)
+
+// Register registers the "paje" parser.
+func Register(r *component.Registry) {
+	component.RegisterParser(r, "paje", "Paje trace lines (StarPU, SimGrid) into entities, as pj_dump resolves them", DefaultParserConfig, newParser)
+}
+
+// ParserConfig are the options of a "paje" parser; see Options.
+type ParserConfig struct {
+	Lenient               bool     `yaml:"lenient"`
+	NoStrict              bool     `yaml:"no_strict"`
+	UserDefined           bool     `yaml:"user_defined"`
+	IgnoreIncompleteLinks bool     `yaml:"ignore_incomplete_links"`
+	ReorderHorizon        *float64 `yaml:"reorder_horizon"`
+	MaxBuffered           int      `yaml:"max_buffered"`
+	MaxLineBytes          int      `yaml:"max_line_bytes"`
+	MaxContainers         int      `yaml:"max_containers"`
+	MaxOpenStates         int      `yaml:"max_open_states"`
+	TimeUnit              string   `yaml:"time_unit"`
+	// MaxStreams bounds the traces parsed at once (a Kafka source).
+	MaxStreams int `yaml:"max_streams"`
+	// StreamErrors: fail (default) stops the pipeline on a bad line; drop
+	// ends that trace only, logged, and goes on with the others (a topic
+	// of many runs).
+	StreamErrors string `yaml:"stream_errors"`
+}
+
+// DefaultParserConfig mirrors DefaultOptions.
+func DefaultParserConfig() ParserConfig {
+	d := DefaultOptions()
+	return ParserConfig{
+		Lenient:               d.Lenient,
+		NoStrict:              d.NoStrict,
+		UserDefined:           d.UserDefined,
+		IgnoreIncompleteLinks: d.IgnoreIncompleteLinks,
+		MaxBuffered:           d.MaxBuffered,
+		MaxLineBytes:          d.MaxLineBytes,
+		MaxContainers:         d.MaxContainers,
+		MaxOpenStates:         d.MaxOpenStates,
+		TimeUnit:              d.TimeUnit,
+		MaxStreams:            component.DefaultMaxStreams,
+	}
+}
+
+// Validate checks the options.
+func (o *ParserConfig) Validate() error {
+	if o.StreamErrors != "" && o.StreamErrors != "fail" && o.StreamErrors != "drop" {
+		return fmt.Errorf("stream_errors: %q is not fail or drop", o.StreamErrors)
+	}
+	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && o.TimeUnit != "auto" && !ok {
+		return fmt.Errorf("time_unit: %q is not one of auto, s, ms, us, ns", o.TimeUnit)
+	}
+	return nil
+}
+
+func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
+	po := DefaultOptions()
+	po.Name = env.Stream
+	po.Lenient = o.Lenient
+	po.NoStrict = o.NoStrict
+	po.UserDefined = o.UserDefined
+	po.IgnoreIncompleteLinks = o.IgnoreIncompleteLinks
+	if o.ReorderHorizon != nil {
+		po.ReorderHorizon = *o.ReorderHorizon
+	}
+	po.MaxBuffered = o.MaxBuffered
+	po.MaxLineBytes = o.MaxLineBytes
+	po.MaxContainers = o.MaxContainers
+	po.MaxOpenStates = o.MaxOpenStates
+	po.TimeUnit = o.TimeUnit
+	// One parser per stream: a Kafka source interleaves traces.
+	ps := component.NewPerStream(o.MaxStreams, func(stream string) (tracecast.Processor, error) {
+		one := po
+		if stream != "" {
+			one.Name = stream
+		}
+		return NewProcessor(one), nil
+	})
+	if o.StreamErrors == "drop" {
+		ps.DropFailedStreams(env.Logger)
+	}
+	return &component.Parser{
+		Processor: ps,
+		// Pacing reads times in seconds: the unit is given, or detected
+		// from the header like the parser does (ms for StarPU).
+		NewTimeOf: func() func([]byte) (float64, bool) {
+			lt := &LineTimer{}
+			if knownUnit(o.TimeUnit) {
+				lt.SetUnit(o.TimeUnit)
+			}
+			return lt.Seconds
+		},
+		TimeScale: 1,
+		Stateful:  true,
+	}, nil
+}
+
+// knownUnit reports whether the unit is given (not auto-detected).
+func knownUnit(unit string) bool {
+	_, ok := tracecast.UnitsPerSecond(unit)
+	return ok
+}

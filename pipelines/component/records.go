@@ -1,0 +1,54 @@
+package component
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/tracecast/tracecast"
+)
+
+// CheckRecords validates a sink's `records:` option: "" (every type) or
+// the plural of a record type (tracecast.LookupRecordType).
+func CheckRecords(plural string) error {
+	if plural == "" {
+		return nil
+	}
+	_, err := tracecast.LookupRecordType(plural)
+	return err
+}
+
+// FilterRecords makes a sink keep only the batches of one record type, so
+// that one stage's several outputs (windows, predictions, verdicts, alerts)
+// go to separate files. "" keeps everything.
+func FilterRecords(s tracecast.Sink, plural string) tracecast.Sink {
+	if plural == "" {
+		return s
+	}
+	t, err := tracecast.LookupRecordType(plural)
+	if err != nil {
+		panic(err) // Validate checked it
+	}
+	return filterSink{Sink: s, want: t.Items}
+}
+
+// filterSink passes on only the batches of one record type.
+type filterSink struct {
+	tracecast.Sink
+	want reflect.Type
+}
+
+// Accepts tells the runtime which batches this sink keeps.
+func (f filterSink) Accepts(b tracecast.Batch) bool { return reflect.TypeOf(b.Items) == f.want }
+
+func (f filterSink) Write(ctx context.Context, b tracecast.Batch) error {
+	if !f.Accepts(b) {
+		return nil
+	}
+	return f.Sink.Write(ctx, b)
+}
+
+// DurableOnClose passes on the wrapped sink's answer.
+func (f filterSink) DurableOnClose() bool {
+	cd, ok := f.Sink.(tracecast.CloseDurable)
+	return ok && cd.DurableOnClose()
+}

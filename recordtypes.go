@@ -1,0 +1,95 @@
+package tracecast
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// RecordType is one kind of record tracecast emits, declared once, here: the
+// name a JSON record or a Kafka header carries, the plural a sink's
+// `records:` option takes, the versioned schema name (Arrow metadata
+// "tracecast.schema", Kafka "schema"), and the Go type of its batches. The
+// encoders (Arrow, JSON lines, Kafka) look record types up here instead of
+// keeping tables of their own.
+type RecordType struct {
+	// Name is the singular name: "prediction".
+	Name string
+	// Plural names a sink's record filter: "predictions".
+	Plural string
+	// Schema is the versioned schema name: "tracecast.prediction/1".
+	Schema string
+	// Items is the type of a batch's Items: []Prediction.
+	Items reflect.Type
+	// each calls fn for every record of items with its trace id ("" when
+	// the record has none): typed code, no reflection per record.
+	each func(items any, fn func(rec any, trace string) error) error
+}
+
+// Each calls fn for every record of a batch of this type, with the record's
+// trace id ("" for record types without one).
+func (t RecordType) Each(items any, fn func(rec any, trace string) error) error {
+	return t.each(items, fn)
+}
+
+func declare[T any](name, plural, schema string, trace func(*T) string) RecordType {
+	return RecordType{Name: name, Plural: plural, Schema: schema, Items: reflect.TypeFor[[]T](),
+		each: func(items any, fn func(any, string) error) error {
+			s := items.([]T)
+			for i := range s {
+				id := ""
+				if trace != nil {
+					id = trace(&s[i])
+				}
+				if err := fn(s[i], id); err != nil {
+					return err
+				}
+			}
+			return nil
+		}}
+}
+
+// recordTypes lists every record type, in the order outputs document them.
+var recordTypes = []RecordType{
+	declare[Entity]("entity", "entities", "tracecast.entity/1", nil),
+	declare[Sample]("sample", "samples", "tracecast.signal/1", nil),
+	declare[Window]("window", "windows", "tracecast.window/1", func(r *Window) string { return r.Trace }),
+	declare[Prediction]("prediction", "predictions", "tracecast.prediction/1", func(r *Prediction) string { return r.Trace }),
+	declare[Verdict]("verdict", "verdicts", "tracecast.verdict/1", func(r *Verdict) string { return r.Trace }),
+	declare[Alert]("alert", "alerts", "tracecast.alert/1", func(r *Alert) string { return r.Trace }),
+	declare[EnergyRow]("energy", "energy", "tracecast.energy/1", nil),
+	declare[PowerSample]("power", "power", "tracecast.power/1", nil),
+	declare[IOCall]("iocall", "iocalls", "tracecast.iocall/1", nil),
+}
+
+var recordTypeByItems = func() map[reflect.Type]RecordType {
+	m := map[reflect.Type]RecordType{}
+	for _, t := range recordTypes {
+		m[t.Items] = t
+	}
+	return m
+}()
+
+// RecordTypes returns every record type.
+func RecordTypes() []RecordType { return slices.Clone(recordTypes) }
+
+// RecordTypeOf returns the record type of a batch's Items.
+func RecordTypeOf(items any) (RecordType, bool) {
+	t, ok := recordTypeByItems[reflect.TypeOf(items)]
+	return t, ok
+}
+
+// LookupRecordType returns the record type a sink's `records:` option names
+// (its plural); the error lists the valid names.
+func LookupRecordType(plural string) (RecordType, error) {
+	names := make([]string, 0, len(recordTypes))
+	for _, t := range recordTypes {
+		if t.Plural == plural {
+			return t, nil
+		}
+		names = append(names, t.Plural)
+	}
+	slices.Sort(names)
+	return RecordType{}, fmt.Errorf("records: %q is not one of %s", plural, strings.Join(names, ", "))
+}

@@ -1,0 +1,58 @@
+package kafka
+
+import (
+	"errors"
+	"fmt"
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/sinks/arrow"
+	"time"
+)
+
+// Register registers the "kafka" sink.
+func Register(r *component.Registry) {
+	component.RegisterSink(r, "kafka", "records published to a Kafka topic, keyed by trace id (JSON or Arrow messages)", DefaultSinkConfig, newSink)
+}
+
+// SinkConfig are the options of a "kafka" sink: records published as
+// JSON messages keyed by trace id (see package sinks/kafka).
+type SinkConfig struct {
+	Brokers      []string      `yaml:"brokers"`
+	Topic        string        `yaml:"topic"`
+	BatchTimeout time.Duration `yaml:"batch_timeout"`
+	// Records keeps only one record type (predictions, verdicts, alerts, ...).
+	Records string `yaml:"records"`
+	// Format: json (default; a message per record) or arrow (an Arrow IPC
+	// stream per batch and trace).
+	Format string `yaml:"format"`
+}
+
+// DefaultSinkConfig publish to a local broker.
+func DefaultSinkConfig() SinkConfig {
+	return SinkConfig{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.predictions", BatchTimeout: time.Millisecond}
+}
+
+// Validate checks the options.
+func (o *SinkConfig) Validate() error {
+	var errs []error
+	if len(o.Brokers) == 0 {
+		errs = append(errs, errors.New("brokers: at least one"))
+	}
+	if o.Topic == "" {
+		errs = append(errs, errors.New("topic: required"))
+	}
+	if o.Format != "" && o.Format != string(FormatJSON) && o.Format != string(FormatArrow) {
+		errs = append(errs, fmt.Errorf("format: %q is not json or arrow", o.Format))
+	}
+	errs = append(errs, component.CheckRecords(o.Records))
+	return errors.Join(errs...)
+}
+
+func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
+	s, err := New(Options{Brokers: o.Brokers, Topic: o.Topic, BatchTimeout: o.BatchTimeout,
+		Format: Format(o.Format), Tables: arrow.RecordTables("")})
+	if err != nil {
+		return nil, err
+	}
+	return component.FilterRecords(s, o.Records), nil
+}

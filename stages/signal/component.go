@@ -1,0 +1,159 @@
+package signal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
+)
+
+// Register registers the "signal" stage.
+func Register(r *component.Registry) {
+	component.RegisterStage(r, "signal", "the sampled occurrence signal of a class (how many workers are idle, ...)", DefaultStageConfig, newStage)
+}
+
+// Collector gathers the selected states of a stage's input: a signal
+// needs all of them to choose its period, so the signal and offline predict
+// stages work at the end of input (the live predict stage is the
+// incremental version, for a given period).
+type Collector struct {
+	rules    []*Rules
+	builders []*Builder
+	stream   string
+}
+
+func NewCollector(rules string) (*Collector, error) {
+	c := &Collector{}
+	names := []string{rules}
+	if rules == "auto" {
+		names = []string{"starpu", "smpi"}
+	}
+	for _, n := range names {
+		r := Presets[n]()
+		if err := r.Compile(); err != nil {
+			return nil, err
+		}
+		c.rules = append(c.rules, r)
+		c.builders = append(c.builders, NewBuilder(r))
+	}
+	return c, nil
+}
+
+func (c *Collector) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	es, ok := in.Items.([]tracecast.Entity)
+	if !ok {
+		return nil // other records pass by
+	}
+	if c.stream == "" {
+		c.stream = in.Stream
+	}
+	for _, b := range c.builders {
+		b.Add(es)
+	}
+	return nil
+}
+
+// Stream is the stream (trace) the collector read.
+func (c *Collector) Stream() string { return c.stream }
+
+// Build returns the signal of the first rules that select something, its
+// period for class, and the trace's time unit.
+func (c *Collector) Build(env component.Env, className string, given, minPeriod float64, maxSamples int, unit string) (*Signal, *Rules, float64, string, error) {
+	var firstErr error
+	for i, b := range c.builders {
+		sig, err := b.Build()
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		class, _ := ParseClass(className)
+		period, why, err := sig.Period(class, given, minPeriod, maxSamples)
+		if err != nil {
+			return nil, nil, 0, "", err
+		}
+		if unit == "" {
+			unit = "s"
+			if c.rules[i].Name == "starpu" {
+				unit = "ms"
+			}
+		}
+		env.Logger.Info().Str("rules", c.rules[i].Name).Int("containers", sig.R).Float64("period", period).Str("why", why).
+			Int("samples", sig.Samples(period)).Msg("signal")
+		return sig, c.rules[i], period, unit, nil
+	}
+	return nil, nil, 0, "", firstErr
+}
+
+// StageConfig are the options of a "signal" stage: the sampled occurrence
+// signal (see tracecast signal), as []tracecast.Sample batches.
+type StageConfig struct {
+	Rules      string  `yaml:"rules"`
+	Class      string  `yaml:"class"`
+	Period     float64 `yaml:"period"`
+	MinPeriod  float64 `yaml:"min_period"`
+	MaxSamples int     `yaml:"max_samples"`
+}
+
+// DefaultStageConfig are the command's defaults.
+func DefaultStageConfig() StageConfig {
+	return StageConfig{Rules: "auto", Class: "idle", MaxSamples: 10_000_000}
+}
+
+// Validate checks the options.
+func (o *StageConfig) Validate() error {
+	var errs []error
+	if _, ok := Presets[o.Rules]; !ok && o.Rules != "auto" {
+		errs = append(errs, fmt.Errorf("rules: %q is not auto, starpu or smpi", o.Rules))
+	}
+	if _, err := ParseClass(o.Class); err != nil {
+		errs = append(errs, fmt.Errorf("class: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+type stage struct {
+	*Collector
+	o   StageConfig
+	env component.Env
+}
+
+func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
+	one := func(string) (tracecast.Processor, error) {
+		c, err := NewCollector(o.Rules)
+		if err != nil {
+			return nil, err
+		}
+		return &stage{Collector: c, o: o, env: env}, nil
+	}
+	if _, err := one(""); err != nil {
+		return nil, err
+	}
+	return component.NewPerStream(0, one), nil
+}
+
+func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
+	sig, _, period, _, err := st.Build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, "")
+	if err != nil {
+		return err
+	}
+	class, _ := ParseClass(st.o.Class)
+	batch := make([]tracecast.Sample, 0, 8192)
+	var emitErr error
+	sig.Sample(class, period, func(k int, t float64, x int) {
+		if emitErr != nil {
+			return
+		}
+		batch = append(batch, tracecast.Sample{K: int64(k), T: t, X: int32(x)})
+		if len(batch) == cap(batch) {
+			emitErr = emit(ctx, tracecast.Batch{Stream: st.Stream(), Items: batch})
+			batch = make([]tracecast.Sample, 0, 8192) // downstream may keep the last one
+		}
+	})
+	if emitErr == nil && len(batch) > 0 {
+		emitErr = emit(ctx, tracecast.Batch{Stream: st.Stream(), Items: batch})
+	}
+	return emitErr
+}
