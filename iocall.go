@@ -85,4 +85,3 @@ func (f OpenFlags) String() string {
 	}
 	return b.String()
 }
-
