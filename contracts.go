@@ -22,6 +22,11 @@ type Batch struct {
 	// it. (One long-open state of another type holds Watermark back; a
 	// stage that reads one type needs only that type's.)
 	TypeWatermarks map[string]float64
+	// Meta describes the records of the stream, when their producer knows
+	// more than each record says (a signal's class, period, R, t0, rules
+	// and time unit; a prediction run's period). File sinks record it with
+	// their schema (Arrow metadata) when it comes with their first batch.
+	Meta map[string]string
 }
 
 // Len is the number of records in the batch, for the record types this

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,9 +15,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/stages/predict"
+	"github.com/tracecast/tracecast/stages/signal"
 	"github.com/tracecast/tracecast/stats/ks"
+	"github.com/tracecast/tracecast/stats/surface"
 	"golang.org/x/term"
 )
 
@@ -146,17 +149,21 @@ terminal. All sizes are computed in one pass over the signal.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			s, err := f.load(args[0])
-			if err != nil {
+			// One pass, the signal never held: O(R × window sizes) memory.
+			h := &hitrates{trace: traceName(args[0]), windows: ws, method: m, alpha: alpha}
+			spec := pipelines.Spec{Name: "hitrate", Sources: []pipelines.Node{traceSource(args[0], f.lenient, f.noStrict)},
+				Stages: []pipelines.Node{f.stage("signal")}, Sinks: []pipelines.Node{{ID: "sweep", Type: "sweep", Inputs: []string{"signal"}}}}
+			if err := runSpec(cmd.Context(), spec, map[string]tracecast.Sink{"sweep": pipelines.SinkFunc(h.add)}); err != nil {
 				return err
 			}
-			cl := classifyIdle(s)
-			log.Info().Str("trace", s.trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state (seed 004 §IV-B)")
-			// One pass, the signal never held: O(R × window sizes) memory.
-			sw := ks.NewSweeper(s.sig.R, ws, m, alpha)
-			s.sig.Sample(s.class, s.period, func(_ int, _ float64, x int) { sw.Add(x) })
-			res := sw.Results()
-			return printHitrates(os.Stdout, s, res, string(m))
+			if h.sw == nil {
+				return fmt.Errorf("%s: the signal has no samples", h.trace)
+			}
+			if h.class == signal.Idle.String() {
+				cl := h.classifier.Result()
+				log.Info().Str("trace", h.trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state (seed 004 §IV-B)")
+			}
+			return printHitrates(os.Stdout, h, h.sw.Results(), string(m))
 		},
 	}
 	f.register(cmd)
@@ -166,7 +173,47 @@ terminal. All sizes are computed in one pass over the signal.`,
 	return cmd
 }
 
-func printHitrates(w io.Writer, s *sampled, res []ks.SweepResult, method string) error {
+// hitrates sweeps the window sizes over the signal stage's samples; the
+// first batch's metadata gives R, the period and the unit.
+type hitrates struct {
+	trace, class  string
+	windows       []int
+	method        ks.Method
+	alpha, period float64
+	unit          string
+	r             int
+	sw            *ks.Sweeper
+	classifier    surface.Classifier
+}
+
+func (h *hitrates) add(_ context.Context, b tracecast.Batch) error {
+	ss, ok := b.Items.([]tracecast.Sample)
+	if !ok {
+		return nil
+	}
+	if h.sw == nil {
+		h.r, _ = strconv.Atoi(b.Meta["r"])
+		h.period, _ = strconv.ParseFloat(b.Meta["period"], 64)
+		h.unit, h.class = b.Meta["time_unit"], b.Meta["class"]
+		h.sw = ks.NewSweeper(h.r, h.windows, h.method, h.alpha)
+		h.classifier = surface.Classifier{R: h.r}
+	}
+	for _, x := range ss {
+		h.sw.Add(int(x.X))
+		h.classifier.Add(int(x.X))
+	}
+	return nil
+}
+
+// traceName names a trace in records: its path, <stdin> for -.
+func traceName(path string) string {
+	if path == "-" {
+		return "<stdin>"
+	}
+	return path
+}
+
+func printHitrates(w io.Writer, s *hitrates, res []ks.SweepResult, method string) error {
 	if f, ok := w.(*os.File); ok && isTerminal(f) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "window\tsamples\tcompared\thits\thit_rate\twindow_s\t\n")
@@ -177,9 +224,9 @@ func printHitrates(w io.Writer, s *sampled, res []ks.SweepResult, method string)
 	}
 	enc := json.NewEncoder(w)
 	for _, r := range res {
-		if err := enc.Encode(map[string]any{"trace": s.trace, "class": s.class.String(), "window": r.Window, "samples": r.Samples,
+		if err := enc.Encode(map[string]any{"trace": s.trace, "class": s.class, "window": r.Window, "samples": r.Samples,
 			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.HitRate, "method": method, "period": s.period,
-			"window_s": float64(r.Window) * s.period / unitsPerSecond(s.unit), "r": s.sig.R}); err != nil {
+			"window_s": float64(r.Window) * s.period / unitsPerSecond(s.unit), "r": s.r}); err != nil {
 			return err
 		}
 	}
@@ -222,37 +269,75 @@ type results struct {
 	predictions []tracecast.Prediction
 	verdicts    []tracecast.Verdict
 	alerts      []tracecast.Alert
+	meta        map[string]string // the stage's: time unit, period, rules
 }
 
-// run samples the trace and runs the prediction phase on it.
-func (p *predictFlags) run(path string) (*sampled, *results, error) {
+// run runs the prediction phase on the trace through the predict stage;
+// with outDir, its windows, predictions, verdicts and alerts are also
+// written as Arrow files there.
+func (p *predictFlags) run(ctx context.Context, path, outDir string) (*results, error) {
 	if p.window <= 0 && p.model == "" {
-		return nil, nil, usageErr(fmt.Errorf("--window W (samples) or --model FILE is required"))
+		return nil, usageErr(fmt.Errorf("--window W (samples) or --model FILE is required"))
 	}
-	m, err := ks.ParseMethod(p.method)
-	if err != nil {
-		return nil, nil, usageErr(err)
+	if p.model != "" {
+		r, err := p.containers(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.applyModel(path, r, &p.window); err != nil {
+			return nil, err
+		}
 	}
-	s, err := p.load(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := p.applyModel(path, s, &p.window); err != nil {
-		return nil, nil, err
+	st := p.stage("predict")
+	maps.Copy(st.Options, map[string]any{"window": p.window, "queries": p.queries, "method": p.method, "alpha": p.alpha,
+		"idle_threshold": p.idleThreshold, "regime_misses": p.regimeMisses, "trace": predict.TraceID(traceName(path))})
+	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{traceSource(path, p.lenient, p.noStrict)},
+		Stages: []pipelines.Node{st}, Sinks: []pipelines.Node{{ID: "results", Type: "results", Inputs: []string{"predict"}}}}
+	if outDir != "" {
+		for _, r := range []string{"windows", "predictions", "verdicts", "alerts"} {
+			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: r, Type: "arrow", Inputs: []string{"predict"},
+				Options: map[string]any{"path": filepath.Join(outDir, r+".arrow"), "records": r}})
+		}
 	}
 	res := &results{}
-	err = predict.Run(s.sig, predict.TraceID(s.trace), s.period, unitsPerSecond(s.unit), predict.Options{
-		Window: p.window, Queries: p.queries, Method: m, Alpha: p.alpha, IdleThreshold: p.idleThreshold, RegimeMisses: p.regimeMisses,
-	}, predict.Sink{
-		Window:     func(w tracecast.Window) { res.windows = append(res.windows, w) },
-		Prediction: func(x tracecast.Prediction) { res.predictions = append(res.predictions, x) },
-		Verdict:    func(v tracecast.Verdict) { res.verdicts = append(res.verdicts, v) },
-		Alert:      func(a tracecast.Alert) { res.alerts = append(res.alerts, a) },
+	collect := pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
+		switch items := b.Items.(type) {
+		case []tracecast.Window:
+			res.windows = append(res.windows, items...)
+		case []tracecast.Prediction:
+			res.predictions = append(res.predictions, items...)
+		case []tracecast.Verdict:
+			res.verdicts = append(res.verdicts, items...)
+		case []tracecast.Alert:
+			res.alerts = append(res.alerts, items...)
+		}
+		if res.meta == nil {
+			res.meta = b.Meta
+		}
+		return nil
 	})
-	if err != nil {
-		return nil, nil, usageErr(err)
+	if err := runSpec(ctx, spec, map[string]tracecast.Sink{"results": collect}); err != nil {
+		return nil, err
 	}
-	return s, res, nil
+	return res, nil
+}
+
+// containers reads the trace's signal once for R, the number of selected
+// containers (the window-size model's input).
+func (p *predictFlags) containers(ctx context.Context, path string) (int, error) {
+	r := -1
+	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{traceSource(path, p.lenient, p.noStrict)},
+		Stages: []pipelines.Node{p.stage("signal")}, Sinks: []pipelines.Node{{ID: "r", Type: "r", Inputs: []string{"signal"}}}}
+	err := runSpec(ctx, spec, map[string]tracecast.Sink{"r": pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
+		if r < 0 && b.Meta != nil {
+			r, _ = strconv.Atoi(b.Meta["r"])
+		}
+		return nil
+	})})
+	if err == nil && r < 0 {
+		err = fmt.Errorf("%s: the signal has no samples", traceName(path))
+	}
+	return r, err
 }
 
 func newPredictCmd() *cobra.Command {
@@ -277,16 +362,27 @@ DIR/records.jsonl. Every prediction, verdict and alert has a deterministic id
 (trace/w<window>/...) so consumers can de-duplicate.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, res, err := p.run(args[0])
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+			}
+			res, err := p.run(cmd.Context(), args[0], out)
 			if err != nil {
 				return err
 			}
+			period, _ := strconv.ParseFloat(res.meta["period"], 64)
 			log.Info().Int("windows", len(res.windows)).Int("predictions", len(res.predictions)).Int("verdicts", len(res.verdicts)).
-				Int("alerts", len(res.alerts)).Float64("horizon_s", float64(p.window)*s.period/unitsPerSecond(s.unit)).Msg("prediction phase")
+				Int("alerts", len(res.alerts)).Float64("horizon_s", float64(p.window)*period/unitsPerSecond(res.meta["time_unit"])).Msg("prediction phase")
 			if out == "" {
 				return writeRecordsJSONL(os.Stdout, res, false)
 			}
-			return writeResults(out, s, res)
+			f, err := os.Create(filepath.Join(out, "records.jsonl"))
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return writeRecordsJSONL(f, res, true)
 		},
 	}
 	p.register(cmd)
@@ -335,38 +431,4 @@ func firstErr(a, b error) error {
 		return a
 	}
 	return b
-}
-
-// writeResults writes one Arrow file per record type and a JSON-lines file
-// with all of them into dir.
-func writeResults(dir string, s *sampled, res *results) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	meta := map[string]string{"time_unit": s.unit, "period": strconv.FormatFloat(s.period, 'g', -1, 64), "rules": s.rules.Name}
-	write := func(name string, t arrow.Table, items any) error {
-		sink, err := arrow.New(arrow.Options{Path: filepath.Join(dir, name+".arrow"), Tables: []arrow.Table{t}})
-		if err != nil {
-			return err
-		}
-		ctx := context.Background()
-		if err := sink.Write(ctx, tracecast.Batch{Items: items}); err != nil {
-			sink.Close(ctx)
-			return err
-		}
-		return sink.Close(ctx)
-	}
-	if err := firstErr(firstErr(firstErr(
-		write("windows", arrow.StructTable[tracecast.Window]("tracecast.window/1", meta), res.windows),
-		write("predictions", arrow.StructTable[tracecast.Prediction]("tracecast.prediction/1", meta), res.predictions)),
-		write("verdicts", arrow.StructTable[tracecast.Verdict]("tracecast.verdict/1", meta), res.verdicts)),
-		write("alerts", arrow.StructTable[tracecast.Alert]("tracecast.alert/1", meta), res.alerts)); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(dir, "records.jsonl"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return writeRecordsJSONL(f, res, true)
 }

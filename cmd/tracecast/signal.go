@@ -11,9 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/parsers/paje"
-	"github.com/tracecast/tracecast/sinks/arrow"
-	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/pipelines"
 )
 
 // signalFlags are the flags shared by the commands that sample a signal.
@@ -38,91 +36,10 @@ func (f *signalFlags) register(cmd *cobra.Command) {
 	fl.BoolVarP(&f.noStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
 }
 
-// sampled is a trace's signal with the chosen class and period.
-type sampled struct {
-	sig    *signal.Signal
-	rules  *signal.Rules
-	class  signal.Class
-	period float64
-	unit   string
-	trace  string
-}
-
-// load reads a trace and builds its signal, choosing the period.
-func (f *signalFlags) load(path string) (*sampled, error) {
-	class, err := signal.ParseClass(f.class)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	var cands []*signal.Rules
-	switch f.rules {
-	case "auto":
-		cands = []*signal.Rules{signal.StarPU(), signal.SMPI()}
-	default:
-		mk, ok := signal.Presets[f.rules]
-		if !ok {
-			return nil, usageErr(fmt.Errorf("unknown --rules %q (auto, starpu, smpi)", f.rules))
-		}
-		cands = []*signal.Rules{mk()}
-	}
-	builders := make([]*signal.Builder, len(cands))
-	for i, r := range cands {
-		if err := r.Compile(); err != nil {
-			return nil, err
-		}
-		builders[i] = signal.NewBuilder(r)
-	}
-	in, name, closeIn, err := openInput(path)
-	if err != nil {
-		return nil, err
-	}
-	defer closeIn()
-	o := paje.DefaultOptions()
-	o.Name, o.Lenient, o.NoStrict = name, f.lenient, f.noStrict
-	unit := "s"
-	o.OnTimeUnit = func(u string) { unit = u }
-	if _, err := paje.Read(in, o, func(es []tracecast.Entity) error {
-		for _, b := range builders {
-			b.Add(es)
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	var firstErr error
-	for i, b := range builders {
-		sig, err := b.Build()
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		s := &sampled{sig: sig, rules: cands[i], class: class, unit: unit, trace: name}
-		if err := s.choosePeriod(f); err != nil {
-			return nil, err
-		}
-		return s, nil
-	}
-	if len(cands) > 1 {
-		return nil, fmt.Errorf("%s: neither StarPU worker states (%q on %q containers) nor SMPI rank states (%q on %q containers): nothing to count",
-			name, cands[0].StateType, cands[0].ContainerType, cands[1].StateType, cands[1].ContainerType)
-	}
-	return nil, fmt.Errorf("%s: %w", name, firstErr)
-}
-
-// choosePeriod applies --period, or the paper's rule with its floors, and
-// says what it chose.
-func (s *sampled) choosePeriod(f *signalFlags) error {
-	p, why, err := s.sig.Period(s.class, f.period, f.minPeriod, f.maxSamples)
-	if err != nil {
-		return usageErr(err)
-	}
-	s.period = p
-	log.Info().Str("trace", s.trace).Str("rules", s.rules.Name).Int("containers", s.sig.R).Str("class", s.class.String()).
-		Float64("period", p).Str("why", why).Str("unit", s.unit).Int("samples", s.sig.Samples(p)).
-		Float64("t0", s.sig.T0()).Float64("end", s.sig.End).Msg("signal")
-	return nil
+// stage is the signal stage these flags configure, reading "trace".
+func (f *signalFlags) stage(typ string) pipelines.Node {
+	return pipelines.Node{ID: typ, Type: typ, Inputs: []string{"trace"}, Options: map[string]any{"rules": f.rules, "class": f.class,
+		"period": f.period, "min_period": f.minPeriod, "max_samples": f.maxSamples}}
 }
 
 // openInput opens a trace file, or standard input for "-".
@@ -161,11 +78,23 @@ samples it makes.`,
 			if out == "" {
 				return usageErr(fmt.Errorf("-o FILE is required (.arrow or .csv, - for CSV on standard output)"))
 			}
-			s, err := f.load(args[0])
+			ext := strings.ToLower(filepath.Ext(out))
+			if out != "-" && ext != ".csv" && ext != ".arrow" {
+				return usageErr(fmt.Errorf("-o %s: the extension says the format: .arrow or .csv", out))
+			}
+			spec := pipelines.Spec{Name: "signal", Sources: []pipelines.Node{traceSource(args[0], f.lenient, f.noStrict)},
+				Stages: []pipelines.Node{f.stage("signal")}}
+			if ext == ".arrow" {
+				spec.Sinks = []pipelines.Node{{ID: "out", Type: "arrow", Inputs: []string{"signal"}, Options: map[string]any{"path": out, "records": "samples"}}}
+				return runSpec(cmd.Context(), spec, nil)
+			}
+			spec.Sinks = []pipelines.Node{{ID: "out", Type: "csv", Inputs: []string{"signal"}}}
+			csv, err := newSampleCSV(out)
 			if err != nil {
 				return err
 			}
-			return writeSignal(s, out)
+			err = runSpec(cmd.Context(), spec, map[string]tracecast.Sink{"csv": csv})
+			return firstErr(err, csv.close(err == nil))
 		},
 	}
 	f.register(cmd)
@@ -173,59 +102,61 @@ samples it makes.`,
 	return cmd
 }
 
-func writeSignal(s *sampled, out string) error {
-	ext := strings.ToLower(filepath.Ext(out))
-	if out != "-" && ext != ".csv" && ext != ".arrow" {
-		return usageErr(fmt.Errorf("-o %s: the extension says the format: .arrow or .csv", out))
+// sampleCSV writes signal samples as k,t,x rows.
+type sampleCSV struct {
+	f      *os.File
+	bw     *bufio.Writer
+	b      []byte
+	header bool
+}
+
+// writeHeader writes the header once: before the first sample, or at the
+// end of an empty signal (nothing when the run failed first).
+func (c *sampleCSV) writeHeader() {
+	if !c.header {
+		c.bw.WriteString("k,t,x\n")
+		c.header = true
 	}
-	if ext == ".arrow" {
-		meta := map[string]string{"class": s.class.String(), "period": strconv.FormatFloat(s.period, 'g', -1, 64),
-			"r": strconv.Itoa(s.sig.R), "time_unit": s.unit, "rules": s.rules.Name, "t0": strconv.FormatFloat(s.sig.T0(), 'g', -1, 64)}
-		sink, err := arrow.New(arrow.Options{Path: out, Tables: []arrow.Table{arrow.SampleTable(meta)}})
-		if err != nil {
-			return err
-		}
-		batch := make([]tracecast.Sample, 0, 8192)
-		ctx := context.Background()
-		var werr error
-		flush := func() {
-			if len(batch) > 0 && werr == nil {
-				werr = sink.Write(ctx, tracecast.Batch{Items: batch})
-			}
-			batch = batch[:0]
-		}
-		s.sig.Sample(s.class, s.period, func(k int, t float64, x int) {
-			batch = append(batch, tracecast.Sample{K: int64(k), T: t, X: int32(x)})
-			if len(batch) == cap(batch) {
-				flush()
-			}
-		})
-		flush()
-		if err := sink.Close(ctx); werr == nil {
-			werr = err
-		}
-		return werr
-	}
+}
+
+func newSampleCSV(out string) (*sampleCSV, error) {
 	w := os.Stdout
 	if out != "-" {
 		f, err := os.Create(out)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer f.Close()
 		w = f
 	}
-	bw := bufio.NewWriterSize(w, 1<<16)
-	fmt.Fprintln(bw, "k,t,x")
-	var b []byte
-	s.sig.Sample(s.class, s.period, func(k int, t float64, x int) {
-		b = strconv.AppendInt(b[:0], int64(k), 10)
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, t, 'f', -1, 64)
-		b = append(b, ',')
-		b = strconv.AppendInt(b, int64(x), 10)
-		b = append(b, '\n')
-		bw.Write(b)
-	})
-	return bw.Flush()
+	return &sampleCSV{f: w, bw: bufio.NewWriterSize(w, 1<<16)}, nil
+}
+
+func (c *sampleCSV) Write(_ context.Context, b tracecast.Batch) error {
+	ss, _ := b.Items.([]tracecast.Sample)
+	c.writeHeader()
+	for _, s := range ss {
+		c.b = strconv.AppendInt(c.b[:0], s.K, 10)
+		c.b = append(c.b, ',')
+		c.b = strconv.AppendFloat(c.b, s.T, 'f', -1, 64)
+		c.b = append(c.b, ',')
+		c.b = strconv.AppendInt(c.b, int64(s.X), 10)
+		c.b = append(c.b, '\n')
+		c.bw.Write(c.b)
+	}
+	return nil
+}
+
+func (c *sampleCSV) Close(context.Context) error { return nil }
+
+// close flushes and closes the output after the pipeline ran (ok: without
+// error).
+func (c *sampleCSV) close(ok bool) error {
+	if ok {
+		c.writeHeader()
+	}
+	err := c.bw.Flush()
+	if c.f != os.Stdout {
+		err = firstErr(err, c.f.Close())
+	}
+	return err
 }

@@ -22,8 +22,9 @@ func (f *studyModelFlags) registerModel(cmd *cobra.Command) {
 }
 
 // applyModel sets *window from the model when --model is given (and
-// --window is not). path is the trace (for counting tasks).
-func (f *studyModelFlags) applyModel(path string, s *sampled, window *int) error {
+// --window is not). path is the trace (for counting tasks), r its
+// number of selected containers.
+func (f *studyModelFlags) applyModel(path string, r int, window *int) error {
 	if f.model == "" {
 		return nil
 	}
@@ -41,11 +42,11 @@ func (f *studyModelFlags) applyModel(path string, s *sampled, window *int) error
 		}
 		T = n
 	}
-	w, err := windowFromModel(f.model, s.sig.R, T)
+	w, err := windowFromModel(f.model, r, T)
 	if err != nil {
 		return err
 	}
 	*window = w
-	log.Info().Str("model", f.model).Int("r", s.sig.R).Int("t", T).Int("window", w).Msg("window from the model")
+	log.Info().Str("model", f.model).Int("r", r).Int("t", T).Int("window", w).Msg("window from the model")
 	return nil
 }

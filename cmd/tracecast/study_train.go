@@ -412,14 +412,6 @@ func windowFromModel(path string, R, T int) (int, error) {
 	return m.Window(R, T)
 }
 
-// classifyIdle is seed 004's §IV-B state of a loaded trace, from its idle
-// signal at the chosen period (for the hitrate command).
-func classifyIdle(s *sampled) surface.Classification {
-	c := surface.Classifier{R: s.sig.R}
-	s.sig.Sample(signal.Idle, s.period, func(_ int, _ float64, x int) { c.Add(x) })
-	return c.Result()
-}
-
 var _ = math.Abs
 var _ = strconv.Itoa
 

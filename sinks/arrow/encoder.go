@@ -39,7 +39,7 @@ func (e *StreamEncoder) Encode(items any) ([]byte, error) {
 		if !ok {
 			return nil, fmt.Errorf("no Arrow schema for items of type %T", items)
 		}
-		b = newBuilder(e.mem, t)
+		b = newBuilder(e.mem, t, t.Schema())
 		e.builders[typ] = b
 	}
 	rec, err := b.record(items)

@@ -73,6 +73,8 @@ type Sink struct {
 
 	rows, batches int64
 	closed        bool
+	// meta is the first batches' Batch.Meta, added to the schema.
+	meta map[string]string
 }
 
 // New opens the output and returns a Sink. The Arrow writer itself starts
@@ -136,7 +138,7 @@ func (s *Sink) Batches() int64 { return s.batches }
 // first batch, or of the first table before that.
 func (s *Sink) Schema() *arrow.Schema {
 	if s.b != nil {
-		return s.b.table.Schema()
+		return s.b.rb.Schema()
 	}
 	return s.opts.Tables[0].Schema()
 }
@@ -146,6 +148,9 @@ func (s *Sink) Schema() *arrow.Schema {
 func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	if s.closed {
 		return fmt.Errorf("arrow sink %s: write after close", s.name)
+	}
+	if s.b == nil && len(b.Meta) > 0 {
+		s.meta = b.Meta // for the schema, even if every batch is empty
 	}
 	if b.Items == nil {
 		return nil
@@ -186,7 +191,8 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 func (s *Sink) DurableOnClose() bool { return s.opts.Format != FormatStream }
 
 // start selects the table for items (on the first batch) and opens the IPC
-// writer. items == nil selects the first table.
+// writer. items == nil selects the first table. The first batches'
+// Batch.Meta is added to the schema's metadata.
 func (s *Sink) start(items any) error {
 	if s.b != nil {
 		return nil
@@ -209,8 +215,9 @@ func (s *Sink) start(items any) error {
 			return fmt.Errorf("arrow sink %s: no Arrow schema for items of type %T (known: %v)", s.name, items, known)
 		}
 	}
-	s.b = newBuilder(s.opts.Allocator, t)
-	wopts := []ipc.Option{ipc.WithSchema(t.Schema()), ipc.WithAllocator(s.opts.Allocator)}
+	schema := withMetadata(t.Schema(), s.meta)
+	s.b = newBuilder(s.opts.Allocator, t, schema)
+	wopts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(s.opts.Allocator)}
 	if s.opts.Format == FormatStream {
 		s.stream = ipc.NewWriter(s.buf, wopts...)
 		return nil

@@ -69,8 +69,10 @@ type builder struct {
 	encode func(items any) int
 }
 
-func newBuilder(mem memory.Allocator, t Table) *builder {
-	rb := array.NewRecordBuilder(mem, t.Schema())
+// newBuilder builds records of t with schema: t's own, or t's with more
+// metadata (withMetadata).
+func newBuilder(mem memory.Allocator, t Table, schema *arrow.Schema) *builder {
+	rb := array.NewRecordBuilder(mem, schema)
 	return &builder{table: t, rb: rb, encode: t.encoder(rb)}
 }
 
@@ -87,3 +89,23 @@ func (b *builder) record(items any) (arrow.Record, error) {
 }
 
 func (b *builder) release() { b.rb.Release() }
+
+// withMetadata returns schema with meta added to its metadata (meta's
+// values win), or schema itself when meta is empty.
+func withMetadata(schema *arrow.Schema, meta map[string]string) *arrow.Schema {
+	if len(meta) == 0 {
+		return schema
+	}
+	md := schema.Metadata()
+	keys, values := []string{}, []string{}
+	for i, k := range md.Keys() {
+		if _, over := meta[k]; !over {
+			keys, values = append(keys, k), append(values, md.Values()[i])
+		}
+	}
+	for k, v := range meta {
+		keys, values = append(keys, k), append(values, v)
+	}
+	m := arrow.NewMetadata(keys, values)
+	return arrow.NewSchema(schema.Fields(), &m)
+}

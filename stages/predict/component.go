@@ -10,6 +10,7 @@ import (
 	"github.com/tracecast/tracecast/stats/ks"
 	"math"
 	"reflect"
+	"strconv"
 )
 
 // Register registers the "predict" stage.
@@ -112,7 +113,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 }
 
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
-	sig, _, period, unit, err := st.Build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, st.o.TimeUnit)
+	sig, rules, period, unit, err := st.Build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, st.o.TimeUnit)
 	if err != nil {
 		return err
 	}
@@ -134,8 +135,10 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	if err != nil {
 		return err
 	}
+	// The outputs say how the signal was sampled.
+	meta := map[string]string{"time_unit": unit, "period": strconv.FormatFloat(period, 'g', -1, 64), "rules": rules.Name}
 	for _, items := range []any{ws, ps, vs, as} {
-		if err := emit(ctx, tracecast.Batch{Stream: trace, Items: items}); err != nil {
+		if err := emit(ctx, tracecast.Batch{Stream: trace, Items: items, Meta: meta}); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
+	"strconv"
 )
 
 // Register registers the "signal" stage.
@@ -23,6 +24,8 @@ type Collector struct {
 	stream   string
 }
 
+// NewCollector returns a collector for rules: starpu, smpi, or auto (the
+// first of them that selects states).
 func NewCollector(rules string) (*Collector, error) {
 	c := &Collector{}
 	names := []string{rules}
@@ -40,6 +43,7 @@ func NewCollector(rules string) (*Collector, error) {
 	return c, nil
 }
 
+// Process adds a batch's entities; other records pass by.
 func (c *Collector) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
 	es, ok := in.Items.([]tracecast.Entity)
 	if !ok {
@@ -80,11 +84,23 @@ func (c *Collector) Build(env component.Env, className string, given, minPeriod 
 				unit = "ms"
 			}
 		}
-		env.Logger.Info().Str("rules", c.rules[i].Name).Int("containers", sig.R).Float64("period", period).Str("why", why).
-			Int("samples", sig.Samples(period)).Msg("signal")
+		env.Logger.Info().Str("trace", c.stream).Str("rules", c.rules[i].Name).Int("containers", sig.R).Str("class", class.String()).
+			Float64("period", period).Str("why", why).Str("unit", unit).Int("samples", sig.Samples(period)).
+			Float64("t0", sig.T0()).Float64("end", sig.End).Msg("signal")
 		return sig, c.rules[i], period, unit, nil
 	}
-	return nil, nil, 0, "", firstErr
+	if len(c.rules) > 1 {
+		return nil, nil, 0, "", fmt.Errorf("%s: neither StarPU worker states (%q on %q containers) nor SMPI rank states (%q on %q containers): nothing to count",
+			c.stream, c.rules[0].StateType, c.rules[0].ContainerType, c.rules[1].StateType, c.rules[1].ContainerType)
+	}
+	return nil, nil, 0, "", fmt.Errorf("%s: %w", c.stream, firstErr)
+}
+
+// Meta describes a signal for the sinks (Batch.Meta): class, period, R,
+// rules, t0 and time unit, so that an output file is self-describing.
+func Meta(sig *Signal, rules *Rules, class Class, period float64, unit string) map[string]string {
+	return map[string]string{"class": class.String(), "period": strconv.FormatFloat(period, 'g', -1, 64),
+		"r": strconv.Itoa(sig.R), "time_unit": unit, "rules": rules.Name, "t0": strconv.FormatFloat(sig.T0(), 'g', -1, 64)}
 }
 
 // StageConfig are the options of a "signal" stage: the sampled occurrence
@@ -135,11 +151,12 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 }
 
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
-	sig, _, period, _, err := st.Build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, "")
+	sig, rules, period, unit, err := st.Build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, "")
 	if err != nil {
 		return err
 	}
 	class, _ := ParseClass(st.o.Class)
+	meta := Meta(sig, rules, class, period, unit) // on the first batch
 	batch := make([]tracecast.Sample, 0, 8192)
 	var emitErr error
 	sig.Sample(class, period, func(k int, t float64, x int) {
@@ -148,12 +165,12 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 		}
 		batch = append(batch, tracecast.Sample{K: int64(k), T: t, X: int32(x)})
 		if len(batch) == cap(batch) {
-			emitErr = emit(ctx, tracecast.Batch{Stream: st.Stream(), Items: batch})
-			batch = make([]tracecast.Sample, 0, 8192) // downstream may keep the last one
+			emitErr = emit(ctx, tracecast.Batch{Stream: st.Stream(), Items: batch, Meta: meta})
+			batch, meta = make([]tracecast.Sample, 0, 8192), nil // downstream may keep the last one
 		}
 	})
 	if emitErr == nil && len(batch) > 0 {
-		emitErr = emit(ctx, tracecast.Batch{Stream: st.Stream(), Items: batch})
+		emitErr = emit(ctx, tracecast.Batch{Stream: st.Stream(), Items: batch, Meta: meta})
 	}
 	return emitErr
 }
