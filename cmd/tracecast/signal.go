@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/pipelines"
 )
 
@@ -42,16 +44,13 @@ func (f *signalFlags) stage(typ string) pipelines.Node {
 		"period": f.period, "min_period": f.minPeriod, "max_samples": f.maxSamples}}
 }
 
-// openInput opens a trace file, or standard input for "-".
-func openInput(path string) (*os.File, string, func(), error) {
-	if path == "-" {
-		return os.Stdin, "<stdin>", func() {}, nil
-	}
-	f, err := os.Open(path)
+// openInput opens a file or standard input ("-"), plain or gzip.
+func openInput(path string) (io.Reader, string, func(), error) {
+	r, name, closeIn, err := input.Open(path)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, name, nil, err
 	}
-	return f, path, func() { f.Close() }, nil
+	return r, name, func() { closeIn() }, nil
 }
 
 func newSignalCmd() *cobra.Command {

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tracecast/tracecast/internal/input"
+
 	"github.com/klauspost/compress/gzip"
 	"github.com/rs/zerolog"
 
@@ -194,7 +196,7 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 
 	br := bufio.NewReaderSize(&countingReader{r: in, n: &s.read}, readBufferSize)
 	var r io.Reader
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	if input.IsGzip(br) {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return fmt.Errorf("%s: gzip: %w", s.opts.Name, err)

@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/parsers/lineerr"
+	"github.com/tracecast/tracecast/internal/lineerr"
 )
 
 // ParseOpenFlags reads "creat|trunc" or strace's "O_WRONLY|O_CREAT|O_TRUNC".

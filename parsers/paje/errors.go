@@ -1,6 +1,6 @@
 package paje
 
-import "github.com/tracecast/tracecast/parsers/lineerr"
+import "github.com/tracecast/tracecast/internal/lineerr"
 
 // Error is a problem with one line of a trace: "FILE:LINE: reason".
 type Error = lineerr.Error

@@ -1,33 +1,16 @@
 package paje
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"strconv"
 
+	"github.com/tracecast/tracecast/internal/input"
+
 	"github.com/klauspost/compress/gzip"
 	"github.com/tracecast/tracecast"
 )
-
-// OpenReader wraps r so that gzip-compressed input (recognised by its magic
-// bytes) is decompressed transparently.
-func OpenReader(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	magic, err := br.Peek(2)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, err
-		}
-		return zr, nil
-	}
-	return br, nil
-}
 
 // BatchSize is how many entities Read hands to its callback at a time.
 const BatchSize = 4096
@@ -38,7 +21,7 @@ const BatchSize = 4096
 // fn's error.
 func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, error) {
 	p := NewParser(opts)
-	in, err := OpenReader(r)
+	in, err := input.Decompress(r)
 	if err != nil {
 		return p.Stats(), inputError(p.opts.Name, err)
 	}
@@ -118,7 +101,7 @@ func inputError(name string, err error) error {
 // (TestMutationsTerminate checks it).
 func readSerial(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, error) {
 	p := NewParser(opts)
-	in, err := OpenReader(r)
+	in, err := input.Decompress(r)
 	if err != nil {
 		return p.Stats(), inputError(p.opts.Name, err)
 	}

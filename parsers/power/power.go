@@ -30,9 +30,9 @@ import (
 	"unsafe"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/parsers/lineerr"
+	"github.com/tracecast/tracecast/internal/lineerr"
 
-	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/internal/input"
 )
 
 // Format names an input format.
@@ -120,7 +120,7 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.PowerSample) error) (St
 	}
 	rd := &reader{opts: opts, fn: fn, nodes: map[string]string{}, rapl: map[string]*raplState{},
 		stats: Stats{Skipped: map[string]int64{}}, batch: make([]tracecast.PowerSample, 0, BatchSize)}
-	in, err := paje.OpenReader(r)
+	in, err := input.Decompress(r)
 	if err != nil {
 		return rd.stats, &Error{File: opts.Name, Reason: err.Error()}
 	}

@@ -1,0 +1,52 @@
+// Package input opens what tracecast reads: a file or standard input ("-"),
+// plain or gzip-compressed (recognised by its magic bytes, not its name),
+// so that every reader accepts the same inputs and detects compression the
+// same way.
+package input
+
+import (
+	"bufio"
+	"io"
+	"os"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// IsGzip reports whether the next bytes of br start a gzip stream.
+func IsGzip(br *bufio.Reader) bool {
+	magic, _ := br.Peek(2)
+	return len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+}
+
+// Decompress wraps r so that gzip-compressed input is decompressed
+// transparently; other input is returned buffered.
+func Decompress(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if _, err := br.Peek(2); err != nil && err != io.EOF {
+		return nil, err
+	}
+	if IsGzip(br) {
+		return gzip.NewReader(br)
+	}
+	return br, nil
+}
+
+// Open opens path ("-": standard input) for reading, decompressed. name is
+// how messages should call it ("<stdin>" for standard input); close
+// releases the file.
+func Open(path string) (r io.Reader, name string, close func() error, err error) {
+	if path == "-" {
+		r, err := Decompress(os.Stdin)
+		return r, "<stdin>", func() error { return nil }, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, path, nil, err
+	}
+	r, err = Decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, path, nil, err
+	}
+	return r, path, f.Close, nil
+}
