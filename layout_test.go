@@ -30,7 +30,7 @@ func TestImportRules(t *testing.T) {
 	}
 	rules := []struct {
 		from, to, why string
-		same         bool // to may be from itself (a parser may import its own subpackages)
+		same          bool // to may be from itself (a parser may import its own subpackages)
 	}{
 		{"ingest/", "parsers/", "ingest reads bytes; formats are the parsers'", false},
 		{"ingest/", "stages/", "ingest reads bytes; analyses are the stages'", false},
