@@ -24,7 +24,7 @@
 //	    time_unit: ms               # for pacing; default: the parser's, else s
 //	    parser:                     # optional: without it the source emits raw lines
 //	      type: paje
-//	      lenient: false            # parser options, see PajeOptions
+//	      lenient: false            # parser options, see paje.ParserConfig
 //	      time_unit: ms
 //	  runs:                         # traces from Kafka (see package ingest/kafka)
 //	    type: kafka
@@ -39,7 +39,7 @@
 //	    trace_timeout: 0s           # end a trace silent that long (0: never)
 //	    parser: {type: paje, time_unit: ms}
 //	stages:
-//	  idle: {type: predict, inputs: [trace], ...}     # see PredictOptions, SignalOptions
+//	  idle: {type: predict, inputs: [trace], ...}     # see predict.StageConfig, signal.StageConfig
 //	sinks:
 //	  archive:
 //	    type: arrow
@@ -54,12 +54,12 @@
 //
 // Decoding is strict at every level: an unknown key is an error naming the
 // key, its line and the keys that are known. Each component's own options
-// are decoded into the typed struct its type registered (FileSourceOptions,
-// PajeOptions, JSONLSinkOptions, ArrowSinkOptions, ...), starting from that
-// type's defaults. Parse checks the structure (version, ids, inputs that
-// exist and are not sinks, no cycles, stages and sinks with inputs, at least
-// one source and one sink); Registry.Check and Validate add the types and
-// options. All problems are reported at once in a *ConfigError.
+// are decoded into the config struct its package registered
+// (file.SourceConfig, paje.ParserConfig, jsonl.SinkConfig, ...; see package
+// component and `tracecast components`), starting from that type's
+// defaults. Parse checks the structure (version, ids, inputs that exist and
+// are not sinks, no cycles, stages and sinks with inputs, at least one
+// source and one sink); Check and Validate add the types and options. All problems are reported at once in a *ConfigError.
 //
 // # Runtime
 //

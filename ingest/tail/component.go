@@ -16,14 +16,23 @@ func Register(r *component.Registry) {
 // while it is written (see package ingest/tail). It never ends by itself: a
 // pipeline with a tail source runs until it is stopped.
 type SourceConfig struct {
-	Path         string        `yaml:"path"`
-	Start        string        `yaml:"start"`         // beginning | end | saved-or-beginning (default) | saved-or-end
-	PositionFile string        `yaml:"position_file"` // where the position is saved; none when empty
-	HeaderPrefix string        `yaml:"header_prefix"` // re-read when resuming mid-file (default "%"; "-" disables)
-	Poll         time.Duration `yaml:"poll"`
-	SyncEvery    time.Duration `yaml:"sync_every"`
-	BatchLines   int           `yaml:"batch_lines"`
-	MaxLineBytes int           `yaml:"max_line_bytes"`
+	// Path is the file followed.
+	Path string `yaml:"path"`
+	// Start: beginning, end, saved-or-beginning (default) or saved-or-end.
+	Start string `yaml:"start"`
+	// PositionFile is where the position is saved; none when empty.
+	PositionFile string `yaml:"position_file"`
+	// HeaderPrefix marks the header lines re-read when resuming mid-file
+	// (default "%"; "-" disables).
+	HeaderPrefix string `yaml:"header_prefix"`
+	// Poll is how often the file is checked for growth.
+	Poll time.Duration `yaml:"poll"`
+	// SyncEvery is how often the position is saved.
+	SyncEvery time.Duration `yaml:"sync_every"`
+	// BatchLines is the number of lines per batch.
+	BatchLines int `yaml:"batch_lines"`
+	// MaxLineBytes is the longest accepted line.
+	MaxLineBytes int `yaml:"max_line_bytes"`
 	// EndAfter ends the input when the file has not grown for that long
 	// (the run is over: the last windows are flushed); 0 follows forever.
 	EndAfter time.Duration `yaml:"end_after"`

@@ -11,18 +11,32 @@ func Register(r *component.Registry) {
 	component.RegisterParser(r, "paje", "Paje trace lines (StarPU, SimGrid) into entities, as pj_dump resolves them", DefaultParserConfig, newParser)
 }
 
-// ParserConfig are the options of a "paje" parser; see Options.
+// ParserConfig is the configuration of a "paje" parser; the fields mean
+// what Options' fields of the same names mean.
 type ParserConfig struct {
-	Lenient               bool     `yaml:"lenient"`
-	NoStrict              bool     `yaml:"no_strict"`
-	UserDefined           bool     `yaml:"user_defined"`
-	IgnoreIncompleteLinks bool     `yaml:"ignore_incomplete_links"`
-	ReorderHorizon        *float64 `yaml:"reorder_horizon"`
-	MaxBuffered           int      `yaml:"max_buffered"`
-	MaxLineBytes          int      `yaml:"max_line_bytes"`
-	MaxContainers         int      `yaml:"max_containers"`
-	MaxOpenStates         int      `yaml:"max_open_states"`
-	TimeUnit              string   `yaml:"time_unit"`
+	// Lenient counts and skips bad lines instead of failing on the first.
+	Lenient bool `yaml:"lenient"`
+	// NoStrict accepts the field names of Paje ≤ 1.1 (pj_dump -n).
+	NoStrict bool `yaml:"no_strict"`
+	// UserDefined keeps user-defined fields in Entity.Extra (pj_dump -u).
+	UserDefined bool `yaml:"user_defined"`
+	// IgnoreIncompleteLinks drops links missing an end (pj_dump -z).
+	IgnoreIncompleteLinks bool `yaml:"ignore_incomplete_links"`
+	// ReorderHorizon is how late (trace units) a variable sample may come
+	// and still be applied in time order; default 3 s worth, 0 is pj_dump's
+	// rule.
+	ReorderHorizon *float64 `yaml:"reorder_horizon"`
+	// MaxBuffered bounds the variable samples held for reordering.
+	MaxBuffered int `yaml:"max_buffered"`
+	// MaxLineBytes is the longest accepted line.
+	MaxLineBytes int `yaml:"max_line_bytes"`
+	// MaxContainers bounds the live containers.
+	MaxContainers int `yaml:"max_containers"`
+	// MaxOpenStates bounds the open states and pending links.
+	MaxOpenStates int `yaml:"max_open_states"`
+	// TimeUnit of the trace: auto (StarPU headers mean ms, else s), s, ms,
+	// us, ns.
+	TimeUnit string `yaml:"time_unit"`
 	// MaxStreams bounds the traces parsed at once (a Kafka source).
 	MaxStreams int `yaml:"max_streams"`
 	// StreamErrors: fail (default) stops the pipeline on a bad line; drop
