@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/stats/surface"
+	"github.com/tracecast/tracecast/study"
 )
 
 // studyModelFlags are predict's --model and --tasks: the window size comes
@@ -30,18 +32,10 @@ func (f *studyModelFlags) applyModel(path string, s *sampled, window *int) error
 	if *window > 0 {
 		return usageErr(fmt.Errorf("give --window or --model, not both"))
 	}
-	T := f.tasks
-	if T <= 0 {
-		if path == "-" {
-			return usageErr(fmt.Errorf("--model on standard input needs --tasks T"))
-		}
-		n, err := tasksInTrace(path)
-		if err != nil {
-			return err
-		}
-		T = n
+	if f.tasks <= 0 && path == "-" { // standard input cannot be read a second time
+		return usageErr(fmt.Errorf("--model on standard input needs --tasks T"))
 	}
-	w, err := windowFromModel(f.model, s.sig.R, T)
+	w, T, err := study.ModelWindow(f.model, path, s.sig.R, f.tasks)
 	if err != nil {
 		return err
 	}
@@ -49,3 +43,7 @@ func (f *studyModelFlags) applyModel(path string, s *sampled, window *int) error
 	log.Info().Str("model", f.model).Int("r", s.sig.R).Int("t", T).Int("window", w).Msg("window from the model")
 	return nil
 }
+
+// classifyIdle is seed 004's §IV-B state of a loaded trace, from its idle
+// signal at the chosen period (for the hitrate command).
+func classifyIdle(s *sampled) surface.Classification { return study.ClassifyIdle(s.sig, s.period) }
