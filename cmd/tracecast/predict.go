@@ -279,7 +279,21 @@ func (p *predictFlags) run(ctx context.Context, path, outDir string) (*results, 
 	if p.window <= 0 && p.model == "" {
 		return nil, usageErr(fmt.Errorf("--window W (samples) or --model FILE is required"))
 	}
+	name := traceName(path)
 	if p.model != "" {
+		if path == "-" {
+			if p.tasks <= 0 { // standard input cannot be read a second time
+				return nil, usageErr(fmt.Errorf("--model on standard input needs --tasks T"))
+			}
+			// The model needs R before the prediction phase starts: two
+			// reads, so standard input is kept in a temporary file.
+			tmp, err := spool(os.Stdin)
+			if err != nil {
+				return nil, err
+			}
+			defer os.Remove(tmp)
+			path = tmp
+		}
 		r, err := p.containers(ctx, path)
 		if err != nil {
 			return nil, err
@@ -290,7 +304,7 @@ func (p *predictFlags) run(ctx context.Context, path, outDir string) (*results, 
 	}
 	st := p.stage("predict")
 	maps.Copy(st.Options, map[string]any{"window": p.window, "queries": p.queries, "method": p.method, "alpha": p.alpha,
-		"idle_threshold": p.idleThreshold, "regime_misses": p.regimeMisses, "trace": predict.TraceID(traceName(path))})
+		"idle_threshold": p.idleThreshold, "regime_misses": p.regimeMisses, "trace": predict.TraceID(name)})
 	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{traceSource(path, p.lenient, p.noStrict)},
 		Stages: []pipelines.Node{st}, Sinks: []pipelines.Node{{ID: "results", Type: "results", Inputs: []string{"predict"}}}}
 	if outDir != "" {
@@ -320,6 +334,23 @@ func (p *predictFlags) run(ctx context.Context, path, outDir string) (*results, 
 		return nil, err
 	}
 	return res, nil
+}
+
+// spool copies r into a temporary file and returns its path.
+func spool(r io.Reader) (string, error) {
+	f, err := os.CreateTemp("", "tracecast-stdin-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
 }
 
 // containers reads the trace's signal once for R, the number of selected

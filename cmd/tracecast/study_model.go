@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/study"
 )
 
 // studyModelFlags are predict's --model and --tasks: the window size comes
@@ -31,18 +32,7 @@ func (f *studyModelFlags) applyModel(path string, r int, window *int) error {
 	if *window > 0 {
 		return usageErr(fmt.Errorf("give --window or --model, not both"))
 	}
-	T := f.tasks
-	if T <= 0 {
-		if path == "-" {
-			return usageErr(fmt.Errorf("--model on standard input needs --tasks T"))
-		}
-		n, err := tasksInTrace(path)
-		if err != nil {
-			return err
-		}
-		T = n
-	}
-	w, err := windowFromModel(f.model, r, T)
+	w, T, err := study.ModelWindow(f.model, path, r, f.tasks)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,24 +13,39 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/stats/surface"
+	"github.com/tracecast/tracecast/study"
 )
 
-// studyRoot runs the study commands in-process, the way root.go will
-// register them.
-func studyRun(t *testing.T, args ...string) string {
-	t.Helper()
-	log = zerolog.New(io.Discard)
+// studyExec runs the study commands (and predict, for --model) in-process,
+// the way root.go registers them, with the log in logs (discarded when nil).
+func studyExec(logs io.Writer, args ...string) (string, error) {
+	if logs == nil {
+		logs = io.Discard
+	}
+	log = zerolog.New(logs)
 	root := &cobra.Command{Use: "tracecast", SilenceUsage: true, SilenceErrors: true}
 	root.AddCommand(studyCommands()...)
+	root.AddCommand(newPredictCmd())
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
-		t.Fatalf("%v: %v", args, err)
-	}
-	return out.String()
+	err := root.Execute()
+	return out.String(), err
 }
 
+func studyRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := studyExec(nil, args...)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return out
+}
+
+// The CLI end to end: synth writes traces and metadata, train reads them
+// and prints one line per trace, predict --model uses the model's window.
+// The logic itself is tested in package study.
 func TestStudySynthTrainModel(t *testing.T) {
 	dir := t.TempDir()
 	tr := filepath.Join(dir, "traces")
@@ -40,7 +56,7 @@ func TestStudySynthTrainModel(t *testing.T) {
 			studyRun(t, "synth", "--tasks", n, "--workers", r, "--seed", n, "-o", base+".trace.gz", "--dot", base+".dot")
 		}
 	}
-	var meta studySynthMeta
+	var meta study.SynthMeta
 	b, err := os.ReadFile(filepath.Join(tr, "T1300_R32.meta.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +75,8 @@ func TestStudySynthTrainModel(t *testing.T) {
 	if strings.Count(lines, "\n") != 10 || !strings.Contains(lines, "R=8") {
 		t.Fatalf("train printed %q", lines)
 	}
-	m, err := surface.Load(filepath.Join(out, "window-model.json"))
+	mf := filepath.Join(out, "window-model.json")
+	m, err := surface.Load(mf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,23 +97,57 @@ func TestStudySynthTrainModel(t *testing.T) {
 	if !strings.Contains(string(tj), `"state":"uniform computation"`) {
 		t.Errorf("no 8-worker trace classified as uniform computation:\n%s", tj)
 	}
-	// windowFromModel: trained points, and interpolation in log2 R.
-	for _, c := range m.Surfaces[0].Cuts {
-		w, err := windowFromModel(filepath.Join(out, "window-model.json"), 8, c.T)
-		if err != nil || w != c.W {
-			t.Errorf("R=8 T=%d: %d, %v; want %d", c.T, w, err, c.W)
+
+	// predict --model: the window is the model's for the trace's R and T
+	// (counted in the trace, or --tasks).
+	trace := filepath.Join(tr, "T1900_R8.trace.gz")
+	w1900, _ := m.Window(8, 1900)
+	w2500, _ := m.Window(8, 2500)
+	for _, tc := range []struct {
+		args  []string
+		t, w  int
+		label string
+	}{
+		{label: "tasks counted", t: 1900, w: w1900},
+		{label: "--tasks", args: []string{"--tasks", "2500"}, t: 2500, w: w2500},
+	} {
+		var logs bytes.Buffer
+		args := append([]string{"predict", "--model", mf, "--max-samples", "200000", "-o", filepath.Join(dir, "pred"), trace}, tc.args...)
+		if _, err := studyExec(&logs, args...); err != nil {
+			t.Fatalf("%s: %v", tc.label, err)
+		}
+		var got struct{ R, T, Window int }
+		for _, l := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(l, "window from the model") {
+				json.Unmarshal([]byte(l), &got)
+			}
+		}
+		if got.R != 8 || got.T != tc.t || got.Window != tc.w {
+			t.Errorf("%s: logged %+v, want R 8, T %d, window %d", tc.label, got, tc.t, tc.w)
 		}
 	}
-	w8, _ := m.Window(8, 1600)
-	w32, _ := m.Window(32, 1600)
-	w16, err := windowFromModel(filepath.Join(out, "window-model.json"), 16, 1600)
-	if err != nil || w16 < min(w8, w32) || w16 > max(w8, w32) {
-		t.Errorf("R=16: %d, %v; between %d and %d", w16, err, w8, w32)
+	// A trace on standard input cannot be read twice to count its tasks.
+	plain := filepath.Join(dir, "plain.trace")
+	studyRun(t, "synth", "--tasks", "1000", "-o", plain)
+	stdin, err := os.Open(plain)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n, err := tasksInTrace(filepath.Join(tr, "T1900_R8.trace.gz")); err != nil || n != 1900 {
-		t.Errorf("tasksInTrace: %d, %v", n, err)
+	defer func(f *os.File) { os.Stdin = f; stdin.Close() }(os.Stdin)
+	os.Stdin = stdin
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"predict", "--model", mf, "--window", "100", trace}, "give --window or --model, not both"},
+		{[]string{"predict", "--model", mf, "--max-samples", "200000", "-"}, "--model on standard input needs --tasks T"},
+	} {
+		var ee *exitError
+		if _, err := studyExec(nil, tc.args...); !errors.As(err, &ee) || ee.code != 2 || err.Error() != tc.msg {
+			t.Errorf("%v: %v, want the usage error %q", tc.args, err, tc.msg)
+		}
 	}
-	if _, err := windowFromModel(filepath.Join(out, "points.csv"), 8, 1000); err == nil {
+	if _, err := studyExec(nil, "predict", "--model", filepath.Join(out, "points.csv"), "--max-samples", "200000", trace); err == nil {
 		t.Error("a CSV read as a model")
 	}
 }
@@ -120,8 +171,49 @@ func TestStudyReproduceSmall(t *testing.T) {
 		}
 	}
 	// A kept trace's metadata drives train the same way.
-	in, err := studyReadMeta(filepath.Join(dir, "traces", "t1_T2000_R008.meta.json"))
+	in, err := study.ReadMeta(filepath.Join(dir, "traces", "t1_T2000_R008.meta.json"))
 	if err != nil || in.T < 2000 || in.T > 2025 {
 		t.Fatalf("%+v %v", in, err)
+	}
+}
+
+// TestStudyUsageErrors: errors in the flags, and the study's errors in its
+// options, exit with code 2; failures while running with 1.
+func TestStudyUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"synth"}, 2, "-o TRACE is required"},
+		{[]string{"synth", "-o", filepath.Join(dir, "x.trace"), "--codelets", "bad"}, 2, `--codelets: codelet "bad"`},
+		{[]string{"synth", "-o", filepath.Join(dir, "x.trace"), "--tasks", "1"}, 2, "--tasks 1 --workers 8: need at least 2 tasks and 1 worker"},
+		{[]string{"synth", "-o", filepath.Join(dir, "x.trace"), "--levels", "5000"}, 2, "synth: impossible DAG"},
+		{[]string{"synth", "-o", filepath.Join(dir, "no", "x.trace")}, 1, "no such file"},
+		{[]string{"train", "x.trace"}, 2, "-o DIR is required"},
+		{[]string{"train", "-o", dir}, 2, "no trace: give --meta-dir DIR, metadata files or traces"},
+		{[]string{"train", "-o", dir, "--target", "2", "x"}, 2, "--target 2: want (0, 1]"},
+		{[]string{"train", "-o", dir, "--method", "foo", "x"}, 2, `unknown p-value method "foo"`},
+		{[]string{"train", "-o", dir, "--windows", "0:1:1", "x"}, 2, `--windows "0:1:1"`},
+		{[]string{"train", "-o", dir, filepath.Join(dir, "missing.trace")}, 1, "no such file"},
+		{[]string{"reproduce", "-o", dir, "--sizes", "x"}, 2, `--sizes: bad list "x"`},
+		{[]string{"reproduce", "-o", dir, "--cluster-sizes", "8,0"}, 2, `--cluster-sizes: bad list "8,0"`},
+		{[]string{"reproduce", "-o", dir, "--train-subsets", "0"}, 2, "need at least one training subset"},
+		{[]string{"reproduce", "-o", dir, "--train-subsets", "1", "--validation-subsets", "0", "--sizes", "1000", "--cluster-sizes", "8", "--codelets", "bad"}, 1,
+			`t0_T1000_R008: read error: --codelets: codelet "bad"`},
+	} {
+		_, err := studyExec(nil, tc.args...)
+		code := 0
+		if err != nil {
+			code = 1
+			var ee *exitError
+			if errors.As(err, &ee) {
+				code = ee.code
+			}
+		}
+		if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: exit %d, %v; want %d, %q", tc.args, code, err, tc.code, tc.msg)
+		}
 	}
 }

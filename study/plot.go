@@ -1,4 +1,4 @@
-package main
+package study
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/tracecast/tracecast/stats/surface"
 	"gonum.org/v1/plot"
@@ -17,24 +18,29 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// studySurfaceGrid evaluates a fitted surface on a (w, T) grid for the heat map.
-type studySurfaceGrid struct {
+// surfaceGrid evaluates a fitted surface on a (w, T) grid for the heat map.
+type surfaceGrid struct {
 	fit    *surface.Fit
 	ws, ts []float64
 }
 
-func (g studySurfaceGrid) Dims() (c, r int) { return len(g.ws), len(g.ts) }
-func (g studySurfaceGrid) X(c int) float64  { return g.ws[c] }
-func (g studySurfaceGrid) Y(r int) float64  { return g.ts[r] }
-func (g studySurfaceGrid) Z(c, r int) float64 {
+func (g surfaceGrid) Dims() (c, r int) { return len(g.ws), len(g.ts) }
+func (g surfaceGrid) X(c int) float64  { return g.ws[c] }
+func (g surfaceGrid) Y(r int) float64  { return g.ts[r] }
+func (g surfaceGrid) Z(c, r int) float64 {
 	return math.Max(0, math.Min(1, g.fit.Eval(g.ws[c], g.ts[r])))
 }
 
-type studyOnePalette struct{ c color.Color }
+// onePalette is a single colour: plotter.NewContour takes a palette for its
+// lines, and the target contour is drawn in one colour.
+type onePalette struct{ c color.Color }
 
-func (p studyOnePalette) Colors() []color.Color { return []color.Color{p.c} }
+var _ palette.Palette = onePalette{}
 
-func studySavePlot(p *plot.Plot, dir, name string, w, h vg.Length) error {
+func (p onePalette) Colors() []color.Color { return []color.Color{p.c} }
+
+// savePlot writes p as dir/name.png (for REPORT.md) and .svg (scalable).
+func savePlot(p *plot.Plot, dir, name string, w, h vg.Length) error {
 	for _, ext := range []string{".png", ".svg"} {
 		if err := p.Save(w, h, filepath.Join(dir, name+ext)); err != nil {
 			return err
@@ -43,10 +49,10 @@ func studySavePlot(p *plot.Plot, dir, name string, w, h vg.Length) error {
 	return nil
 }
 
-// studyModelPlots draws, per R, the fitted hit-rate surface as a heat map
+// modelPlots draws, per R, the fitted hit-rate surface as a heat map
 // with the target contour, the measured points and the cuts (seed 004's
 // Fig. 5/7); and the window size against the DAG size per R (Fig. 9).
-func studyModelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) error {
+func modelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -59,7 +65,7 @@ func studyModelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) 
 		if tmax <= tmin {
 			tmax = tmin + 1
 		}
-		g := studySurfaceGrid{fit: rm.Fit}
+		g := surfaceGrid{fit: rm.Fit}
 		for i := 0; i <= 60; i++ {
 			g.ws = append(g.ws, float64(m.WMin)+float64(m.WMax-m.WMin)*float64(i)/60)
 		}
@@ -76,7 +82,7 @@ func studyModelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) 
 		hm := plotter.NewHeatMap(g, pal.Palette(64))
 		hm.Min, hm.Max = 0, 1
 		p.Add(hm)
-		ct := plotter.NewContour(g, []float64{m.Target}, studyOnePalette{color.Black})
+		ct := plotter.NewContour(g, []float64{m.Target}, onePalette{color.Black})
 		ct.LineStyles = []draw.LineStyle{{Color: color.Black, Width: vg.Points(2)}}
 		p.Add(ct)
 		var cutXY plotter.XYs
@@ -103,7 +109,7 @@ func studyModelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) 
 		p.Legend.Top = true
 		p.X.Min, p.X.Max = float64(m.WMin), float64(m.WMax)
 		p.Y.Min, p.Y.Max = tmin, tmax
-		if err := studySavePlot(p, dir, fmt.Sprintf("surface_R%03d", rm.R), 7*vg.Inch, 5*vg.Inch); err != nil {
+		if err := savePlot(p, dir, fmt.Sprintf("surface_R%03d", rm.R), 7*vg.Inch, 5*vg.Inch); err != nil {
 			return err
 		}
 	}
@@ -149,10 +155,8 @@ func studyModelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) 
 		}
 		return ts
 	})
-	return studySavePlot(p, dir, "window_model", 7*vg.Inch, 5*vg.Inch)
+	return savePlot(p, dir, "window_model", 7*vg.Inch, 5*vg.Inch)
 }
-
-var _ palette.Palette = studyOnePalette{}
 
 // swatch is a legend thumbnail filled with one colour.
 type swatch struct{ c color.Color }
@@ -160,4 +164,50 @@ type swatch struct{ c color.Color }
 func (s swatch) Thumbnail(c *draw.Canvas) {
 	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}}
 	c.FillPolygon(s.c, pts)
+}
+
+// plotValidation draws, per validation subset, the hit-rate of every trace
+// against its DAG size, one line per cluster size (Fig. 10).
+func plotValidation(dir string, vs []*Analysis, rs []int, sets int) error {
+	cols := moreland.SmoothBlueRed()
+	cols.SetMin(0)
+	cols.SetMax(float64(max(1, len(rs)-1)))
+	for s := 0; s < sets; s++ {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("Validation subset %c: prediction hit-rate with the model's window", 'a'+s)
+		p.X.Label.Text = "DAG size (tasks)"
+		p.Y.Label.Text = "hit-rate"
+		p.Y.Min, p.Y.Max = 0, 1.02
+		p.Add(plotter.NewGrid())
+		for i, r := range rs {
+			var xy plotter.XYs
+			for _, v := range vs {
+				if v.R == r && v.Labels["subset"] == strconv.Itoa(s) && v.Validate != nil && v.Validate.Verdicts > 0 {
+					xy = append(xy, plotter.XY{X: float64(v.T), Y: v.Validate.HitRate})
+				}
+			}
+			if len(xy) == 0 {
+				continue
+			}
+			sort.Slice(xy, func(a, b int) bool { return xy[a].X < xy[b].X })
+			l, pts, err := plotter.NewLinePoints(xy)
+			if err != nil {
+				return err
+			}
+			c, _ := cols.At(float64(i))
+			l.Color, pts.Color = c, c
+			pts.Shape = draw.CircleGlyph{}
+			p.Add(l, pts)
+			p.Legend.Add(fmt.Sprintf("R = %d", r), l, pts)
+		}
+		ref := plotter.NewFunction(func(float64) float64 { return 0.9 })
+		ref.Color = color.Gray{128}
+		ref.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+		p.Add(ref)
+		p.Legend.Top = false
+		if err := savePlot(p, dir, fmt.Sprintf("validation_%c", 'a'+s), 7*vg.Inch, 4.5*vg.Inch); err != nil {
+			return err
+		}
+	}
+	return nil
 }

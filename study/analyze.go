@@ -1,0 +1,293 @@
+package study
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/stages/predict"
+	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stats/ks"
+	"github.com/tracecast/tracecast/stats/surface"
+)
+
+// AnalyzeConfig says how a trace's idle signal is sampled and swept.
+type AnalyzeConfig struct {
+	Period     float64 // Δ, trace units; 0: seed 004's rule with the floors below
+	MinPeriod  float64
+	MaxSamples int
+	Windows    []int // candidate window sizes, samples, increasing
+	Method     ks.Method
+	Alpha      float64
+}
+
+// Analysis is one trace's surface-core output.
+type Analysis struct {
+	Trace    string                 `json:"trace"`
+	R        int                    `json:"r"`
+	T        int                    `json:"t"`
+	Tasks    int                    `json:"tasks_seen"` // compute states in the trace
+	Period   float64                `json:"period"`
+	Samples  int                    `json:"samples"`
+	Class    surface.Classification `json:"classification"`
+	Sweep    []ks.SweepResult       `json:"-"`
+	Labels   map[string]string      `json:"labels,omitempty"`
+	Validate *Validation            `json:"validation,omitempty"`
+}
+
+// Validation is the prediction phase run on a trace with the model's window.
+type Validation struct {
+	Window   int     `json:"window"`
+	Verdicts int     `json:"verdicts"`
+	Hits     int     `json:"hits"`
+	HitRate  float64 `json:"hit_rate"`
+	HorizonS float64 `json:"horizon_s"`
+}
+
+// WindowFunc gives the window size (samples) for R workers and a DAG of T
+// tasks: (*surface.Model).Window.
+type WindowFunc func(R, T int) (int, error)
+
+// isTask says whether e is a task: a state of a worker that the StarPU
+// rules call compute. T is the number of these when the DAG size is not known.
+func isTask(rules *signal.Rules, e *tracecast.Entity) bool {
+	return e.Nature == tracecast.NatureState && e.Type == rules.StateType && e.End > e.Start && rules.Classify(e.Value) == signal.Compute
+}
+
+// AnalyzeTrace streams a StarPU trace into its idle signal, classifies it,
+// and sweeps every window size in one pass. predictW, when not nil, gives
+// the window for the prediction phase from (R, T), which is then run on the
+// trace (Analysis.Validate). T is the DAG size when known (else the number
+// of tasks seen).
+func AnalyzeTrace(r io.Reader, name string, T int, cfg *AnalyzeConfig, predictW WindowFunc) (*Analysis, error) {
+	rules := signal.StarPU()
+	if err := rules.Compile(); err != nil {
+		return nil, err
+	}
+	b := signal.NewBuilder(rules)
+	tasks := 0
+	unit := "ms"
+	o := paje.DefaultOptions()
+	o.Name = name
+	o.OnTimeUnit = func(u string) { unit = u }
+	if _, err := paje.Read(r, o, func(es []tracecast.Entity) error {
+		b.Add(es)
+		for i := range es {
+			if isTask(rules, &es[i]) {
+				tasks++
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	sig, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	period, _, err := sig.Period(signal.Idle, cfg.Period, cfg.MinPeriod, cfg.MaxSamples)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if T <= 0 {
+		T = tasks
+	}
+	a := &Analysis{Trace: name, R: sig.R, T: T, Tasks: tasks, Period: period}
+	// One pass, the signal never held: O(R × window sizes) memory.
+	sw := ks.NewSweeper(sig.R, cfg.Windows, cfg.Method, cfg.Alpha)
+	cl := surface.Classifier{R: sig.R}
+	a.Samples = sig.Sample(signal.Idle, period, func(_ int, _ float64, x int) {
+		sw.Add(x)
+		cl.Add(x)
+	})
+	a.Class = cl.Result()
+	a.Sweep = sw.Results()
+	if predictW != nil {
+		if a.Validate, err = validate(sig, name, unit, period, T, cfg, predictW); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// validate runs the prediction phase on sig with the window predictW gives
+// for (R, T) and counts its verdicts: seed 004's validation hit-rate.
+func validate(sig *signal.Signal, name, unit string, period float64, T int, cfg *AnalyzeConfig, predictW WindowFunc) (*Validation, error) {
+	w, err := predictW(sig.R, T)
+	if err != nil {
+		return nil, err
+	}
+	ups := unitsPerSecond(unit)
+	v := &Validation{Window: w, HorizonS: float64(w) * period / ups}
+	err = predict.Run(sig, predict.TraceID(name), period, ups, predict.Options{
+		Window: w, Queries: []string{"idle>=25%"}, Method: cfg.Method, Alpha: cfg.Alpha,
+	}, predict.Sink{
+		Window: func(tracecast.Window) {}, Prediction: func(tracecast.Prediction) {}, Alert: func(tracecast.Alert) {},
+		Verdict: func(x tracecast.Verdict) {
+			v.Verdicts++
+			if x.Hit {
+				v.Hits++
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if v.Verdicts > 0 {
+		v.HitRate = float64(v.Hits) / float64(v.Verdicts)
+	}
+	return v, nil
+}
+
+// unitsPerSecond is tracecast.UnitsPerSecond, seconds for unknown units.
+func unitsPerSecond(u string) float64 {
+	n, _ := tracecast.UnitsPerSecond(u)
+	return n
+}
+
+// Input is one trace to analyse: a path and, from the metadata, T.
+type Input struct {
+	Path   string
+	T      int // DAG size; 0: the number of tasks in the trace
+	Labels map[string]string
+}
+
+// ReadMeta reads a synthesizer metadata file into a train input.
+func ReadMeta(path string) (Input, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Input{}, err
+	}
+	var m SynthMeta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Input{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Kind != "tracecast.synth" || m.Trace == "" {
+		return Input{}, fmt.Errorf("%s: not a synth metadata file", path)
+	}
+	tr := m.Trace
+	if !filepath.IsAbs(tr) {
+		tr = filepath.Join(filepath.Dir(path), tr)
+	}
+	return Input{Path: tr, T: m.DAG.Tasks, Labels: m.Labels}, nil
+}
+
+// Inputs are the traces of metaDir's *.meta.json files (in name order, none
+// when metaDir is empty) followed by those of paths: a path ending in .json
+// is a metadata file, any other a trace (T is then the tasks it holds).
+func Inputs(metaDir string, paths []string) ([]Input, error) {
+	if metaDir != "" {
+		ms, _ := filepath.Glob(filepath.Join(metaDir, "*.meta.json"))
+		sort.Strings(ms)
+		paths = append(ms, paths...)
+	}
+	var ins []Input
+	for _, a := range paths {
+		if strings.HasSuffix(a, ".json") {
+			in, err := ReadMeta(a)
+			if err != nil {
+				return nil, err
+			}
+			ins = append(ins, in)
+		} else {
+			ins = append(ins, Input{Path: a})
+		}
+	}
+	return ins, nil
+}
+
+// openTrace opens a trace file, or standard input for "-" (as the other
+// tracecast commands do: the study must not depend on cmd/).
+func openTrace(path string) (io.Reader, string, func(), error) {
+	if path == "-" {
+		return os.Stdin, "<stdin>", func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return f, path, func() { f.Close() }, nil
+}
+
+// Analyses analyses the inputs on jobs goroutines, in input order.
+func Analyses(ins []Input, jobs int, cfg *AnalyzeConfig, predictW WindowFunc) ([]*Analysis, error) {
+	return parallel(len(ins), jobs, func(i int) (*Analysis, error) {
+		in := ins[i]
+		f, name, closeIn, err := openTrace(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		a, err := AnalyzeTrace(f, name, in.T, cfg, predictW)
+		closeIn()
+		if err != nil {
+			return nil, err
+		}
+		a.Labels = in.Labels
+		return a, nil
+	})
+}
+
+// parallel runs fn(0..n-1) on jobs goroutines and returns the results in
+// order, or the first error in index order once all are done: the outputs
+// do not depend on the number of jobs or on the scheduling.
+func parallel[T any](n, jobs int, fn func(i int) (T, error)) ([]T, error) {
+	out := make([]T, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, jobs) {
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = fn(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// WriteOutputs writes the per-trace lines (dir/traces.jsonl) and every
+// hit-rate point (dir/points.csv).
+func WriteOutputs(dir string, as []*Analysis) error {
+	f, err := os.Create(filepath.Join(dir, "traces.jsonl"))
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	enc := json.NewEncoder(bw)
+	for _, a := range as {
+		enc.Encode(a)
+	}
+	if err := firstErr(bw.Flush(), f.Close()); err != nil {
+		return err
+	}
+	f, err = os.Create(filepath.Join(dir, "points.csv"))
+	if err != nil {
+		return err
+	}
+	bw = bufio.NewWriter(f)
+	fmt.Fprintln(bw, "trace,r,t,state,window,samples,compared,hits,hit_rate")
+	for _, a := range as {
+		for _, s := range a.Sweep {
+			fmt.Fprintf(bw, "%s,%d,%d,%s,%d,%d,%d,%d,%.6f\n", a.Trace, a.R, a.T, a.Class.State, s.Window, s.Samples, s.Compared, s.Hits, s.HitRate)
+		}
+	}
+	return firstErr(bw.Flush(), f.Close())
+}

@@ -1,0 +1,162 @@
+package study
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/rs/zerolog"
+	"github.com/tracecast/tracecast/study/synth"
+)
+
+// SynthMeta is the metadata file the synthesizer writes next to a trace:
+// the DAG's properties (Table I's columns) and how it was run. Train reads
+// it for T (the DAG size, the model's second axis) and the labels.
+type SynthMeta struct {
+	Kind     string            `json:"kind"` // "tracecast.synth"
+	Version  int               `json:"version"`
+	Trace    string            `json:"trace"` // path relative to the metadata file's directory
+	DOT      string            `json:"dot,omitempty"`
+	Seed     uint64            `json:"seed"`
+	Tasks    int               `json:"tasks"`   // T
+	Workers  int               `json:"workers"` // R
+	DAG      synth.Props       `json:"dag"`
+	Params   synth.DAGParams   `json:"dag_params"`
+	Codelets []synth.Codelet   `json:"codelets"`
+	Transfer [2]float64        `json:"transfer"` // probability, mean ms
+	Summary  synth.Summary     `json:"summary"`
+	Labels   map[string]string `json:"labels,omitempty"`
+}
+
+// SynthConfig is one synthetic workload: a DAG of Tasks tasks run on Workers
+// workers. Zero Levels, MaxOutDegree and EdgeRatio are drawn in Table I's
+// ranges from Seed.
+type SynthConfig struct {
+	Tasks, Workers int
+	Seed           uint64
+	Levels         int
+	MaxOutDegree   int
+	EdgeRatio      float64
+	Codelets       string  // task kinds NAME:MEAN_MS[:CV[:WEIGHT]],... (lognormal durations)
+	TransferProb   float64 // probability that a task fetches input first
+	TransferMS     float64 // mean data-transfer time, ms (exponential)
+	OverheadMS     float64 // length of each runtime state around a task, ms
+}
+
+// Synthesize draws the DAG, streams the trace to w and returns the
+// metadata (without the file names, which only the caller knows). dot, when
+// not nil, receives the DAG.
+func (c *SynthConfig) Synthesize(w io.Writer, dot io.Writer) (*SynthMeta, error) {
+	cs, err := synth.ParseCodelets(c.Codelets)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("--codelets: %w", err))
+	}
+	if c.Tasks < 2 || c.Workers < 1 {
+		return nil, usageErr(fmt.Errorf("--tasks %d --workers %d: need at least 2 tasks and 1 worker", c.Tasks, c.Workers))
+	}
+	d, err := synth.NewDAG(synth.DAGParams{Tasks: c.Tasks, Seed: c.Seed, Levels: c.Levels, EdgeRatio: c.EdgeRatio, MaxOutDegree: c.MaxOutDegree})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	if dot != nil {
+		if err := d.WriteDOT(dot, fmt.Sprintf("dag_T%d_s%d", c.Tasks, c.Seed)); err != nil {
+			return nil, err
+		}
+	}
+	// R mixed into the schedule's seed: the same DAG on another cluster
+	// size gets its own draws of durations and transfers.
+	sum, err := synth.WriteTrace(w, d, synth.TraceParams{Workers: c.Workers, Seed: c.Seed ^ uint64(c.Workers)<<32, Codelets: cs,
+		TransferProb: c.TransferProb, TransferMeanMS: c.TransferMS, OverheadMS: c.OverheadMS})
+	if err != nil {
+		return nil, err
+	}
+	return &SynthMeta{Kind: "tracecast.synth", Version: 1, Seed: c.Seed, Tasks: c.Tasks, Workers: c.Workers, DAG: d.Props(),
+		Params: d.Params, Codelets: cs, Transfer: [2]float64{c.TransferProb, c.TransferMS}, Summary: sum}, nil
+}
+
+// SynthFiles are where WriteSynth writes: the trace (gzip-compressed when
+// its name ends in .gz), the DAG in DOT (none when empty) and the metadata
+// (default: the trace's name without .trace[.gz], plus .meta.json).
+type SynthFiles struct {
+	Trace, DOT, Meta string
+}
+
+// MetaPath is the metadata file's path: Meta, or the default next to Trace.
+func (f SynthFiles) MetaPath() string {
+	if f.Meta != "" {
+		return f.Meta
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(f.Trace, ".gz"), ".trace") + ".meta.json"
+}
+
+// WriteSynth synthesizes c into the files f and returns the metadata it
+// wrote, whose paths are relative to the metadata file so that a directory
+// of traces can be moved as a whole.
+func WriteSynth(c SynthConfig, f SynthFiles, log zerolog.Logger) (*SynthMeta, error) {
+	w, closeW, err := create(f.Trace)
+	if err != nil {
+		return nil, err
+	}
+	var dot io.Writer
+	closeDot := func() error { return nil }
+	if f.DOT != "" {
+		df, err := os.Create(f.DOT)
+		if err != nil {
+			closeW()
+			return nil, err
+		}
+		dot, closeDot = df, df.Close
+	}
+	meta, err := c.Synthesize(w, dot)
+	if err = firstErr(err, firstErr(closeW(), closeDot())); err != nil {
+		return nil, err
+	}
+	metaPath := f.MetaPath()
+	meta.Trace = relTo(metaPath, f.Trace)
+	if f.DOT != "" {
+		meta.DOT = relTo(metaPath, f.DOT)
+	}
+	log.Info().Str("trace", f.Trace).Int("tasks", meta.DAG.Tasks).Int("edges", meta.DAG.Edges).Int("max_out_degree", meta.DAG.MaxOutDegree).
+		Int("level", meta.DAG.Level).Int("workers", c.Workers).Float64("makespan_ms", meta.Summary.MakespanMS).Int64("lines", meta.Summary.Lines).Msg("synthesized")
+	return meta, writeJSON(metaPath, meta)
+}
+
+// create creates a file, gzip-compressed when its name ends in .gz. The
+// fastest level: the study writes many traces and reads each once.
+func create(path string) (io.Writer, func() error, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if strings.HasSuffix(path, ".gz") {
+		zw, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
+		return zw, func() error { return firstErr(zw.Close(), f.Close()) }, nil
+	}
+	return f, f.Close, nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// relTo is target relative to the directory of base (or target when it cannot be).
+func relTo(base, target string) string {
+	abs, err1 := filepath.Abs(target)
+	dir, err2 := filepath.Abs(filepath.Dir(base))
+	if err1 != nil || err2 != nil {
+		return target
+	}
+	r, err := filepath.Rel(dir, abs)
+	if err != nil {
+		return abs
+	}
+	return r
+}
