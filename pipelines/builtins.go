@@ -474,7 +474,7 @@ func newKafkaSink(env Env, o KafkaSinkOptions) (tracecast.Sink, error) {
 // IOCallOptions are the options of an "iocall" parser: strace logs or the
 // I/O-call CSV / JSON-lines schema (docs/io.md) into []tracecast.IOCall.
 type IOCallOptions struct {
-	Format       string `yaml:"format"` // strace (default), csv, jsonl
+	Format       string `yaml:"format"` // strace (default), csv, jsonl, auto (from each stream's name and first line)
 	Lenient      bool   `yaml:"lenient"`
 	MaxLineBytes int    `yaml:"max_line_bytes"`
 	All          bool   `yaml:"all"` // keep calls on sockets, pipes and ttys too
@@ -482,19 +482,15 @@ type IOCallOptions struct {
 
 // Validate checks the options.
 func (o *IOCallOptions) Validate() error {
-	switch iocall.Format(o.Format) {
-	case "", iocall.FormatStrace, iocall.FormatCSV, iocall.FormatJSONL:
-		return nil
+	if _, err := iocall.ParseFormat(o.Format); err != nil {
+		return fmt.Errorf("format: %w", err)
 	}
-	return fmt.Errorf("format: %q is not strace, csv or jsonl", o.Format)
+	return nil
 }
 
 func newIOCallParser(env Env, o IOCallOptions) (*Parser, error) {
-	f := iocall.Format(o.Format)
-	if f == "" {
-		f = iocall.FormatStrace
-	}
-	if _, err := iocall.NewProcessor(f, iocall.Options{}); err != nil {
+	f, err := iocall.ParseFormat(o.Format)
+	if err != nil {
 		return nil, err
 	}
 	// One parser per stream: unfinished calls are per process log.
@@ -502,7 +498,7 @@ func newIOCallParser(env Env, o IOCallOptions) (*Parser, error) {
 		if stream == "" {
 			stream = env.Stream
 		}
-		return iocall.NewProcessor(f, iocall.Options{File: stream, Lenient: o.Lenient, MaxLineBytes: o.MaxLineBytes, All: o.All})
+		return iocall.NewProcessor(f, iocall.Options{File: stream, Lenient: o.Lenient, MaxLineBytes: o.MaxLineBytes, All: o.All, Logger: env.Logger})
 	})}, nil
 }
 
