@@ -506,6 +506,9 @@ func newIOCallParser(env Env, o IOCallOptions) (*Parser, error) {
 // I/O" state records out (container "pid N", type "IO State").
 type IOTimeOptions struct {
 	Buckets string `yaml:"buckets"` // size buckets, e.g. "4K,64K,1M" (the default)
+	// Summary emits, at the end, the breakdown by category as one
+	// []iotime.Summary batch (see iotime.Processor.EmitSummary).
+	Summary bool `yaml:"summary"`
 }
 
 // Validate checks the options.
@@ -525,7 +528,9 @@ func newIOTimeStage(env Env, o IOTimeOptions) (tracecast.Processor, error) {
 			return nil, err
 		}
 	}
-	return iotime.NewProcessor(b), nil
+	p := iotime.NewProcessor(b)
+	p.EmitSummary = o.Summary
+	return p, nil
 }
 
 // KafkaSourceOptions are the options of a "kafka" source: trace lines from
