@@ -58,6 +58,18 @@ type RunOptions struct {
 	Progress func(progress.Snapshot)
 	// ProgressInterval defaults to 200ms.
 	ProgressInterval time.Duration
+	// Embedded marks a command's own pipeline: the user ran a command, not
+	// a pipeline, so the start and stop lines are debug-level and a failure
+	// is left to the caller to report (once).
+	Embedded bool
+}
+
+// lifecycle is the event of a start or stop line.
+func (g *graph) lifecycle() *zerolog.Event {
+	if g.opts.Embedded {
+		return g.log.Debug()
+	}
+	return g.log.Info()
 }
 
 // Run builds the pipeline described by cfg and runs it until the input ends
@@ -141,11 +153,12 @@ type graph struct {
 	nodes   []*node // sources, parsers, stages, sinks
 	sources []sourceInfo
 	sinks   []*node
+	opts    RunOptions
 }
 
 func build(p *plan, opts RunOptions) (_ *graph, err error) {
 	cfg := p.cfg
-	g := &graph{cfg: cfg, log: opts.Logger.With().Str("pipeline", cfg.Name).Logger()}
+	g := &graph{cfg: cfg, log: opts.Logger.With().Str("pipeline", cfg.Name).Logger(), opts: opts}
 	producers := map[string]*node{}
 	nodeOf := map[*Component]*node{}
 	newNode := func(c *Component) *node {
@@ -354,7 +367,7 @@ func (g *graph) run(ctx context.Context, opts RunOptions) error {
 		helpers.Go(func() { g.progressLoop(start, iv, opts.Progress, finished) })
 	}
 
-	g.log.Info().Int("sources", len(g.sources)).Int("stages", len(g.cfg.Stages)).Int("sinks", len(g.sinks)).
+	g.lifecycle().Int("sources", len(g.sources)).Int("stages", len(g.cfg.Stages)).Int("sinks", len(g.sinks)).
 		Int("edge_capacity", g.cfg.Settings.EdgeCapacity).Msg("pipeline started")
 	for _, n := range g.nodes {
 		g.start(eg, n, srcCtx, gctx)
@@ -396,9 +409,12 @@ func (g *graph) run(ctx context.Context, opts RunOptions) error {
 			err = cause
 		}
 	}
-	ev := g.log.Info()
+	ev := g.lifecycle()
 	if err != nil {
-		ev = g.log.Error().Err(err)
+		ev = g.lifecycle().Err(err)
+		if !g.opts.Embedded {
+			ev = g.log.Error().Err(err)
+		}
 	}
 	sinks := zerolog.Dict()
 	for _, s := range g.sinks {

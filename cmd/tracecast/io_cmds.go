@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,50 +30,6 @@ func (f *ioInputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.lenient, "lenient", false, "count and skip bad lines instead of stopping at the first")
 	cmd.Flags().BoolVar(&f.all, "all-fds", false, "keep calls on sockets, pipes, ttys and devices too")
 	cmd.Flags().StringVar(&f.buckets, "buckets", "4K,64K,1M", "size bucket bounds (ascending; K, M, G suffixes)")
-}
-
-func (f *ioInputFlags) bucketList() (iotime.Buckets, error) {
-	b, err := iotime.ParseBuckets(f.buckets)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return b, nil
-}
-
-// readCalls reads a profile in any format, logging what was skipped.
-func (f *ioInputFlags) readCalls(path string, fn func(*tracecast.IOCall) error) (iocall.Stats, error) {
-	switch f.format {
-	case "", "strace", "csv", "jsonl":
-	default:
-		return iocall.Stats{}, usageErr(fmt.Errorf("unknown --input-format %q (strace, csv or jsonl)", f.format))
-	}
-	in, name, closeIn, err := openInput(path)
-	if err != nil {
-		return iocall.Stats{}, err
-	}
-	defer closeIn()
-	st, err := iocall.Read(in, iocall.Format(f.format), iocall.Options{File: name, Lenient: f.lenient, All: f.all}, fn)
-	if err != nil {
-		return st, err
-	}
-	if n := st.Skipped.Total(); n > 0 {
-		log.Warn().Str("file", name).Int64("skipped", n).Interface("reasons", st.Skipped).Msg("skipped bad lines")
-	}
-	log.Debug().Str("file", name).Int64("lines", st.Lines).Int64("calls", st.Calls).Int64("unmatched", st.Unmatched).Msg("read I/O calls")
-	return st, nil
-}
-
-// summarize reads a profile into its category breakdown.
-func (f *ioInputFlags) summarize(path string) (iotime.Summary, error) {
-	b, err := f.bucketList()
-	if err != nil {
-		return iotime.Summary{}, err
-	}
-	agg := iotime.New(b)
-	if _, err := f.readCalls(path, func(c *tracecast.IOCall) error { agg.Add(c); return nil }); err != nil {
-		return iotime.Summary{}, err
-	}
-	return agg.Summary(), nil
 }
 
 func newIOCallsCmd() *cobra.Command {
@@ -110,15 +67,14 @@ devices are dropped unless --all-fds.`,
 				if err := cw.Write(iocall.CSVHeader); err != nil {
 					return err
 				}
-				if _, err := f.readCalls(args[0], func(c *tracecast.IOCall) error { return cw.Write(iocall.CSVRecord(c)) }); err != nil {
+				if err := f.readCalls(cmd.Context(), "iocalls", args[0], func(c *tracecast.IOCall) error { return cw.Write(iocall.CSVRecord(c)) }); err != nil {
 					return err
 				}
 				cw.Flush()
 				return cw.Error()
 			case "jsonl":
 				enc := json.NewEncoder(w)
-				_, err := f.readCalls(args[0], func(c *tracecast.IOCall) error { return enc.Encode(iocall.ToJSON(c)) })
-				return err
+				return f.readCalls(cmd.Context(), "iocalls", args[0], func(c *tracecast.IOCall) error { return enc.Encode(iocall.ToJSON(c)) })
 			}
 			return usageErr(fmt.Errorf("unknown --format %q (csv or jsonl)", format))
 		},
@@ -146,7 +102,7 @@ with --per-process, per process and category too.
 A table on a terminal, one JSON object (the iotime summary) otherwise.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.summarize(args[0])
+			s, err := f.summarize(cmd.Context(), "iotime", args[0])
 			if err != nil {
 				return err
 			}
@@ -216,18 +172,18 @@ reference and on the target, then run iopredict.`,
 				}
 				o.FileSize = v
 			}
-			if st, err := os.Stat(o.Dir); err != nil || !st.IsDir() {
-				return usageErr(fmt.Errorf("--dir %s: not a directory", o.Dir))
+			if err := iobench.CheckDir(o.Dir); err != nil {
+				return usageErr(fmt.Errorf("--dir %w", err))
 			}
-			s, err := f.summarize(profile)
+			s, err := f.summarize(cmd.Context(), "iobench", profile)
 			if err != nil {
 				return err
 			}
-			if len(s.Categories) == 0 {
-				return fmt.Errorf("%s: no I/O calls to replay", profile)
-			}
 			t0 := time.Now()
 			r, err := iobench.Run(cmd.Context(), s, o)
+			if errors.Is(err, iobench.ErrEmptyProfile) {
+				return fmt.Errorf("%s: %w", profile, err)
+			}
 			if err != nil {
 				return err
 			}
@@ -292,23 +248,14 @@ otherwise.`,
 			if profile == "" || refPath == "" || tgtPath == "" {
 				return usageErr(fmt.Errorf("--profile, --ref and --target are required"))
 			}
-			po := iobench.PredictOptions{Median: stat == "median"}
-			if stat != "mean" && stat != "median" {
+			var po iobench.PredictOptions
+			if po.SetStat(stat) != nil {
 				return usageErr(fmt.Errorf("unknown --stat %q (mean or median)", stat))
 			}
-			switch overhead {
-			case "auto":
-				po.Overhead = -1
-			case "calibrated":
-				po.Calibrated = true
-			default:
-				d, err := time.ParseDuration(overhead)
-				if err != nil || d < 0 {
-					return usageErr(fmt.Errorf("bad --overhead %q (auto or a duration such as 2us)", overhead))
-				}
-				po.Overhead = d.Seconds()
+			if po.SetOverhead(overhead) != nil {
+				return usageErr(fmt.Errorf("bad --overhead %q (auto or a duration such as 2us)", overhead))
 			}
-			s, err := f.summarize(profile)
+			s, err := f.summarize(cmd.Context(), "iopredict", profile)
 			if err != nil {
 				return err
 			}
@@ -322,7 +269,7 @@ otherwise.`,
 			}
 			var act *iotime.Summary
 			if actualPath != "" {
-				a, err := f.summarize(actualPath)
+				a, err := f.summarize(cmd.Context(), "iopredict", actualPath)
 				if err != nil {
 					return err
 				}

@@ -97,3 +97,28 @@ func TestIOBenchPredict(t *testing.T) {
 		}
 	}
 }
+
+// TestIOCommandsQuiet: the pipeline a command reads its profile with says
+// nothing of itself: no lifecycle lines on a clean run, the parser's
+// warning alone in lenient mode, and a failure printed once, as the
+// parser words it.
+func TestIOCommandsQuiet(t *testing.T) {
+	clean := run(t, nil, "iotime", ioFixture)
+	if clean.code != 0 || clean.stderr != "" {
+		t.Fatalf("clean run: %d %q", clean.code, clean.stderr)
+	}
+	data, err := os.ReadFile(ioFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, append([]byte("not strace\n"), data...), "iotime", "--lenient", "-")
+	if r.code != 0 || r.stdout != clean.stdout || strings.Count(r.stderr, "\n") != 1 ||
+		!strings.Contains(r.stderr, `"message":"skipped bad lines"`) || !strings.Contains(r.stderr, `"file":"stdin"`) {
+		t.Fatalf("lenient from stdin: %d %q", r.code, r.stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.strace")
+	os.WriteFile(bad, []byte("1 10:00:00.0 close(3) = 0 <0.1>\nnot strace\n"), 0o644)
+	if r := run(t, nil, "iocalls", bad); r.code != 1 || r.stderr != "tracecast: "+bad+":2: not a system call line: \"not strace\"\n" {
+		t.Fatalf("strict: %d %q", r.code, r.stderr)
+	}
+}

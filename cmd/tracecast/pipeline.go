@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"strings"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/lineerr"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
@@ -39,7 +41,23 @@ func runSpec(ctx context.Context, spec pipelines.Spec, sinks map[string]tracecas
 	}
 	ctx, hard, stop := pipelines.WithSignals(ctx, log)
 	defer stop()
-	return pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: reg, Logger: log, HardStop: hard})
+	return componentErr(pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: reg, Logger: log, HardStop: hard, Embedded: true}))
+}
+
+// componentErr is what a command shows of its pipeline's failure: the
+// component's own error (FILE:LINE: reason from a parser, a file that
+// cannot be opened) without the runtime's labels, which name a pipeline the
+// user never wrote.
+func componentErr(err error) error {
+	var le *lineerr.Error
+	if errors.As(err, &le) {
+		return le
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return err
 }
 
 // traceSource is a file source (path, or - for standard input) with the

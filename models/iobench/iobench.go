@@ -130,8 +130,29 @@ func alignedBuf(n int) []byte {
 
 func roundUp(v, a int64) int64 { return (v + a - 1) / a * a }
 
-// Run replays each category of a profile summary and measures it.
+// ErrEmptyProfile is Run's error for a profile without a categorised I/O
+// call: there is nothing to replay, and a BENCH.json without categories
+// would only make every ratio of iopredict 1.
+var ErrEmptyProfile = errors.New("no I/O calls to replay")
+
+// CheckDir checks that dir, where Run works, is a directory.
+func CheckDir(dir string) error {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s: not a directory", dir)
+	}
+	return nil
+}
+
+// Run replays each category of a profile summary and measures it. It fails
+// with ErrEmptyProfile when the profile has no category, and with CheckDir's
+// error when opts.Dir is not a directory, before touching the file system.
 func Run(ctx context.Context, prof iotime.Summary, opts Options) (*Result, error) {
+	if len(prof.Categories) == 0 {
+		return nil, ErrEmptyProfile
+	}
+	if err := CheckDir(opts.Dir); err != nil {
+		return nil, err
+	}
 	if opts.Reps <= 0 {
 		opts.Reps = 1
 	}

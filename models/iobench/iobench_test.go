@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -96,5 +97,62 @@ func TestRunAllOps(t *testing.T) {
 			}
 		}
 		t.Logf("fs %s direct=%v: %+v", r.FS, direct, r.Categories[0])
+	}
+}
+
+// TestPredictOptionsText: the statistic and the overhead by name, as
+// iopredict's --stat and --overhead give them.
+func TestPredictOptionsText(t *testing.T) {
+	for _, tc := range []struct {
+		stat, overhead string
+		want           PredictOptions
+	}{
+		{"mean", "0", PredictOptions{}},
+		{"median", "auto", PredictOptions{Median: true, Overhead: -1}},
+		{"mean", "calibrated", PredictOptions{Calibrated: true}},
+		{"median", "3us", PredictOptions{Median: true, Overhead: 3e-6}},
+	} {
+		// start from other values: each setter sets its fields whole
+		o := PredictOptions{Median: tc.stat == "mean", Overhead: 7, Calibrated: tc.overhead != "calibrated"}
+		if err := o.SetStat(tc.stat); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.SetOverhead(tc.overhead); err != nil {
+			t.Fatal(err)
+		}
+		if o != tc.want {
+			t.Errorf("%s %s: %+v, want %+v", tc.stat, tc.overhead, o, tc.want)
+		}
+	}
+	var o PredictOptions
+	for _, bad := range []string{"mode", ""} {
+		if o.SetStat(bad) == nil {
+			t.Errorf("stat %q accepted", bad)
+		}
+	}
+	for _, bad := range []string{"-1us", "soon", ""} {
+		if o.SetOverhead(bad) == nil {
+			t.Errorf("overhead %q accepted", bad)
+		}
+	}
+}
+
+// TestRunRefuses: nothing to replay, or no directory to replay it in, is
+// an error before anything is written.
+func TestRunRefuses(t *testing.T) {
+	o := DefaultOptions()
+	o.Dir = t.TempDir()
+	if _, err := Run(context.Background(), iotime.Summary{}, o); !errors.Is(err, ErrEmptyProfile) {
+		t.Fatalf("empty profile: %v", err)
+	}
+	prof := iotime.Summary{Categories: []iotime.Stat{stat("read/<4K/seq", 1, 0.001, 512, 0)}}
+	for _, dir := range []string{"/nonexistent", "iobench_test.go"} {
+		o.Dir = dir
+		if _, err := Run(context.Background(), prof, o); err == nil || err.Error() != dir+": not a directory" || CheckDir(dir) == nil {
+			t.Errorf("%s: %v", dir, err)
+		}
+	}
+	if err := CheckDir(t.TempDir()); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/tracecast/tracecast/stages/iotime"
 )
@@ -88,6 +89,39 @@ type PredictOptions struct {
 	// stops, but a surplus far beyond δ is device time the benchmark did
 	// not reproduce, and is scaled). Overrides Overhead.
 	Calibrated bool
+}
+
+// SetStat sets the benchmark statistic of eq. 1 by name: mean (the seed's)
+// or median.
+func (o *PredictOptions) SetStat(name string) error {
+	switch name {
+	case "mean":
+		o.Median = false
+	case "median":
+		o.Median = true
+	default:
+		return fmt.Errorf("unknown statistic %q (mean or median)", name)
+	}
+	return nil
+}
+
+// SetOverhead sets the tracer's cost per call from its text form: auto
+// (the shortest call in the profile), calibrated (see Calibrated), or a
+// duration such as 2us ("0": eq. 2 as the seed wrote it).
+func (o *PredictOptions) SetOverhead(s string) error {
+	switch s {
+	case "auto":
+		o.Overhead, o.Calibrated = -1, false
+	case "calibrated":
+		o.Overhead, o.Calibrated = 0, true
+	default:
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return fmt.Errorf("bad overhead %q (auto, calibrated or a duration such as 2us)", s)
+		}
+		o.Overhead, o.Calibrated = d.Seconds(), false
+	}
+	return nil
 }
 
 // Predict applies eq. 1–3: per-category ratios of the target's benchmark

@@ -11,30 +11,31 @@ func Register(r *component.Registry) {
 	component.RegisterParser(r, "iocall", "I/O-call streams (strace logs, CSV, JSON lines) into I/O calls", nil, newParser)
 }
 
-// ParserConfig are the options of an "iocall" parser: strace logs or the
+// ParserConfig is the configuration of an "iocall" parser: strace logs or the
 // I/O-call CSV / JSON-lines schema (docs/io.md) into []tracecast.IOCall.
 type ParserConfig struct {
-	Format       string `yaml:"format"` // strace (default), csv, jsonl
-	Lenient      bool   `yaml:"lenient"`
-	MaxLineBytes int    `yaml:"max_line_bytes"`
-	All          bool   `yaml:"all"` // keep calls on sockets, pipes and ttys too
+	// Format: strace (default), csv, jsonl, or auto (from each stream's
+	// name and first line).
+	Format string `yaml:"format"`
+	// Lenient counts and skips bad lines instead of failing on the first.
+	Lenient bool `yaml:"lenient"`
+	// MaxLineBytes is the longest accepted line (default 1 MiB).
+	MaxLineBytes int `yaml:"max_line_bytes"`
+	// All keeps calls on sockets, pipes and ttys too.
+	All bool `yaml:"all"`
 }
 
 // Validate checks the options.
 func (o *ParserConfig) Validate() error {
-	switch Format(o.Format) {
-	case "", FormatStrace, FormatCSV, FormatJSONL:
-		return nil
+	if _, err := ParseFormat(o.Format); err != nil {
+		return fmt.Errorf("format: %w", err)
 	}
-	return fmt.Errorf("format: %q is not strace, csv or jsonl", o.Format)
+	return nil
 }
 
 func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
-	f := Format(o.Format)
-	if f == "" {
-		f = FormatStrace
-	}
-	if _, err := NewProcessor(f, Options{}); err != nil {
+	f, err := ParseFormat(o.Format)
+	if err != nil {
 		return nil, err
 	}
 	// One parser per stream: unfinished calls are per process log.
@@ -42,6 +43,6 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		if stream == "" {
 			stream = env.Stream
 		}
-		return NewProcessor(f, Options{File: stream, Lenient: o.Lenient, MaxLineBytes: o.MaxLineBytes, All: o.All})
+		return NewProcessor(f, Options{File: stream, Lenient: o.Lenient, MaxLineBytes: o.MaxLineBytes, All: o.All, Logger: env.Logger})
 	})}, nil
 }

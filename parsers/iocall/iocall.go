@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rs/zerolog"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/lineerr"
 )
@@ -109,6 +111,10 @@ type Options struct {
 	// (-yy annotations "socket:[…]", "pipe:[…]", paths under /dev/pts);
 	// by default only calls on files (or on fds of unknown nature) are kept.
 	All bool
+	// Logger receives, from a Processor at the end of its input, the lines
+	// skipped in lenient mode (a warning: results leave them out) and what
+	// was read (debug). The zero value logs nothing.
+	Logger zerolog.Logger
 }
 
 func (o *Options) defaults() {

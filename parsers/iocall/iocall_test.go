@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/tracecast/tracecast"
 )
 
@@ -295,5 +297,118 @@ func TestProcessor(t *testing.T) {
 	}
 	if err := pr.Process(ctx, tracecast.Batch{Items: []int{1}}, emit); err == nil {
 		t.Fatal("wrong batch type accepted")
+	}
+}
+
+// splitLines cuts text into the lines a file source would hand over.
+func splitLines(data []byte) []tracecast.Line {
+	var lines []tracecast.Line
+	for i, l := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
+		lines = append(lines, tracecast.Line{Data: l, Num: int64(i + 1)})
+	}
+	return lines
+}
+
+// process runs lines through a processor, returning the calls and the
+// error of Process or Flush.
+func process(pr tracecast.Processor, lines []tracecast.Line) ([]tracecast.IOCall, error) {
+	var got []tracecast.IOCall
+	emit := func(_ context.Context, b tracecast.Batch) error {
+		got = append(got, b.Items.([]tracecast.IOCall)...)
+		return nil
+	}
+	ctx := context.Background()
+	if len(lines) > 0 {
+		if err := pr.Process(ctx, tracecast.Batch{Stream: "s", Items: lines}, emit); err != nil {
+			return got, err
+		}
+	}
+	return got, pr.Flush(ctx, emit)
+}
+
+// TestProcessorDetects: with FormatAuto the processor reads each format as
+// Read does, from the stream's name or its first line.
+func TestProcessorDetects(t *testing.T) {
+	strace, err := os.ReadFile("../../testdata/iocall/dd_tt_y.strace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := ReadFile("../../testdata/iocall/dd_tt_y.strace", "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csvb, jb bytes.Buffer
+	csvb.WriteString(strings.Join(CSVHeader, ",") + "\n")
+	for i := range want {
+		csvb.WriteString(strings.Join(CSVRecord(&want[i]), ",") + "\n")
+		j, _ := json.Marshal(ToJSON(&want[i]))
+		jb.Write(append(j, '\n'))
+	}
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"app.strace", strace}, {"stdin", strace}, {"calls.csv", csvb.Bytes()}, {"stdin", csvb.Bytes()},
+		{"calls.ndjson", jb.Bytes()}, {"stdin", jb.Bytes()}} {
+		pr, err := NewProcessor(FormatAuto, Options{File: in.name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := process(pr, splitLines(in.data))
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%s (%.10q...): %v, %d calls, want %d", in.name, in.data, err, len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			g.Line, w.Line = 0, 0
+			if g != w {
+				t.Fatalf("%s call %d:\n got %+v\nwant %+v", in.name, i, g, w)
+			}
+		}
+	}
+	pr, _ := NewProcessor(FormatAuto, Options{File: "empty.csv"})
+	if got, err := process(pr, nil); err != nil || len(got) != 0 {
+		t.Fatalf("empty input: %v %v", got, err)
+	}
+}
+
+// TestProcessorBadLines: lines too long and bad lines as in Read; the
+// calls before a bad line are handed over; the counts are logged at the end.
+func TestProcessorBadLines(t *testing.T) {
+	long := []byte("1 10:00:00.0 close(3) = 0 <0.1>\n1 10:00:00.0 write(3, \"" + strings.Repeat("a", 300) + "\", 300) = 300 <0.1>\nok\n")
+	pr, _ := NewProcessor(FormatStrace, Options{File: "l", MaxLineBytes: 100})
+	got, err := process(pr, splitLines(long))
+	if err == nil || err.Error() != "l:2: line longer than 100 bytes" || len(got) != 1 {
+		t.Fatalf("strict: %v, %d calls", err, len(got))
+	}
+	var logs bytes.Buffer
+	pr, _ = NewProcessor(FormatStrace, Options{File: "l", MaxLineBytes: 100, Lenient: true, Logger: zerolog.New(&logs)})
+	if got, err := process(pr, splitLines(long)); err != nil || len(got) != 1 {
+		t.Fatalf("lenient: %v, %d calls", err, len(got))
+	}
+	var warn struct {
+		Level, File, Message string
+		Skipped              int64
+		Reasons              map[string]int64
+	}
+	if err := json.Unmarshal(bytes.SplitN(logs.Bytes(), []byte("\n"), 2)[0], &warn); err != nil {
+		t.Fatalf("%v: %s", err, logs.String())
+	}
+	if warn.Level != "warn" || warn.File != "l" || warn.Message != "skipped bad lines" || warn.Skipped != 2 ||
+		warn.Reasons["line too long"] != 1 || warn.Reasons["not a call"] != 1 {
+		t.Fatalf("log: %s", logs.String())
+	}
+	if !strings.Contains(logs.String(), `"message":"read I/O calls"`) {
+		t.Fatalf("no debug summary: %s", logs.String())
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"": FormatStrace, "strace": FormatStrace, "csv": FormatCSV, "jsonl": FormatJSONL, "auto": FormatAuto} {
+		if f, err := ParseFormat(in); err != nil || f != want {
+			t.Errorf("%q: %q %v", in, f, err)
+		}
+	}
+	if _, err := ParseFormat("xml"); err == nil {
+		t.Error("xml accepted")
 	}
 }

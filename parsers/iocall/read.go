@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rs/zerolog"
+
 	"github.com/tracecast/tracecast"
 )
 
@@ -22,7 +24,23 @@ const (
 	FormatStrace Format = "strace"
 	FormatCSV    Format = "csv"
 	FormatJSONL  Format = "jsonl"
+	// FormatAuto detects the format of each input from its name and first
+	// line (Detect), as the commands do: one profile may be an strace log,
+	// the next its CSV conversion.
+	FormatAuto Format = "auto"
 )
+
+// ParseFormat reads a format name: strace, csv, jsonl or auto; "" is
+// strace, the parser's default in a pipeline.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case "":
+		return FormatStrace, nil
+	case FormatStrace, FormatCSV, FormatJSONL, FormatAuto:
+		return f, nil
+	}
+	return "", fmt.Errorf("%q is not auto, strace, csv or jsonl", s)
+}
 
 // LineParser is what every format's parser does: one line in, at most one
 // call out.
@@ -65,13 +83,13 @@ func Detect(name string, first []byte) Format {
 	return FormatStrace
 }
 
-// Read parses r in the given format ("" detects it) and calls fn for each
-// I/O call. Lines longer than opts.MaxLineBytes are errors ("line too
-// long"), or skipped in lenient mode.
+// Read parses r in the given format ("" or FormatAuto detects it) and calls
+// fn for each I/O call. Lines longer than opts.MaxLineBytes are errors
+// ("line too long"), or skipped in lenient mode.
 func Read(r io.Reader, format Format, opts Options, fn func(*tracecast.IOCall) error) (Stats, error) {
 	opts.defaults()
 	br := bufio.NewReaderSize(r, 256<<10)
-	if format == "" {
+	if format == "" || format == FormatAuto {
 		peek, _ := br.Peek(4096)
 		if i := bytes.IndexByte(peek, '\n'); i >= 0 {
 			peek = peek[:i]
@@ -98,12 +116,8 @@ func Read(r io.Reader, format Format, opts Options, fn func(*tracecast.IOCall) e
 				line = long
 			} else {
 				num++
-				st := p.Stats()
-				if !opts.Lenient {
-					return st, &Error{File: opts.File, Line: num, Kind: "line too long", Reason: fmt.Sprintf("line longer than %d bytes", opts.MaxLineBytes)}
-				}
-				if lp, ok := p.(interface{ skip(string) }); ok {
-					lp.skip("line too long")
+				if lerr := tooLong(p, &opts, num); lerr != nil {
+					return p.Stats(), lerr
 				}
 				if err == io.EOF {
 					break
@@ -117,11 +131,8 @@ func Read(r io.Reader, format Format, opts Options, fn func(*tracecast.IOCall) e
 		if len(line) > 0 {
 			num++
 			if len(line) > opts.MaxLineBytes+1 {
-				if !opts.Lenient {
-					return p.Stats(), &Error{File: opts.File, Line: num, Kind: "line too long", Reason: fmt.Sprintf("line longer than %d bytes", opts.MaxLineBytes)}
-				}
-				if lp, ok := p.(interface{ skip(string) }); ok {
-					lp.skip("line too long")
+				if lerr := tooLong(p, &opts, num); lerr != nil {
+					return p.Stats(), lerr
 				}
 			} else {
 				c, ok, perr := p.Line(line, num)
@@ -167,22 +178,62 @@ func ReadFile(path string, format Format, opts Options) ([]tracecast.IOCall, Sta
 
 func (p *Parser) skip(reason string) { p.stats.Skipped[reason]++ }
 
+// tooLong handles line num, longer than opts.MaxLineBytes: an error, or in
+// lenient mode a line skipped as "line too long". The line is not given to
+// the parser, which would hold it whole.
+func tooLong(p LineParser, opts *Options, num int64) error {
+	if !opts.Lenient {
+		return &Error{File: opts.File, Line: num, Kind: "line too long", Reason: fmt.Sprintf("line longer than %d bytes", opts.MaxLineBytes)}
+	}
+	if lp, ok := p.(interface{ skip(string) }); ok {
+		lp.skip("line too long")
+	}
+	return nil
+}
+
+// logStats reports what a parse of file read: the lines skipped in lenient
+// mode as a warning (results leave them out, the user should know), the
+// counts at debug level.
+func logStats(l zerolog.Logger, file string, st Stats) {
+	if n := st.Skipped.Total(); n > 0 {
+		l.Warn().Str("file", file).Int64("skipped", n).Interface("reasons", st.Skipped).Msg("skipped bad lines")
+	}
+	l.Debug().Str("file", file).Int64("lines", st.Lines).Int64("calls", st.Calls).Int64("unmatched", st.Unmatched).Msg("read I/O calls")
+}
+
 // BatchSize is the number of calls per emitted batch.
 const BatchSize = 1024
 
 // NewProcessor returns a pipeline processor that parses batches of
-// tracecast.Line into batches of []tracecast.IOCall.
+// tracecast.Line into batches of []tracecast.IOCall, as Read does: with
+// FormatAuto the format is detected from opts.File and the first line, and
+// lines longer than opts.MaxLineBytes are errors or, in lenient mode,
+// skipped. At Flush (the end of the input) it logs its Stats to
+// opts.Logger.
 func NewProcessor(format Format, opts Options) (tracecast.Processor, error) {
+	opts.defaults()
+	pr := &processor{opts: opts}
+	if format == FormatAuto {
+		return pr, nil // the parser is chosen at the first line
+	}
 	p, err := NewFormatParser(format, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &processor{p: p}, nil
+	pr.p = p
+	return pr, nil
 }
 
 type processor struct {
-	p   LineParser
-	out []tracecast.IOCall
+	opts Options
+	p    LineParser // nil until the first line when the format is detected
+	out  []tracecast.IOCall
+}
+
+// detect chooses the parser from the input's name and first line.
+func (pr *processor) detect(first []byte) {
+	// Detect names a known format, which NewFormatParser always accepts.
+	pr.p, _ = NewFormatParser(Detect(pr.opts.File, first), pr.opts)
 }
 
 func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
@@ -190,10 +241,27 @@ func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit trace
 	if !ok {
 		return fmt.Errorf("iocall: expects lines, got %T", in.Items)
 	}
+	// The calls before a bad line are good: like Read, hand them over
+	// before failing (a sink stopped by the failure may still miss them).
+	fail := func(err error) error {
+		if eerr := pr.emit(ctx, in.Stream, emit); eerr != nil {
+			return eerr
+		}
+		return err
+	}
 	for i := range lines {
+		if pr.p == nil {
+			pr.detect(lines[i].Data)
+		}
+		if len(lines[i].Data) > pr.opts.MaxLineBytes {
+			if err := tooLong(pr.p, &pr.opts, lines[i].Num); err != nil {
+				return fail(err)
+			}
+			continue
+		}
 		c, ok, err := pr.p.Line(lines[i].Data, lines[i].Num)
 		if err != nil {
-			return err
+			return fail(err)
 		}
 		if ok {
 			pr.out = append(pr.out, c)
@@ -212,6 +280,10 @@ func (pr *processor) emit(ctx context.Context, stream string, emit tracecast.Emi
 }
 
 func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
+	if pr.p == nil {
+		pr.detect(nil) // an empty input: its stats come from the parser its name implies
+	}
 	pr.p.Finish()
+	logStats(pr.opts.Logger, pr.opts.File, pr.p.Stats())
 	return pr.emit(ctx, "", emit)
 }

@@ -10,10 +10,14 @@ func Register(r *component.Registry) {
 	component.RegisterStage(r, "iotime", "I/O calls into \"in I/O\" states per process, the storage activity", nil, newStage)
 }
 
-// StageConfig are the options of an "iotime" stage: I/O calls in, "in
+// StageConfig is the configuration of an "iotime" stage: I/O calls in, "in
 // I/O" state records out (container "pid N", type "IO State").
 type StageConfig struct {
-	Buckets string `yaml:"buckets"` // size buckets, e.g. "4K,64K,1M" (the default)
+	// Buckets are the size buckets, e.g. "4K,64K,1M" (the default).
+	Buckets string `yaml:"buckets"`
+	// Summary emits, at the end, the breakdown by category as one
+	// []iotime.Summary batch (see Processor.EmitSummary).
+	Summary bool `yaml:"summary"`
 }
 
 // Validate checks the options.
@@ -33,5 +37,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 			return nil, err
 		}
 	}
-	return NewProcessor(b), nil
+	p := NewProcessor(b)
+	p.EmitSummary = o.Summary
+	return p, nil
 }

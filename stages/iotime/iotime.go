@@ -360,7 +360,14 @@ func State(c *tracecast.IOCall) tracecast.Entity {
 // Processor is a pipeline stage: batches of []tracecast.IOCall in, batches of
 // "in I/O" state records ([]tracecast.Entity) out; Summary gives the
 // breakdown of what went through.
-type Processor struct{ agg *Aggregator }
+type Processor struct {
+	agg *Aggregator
+	// EmitSummary makes Flush emit the breakdown of everything that went
+	// through, as one batch of []Summary holding one Summary: how the
+	// iotime command, or a pipeline's sink, gets the table rather than the
+	// states.
+	EmitSummary bool
+}
 
 // NewProcessor returns the stage.
 func NewProcessor(b Buckets) *Processor { return &Processor{agg: New(b)} }
@@ -383,8 +390,15 @@ func (p *Processor) Process(ctx context.Context, in tracecast.Batch, emit tracec
 	return emit(ctx, tracecast.Batch{Stream: in.Stream, Items: out, Watermark: in.Watermark})
 }
 
-// Flush has nothing to flush: states are emitted as calls complete.
-func (p *Processor) Flush(context.Context, tracecast.Emit) error { return nil }
+// Flush emits the summary when EmitSummary is set; states were emitted as
+// calls completed.
+func (p *Processor) Flush(ctx context.Context, emit tracecast.Emit) error {
+	if !p.EmitSummary {
+		return nil
+	}
+	s := p.agg.Summary()
+	return emit(ctx, tracecast.Batch{Items: []Summary{s}, Watermark: s.End})
+}
 
 // Summary returns the breakdown so far.
 func (p *Processor) Summary() Summary { return p.agg.Summary() }

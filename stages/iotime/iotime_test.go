@@ -3,6 +3,7 @@ package iotime
 import (
 	"context"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -76,5 +77,58 @@ func TestSummaryAndStates(t *testing.T) {
 	}
 	if math.Abs(pt-s.Total.Time) > 1e-9 {
 		t.Fatal("per-process times do not add up")
+	}
+}
+
+// TestEmitSummary: with EmitSummary, Flush hands over the breakdown of
+// everything that went through, after the states; without it, nothing.
+func TestEmitSummary(t *testing.T) {
+	calls, _, err := iocall.ReadFile("../../testdata/iocall/sh_fork.strace", "", iocall.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := New(nil)
+	for i := range calls {
+		agg.Add(&calls[i])
+	}
+	want := agg.Summary()
+	for _, on := range []bool{false, true} {
+		p := NewProcessor(nil)
+		p.EmitSummary = on
+		var got []Summary
+		var states int
+		emit := func(_ context.Context, b tracecast.Batch) error {
+			switch items := b.Items.(type) {
+			case []Summary:
+				got = append(got, items...)
+			case []tracecast.Entity:
+				if len(got) > 0 {
+					t.Fatal("states after the summary")
+				}
+				states += len(items)
+			}
+			return nil
+		}
+		ctx := context.Background()
+		for i := 0; i < len(calls); i += 100 {
+			if err := p.Process(ctx, tracecast.Batch{Items: calls[i:min(i+100, len(calls))]}, emit); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.Flush(ctx, emit); err != nil {
+			t.Fatal(err)
+		}
+		if int64(states) != want.Total.Calls {
+			t.Fatalf("summary %v: %d states, %d calls", on, states, want.Total.Calls)
+		}
+		if !on {
+			if len(got) != 0 {
+				t.Fatal("summary emitted without EmitSummary")
+			}
+			continue
+		}
+		if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+			t.Fatalf("got %+v\nwant %+v", got, want)
+		}
 	}
 }
