@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast/pipelines/builtin"
@@ -90,6 +92,24 @@ func TestSamplePipelinesRun(t *testing.T) {
 			for _, out := range outs {
 				if st, err := os.Stat(out); err != nil || st.Size() < 100 {
 					t.Errorf("%s: %v, %v", out, st, err)
+				}
+			}
+			if filepath.Base(f) == "signal-smpi.yaml" {
+				// The signal stage's Batch.Meta reaches the Arrow schema.
+				fh, err := os.Open(outs[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer fh.Close()
+				r, err := ipc.NewFileReader(fh)
+				if err != nil {
+					t.Fatal(err)
+				}
+				md := r.Schema().Metadata()
+				for k, want := range map[string]string{"tracecast.schema": "tracecast.signal/1", "period": "0.0001", "r": "8", "class": "idle", "rules": "smpi", "time_unit": "s"} {
+					if i := md.FindKey(k); i < 0 || md.Values()[i] != want {
+						t.Errorf("metadata %s: want %q in %v", k, want, md)
+					}
 				}
 			}
 		})
