@@ -4,11 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/stages/energy"
+	"github.com/tracecast/tracecast/stages/signal"
 )
 
 // TestEnergyStage: the energy stage joins the demo trace's states with its
@@ -63,5 +69,112 @@ sinks:
 				t.Fatalf("total %.4f J over %d window rows, want 865.075 J", total, windows)
 			}
 		})
+	}
+}
+
+// runEnergyResult runs an energy pipeline whose stage emits its result
+// (result: true) to an in-process sink, as tracecast energy does, and
+// returns the result and the rows. sources and stages are YAML; the
+// energy stage is "e".
+func runEnergyResult(t *testing.T, sources, stages string) (*energy.Result, []tracecast.EnergyRow) {
+	t.Helper()
+	var res *energy.Result
+	var rows []tracecast.EnergyRow
+	reg := builtin.Registry()
+	component.RegisterSinkValue(reg, "collect", SinkFunc(func(_ context.Context, b tracecast.Batch) error {
+		switch items := b.Items.(type) {
+		case []*energy.Result:
+			if res != nil || len(items) != 1 {
+				t.Errorf("%d results after %v", len(items), res)
+			}
+			res = items[0]
+		case []tracecast.EnergyRow:
+			if res != nil {
+				t.Error("rows after the result")
+			}
+			rows = append(rows, items...)
+		}
+		return nil
+	}))
+	cfg, err := Parse(fmt.Appendf(nil, `version: 1
+name: energy
+settings: {status_interval: 0s}
+sources:
+%s
+stages:
+%s
+sinks:
+  c: {type: collect, inputs: [e]}
+`, sources, stages), "energy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(t.Context(), cfg, RunOptions{Registry: reg}); err != nil {
+		t.Fatal(err)
+	}
+	if res == nil {
+		t.Fatal("no result")
+	}
+	return res, rows
+}
+
+// TestEnergyStageResult: with result: true the stage emits, after its
+// rows, the full result they come from.
+func TestEnergyStageResult(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	res, rows := runEnergyResult(t, fmt.Sprintf(`  trace: {type: file, path: %q, parser: {type: paje}}
+  power: {type: file, path: %q, parser: {type: power}}`, filepath.Join(root, DemoTracePath), filepath.Join(root, "testdata", "power", "cholesky-2cpu.rapl.csv.gz")),
+		"  e: {type: energy, inputs: [trace, power], result: true, window: 0.1}")
+	want := append(energy.Rows(res.Windows), energy.Rows(res.Totals)...)
+	if len(rows) != len(want) || len(res.Totals) != 1 || res.Timelines["node0"] == nil || res.Timelines["node0"].R != 2 {
+		t.Fatalf("%d rows, result of %d: %+v", len(rows), len(want), res.Totals)
+	}
+	for i := range rows {
+		if rows[i] != want[i] {
+			t.Fatalf("row %d: %+v, result's %+v", i, rows[i], want[i])
+		}
+	}
+	if math.Abs(res.Totals[0].EnergyJ-865.116) > 5e-4 {
+		t.Errorf("total %.4f J, want 865.116", res.Totals[0].EnergyJ)
+	}
+}
+
+// TestEnergyStageIOCalls: an iocall parser's calls feed the storage class
+// directly, every call counting (as tracecast energy --io counts them);
+// through an iotime stage the failed calls are left out.
+func TestEnergyStageIOCalls(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	sources := fmt.Sprintf(`  trace: {type: file, path: %q, parser: {type: paje}}
+  power: {type: file, path: %q, parser: {type: power}}
+  io: {type: file, path: %q, parser: {type: iocall}}`, filepath.Join(root, DemoTracePath),
+		filepath.Join(root, "testdata", "power", "cholesky-2cpu.rapl.csv.gz"), filepath.Join(root, "testdata", "iocall", "dd_tt_y.strace"))
+	storage := func(res *energy.Result) float64 { return res.Totals[0].Occupancy[signal.Other] }
+	direct, _ := runEnergyResult(t, sources, "  e: {type: energy, inputs: [trace, power, io], result: true, io_offset: 22205.134943}")
+	viaIOTime, _ := runEnergyResult(t, sources, `  iot: {type: iotime, inputs: [io]}
+  e: {type: energy, inputs: [trace, power, iot], result: true, io_offset: 22205.134943}`)
+	// 0.0007 s is what tracecast energy --io has always printed.
+	if math.Abs(storage(direct)-0.0007) >= 0.00005 || storage(viaIOTime) >= storage(direct) || storage(viaIOTime) <= 0 {
+		t.Errorf("storage occupancy %.6f s from the calls, %.6f s through iotime", storage(direct), storage(viaIOTime))
+	}
+}
+
+// TestEnergyStageLateness: samples are joined in arrival order, so a
+// node's sample later than lateness is dropped and counted, as documented.
+func TestEnergyStageLateness(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	pw := filepath.Join(t.TempDir(), "power.csv")
+	if err := os.WriteFile(pw, []byte("time,node,watts\n0,node0,100\n1,node0,110\n3,node0,120\n2,node0,115\n5,node0,100\n8,node0,100\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sources := fmt.Sprintf(`  trace: {type: file, path: %q, parser: {type: paje}}
+  power: {type: file, path: %q, parser: {type: power}}`, filepath.Join(root, DemoTracePath), pw)
+	for _, c := range []struct {
+		lateness string
+		late     int64
+	}{{"0", 1}, {"1.5", 0}} {
+		res, _ := runEnergyResult(t, sources, "  e: {type: energy, inputs: [trace, power], result: true, lateness: "+c.lateness+"}")
+		if res.Stats.Late != c.late || res.Stats.Samples != 6 {
+			t.Errorf("lateness %s: %d late of %d, want %d", c.lateness, res.Stats.Late, res.Stats.Samples, c.late)
+		}
 	}
 }

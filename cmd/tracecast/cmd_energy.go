@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/models"
+	"github.com/tracecast/tracecast/models/modelio"
 )
 
 // energyCommands are the energy and power-model commands (energy,
@@ -35,7 +35,8 @@ func energyRequire(cmd *cobra.Command, names ...string) error {
 	return nil
 }
 
-// writeJSON prints v indented to w, and to path as well when path is set.
+// energyWriteJSON prints v indented to w, and to path as well when path is
+// set (a model file for the predict commands).
 func energyWriteJSON(w io.Writer, path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -49,25 +50,6 @@ func energyWriteJSON(w io.Writer, path string, v any) error {
 	}
 	_, err = w.Write(b)
 	return err
-}
-
-func energyReadJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// powerModelFile is what powermodel fit writes and predict reads.
-type powerModelFile struct {
-	Model  string              `json:"model"`
-	Inputs *models.PowerInputs `json:"inputs,omitempty"`
-	models.PowerModel
-	Fit *models.FitStats `json:"fit,omitempty"`
 }
 
 func newPowermodelCmd() *cobra.Command {
@@ -112,25 +94,21 @@ Frequencies may be in any unit, as long as all are in the same one.`,
 		Args: energyArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if samples != "" {
-				ss, err := energyReadPowerSamples(samples)
+				mf, err := modelio.FitPowerModel(samples, fmax)
 				if err != nil {
 					return err
 				}
-				m, st, err := models.FitPower(ss, fmax)
-				if err != nil {
-					return err
-				}
-				return energyWriteJSON(cmd.OutOrStdout(), out, powerModelFile{Model: "dvfs-power/seed001", PowerModel: m, Fit: &st})
+				return energyWriteJSON(cmd.OutOrStdout(), out, mf)
 			}
 			if err := energyRequire(cmd, "fmin", "fmax", "p-idle-fmin", "p-idle-fmax", "p-full-fmin", "p-full-fmax"); err != nil {
 				return err
 			}
 			in.FMax = fmax
-			m, err := models.DVFSFromInputs(in)
+			mf, err := modelio.PowerModelFromInputs(in)
 			if err != nil {
 				return usageErr(err)
 			}
-			return energyWriteJSON(cmd.OutOrStdout(), out, powerModelFile{Model: "dvfs-power/seed001", Inputs: &in, PowerModel: m})
+			return energyWriteJSON(cmd.OutOrStdout(), out, mf)
 		},
 	}
 	f := cmd.Flags()
@@ -160,12 +138,9 @@ also prints eq. 10's error, |measured − predicted|/measured·100.`,
 			if err := energyRequire(cmd, "model", "cpu", "freq"); err != nil {
 				return err
 			}
-			var mf powerModelFile
-			if err := energyReadJSON(model, &mf); err != nil {
+			mf, err := modelio.ReadPowerModel(model)
+			if err != nil {
 				return err
-			}
-			if mf.FMax <= 0 {
-				return fmt.Errorf("%s: not a power model (no fmax)", model)
 			}
 			if cpu > 1 {
 				cpu /= 100
@@ -173,12 +148,7 @@ also prints eq. 10's error, |measured − predicted|/measured·100.`,
 			if cpu < 0 || cpu > 1 || freq <= 0 {
 				return usageErr(errors.New("--cpu must be in [0, 1] (or a percentage) and --freq positive"))
 			}
-			res := map[string]float64{"cpu": cpu, "freq": freq, "watts": mf.Predict(cpu, freq)}
-			if cmd.Flags().Changed("measured") {
-				res["measured"] = measured
-				res["error_pct"] = models.ErrorPct(measured, res["watts"])
-			}
-			return energyWriteJSON(cmd.OutOrStdout(), "", res)
+			return energyWriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
 		},
 	}
 	f := cmd.Flags()
@@ -187,81 +157,6 @@ also prints eq. 10's error, |measured − predicted|/measured·100.`,
 	f.Float64Var(&freq, "freq", 0, "operating frequency (the model's unit)")
 	f.Float64Var(&measured, "measured", 0, "measured power, to report eq. 10's error")
 	return cmd
-}
-
-// readCSVTable reads a CSV with a header row and returns, for each wanted
-// column name (case-insensitive), the values of every row.
-func energyReadCSV(path string, want ...string) (header map[string]int, rows [][]string, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.Comment = '#'
-	r.FieldsPerRecord = -1
-	head, err := r.Read()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	header = map[string]int{}
-	for i, h := range head {
-		header[strings.ToLower(strings.TrimSpace(h))] = i
-	}
-	for _, w := range want {
-		if _, ok := header[w]; !ok {
-			return nil, nil, fmt.Errorf("%s:1: no %q column (header: %s)", path, w, strings.Join(head, ","))
-		}
-	}
-	rows, err = r.ReadAll()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return header, rows, nil
-}
-
-func energyCSVFloat(path string, line int, rec []string, col int, name string) (float64, error) {
-	if col >= len(rec) {
-		return 0, fmt.Errorf("%s:%d: missing %s", path, line, name)
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(rec[col]), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s:%d: bad %s %q", path, line, name, rec[col])
-	}
-	return v, nil
-}
-
-func energyReadPowerSamples(path string) ([]models.PowerSample, error) {
-	h, rows, err := energyReadCSV(path, "cpu", "f", "watts")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]models.PowerSample, 0, len(rows))
-	for i, rec := range rows {
-		var s models.PowerSample
-		var err error
-		if s.CPU, err = energyCSVFloat(path, i+2, rec, h["cpu"], "cpu"); err != nil {
-			return nil, err
-		}
-		if s.F, err = energyCSVFloat(path, i+2, rec, h["f"], "f"); err != nil {
-			return nil, err
-		}
-		if s.Watts, err = energyCSVFloat(path, i+2, rec, h["watts"], "watts"); err != nil {
-			return nil, err
-		}
-		if s.CPU > 1 {
-			s.CPU /= 100
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
-type ctModelFile struct {
-	Model  string           `json:"model"`
-	Inputs *models.CTInputs `json:"inputs,omitempty"`
-	models.CTModel
-	K float64 `json:"K"`
 }
 
 func newCTModelCmd() *cobra.Command {
@@ -300,11 +195,11 @@ predictions come out in the same one).`,
 			if in.X >= 1 {
 				in.X /= 100
 			}
-			m, err := models.CTFromInputs(in)
+			mf, err := modelio.CTModelFromInputs(in)
 			if err != nil {
 				return usageErr(err)
 			}
-			return energyWriteJSON(cmd.OutOrStdout(), out, ctModelFile{Model: "completion-time/seed001", Inputs: &in, CTModel: m, K: m.K()})
+			return energyWriteJSON(cmd.OutOrStdout(), out, mf)
 		},
 	}
 	f := cmd.Flags()
@@ -333,12 +228,9 @@ also prints eq. 10's error.`,
 			if err := energyRequire(cmd, "model", "cpu", "freq"); err != nil {
 				return err
 			}
-			var mf ctModelFile
-			if err := energyReadJSON(model, &mf); err != nil {
+			mf, err := modelio.ReadCTModel(model)
+			if err != nil {
 				return err
-			}
-			if mf.FMax <= 0 || mf.CTFullMax <= 0 {
-				return fmt.Errorf("%s: not a completion-time model", model)
 			}
 			if cpu > 1 {
 				cpu /= 100
@@ -346,12 +238,7 @@ also prints eq. 10's error.`,
 			if cpu <= 0 || cpu > 1 || freq <= 0 {
 				return usageErr(errors.New("--cpu must be in (0, 1] (or a percentage) and --freq positive"))
 			}
-			res := map[string]float64{"cpu": cpu, "freq": freq, "theta": mf.Theta(freq), "completion_time": mf.Predict(cpu, freq)}
-			if cmd.Flags().Changed("measured") {
-				res["measured"] = measured
-				res["error_pct"] = models.ErrorPct(measured, res["completion_time"])
-			}
-			return energyWriteJSON(cmd.OutOrStdout(), "", res)
+			return energyWriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
 		},
 	}
 	f := cmd.Flags()
@@ -379,24 +266,9 @@ decreasing time — the best performance for each power budget.
 			if format != "csv" && format != "json" {
 				return usageErr(fmt.Errorf("unknown --format %q (csv, json)", format))
 			}
-			path := args[0]
-			h, rows, err := energyReadCSV(path, "config", "time", "power")
+			pts, err := modelio.ReadPoints(args[0])
 			if err != nil {
 				return err
-			}
-			pts := make([]models.Point, 0, len(rows))
-			for i, rec := range rows {
-				p := models.Point{}
-				if h["config"] < len(rec) {
-					p.Config = rec[h["config"]]
-				}
-				if p.Time, err = energyCSVFloat(path, i+2, rec, h["time"], "time"); err != nil {
-					return err
-				}
-				if p.Power, err = energyCSVFloat(path, i+2, rec, h["power"], "power"); err != nil {
-					return err
-				}
-				pts = append(pts, p)
 			}
 			front := models.Pareto(pts)
 			if format == "json" {
@@ -443,24 +315,24 @@ printed too. "tracecast energy" reports a run's measured idle fraction.`,
 			if err := energyRequire(cmd, "time-speedup"); err != nil {
 				return err
 			}
-			res := map[string]float64{"time_speedup": st}
+			energies := false
 			switch {
 			case cmd.Flags().Changed("idle-fraction"):
 			case cmd.Flags().Changed("idle-energy") && cmd.Flags().Changed("dynamic-energy"):
 				if ei < 0 || ed < 0 || ei+ed <= 0 {
 					return usageErr(errors.New("energies must be non-negative, not both zero"))
 				}
-				s = models.IdleFraction(ei, ed)
-				res["parallel_energy"] = models.ParallelEnergy(ei, ed, st)
+				energies, s = true, models.IdleFraction(ei, ed)
 			default:
 				return usageErr(errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy"))
 			}
 			if st <= 0 || s < 0 || s > 1 {
 				return usageErr(errors.New("need --time-speedup > 0 and an idle fraction in [0, 1]"))
 			}
-			res["idle_fraction"] = s
-			res["energy_speedup"] = models.EnergySpeedup(st, s)
-			return energyWriteJSON(cmd.OutOrStdout(), "", res)
+			if energies {
+				return energyWriteJSON(cmd.OutOrStdout(), "", modelio.SpeedupFromEnergies(st, ei, ed))
+			}
+			return energyWriteJSON(cmd.OutOrStdout(), "", modelio.Speedup(st, s))
 		},
 	}
 	f := cmd.Flags()
@@ -469,4 +341,13 @@ printed too. "tracecast energy" reports a run's measured idle fraction.`,
 	f.Float64Var(&ei, "idle-energy", 0, "idle energy E_i of the sequential run (J)")
 	f.Float64Var(&ed, "dynamic-energy", 0, "dynamic energy E_d of the sequential run (J)")
 	return cmd
+}
+
+// energyMeasured is --measured when it was given (0 is a measurement too),
+// else nil.
+func energyMeasured(cmd *cobra.Command, v float64) *float64 {
+	if !cmd.Flags().Changed("measured") {
+		return nil
+	}
+	return &v
 }

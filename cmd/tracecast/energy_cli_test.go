@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -199,5 +202,44 @@ func TestEnergyWithIO(t *testing.T) {
 		if f := strings.Fields(l); len(f) >= 5 && f[1] == "storage" && f[4] == "0.0000" {
 			t.Errorf("no storage occupancy: %s", l)
 		}
+	}
+}
+
+// TestEnergyKwollectDocument: Kwollect's answer is one JSON array, which
+// the pipeline's line parser cannot frame; the command reads it from a
+// file or standard input, with the format given or guessed.
+func TestEnergyKwollectDocument(t *testing.T) {
+	trace := filepath.Join("..", "..", "pipelines", "testdata", "starpu-cholesky-2cpu.trace.gz")
+	kw := filepath.Join("..", "..", "testdata", "power", "cholesky-2cpu.kwollect.json.gz")
+	f, err := os.Open(kw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := io.ReadAll(zr)
+	if err != nil || !bytes.HasPrefix(doc, []byte("[")) {
+		t.Fatalf("%v: %.20q", err, doc)
+	}
+	for _, c := range []struct {
+		name  string
+		stdin []byte
+		args  []string
+	}{
+		{"stdin, guessed", doc, []string{"--power", "-"}},
+		{"file, given", nil, []string{"--power", kw, "--power-format", "kwollect", "--metric", "wattmetre_power_watt"}},
+	} {
+		args := append([]string{"energy", "--trace", trace, "--offset", "1753114530", "--window", "0.1", "--max-gap", "0.1"}, c.args...)
+		if r := run(t, c.stdin, args...); r.code != 0 || !strings.Contains(r.stdout, "total   865.075") {
+			t.Errorf("%s: exit %d\n%s%s", c.name, r.code, r.stdout, r.stderr)
+		}
+	}
+	// Another metric keeps nothing: the run is one gap.
+	r := run(t, nil, "energy", "--trace", trace, "--power", kw, "--metric", "other", "--offset", "1753114530")
+	if r.code != 0 || !strings.Contains(r.stdout, "gaps: 1, 6.9676 s not integrated") {
+		t.Errorf("--metric other: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -1,27 +1,29 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/models"
+	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
-	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/report"
 	"github.com/tracecast/tracecast/stages/energy"
-	"github.com/tracecast/tracecast/stages/iotime"
 	"github.com/tracecast/tracecast/stages/signal"
-	"gopkg.in/yaml.v3"
 )
 
 type energyFlags struct {
@@ -84,7 +86,7 @@ power.png/.svg (power over time with the workers' states underneath).`,
 			if err := energyRequire(cmd, "trace", "power"); err != nil {
 				return err
 			}
-			return runEnergy(cmd.OutOrStdout(), &f)
+			return runEnergy(cmd.Context(), cmd.OutOrStdout(), &f)
 		},
 	}
 	fl := cmd.Flags()
@@ -111,32 +113,15 @@ power.png/.svg (power over time with the workers' states underneath).`,
 	return cmd
 }
 
-func energyUnitsPerSecond(u string) float64 {
-	switch u {
-	case "ms":
-		return 1e3
-	case "us":
-		return 1e6
-	case "ns":
-		return 1e9
-	}
-	return 1
-}
-
-func energyOpen(path string) (*os.File, error) {
-	if path == "-" {
-		return os.Stdin, nil
-	}
-	return os.Open(path)
-}
-
-func runEnergy(w io.Writer, f *energyFlags) error {
-	pf, err := power.ParseFormat(f.format)
-	if err != nil {
+// runEnergy runs the energy pipeline the flags describe and prints its
+// report; with -o it writes the report's files too.
+func runEnergy(ctx context.Context, w io.Writer, f *energyFlags) error {
+	// Flags are checked here, not left to the components' validation, so
+	// that a bad one is a usage error naming the flag.
+	if _, err := power.ParseFormat(f.format); err != nil {
 		return usageErr(err)
 	}
-	mk, ok := signal.Presets[f.rules]
-	if !ok {
+	if _, ok := signal.Presets[f.rules]; !ok {
 		return usageErr(fmt.Errorf("unknown --rules %q (starpu, smpi)", f.rules))
 	}
 	switch f.timeUnit {
@@ -157,244 +142,251 @@ func runEnergy(w io.Writer, f *energyFlags) error {
 	}
 	var params *models.StatePowers
 	if f.params != "" {
-		b, err := os.ReadFile(f.params)
+		p, err := modelio.ReadStatePowers(f.params)
 		if err != nil {
 			return err
-		}
-		var p models.StatePowers
-		if err := yaml.Unmarshal(b, &p); err != nil { // YAML is a superset of JSON
-			return fmt.Errorf("%s: %w", f.params, err)
 		}
 		params = &p
 	}
-	rules := mk()
-	if err := rules.Compile(); err != nil {
-		return err
-	}
-	// States.
-	tf, err := energyOpen(f.trace)
-	if err != nil {
-		return err
-	}
-	defer tf.Close()
-	popts := paje.DefaultOptions()
-	popts.Name, popts.Lenient, popts.TimeUnit = f.trace, f.lenient, f.timeUnit
-	unit := "s"
-	popts.OnTimeUnit = func(u string) { unit = u }
-	col := energy.NewCollector(rules, mapping, f.node)
-	col.SetNodeType(f.nodeType)
-	pst, err := paje.Read(tf, popts, func(es []tracecast.Entity) error { col.Add(es); return nil })
-	if err != nil {
-		return err
-	}
-	if n := pst.Skipped.Total(); n > 0 {
-		log.Warn().Int64("lines", n).Str("trace", f.trace).Msg("skipped bad trace lines")
-	}
-	if f.ioFile != "" {
-		// Storage: the time processes spend in I/O calls.
-		var ios []tracecast.Entity
-		calls, ist, err := iocall.ReadFile(f.ioFile, iocall.Format(f.ioFormat), iocall.Options{Lenient: f.lenient})
-		if err != nil {
-			return err
-		}
-		for i := range calls {
-			ios = append(ios, iotime.State(&calls[i]))
-		}
-		col.AddIO(ios, f.ioOffset)
-		log.Info().Str("io", f.ioFile).Int64("calls", ist.Calls).Int("states", len(ios)).Msg("storage activity")
-	}
-	tls, err := col.Build(energyUnitsPerSecond(unit))
-	if err != nil {
-		return err
-	}
-	// Power.
-	pfile, err := energyOpen(f.power)
-	if err != nil {
-		return err
-	}
-	defer pfile.Close()
-	j := energy.NewJoiner(tls, energy.Options{Window: f.window, MaxGap: f.maxGap, Lateness: f.lateness, Offset: f.offset})
-	keep := f.out != ""
+
+	// The pipeline's own sink: the energy stage's full result, and the
+	// power samples for the plot.
+	var res *energy.Result
 	series := map[string][]tracecast.PowerSample{}
-	pst2, err := power.Read(pfile, power.Options{Name: f.power, Format: pf, Lenient: f.lenient, Node: f.node, Metric: f.metric}, func(ss []tracecast.PowerSample) error {
-		j.Add(ss)
-		if keep {
-			for _, s := range ss {
+	collect := pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
+		switch items := b.Items.(type) {
+		case []*energy.Result:
+			res = items[0]
+		case []tracecast.PowerSample:
+			for _, s := range items {
 				series[s.Node] = append(series[s.Node], s)
 			}
 		}
 		return nil
 	})
-	if err != nil {
+	if err := runSpec(ctx, energySpec(f, mapping), map[string]tracecast.Sink{"collect": collect}, func(reg *component.Registry) {
+		component.RegisterParser(reg, energyPowerParser, "power lines, or a Kwollect JSON document", nil, newEnergyPowerParser)
+	}); err != nil {
 		return err
 	}
-	for _, r := range pst2.Skipped.Reasons() {
-		log.Warn().Int64("lines", pst2.Skipped[r]).Str("reason", r).Str("power", f.power).Msg("skipped power lines")
+	if res == nil {
+		return errors.New("energy: the pipeline ended without a result")
 	}
-	res := j.Finish()
-	if len(res.UnknownNodes) > 0 {
-		var names []string
-		for n := range res.UnknownNodes {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		log.Warn().Strs("nodes", names).Msg("power samples of nodes with no states (use --map or --node)")
+	rep := report.NewEnergy(res, params)
+	if err := rep.WriteText(w); err != nil {
+		return err
 	}
-	rep := buildReport(res, params)
-	printReport(w, res, rep)
 	if f.out == "" {
 		return nil
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return err
-	}
-	meta := map[string]string{"trace": f.trace, "power": f.power, "window_s": fmt.Sprint(f.window)}
-	if err := energyWriteArrow(filepath.Join(f.out, "energy.arrow"), arrow.StructTable[tracecast.EnergyRow]("tracecast.energy/1", meta), energy.Rows(res.Windows)); err != nil {
-		return err
-	}
-	if err := energyWriteArrow(filepath.Join(f.out, "totals.arrow"), arrow.StructTable[tracecast.EnergyRow]("tracecast.energy/1", meta), energy.Rows(res.Totals)); err != nil {
-		return err
-	}
-	if err := energyWriteJSON(io.Discard, filepath.Join(f.out, "model.json"), rep); err != nil {
-		return err
-	}
-	for n, s := range series {
-		series[n] = energyDecimate(s, f.plotPoints)
-	}
-	return writeEnergyPlots(f.out, res, series, f.offset)
+	return rep.WriteFiles(report.EnergyFiles{Dir: f.out, Series: series, PlotPoints: f.plotPoints, Offset: f.offset,
+		Meta: map[string]string{"trace": f.trace, "power": f.power, "window_s": fmt.Sprint(f.window)}})
 }
 
-func energyWriteArrow(path string, t arrow.Table, items any) error {
-	sink, err := arrow.New(arrow.Options{Path: path, Tables: []arrow.Table{t}})
+// energySpec is the pipeline of the energy command: the trace (paje) and
+// the power stream (power, or a Kwollect document) into the energy stage,
+// with --io the I/O calls (iocall) too; the stage's rows and full result,
+// and with -o the power samples, go to the command's "collect" sink.
+func energySpec(f *energyFlags, mapping map[string]string) pipelines.Spec {
+	stage := map[string]any{
+		"rules": f.rules, "node": f.node, "node_type": f.nodeType,
+		"window": f.window, "max_gap": f.maxGap, "lateness": f.lateness, "offset": f.offset,
+		"result": true,
+	}
+	if u := energyTimeUnit(f.trace, f.timeUnit); u != "" {
+		stage["time_unit"] = u
+	}
+	if len(mapping) > 0 {
+		stage["map"] = mapping
+	}
+	spec := pipelines.Spec{
+		Name: "energy",
+		Sources: []pipelines.Node{
+			{ID: "trace", Type: "file", Options: map[string]any{"path": f.trace},
+				Parser: &pipelines.Node{Type: "paje", Options: map[string]any{"lenient": f.lenient, "time_unit": f.timeUnit}}},
+			{ID: "power", Type: "file", Options: map[string]any{"path": f.power},
+				Parser: &pipelines.Node{Type: energyPowerParser, Options: map[string]any{"format": f.format, "lenient": f.lenient, "node": f.node, "metric": f.metric}}},
+		},
+		Stages: []pipelines.Node{{ID: "energy", Type: "energy", Inputs: []string{"trace", "power"}, Options: stage}},
+		Sinks:  []pipelines.Node{{ID: "collect", Type: "collect", Inputs: []string{"energy"}}},
+	}
+	if f.ioFile != "" {
+		// The calls go to the stage as they are, not through an iotime
+		// stage: every call, failed ones included, is time in I/O.
+		spec.Sources = append(spec.Sources, pipelines.Node{ID: "io", Type: "file", Options: map[string]any{"path": f.ioFile},
+			Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": string(energyIOFormat(f.ioFile, f.ioFormat)), "lenient": f.lenient}}})
+		spec.Stages[0].Inputs = append(spec.Stages[0].Inputs, "io")
+		stage["io_offset"] = f.ioOffset
+	}
+	if f.out != "" {
+		spec.Sinks[0].Inputs = append(spec.Sinks[0].Inputs, "power")
+	}
+	return spec
+}
+
+// energyTimeUnit is the trace's time unit for the energy stage. The stage
+// sees entities, not the trace's header, so --time-unit auto is resolved
+// here: the header of a regular file is read as the paje parser will read
+// it, up to the first event, where the parser decides (ms for StarPU's
+// definitions, else s). Standard input and pipes cannot be read twice: ""
+// leaves the stage its default (ms with the StarPU rules, else s).
+func energyTimeUnit(path, unit string) string {
+	if unit != "auto" {
+		return unit
+	}
+	if st, err := os.Stat(path); path == "-" || err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	fh, err := os.Open(path)
 	if err != nil {
-		return err
+		return "" // the pipeline's file source reports it
 	}
-	ctx := context.Background()
-	if err := sink.Write(ctx, tracecast.Batch{Items: items}); err != nil {
-		sink.Close(ctx)
-		return err
+	defer fh.Close()
+	r, err := input.Decompress(fh)
+	if err != nil {
+		return ""
 	}
-	return sink.Close(ctx)
+	o := paje.DefaultOptions()
+	o.Lenient = true // a bad line is the pipeline's to report
+	found := ""
+	o.OnTimeUnit = func(u string) { found = u }
+	p := paje.NewParser(o)
+	errFound := errors.New("unit found")
+	err = paje.SplitLines(r, o.MaxLineBytes, func(line []byte, num int64, _ bool) error {
+		if p.Line(line, num); found != "" {
+			return errFound
+		}
+		return nil
+	}, func(int64) error { return nil })
+	switch {
+	case found != "":
+		return found
+	case err == nil:
+		return "s" // no event: the parser never decides, seconds
+	}
+	return ""
 }
 
-func energyDecimate(s []tracecast.PowerSample, n int) []tracecast.PowerSample {
-	if n <= 0 || len(s) <= n {
-		return s
+// energyIOFormat is --io-format, or when empty the format guessed from
+// the file's name and first line. The iocall parser does not guess; this
+// reads the first line of a regular file as iocall.Read would. Standard
+// input and pipes cannot be read twice and are guessed by name only.
+func energyIOFormat(path, format string) iocall.Format {
+	if format != "" {
+		return iocall.Format(format)
 	}
-	stride := (len(s) + n - 1) / n
-	out := s[:0]
-	for i := 0; i < len(s); i += stride {
-		out = append(out, s[i])
+	var first []byte
+	if st, err := os.Stat(path); path != "-" && err == nil && st.Mode().IsRegular() {
+		if fh, err := os.Open(path); err == nil {
+			buf := make([]byte, 4096)
+			n, _ := io.ReadFull(fh, buf)
+			fh.Close()
+			first = buf[:n]
+			if i := bytes.IndexByte(first, '\n'); i >= 0 {
+				first = first[:i]
+			}
+		}
 	}
-	return out
+	return iocall.Detect(path, first)
 }
 
-// energyReport is the model part of the output (model.json).
-type energyReport struct {
-	Nodes []nodeReport `json:"nodes"`
-	// Powers are the given (--params) or fitted per-state powers.
-	Powers models.StatePowers `json:"powers"`
-	Source string             `json:"source"` // "params" or "fit"
-	Fit    *models.StateFit   `json:"fit,omitempty"`
-	FitErr string             `json:"fit_error,omitempty"`
-	// Measured and Predicted are over all nodes, in joules.
-	Measured   float64 `json:"measured_j"`
-	Predicted  float64 `json:"predicted_j"`
-	Inaccuracy float64 `json:"inaccuracy"`
-	// RunS is the longest node run; EDP = Measured·RunS.
-	RunS float64 `json:"run_s"`
-	EDP  float64 `json:"edp_js"`
-	// IdleFraction is seed 003's s: idle-power energy over total energy.
-	IdleFraction float64 `json:"idle_fraction"`
+// energyPowerParser is the command's power parser type: the pipeline's
+// "power" parser, plus Kwollect's answer.
+const energyPowerParser = "power-document"
+
+// energyPowerOptions are the options of a "power-document" parser: the
+// "power" parser's keys.
+type energyPowerOptions struct {
+	Format  string `yaml:"format"`
+	Lenient bool   `yaml:"lenient"`
+	Node    string `yaml:"node"`
+	Metric  string `yaml:"metric"`
 }
 
-type nodeReport struct {
-	Node       string           `json:"node"`
-	Workers    int              `json:"workers"`
-	RunS       float64          `json:"run_s"`
-	CoveredS   float64          `json:"covered_s"`
-	Measured   float64          `json:"measured_j"`
-	Predicted  float64          `json:"predicted_j"`
-	Inaccuracy float64          `json:"inaccuracy"`
-	Occupancy  models.Occupancy `json:"occupancy"`
+// newEnergyPowerParser reads what "power" reads and Kwollect's answer: one
+// JSON array, which a line parser cannot frame (power.NewProcessor refuses
+// it) and which tracecast energy has always read. The array is held
+// (Kwollect answers are bounded by the query's time range, and the energy
+// stage holds every sample anyway) and parsed at the end of the stream by
+// power.Read; any other input goes through the line parser. This belongs
+// in parsers/power's processor; it is here until that reads documents.
+func newEnergyPowerParser(env component.Env, o energyPowerOptions) (*component.Parser, error) {
+	f, err := power.ParseFormat(o.Format)
+	if err != nil {
+		return nil, err
+	}
+	return &component.Parser{Processor: &energyPowerDoc{log: env.Logger,
+		opts: power.Options{Name: env.Stream, Format: f, Lenient: o.Lenient, Node: o.Node, Metric: o.Metric}}}, nil
 }
 
-func buildReport(res *energy.Result, params *models.StatePowers) *energyReport {
-	rep := &energyReport{}
-	if params != nil {
-		rep.Powers, rep.Source = *params, "params"
+// energyPowerDoc is a "power-document" parser of one stream.
+type energyPowerDoc struct {
+	opts power.Options
+	log  zerolog.Logger
+	// lines parses the line formats, once the stream is known not to be an
+	// array; until then, and for an array, the lines are held in doc.
+	lines  tracecast.Processor
+	isDoc  bool
+	doc    bytes.Buffer
+	stream string
+}
+
+func (p *energyPowerDoc) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	ls, ok := in.Items.([]tracecast.Line)
+	if !ok {
+		return fmt.Errorf("power: expects lines, got %T", in.Items)
+	}
+	p.stream = in.Stream
+	if p.lines == nil && !p.isDoc {
+		// As power.Read decides: an array is Kwollect's, whatever else
+		// the format says it is a line stream.
+		decided := p.opts.Format != power.Auto
+		p.isDoc = p.opts.Format == power.Kwollect
+		for i := 0; !decided && i < len(ls); i++ {
+			if t := bytes.TrimSpace(ls[i].Data); len(t) > 0 {
+				decided, p.isDoc = true, t[0] == '['
+			}
+		}
+		if decided && !p.isDoc {
+			var err error
+			if p.lines, err = power.NewProcessor(p.opts); err != nil {
+				return err
+			}
+		}
+	}
+	if p.lines != nil {
+		return p.lines.Process(ctx, in, emit)
+	}
+	// The lines of an array, or blank lines before the first: kept whole,
+	// so that error messages count lines as in the file.
+	for _, l := range ls {
+		p.doc.Write(l.Data)
+		p.doc.WriteByte('\n')
+	}
+	return nil
+}
+
+func (p *energyPowerDoc) Flush(ctx context.Context, emit tracecast.Emit) error {
+	var st power.Stats
+	if p.lines != nil {
+		if err := p.lines.Flush(ctx, emit); err != nil {
+			return err
+		}
+		if sp, ok := p.lines.(interface{ Stats() power.Stats }); ok {
+			st = sp.Stats()
+		}
 	} else {
-		fit, err := energy.FitStatePowers(res.Windows, 0.99)
+		var err error
+		st, err = power.Read(&p.doc, p.opts, func(ss []tracecast.PowerSample) error {
+			// Read reuses its slice; downstream keeps what it is given.
+			return emit(ctx, tracecast.Batch{Stream: p.stream, Items: slices.Clone(ss)})
+		})
 		if err != nil {
-			rep.FitErr = err.Error()
-		} else {
-			rep.Powers, rep.Source, rep.Fit = fit.Powers, "fit", &fit
+			return err
 		}
 	}
-	var idleE float64
-	for _, t := range res.Totals {
-		o := t.ModelOccupancy()
-		nr := nodeReport{Node: t.Node, Workers: res.Timelines[t.Node].R, RunS: t.End - t.Start, CoveredS: t.Covered,
-			Measured: t.EnergyJ, Occupancy: o}
-		if rep.Source != "" {
-			nr.Predicted = models.NodeEnergy(rep.Powers, o)
-			nr.Inaccuracy = models.Inaccuracy(nr.Predicted, nr.Measured)
-		}
-		rep.Nodes = append(rep.Nodes, nr)
-		rep.Measured += nr.Measured
-		rep.Predicted += nr.Predicted
-		rep.RunS = math.Max(rep.RunS, nr.RunS)
-		idleE += rep.Powers.Idle * t.Covered
+	for _, r := range st.Skipped.Reasons() {
+		p.log.Warn().Int64("lines", st.Skipped[r]).Str("reason", r).Str("power", p.opts.Name).Msg("skipped power lines")
 	}
-	if rep.Source != "" && rep.Measured > 0 {
-		rep.Inaccuracy = models.Inaccuracy(rep.Predicted, rep.Measured)
-		rep.IdleFraction = idleE / rep.Measured
-	}
-	rep.EDP = models.EDP(rep.Measured, rep.RunS)
-	return rep
-}
-
-func printReport(w io.Writer, res *energy.Result, rep *energyReport) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "node\tclass\tenergy J\tshare\toccupancy s\t")
-	for _, t := range res.Totals {
-		for c := range energy.NumClasses {
-			share := 0.0
-			if t.EnergyJ > 0 {
-				share = t.ClassEnergy[c] / t.EnergyJ * 100
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.1f%%\t%.4f\t\n", t.Node, energy.ClassName(signal.Class(c)), t.ClassEnergy[c], share, t.Occupancy[c])
-		}
-		fmt.Fprintf(tw, "%s\ttotal\t%.3f\t100.0%%\t%.4f\t\n", t.Node, t.EnergyJ, t.Covered)
-	}
-	tw.Flush()
-	for _, nr := range rep.Nodes {
-		fmt.Fprintf(w, "%s: %d workers, run %.4f s, covered %.4f s, mean power %.2f W\n", nr.Node, nr.Workers, nr.RunS, nr.CoveredS, nr.Measured/math.Max(nr.CoveredS, 1e-300))
-	}
-	if len(res.Gaps) > 0 {
-		fmt.Fprintf(w, "gaps: %d, %.4f s not integrated (first: %s %.4f–%.4f s)\n", len(res.Gaps), res.Stats.GapS, res.Gaps[0].Node, res.Gaps[0].Start, res.Gaps[0].End)
-	}
-	if res.Stats.Late > 0 {
-		fmt.Fprintf(w, "late samples dropped: %d\n", res.Stats.Late)
-	}
-	switch rep.Source {
-	case "":
-		fmt.Fprintf(w, "per-state powers: not fitted (%s); give --params\n", rep.FitErr)
-	default:
-		p := rep.Powers
-		fmt.Fprintf(w, "per-state powers (%s): idle %.3f W, app %.3f W, storage %.3f W, net %.3f W", rep.Source, p.Idle, p.App, p.Storage, p.Net)
-		if rep.Fit != nil {
-			fmt.Fprintf(w, " (R² %.6f over %d windows", rep.Fit.Stats.R2, rep.Fit.Stats.N)
-			if rep.Fit.Stats.R2 < 0.9 {
-				fmt.Fprint(w, "; POOR FIT: power does not follow the states, or windows are too few")
-			}
-			if !rep.Fit.Fitted.Storage || !rep.Fit.Fitted.Net {
-				fmt.Fprint(w, "; states never occupied are reported at idle power")
-			}
-			fmt.Fprint(w, ")")
-		}
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "seed 000 model: predicted %.3f J, measured %.3f J, inaccuracy %.4f%%; EDP %.4g J·s; idle fraction %.3f\n",
-			rep.Predicted, rep.Measured, rep.Inaccuracy*100, rep.EDP, rep.IdleFraction)
-	}
+	return nil
 }

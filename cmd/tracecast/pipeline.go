@@ -16,11 +16,14 @@ import (
 // runSpec runs the pipeline a command built from its flags, with the
 // command's own consumers registered as sink types under their names. An
 // invalid option is the user's flag: a usage error (exit 2), not a
-// configuration file's (78).
-func runSpec(ctx context.Context, spec pipelines.Spec, sinks map[string]tracecast.Sink) error {
+// configuration file's (78). more registers other component types.
+func runSpec(ctx context.Context, spec pipelines.Spec, sinks map[string]tracecast.Sink, more ...func(*component.Registry)) error {
 	reg := builtin.Registry()
 	for name, s := range sinks {
 		component.RegisterSinkValue(reg, name, s)
+	}
+	for _, m := range more {
+		m(reg)
 	}
 	spec.Settings = map[string]any{"status_interval": "0s"}
 	cfg, err := spec.Config()

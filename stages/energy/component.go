@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"sort"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stages/iotime"
 	"github.com/tracecast/tracecast/stages/signal"
-	"math"
-	"sort"
 )
 
 // Register registers the "energy" stage.
@@ -17,11 +18,15 @@ func Register(r *component.Registry) {
 	component.RegisterStage(r, "energy", "energy per node, state class and window from states and power samples", DefaultStageConfig, newStage)
 }
 
-// StageConfig are the options of an "energy" stage: the energy of each
+// StageConfig is the configuration of an "energy" stage: the energy of each
 // execution state class per node, from a trace's states and a power stream
-// (see tracecast energy). Inputs: a paje parser's entities (and, for the
-// storage class, an iotime stage's "IO State" records) and a power parser's
-// samples. It integrates at the end of input: timelines need every state.
+// (see tracecast energy). Inputs: a paje parser's entities, a power
+// parser's samples and, for the storage class, an iocall parser's I/O calls
+// (every call is time in I/O, failed ones included, as in tracecast energy
+// --io) or an iotime stage's "IO State" records (the calls iotime
+// categorises). It integrates at the end of input: timelines need every
+// state. Samples are joined in arrival order: lateness bounds how far out
+// of order a node's samples may come.
 type StageConfig struct {
 	Rules    string            `yaml:"rules"`     // starpu (default) or smpi
 	TimeUnit string            `yaml:"time_unit"` // of the trace: s, ms (default for starpu), us, ns
@@ -33,6 +38,10 @@ type StageConfig struct {
 	Lateness float64           `yaml:"lateness"`  // how late a sample may arrive, s
 	Offset   float64           `yaml:"offset"`    // power time minus trace time, s
 	IOOffset float64           `yaml:"io_offset"` // I/O-stream time minus trace time, s
+	// Result also emits, after the rows, the full result as one item
+	// ([]*energy.Result): coverage, gaps, timelines, what a report needs.
+	// For an in-process sink (a command's); file sinks take records: energy.
+	Result bool `yaml:"result"`
 }
 
 // DefaultStageConfig are the command's defaults.
@@ -85,6 +94,15 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 		} else {
 			st.col.Add(items)
 		}
+	case []tracecast.IOCall:
+		// An iocall parser's calls: each is an "in I/O" interval, as
+		// iotime states it, but none is left out (iotime skips failed
+		// calls, whose time was spent in the kernel's I/O path too).
+		ios := make([]tracecast.Entity, len(items))
+		for i := range items {
+			ios[i] = iotime.State(&items[i])
+		}
+		st.col.AddIO(ios, st.o.IOOffset)
 	case []tracecast.PowerSample:
 		st.samples = append(st.samples, items...)
 	}
@@ -103,7 +121,8 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(st.samples, func(i, j int) bool { return st.samples[i].T < st.samples[j].T })
+	// Arrival order, not sorted: the joiner reorders each node's samples
+	// within lateness and counts later ones, as with tracecast
 	j := NewJoiner(tls, Options{Window: st.o.Window, MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
 	j.Add(st.samples)
 	res := j.Finish()
@@ -119,7 +138,11 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	for _, t := range res.Totals {
 		total += t.EnergyJ
 	}
-	st.env.Logger.Info().Int("nodes", len(tls)).Int("samples", len(st.samples)).Float64("energy_j", math.Round(total*1000)/1000).Msg("energy")
+	st.env.Logger.Info().Int("nodes", len(tls)).Int("samples", len(st.samples)).Int("io_intervals", st.col.IOIntervals()).
+		Float64("energy_j", math.Round(total*1000)/1000).Msg("energy")
 	rows := append(Rows(res.Windows), Rows(res.Totals)...)
-	return emit(ctx, tracecast.Batch{Stream: st.stream, Items: rows})
+	if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: rows}); err != nil || !st.o.Result {
+		return err
+	}
+	return emit(ctx, tracecast.Batch{Stream: st.stream, Items: []*Result{res}})
 }

@@ -98,6 +98,10 @@ func (c *Collector) AddIO(es []tracecast.Entity, offset float64) {
 	}
 }
 
+// IOIntervals is the number of "in I/O" intervals AddIO kept: with the
+// workers' states, what the storage class is made of.
+func (c *Collector) IOIntervals() int { return len(c.io) }
+
 // NewCollector maps containers to nodes with mapping (nil: all on
 // defaultNode, "" meaning DefaultNode). The rules must be compiled.
 func NewCollector(rules *signal.Rules, mapping map[string]string, defaultNode string) *Collector {
@@ -492,7 +496,9 @@ func (j *Joiner) emitDone(ns *nodeState, all bool) {
 	}
 }
 
-// Result is what a join produced.
+// Result is what a join produced: the rows of the energy stage's outputs
+// and what a report needs besides (coverage, gaps, timelines). The stage
+// emits it whole with its result option.
 type Result struct {
 	// Windows are per node and window, sorted by node then window.
 	Windows []NodeWindow

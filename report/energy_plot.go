@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -26,14 +26,17 @@ var classColors = [energy.NumClasses]color.Color{
 	color.RGBA{R: 148, G: 103, B: 189, A: 255},
 }
 
+// nodeColors are the plot colours of the nodes' power lines, in node
+// order, reused when there are more nodes.
 var nodeColors = []color.Color{
 	color.RGBA{R: 31, G: 119, B: 180, A: 255}, color.RGBA{R: 214, G: 39, B: 40, A: 255},
 	color.RGBA{R: 140, G: 86, B: 75, A: 255}, color.RGBA{R: 23, G: 190, B: 207, A: 255},
 }
 
-// writeEnergyPlots draws energy.{png,svg} and power.{png,svg} in dir.
-// offset is power time minus trace time, seconds.
-func writeEnergyPlots(dir string, res *energy.Result, series map[string][]tracecast.PowerSample, offset float64) error {
+// WriteEnergyPlots draws energy.{png,svg} and power.{png,svg} in dir.
+// series are the nodes' power samples in power time; offset is power time
+// minus trace time, seconds.
+func WriteEnergyPlots(dir string, res *energy.Result, series map[string][]tracecast.PowerSample, offset float64) error {
 	bars, err := energyBars(res)
 	if err != nil {
 		return err
@@ -64,12 +67,12 @@ func energyBars(res *energy.Result) (*plot.Plot, error) {
 	var below *plotter.BarChart
 	for c := range energy.NumClasses {
 		vals := make(plotter.Values, len(res.Totals))
-		var any bool
+		var nonzero bool
 		for i, t := range res.Totals {
 			vals[i] = t.ClassEnergy[c]
-			any = any || vals[i] > 0
+			nonzero = nonzero || vals[i] > 0
 		}
-		if !any {
+		if !nonzero {
 			continue
 		}
 		b, err := plotter.NewBarChart(vals, vg.Points(40))

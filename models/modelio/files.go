@@ -1,0 +1,165 @@
+package modelio
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tracecast/tracecast/models"
+)
+
+// Model names recorded in the files, so that a file says which model it
+// holds.
+const (
+	PowerModelName = "dvfs-power/seed001"
+	CTModelName    = "completion-time/seed001"
+)
+
+// PowerModelFile is what "powermodel fit" writes and "powermodel predict"
+// reads: the model, and the six inputs or the least-squares fit it came
+// from.
+type PowerModelFile struct {
+	Model  string              `json:"model"`
+	Inputs *models.PowerInputs `json:"inputs,omitempty"`
+	models.PowerModel
+	Fit *models.FitStats `json:"fit,omitempty"`
+}
+
+// PowerModelFromInputs computes the power model from the six inputs of
+// seed 001's eq. 7–9. The error is the inputs' (models.DVFSFromInputs).
+func PowerModelFromInputs(in models.PowerInputs) (PowerModelFile, error) {
+	m, err := models.DVFSFromInputs(in)
+	if err != nil {
+		return PowerModelFile{}, err
+	}
+	return PowerModelFile{Model: PowerModelName, Inputs: &in, PowerModel: m}, nil
+}
+
+// FitPowerModel fits the power model by least squares to the measurements
+// of a CSV file (see ReadPowerSamples); fmax is the reference frequency, 0
+// for the highest in the samples.
+func FitPowerModel(samples string, fmax float64) (PowerModelFile, error) {
+	ss, err := ReadPowerSamples(samples)
+	if err != nil {
+		return PowerModelFile{}, err
+	}
+	m, st, err := models.FitPower(ss, fmax)
+	if err != nil {
+		return PowerModelFile{}, err
+	}
+	return PowerModelFile{Model: PowerModelName, PowerModel: m, Fit: &st}, nil
+}
+
+// ReadPowerModel reads a power model file; a JSON file without fmax is
+// not one.
+func ReadPowerModel(path string) (PowerModelFile, error) {
+	var mf PowerModelFile
+	if err := readJSON(path, &mf); err != nil {
+		return mf, err
+	}
+	if mf.FMax <= 0 {
+		return mf, fmt.Errorf("%s: not a power model (no fmax)", path)
+	}
+	return mf, nil
+}
+
+// Prediction is the answer of "powermodel predict": the power at
+// utilisation cpu (0 to 1) and frequency freq and, when measured is not
+// nil, the measured power and eq. 10's error.
+func (f PowerModelFile) Prediction(cpu, freq float64, measured *float64) map[string]float64 {
+	res := map[string]float64{"cpu": cpu, "freq": freq, "watts": f.Predict(cpu, freq)}
+	if measured != nil {
+		res["measured"] = *measured
+		res["error_pct"] = models.ErrorPct(*measured, res["watts"])
+	}
+	return res
+}
+
+// CTModelFile is what "ctmodel fit" writes and "ctmodel predict" reads:
+// the completion-time model, its seven inputs, and K (eq. 18's slope, to
+// compare with the seed's).
+type CTModelFile struct {
+	Model  string           `json:"model"`
+	Inputs *models.CTInputs `json:"inputs,omitempty"`
+	models.CTModel
+	K float64 `json:"K"`
+}
+
+// CTModelFromInputs computes the completion-time model from its seven
+// inputs (eq. 15–17; in.X in (0, 1)). The error is the inputs'
+// (models.CTFromInputs).
+func CTModelFromInputs(in models.CTInputs) (CTModelFile, error) {
+	m, err := models.CTFromInputs(in)
+	if err != nil {
+		return CTModelFile{}, err
+	}
+	return CTModelFile{Model: CTModelName, Inputs: &in, CTModel: m, K: m.K()}, nil
+}
+
+// ReadCTModel reads a completion-time model file; a JSON file without
+// fmax or the full-allocation time is not one.
+func ReadCTModel(path string) (CTModelFile, error) {
+	var mf CTModelFile
+	if err := readJSON(path, &mf); err != nil {
+		return mf, err
+	}
+	if mf.FMax <= 0 || mf.CTFullMax <= 0 {
+		return mf, fmt.Errorf("%s: not a completion-time model", path)
+	}
+	return mf, nil
+}
+
+// Prediction is the answer of "ctmodel predict": θ_f and the completion
+// time at allocation cpu (0 < cpu ≤ 1) and frequency freq and, when
+// measured is not nil, the measured time and eq. 10's error.
+func (f CTModelFile) Prediction(cpu, freq float64, measured *float64) map[string]float64 {
+	res := map[string]float64{"cpu": cpu, "freq": freq, "theta": f.Theta(freq), "completion_time": f.Predict(cpu, freq)}
+	if measured != nil {
+		res["measured"] = *measured
+		res["error_pct"] = models.ErrorPct(*measured, res["completion_time"])
+	}
+	return res
+}
+
+// ReadStatePowers reads seed 000's per-state powers (idle, app, storage,
+// net in watts) from a YAML or JSON file.
+func ReadStatePowers(path string) (models.StatePowers, error) {
+	var p models.StatePowers
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return p, err
+	}
+	if err := yaml.Unmarshal(b, &p); err != nil { // YAML is a superset of JSON
+		return p, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Speedup is the answer of "energy-speedup" from the time speedup and the
+// idle fraction of the sequential run's energy (seed 003's eq. 6).
+func Speedup(timeSpeedup, idleFraction float64) map[string]float64 {
+	return map[string]float64{"time_speedup": timeSpeedup, "idle_fraction": idleFraction,
+		"energy_speedup": models.EnergySpeedup(timeSpeedup, idleFraction)}
+}
+
+// SpeedupFromEnergies is Speedup with the idle fraction computed from the
+// sequential run's idle and dynamic energies, plus the parallel energy of
+// eq. 5.
+func SpeedupFromEnergies(timeSpeedup, idle, dynamic float64) map[string]float64 {
+	res := Speedup(timeSpeedup, models.IdleFraction(idle, dynamic))
+	res["parallel_energy"] = models.ParallelEnergy(idle, dynamic, timeSpeedup)
+	return res
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package modelio
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tracecast/tracecast/models"
+)
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadPowerSamples(t *testing.T) {
+	for _, c := range []struct {
+		name, csv string
+		want      []models.PowerSample
+		err       string
+	}{
+		{name: "any column order, percentages, comments",
+			csv:  "F, Watts ,cpu\n# a comment\n2.79,150,100\n1.86,56,0.5\n",
+			want: []models.PowerSample{{CPU: 1, F: 2.79, Watts: 150}, {CPU: 0.5, F: 1.86, Watts: 56}}},
+		{name: "header only", csv: "cpu,f,watts\n", want: []models.PowerSample{}},
+		{name: "missing column", csv: "cpu,f\n1,2\n", err: `s.csv:1: no "watts" column (header: cpu,f)`},
+		{name: "bad number", csv: "cpu,f,watts\n1,2,3\n1,x,3\n", err: `s.csv:3: bad f "x"`},
+		{name: "not finite", csv: "cpu,f,watts\n1,2,NaN\n", err: `s.csv:2: bad watts "NaN"`},
+		{name: "short row", csv: "cpu,f,watts\n1,2\n", err: "s.csv:2: missing watts"},
+		{name: "empty file", csv: "", err: "s.csv: EOF"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ReadPowerSamples(write(t, "s.csv", c.csv))
+			if c.err != "" {
+				if err == nil || !strings.HasSuffix(err.Error(), c.err) {
+					t.Fatalf("err = %v, want …%s", err, c.err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("got %+v, %v; want %+v", got, err, c.want)
+			}
+		})
+	}
+	if _, err := ReadPowerSamples(filepath.Join(t.TempDir(), "none.csv")); !os.IsNotExist(err) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+func TestReadPoints(t *testing.T) {
+	for _, c := range []struct {
+		name, csv string
+		want      []models.Point
+		err       string
+	}{
+		{name: "other columns ignored", csv: "time,note,power,config\n100,x,50,1c\n55,,70,2c\n",
+			want: []models.Point{{Config: "1c", Time: 100, Power: 50}, {Config: "2c", Time: 55, Power: 70}}},
+		// A row too short for its config still has its numbers.
+		{name: "short row, empty config", csv: "time,power,config\n1,2\n", want: []models.Point{{Time: 1, Power: 2}}},
+		{name: "bad time", csv: "config,time,power\n1c,x,50\n", err: `p.csv:2: bad time "x"`},
+		{name: "no power", csv: "config,time\n", err: `p.csv:1: no "power" column`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ReadPoints(write(t, "p.csv", c.csv))
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err = %v, want %s", err, c.err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("got %+v, %v; want %+v", got, err, c.want)
+			}
+		})
+	}
+}
+
+// Seed 001 Table 4, i5 760 row: the file written from the six inputs reads
+// back and predicts the inputs.
+func TestPowerModelFile(t *testing.T) {
+	in := models.PowerInputs{FMin: 1.86, FMax: 2.79, PIdleFMin: 55.75, PIdleFMax: 56.28, PFullFMin: 107.25, PFullFMax: 149.72}
+	mf, err := PowerModelFromInputs(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(mf)
+	back, err := ReadPowerModel(write(t, "m.json", string(b)))
+	if err != nil || back.Model != PowerModelName || back.Inputs == nil || back.A != mf.A {
+		t.Fatalf("%+v, %v", back, err)
+	}
+	measured := 150.0
+	p := back.Prediction(1, 2.79, &measured)
+	if math.Abs(p["watts"]-149.72) > 1e-9 || math.Abs(p["error_pct"]-0.28/150*100) > 1e-9 || p["measured"] != 150 || len(p) != 5 {
+		t.Errorf("prediction %v", p)
+	}
+	if p := back.Prediction(0, 1.86, nil); len(p) != 3 || math.Abs(p["watts"]-55.75) > 1e-9 {
+		t.Errorf("idle at fmin: %v", p)
+	}
+	if _, err := PowerModelFromInputs(models.PowerInputs{FMin: 2, FMax: 1}); err == nil {
+		t.Error("fmin > fmax accepted")
+	}
+	for content, want := range map[string]string{
+		`{"model": "x"}`: "not a power model (no fmax)",
+		`{`:              "m.json: unexpected end of JSON input",
+	} {
+		if _, err := ReadPowerModel(write(t, "m.json", content)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %s", content, err, want)
+		}
+	}
+}
+
+// Least squares from samples of the i5 model recover it.
+func TestFitPowerModel(t *testing.T) {
+	m, err := models.DVFSFromInputs(models.PowerInputs{FMin: 1.86, FMax: 2.79, PIdleFMin: 55.75, PIdleFMax: 56.28, PFullFMin: 107.25, PFullFMax: 149.72})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("f,cpu,watts\n")
+	for _, f := range []float64{1.86, 2.26, 2.79} {
+		for _, c := range []float64{0, 0.5, 1} {
+			b.WriteString(strings.Join([]string{ftoa(f), ftoa(c), ftoa(m.Predict(c, f))}, ",") + "\n")
+		}
+	}
+	mf, err := FitPowerModel(write(t, "s.csv", b.String()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf.Model != PowerModelName || mf.Fit == nil || mf.Inputs != nil || math.Abs(mf.A-m.A) > 1e-6 || math.Abs(mf.Alpha-m.Alpha) > 1e-6 {
+		t.Errorf("fitted %+v, want %+v", mf, m)
+	}
+	if _, err := FitPowerModel(write(t, "s.csv", "f,cpu,watts\n2,1,100\n"), 0); err == nil {
+		t.Error("one sample fitted")
+	}
+}
+
+func ftoa(v float64) string { b, _ := json.Marshal(v); return string(b) }
+
+// Generated by U = 0.43, θmin = 0.79, θmax = 0.73, CT¹max = 58 at x = 0.2.
+func TestCTModelFile(t *testing.T) {
+	in := models.CTInputs{FMin: 1.86, FMax: 2.79, X: 0.2, CTFullMin: 70.47, CTFullMax: 58, CTXMin: 293.1552, CTXMax: 227.36}
+	mf, err := CTModelFromInputs(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf.Model != CTModelName || math.Abs(mf.K-0.12) > 1e-9 {
+		t.Fatalf("%+v", mf)
+	}
+	b, _ := json.Marshal(mf)
+	back, err := ReadCTModel(write(t, "ct.json", string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := 300.0
+	p := back.Prediction(0.2, 1.86, &measured)
+	if math.Abs(p["completion_time"]-293.1552) > 1e-6 || math.Abs(p["theta"]-0.79) > 1e-9 || p["measured"] != 300 ||
+		math.Abs(p["error_pct"]-models.ErrorPct(300, p["completion_time"])) > 1e-12 {
+		t.Errorf("prediction %v", p)
+	}
+	if _, err := ReadCTModel(write(t, "ct.json", `{"fmax": 2}`)); err == nil || !strings.Contains(err.Error(), "not a completion-time model") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestReadStatePowers(t *testing.T) {
+	want := models.StatePowers{Idle: 91.6, App: 125.2, Storage: 129, Net: 127.7}
+	for name, content := range map[string]string{
+		"p.yaml": "idle: 91.6\napp: 125.2\nstorage: 129.0\nnet: 127.7\n",
+		"p.json": `{"idle": 91.6, "app": 125.2, "storage": 129, "net": 127.7}`,
+	} {
+		if got, err := ReadStatePowers(write(t, name, content)); err != nil || got != want {
+			t.Errorf("%s: %+v, %v", name, got, err)
+		}
+	}
+	if _, err := ReadStatePowers(write(t, "p.yaml", "idle: [")); err == nil || !strings.Contains(err.Error(), "p.yaml: ") {
+		t.Errorf("bad YAML: %v", err)
+	}
+}
+
+func TestSpeedup(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		got  map[string]float64
+		want map[string]float64
+	}{
+		{"idle fraction", Speedup(2, 0.5), map[string]float64{"time_speedup": 2, "idle_fraction": 0.5, "energy_speedup": 1 / (0.5 + 0.25)}},
+		{"energies", SpeedupFromEnergies(6, 300, 700), map[string]float64{"time_speedup": 6, "idle_fraction": 0.3,
+			"energy_speedup": 1000.0 / 750, "parallel_energy": 750}},
+		{"all idle", Speedup(4, 1), map[string]float64{"time_speedup": 4, "idle_fraction": 1, "energy_speedup": 4}},
+	} {
+		if len(c.got) != len(c.want) {
+			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
+			continue
+		}
+		for k, v := range c.want {
+			if math.Abs(c.got[k]-v) > 1e-12 {
+				t.Errorf("%s: %s = %v, want %v", c.name, k, c.got[k], v)
+			}
+		}
+	}
+}

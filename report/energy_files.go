@@ -1,0 +1,95 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/stages/energy"
+)
+
+// EnergySchema names the schema of energy.arrow and totals.arrow: the
+// energy stage's rows, as an arrow sink of a pipeline writes them.
+const EnergySchema = "tracecast.energy/1"
+
+// EnergyFiles says what WriteFiles writes and with what.
+type EnergyFiles struct {
+	// Dir is the output directory, created if missing.
+	Dir string
+	// Meta is the schema metadata of the Arrow files (the run's inputs and
+	// window, so that a table says where it comes from).
+	Meta map[string]string
+	// Series are the power samples of each node, in power time, for the
+	// power plot; PlotPoints bounds how many of each node are drawn
+	// (0: all).
+	Series     map[string][]tracecast.PowerSample
+	PlotPoints int
+	// Offset is power time minus trace time, seconds: the plot draws
+	// samples in trace time, under the states.
+	Offset float64
+}
+
+// WriteFiles writes the report to o.Dir: energy.arrow (node × class ×
+// window rows), totals.arrow (the same over the run, window -1),
+// model.json, energy.png/.svg and power.png/.svg. It decimates o.Series in
+// place.
+func (r *Energy) WriteFiles(o EnergyFiles) error {
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return err
+	}
+	if err := WriteEnergyArrow(filepath.Join(o.Dir, "energy.arrow"), o.Meta, energy.Rows(r.res.Windows)); err != nil {
+		return err
+	}
+	if err := WriteEnergyArrow(filepath.Join(o.Dir, "totals.arrow"), o.Meta, energy.Rows(r.res.Totals)); err != nil {
+		return err
+	}
+	if err := r.WriteModel(filepath.Join(o.Dir, "model.json")); err != nil {
+		return err
+	}
+	for n, s := range o.Series {
+		o.Series[n] = Decimate(s, o.PlotPoints)
+	}
+	return WriteEnergyPlots(o.Dir, r.res, o.Series, o.Offset)
+}
+
+// WriteModel writes the report as indented JSON (model.json).
+func (r *Energy) WriteModel(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// WriteEnergyArrow writes energy rows as an Arrow IPC file with the
+// energy schema and meta as its metadata.
+func WriteEnergyArrow(path string, meta map[string]string, rows []tracecast.EnergyRow) error {
+	sink, err := arrow.New(arrow.Options{Path: path, Tables: []arrow.Table{arrow.StructTable[tracecast.EnergyRow](EnergySchema, meta)}})
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	if err := sink.Write(ctx, tracecast.Batch{Items: rows}); err != nil {
+		sink.Close(ctx)
+		return err
+	}
+	return sink.Close(ctx)
+}
+
+// Decimate keeps at most about n of the samples, evenly strided (every
+// k-th from the first), reusing s's array: a plot of a kHz meter over a
+// long run needs no more points than it has pixels. n <= 0 keeps all.
+func Decimate(s []tracecast.PowerSample, n int) []tracecast.PowerSample {
+	if n <= 0 || len(s) <= n {
+		return s
+	}
+	stride := (len(s) + n - 1) / n
+	out := s[:0]
+	for i := 0; i < len(s); i += stride {
+		out = append(out, s[i])
+	}
+	return out
+}
