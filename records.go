@@ -161,6 +161,13 @@ type Alert struct {
 	EmittedAt time.Time `json:"emitted_at"`
 }
 
+// PerSecond is UnitsPerSecond for a unit already checked (or where an
+// unknown unit means seconds): units per second, 1 for an unknown unit.
+func PerSecond(unit string) float64 {
+	n, _ := UnitsPerSecond(unit)
+	return n
+}
+
 // UnitsPerSecond is how many units of a trace time unit ("s", "ms", "us",
 // "ns") make a second; ok is false for an unknown unit.
 func UnitsPerSecond(unit string) (n float64, ok bool) {

@@ -125,7 +125,7 @@ func validate(sig *signal.Signal, name, unit string, period float64, T int, cfg 
 	if err != nil {
 		return nil, err
 	}
-	ups := unitsPerSecond(unit)
+	ups := tracecast.PerSecond(unit)
 	v := &Validation{Window: w, HorizonS: float64(w) * period / ups}
 	err = predict.Run(sig, predict.TraceID(name), period, ups, predict.Options{
 		Window: w, Queries: []string{"idle>=25%"}, Method: cfg.Method, Alpha: cfg.Alpha,
@@ -145,12 +145,6 @@ func validate(sig *signal.Signal, name, unit string, period float64, T int, cfg 
 		v.HitRate = float64(v.Hits) / float64(v.Verdicts)
 	}
 	return v, nil
-}
-
-// unitsPerSecond is tracecast.UnitsPerSecond, seconds for unknown units.
-func unitsPerSecond(u string) float64 {
-	n, _ := tracecast.UnitsPerSecond(u)
-	return n
 }
 
 // Input is one trace to analyse: a path and, from the metadata, T.

@@ -218,7 +218,7 @@ func printHitrates(w io.Writer, s *hitrates, res []ks.SweepResult, method string
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "window\tsamples\tcompared\thits\thit_rate\twindow_s\t\n")
 		for _, r := range res {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.4f\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, r.HitRate, float64(r.Window)*s.period/unitsPerSecond(s.unit))
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.4f\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, r.HitRate, float64(r.Window)*s.period/tracecast.PerSecond(s.unit))
 		}
 		return tw.Flush()
 	}
@@ -226,17 +226,11 @@ func printHitrates(w io.Writer, s *hitrates, res []ks.SweepResult, method string
 	for _, r := range res {
 		if err := enc.Encode(map[string]any{"trace": s.trace, "class": s.class, "window": r.Window, "samples": r.Samples,
 			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.HitRate, "method": method, "period": s.period,
-			"window_s": float64(r.Window) * s.period / unitsPerSecond(s.unit), "r": s.r}); err != nil {
+			"window_s": float64(r.Window) * s.period / tracecast.PerSecond(s.unit), "r": s.r}); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// unitsPerSecond is tracecast.UnitsPerSecond, seconds for unknown units.
-func unitsPerSecond(u string) float64 {
-	n, _ := tracecast.UnitsPerSecond(u)
-	return n
 }
 
 // predictFlags are the prediction phase's settings.
@@ -404,7 +398,7 @@ DIR/records.jsonl. Every prediction, verdict and alert has a deterministic id
 			}
 			period, _ := strconv.ParseFloat(res.meta["period"], 64)
 			log.Info().Int("windows", len(res.windows)).Int("predictions", len(res.predictions)).Int("verdicts", len(res.verdicts)).
-				Int("alerts", len(res.alerts)).Float64("horizon_s", float64(p.window)*period/unitsPerSecond(res.meta["time_unit"])).Msg("prediction phase")
+				Int("alerts", len(res.alerts)).Float64("horizon_s", float64(p.window)*period/tracecast.PerSecond(res.meta["time_unit"])).Msg("prediction phase")
 			if out == "" {
 				return writeRecordsJSONL(os.Stdout, res, false)
 			}

@@ -105,7 +105,7 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		// from the header like the parser does (ms for StarPU).
 		NewTimeOf: func() func([]byte) (float64, bool) {
 			lt := &LineTimer{}
-			if knownUnit(o.TimeUnit) {
+			if _, given := tracecast.UnitsPerSecond(o.TimeUnit); given {
 				lt.SetUnit(o.TimeUnit)
 			}
 			return lt.Seconds
@@ -113,10 +113,4 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		TimeScale: 1,
 		Stateful:  true,
 	}, nil
-}
-
-// knownUnit reports whether the unit is given (not auto-detected).
-func knownUnit(unit string) bool {
-	_, ok := tracecast.UnitsPerSecond(unit)
-	return ok
 }

@@ -60,9 +60,9 @@ func NewParser(opts Options) *Parser {
 func (p *Parser) setUnit(u string) {
 	p.unit = u
 	if p.horizon < 0 {
-		p.horizon = 3 * unitsPerSecond(u)
+		p.horizon = 3 * tracecast.PerSecond(u)
 	}
-	p.sim.quirkWindow = 0.1 * unitsPerSecond(u)
+	p.sim.quirkWindow = 0.1 * tracecast.PerSecond(u)
 	p.sim.horizon = p.horizon
 	if p.opts.OnTimeUnit != nil {
 		p.opts.OnTimeUnit(u)
@@ -153,12 +153,6 @@ func (h *header) unit() string {
 		}
 	}
 	return "s"
-}
-
-// unitsPerSecond is tracecast.UnitsPerSecond, seconds for unknown units.
-func unitsPerSecond(u string) float64 {
-	n, _ := tracecast.UnitsPerSecond(u)
-	return n
 }
 
 // process runs one event through the simulator.

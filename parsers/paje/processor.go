@@ -78,13 +78,13 @@ func (t *LineTimer) Seconds(line []byte) (float64, bool) {
 		return 0, false
 	}
 	if t.scale == 0 {
-		t.scale = unitsPerSecond(t.hdr.unit())
+		t.scale = tracecast.PerSecond(t.hdr.unit())
 	}
 	return v / t.scale, true
 }
 
 // SetUnit fixes the trace's time unit for Seconds (s, ms, us, ns).
-func (t *LineTimer) SetUnit(u string) { t.scale = unitsPerSecond(u) }
+func (t *LineTimer) SetUnit(u string) { t.scale = tracecast.PerSecond(u) }
 
 // Time returns the line's timestamp and true for a timed event line.
 func (t *LineTimer) Time(line []byte) (float64, bool) {

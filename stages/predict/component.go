@@ -126,7 +126,7 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	var ps []tracecast.Prediction
 	var vs []tracecast.Verdict
 	var as []tracecast.Alert
-	err = Run(sig, trace, period, unitsPerSecond(unit), Options{Window: st.o.Window, Queries: st.o.Queries,
+	err = Run(sig, trace, period, tracecast.PerSecond(unit), Options{Window: st.o.Window, Queries: st.o.Queries,
 		Method: m, Alpha: st.o.Alpha, IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses},
 		Sink{Window: func(w tracecast.Window) { ws = append(ws, w) },
 			Prediction: func(p tracecast.Prediction) { ps = append(ps, p) },
@@ -177,7 +177,7 @@ func newLivePredict(env component.Env, o StageConfig) (tracecast.Processor, erro
 	}
 	st := &livePredict{o: o, env: env, rules: r,
 		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*Engine{}, early: map[signal.Class][]int{},
-		perSec: unitsPerSecond(unit)}
+		perSec: tracecast.PerSecond(unit)}
 	for _, q := range o.Queries {
 		// Percentages are resolved against R once the containers are known;
 		// parse the class now.
@@ -272,13 +272,4 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 	// Downstream may keep the batches: start new slices.
 	st.out.ws, st.out.ps, st.out.vs, st.out.as = nil, nil, nil, nil
 	return nil
-}
-
-// unitsPerSecond is tracecast.UnitsPerSecond, 0 for an unknown unit.
-func unitsPerSecond(unit string) float64 {
-	n, ok := tracecast.UnitsPerSecond(unit)
-	if !ok {
-		return 0
-	}
-	return n
 }
