@@ -58,6 +58,8 @@ var recordTypes = []RecordType{
 	declare[Prediction]("prediction", "predictions", "tracecast.prediction/1", func(r *Prediction) string { return r.Trace }),
 	declare[Verdict]("verdict", "verdicts", "tracecast.verdict/1", func(r *Verdict) string { return r.Trace }),
 	declare[Alert]("alert", "alerts", "tracecast.alert/1", func(r *Alert) string { return r.Trace }),
+	declare[Forecast]("forecast", "forecasts", "tracecast.forecast/1", func(r *Forecast) string { return r.Run }),
+	declare[Outcome]("outcome", "outcomes", "tracecast.outcome/1", func(r *Outcome) string { return r.Run }),
 	declare[EnergyRow]("energy", "energy", "tracecast.energy/1", nil),
 	declare[PowerSample]("power", "power", "tracecast.power/1", nil),
 	declare[IOCall]("iocall", "iocalls", "tracecast.iocall/1", nil),

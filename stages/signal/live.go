@@ -91,14 +91,14 @@ func (l *Live) Add(es []tracecast.Entity) {
 	}
 }
 
-// Advance sweeps everything before w and calls fn with every sample t_k < w
-// (the final ones), in order. Advance(+Inf) at the end of input samples up to
-// the last state end.
-func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
-	final := w
-	if math.IsInf(w, 1) {
-		final = l.end
-	}
+// newContainer marks a change that is a container's first state: from then
+// on it counts (in Outside until its state's own change applies).
+const newContainer Class = NumClasses
+
+// sweep moves the states that start before w from the containers' buffers
+// onto their stacks, collecting the class changes before w in l.changes
+// (sorted by time), and returns the earliest state start swept.
+func (l *Live) sweep(w float64) float64 {
 	l.changes = l.changes[:0]
 	names := make([]string, 0, len(l.conts))
 	for n := range l.conts {
@@ -123,8 +123,7 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 			first = math.Min(first, s.start)
 			if c.stack == nil { // first state of this container: it counts from now on
 				c.first = s.start
-				l.r++
-				l.counts[l.rules.Outside]++
+				l.changes = append(l.changes, change{s.start, newContainer, l.rules.Outside})
 				c.stack = make([]span, 0, 4)
 			}
 			l.closeUntil(c, s.start)
@@ -138,13 +137,32 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 		c.buf = append(c.buf[:0], c.buf[i:]...)
 		l.closeUntil(c, w)
 	}
+	sort.SliceStable(l.changes, func(i, j int) bool { return l.changes[i].t < l.changes[j].t })
+	return first
+}
+
+// Advance sweeps everything before w and calls fn with every sample t_k < w
+// (the final ones), in order. Advance(+Inf) at the end of input samples up to
+// the last state end.
+func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
+	final := w
+	if math.IsInf(w, 1) {
+		final = l.end
+	}
+	first := l.sweep(w)
+	// A new container counts at once, for the samples of this sweep too.
+	for _, ch := range l.changes {
+		if ch.from == newContainer {
+			l.r++
+			l.counts[ch.to]++
+		}
+	}
 	if !l.started {
 		if math.IsInf(first, 1) {
 			return
 		}
 		l.t0, l.started = first, true
 	}
-	sort.SliceStable(l.changes, func(i, j int) bool { return l.changes[i].t < l.changes[j].t })
 	// Samples before a change see the counts before it: [start, end).
 	sampleUntil := func(t float64) {
 		for {
@@ -157,12 +175,39 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 		}
 	}
 	for _, ch := range l.changes {
+		if ch.from == newContainer {
+			continue
+		}
 		sampleUntil(ch.t)
 		l.counts[ch.from]--
 		l.counts[ch.to]++
 	}
 	sampleUntil(final)
 }
+
+// Changes sweeps everything before w and calls fn at every change of the
+// class count or of R (a container's first state), in time order, with the
+// counts after it: the step function in continuous time, with no sampling.
+// A container counts from its first state on. Changes(+Inf) at the end of
+// input sweeps every state received. Do not mix with Advance on one Live.
+func (l *Live) Changes(w float64, fn func(t float64, x, r int)) {
+	first := l.sweep(w)
+	if !l.started && !math.IsInf(first, 1) {
+		l.t0, l.started = first, true
+	}
+	for _, ch := range l.changes {
+		if ch.from == newContainer {
+			l.r++
+		} else {
+			l.counts[ch.from]--
+		}
+		l.counts[ch.to]++
+		fn(ch.t, int(l.counts[l.class]), l.r)
+	}
+}
+
+// End is the last state end received (−Inf before any).
+func (l *Live) End() float64 { return l.end }
 
 func (l *Live) set(c *liveCont, t float64, cl Class) {
 	if cl != c.cur {

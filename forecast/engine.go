@@ -1,0 +1,324 @@
+package forecast
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/tracecast/tracecast"
+)
+
+// Config sets up an Engine for one class of one run.
+type Config struct {
+	// Run names the run in every id.
+	Run string
+	// Class is the class the queries count (all queries share it).
+	Class   string
+	Queries []Query
+	// Horizons and Every (the issue cadence) are in seconds.
+	Horizons []float64
+	Every    float64
+	Method   Method
+	// Coverage is the probability the interval [lo, hi] is meant to have
+	// of containing the outcome of p (default 0.9).
+	Coverage float64
+	// Window is how many recent errors the intervals use (default 500).
+	Window int
+}
+
+// Sink receives what an Engine produces, as it is produced.
+type Sink struct {
+	Forecast func(tracecast.Forecast)
+	Outcome  func(tracecast.Outcome)
+}
+
+// Engine issues forecasts from the changes of a class count, in time order.
+type Engine struct {
+	cfg     Config
+	sink    Sink
+	started bool
+	t0      float64
+	now     float64 // time of the last change
+	x, r    int
+	j       int64 // next issue index
+	keep    float64
+	mean    *track         // X/R
+	ind     map[int]*track // [X ≥ k], by k
+	groups  []*group
+	fp, fm  []float64 // scratch features
+}
+
+// group is one (query, horizon): its learners and the forecasts waiting for
+// their outcome.
+type group struct {
+	q       Query
+	h       float64
+	hLabel  string
+	rp, rm  *ridge
+	conf    *conformal
+	pending []pending // oldest first
+	head    int
+}
+
+type pending struct {
+	j         int64
+	t         float64
+	k, r      int
+	p, lo, hi float64
+	mean      float64
+	fp, fm    []float64
+}
+
+// New checks the configuration and returns an Engine.
+func New(cfg Config, sink Sink) (*Engine, error) {
+	if cfg.Coverage == 0 {
+		cfg.Coverage = 0.9
+	}
+	if cfg.Window == 0 {
+		cfg.Window = 500
+	}
+	if cfg.Method == "" {
+		cfg.Method = Auto
+	}
+	var errs []error
+	if len(cfg.Queries) == 0 {
+		errs = append(errs, errors.New("no query"))
+	}
+	if len(cfg.Horizons) == 0 {
+		errs = append(errs, errors.New("no horizon"))
+	}
+	for _, h := range cfg.Horizons {
+		if !(h > 0) || math.IsInf(h, 0) {
+			errs = append(errs, fmt.Errorf("horizon %g s: must be positive", h))
+		}
+	}
+	if !(cfg.Every > 0) || math.IsInf(cfg.Every, 0) {
+		errs = append(errs, fmt.Errorf("every %g s: must be positive", cfg.Every))
+	}
+	if !(cfg.Coverage > 0 && cfg.Coverage < 1) {
+		errs = append(errs, fmt.Errorf("coverage %g: must be in (0, 1)", cfg.Coverage))
+	}
+	if _, err := ParseMethod(string(cfg.Method)); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, sink: sink, ind: map[int]*track{}, fp: make([]float64, numFeatP), fm: make([]float64, numFeatM)}
+	hmax := 0.0
+	for _, q := range cfg.Queries {
+		for _, h := range cfg.Horizons {
+			hmax = math.Max(hmax, h)
+			e.groups = append(e.groups, &group{q: q, h: h, hLabel: HorizonLabel(h),
+				rp:   newRidge(numFeatP, priorKS(numFeatP), autoLambda, autoAlphaFor(h, cfg.Every)),
+				rm:   newRidge(numFeatM, priorKS(numFeatM), autoLambda, autoAlphaFor(h, cfg.Every)),
+				conf: newConformal(cfg.Window, cfg.Coverage)})
+		}
+	}
+	// The longest look-back (10 H) and the oldest pending outcome (H).
+	e.keep = 10*hmax + cfg.Every
+	return e, nil
+}
+
+// HorizonLabel writes a horizon in seconds for ids and tables: "10ms", "1s".
+func HorizonLabel(h float64) string {
+	for _, u := range []struct {
+		s string
+		f float64
+	}{{"s", 1}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}} {
+		if v := h * u.f; v >= 1 || u.s == "ns" {
+			return strconv.FormatFloat(v, 'g', 6, 64) + u.s
+		}
+	}
+	return ""
+}
+
+// Change says that from time t (seconds) on, x of the r selected containers
+// are in the class. Times must not decrease. Forecasts due before t are
+// issued first: they see the changes before t only... and at t itself once
+// every change at t is in, which is why an issue at exactly t waits for the
+// next later change (or Finish).
+func (e *Engine) Change(t float64, x, r int) {
+	if !e.started {
+		e.started, e.t0, e.now, e.x, e.r = true, t, t, x, r
+		e.mean = newTrack(t, frac(x, r), e.keep)
+		return
+	}
+	e.advance(t)
+	e.now = t
+	e.mean.set(t, frac(x, r))
+	lo, hi := min(e.x, x), max(e.x, x)
+	if hi-lo <= len(e.ind) {
+		for k := lo + 1; k <= hi; k++ {
+			if tr := e.ind[k]; tr != nil {
+				tr.set(t, b2f(x >= k))
+			}
+		}
+	} else {
+		for k, tr := range e.ind {
+			if k > lo && k <= hi {
+				tr.set(t, b2f(x >= k))
+			}
+		}
+	}
+	e.x, e.r = x, r
+}
+
+// Finish ends the run at end (the last state end): forecasts issued before
+// end and every outcome known by then are produced.
+func (e *Engine) Finish(end float64) {
+	if !e.started {
+		return
+	}
+	e.advance(end)
+	for _, g := range e.groups {
+		e.mature(g, end)
+	}
+}
+
+// advance issues every forecast due before t and every outcome known by
+// then, in time order.
+func (e *Engine) advance(t float64) {
+	for {
+		ti := e.t0 + float64(e.j)*e.cfg.Every
+		if ti >= t {
+			break
+		}
+		for _, g := range e.groups {
+			e.mature(g, ti)
+		}
+		for _, g := range e.groups {
+			e.issue(g, ti)
+		}
+		e.j++
+	}
+	for _, g := range e.groups {
+		e.mature(g, t)
+	}
+}
+
+func (e *Engine) indicator(k int, t float64) *track {
+	tr := e.ind[k]
+	if tr == nil {
+		tr = newTrack(t, b2f(e.x >= k), e.keep)
+		e.ind[k] = tr
+	}
+	return tr
+}
+
+func (e *Engine) issue(g *group, t float64) {
+	k := g.q.Threshold(e.r)
+	ind := e.indicator(k, t)
+	h := g.h
+	fp, fm := e.fp, e.fm
+	fp[featOne], fm[mfeatOne] = 1, 1
+	fp[featKS], fm[mfeatKS] = ind.avg(t, h), e.mean.avg(t, h)
+	fp[featOcc01], fm[mfeatOcc01] = ind.avg(t, 0.1*h), e.mean.avg(t, 0.1*h)
+	fp[featOcc03], fm[mfeatOcc03] = ind.avg(t, 0.3*h), e.mean.avg(t, 0.3*h)
+	fp[featOcc3], fm[mfeatOcc3] = ind.avg(t, 3*h), e.mean.avg(t, 3*h)
+	fp[featOcc10], fm[mfeatOcc10] = ind.avg(t, 10*h), e.mean.avg(t, 10*h)
+	fp[featNow], fm[mfeatNow] = ind.value(), e.mean.value()
+	fp[featClim], fm[mfeatClim] = ind.clim(t), e.mean.clim(t)
+	fp[featAbove1] = b2f(e.x >= k+1)
+	fp[featAbove2] = b2f(e.x >= k+2)
+	fp[featBelow1] = b2f(e.x >= k-1)
+
+	var p, m float64
+	switch e.cfg.Method {
+	case Persistence:
+		p, m = fp[featNow], fm[mfeatNow]
+	case Climatology:
+		p, m = fp[featClim], fm[mfeatClim]
+	case KSPaper:
+		p, m = fp[featKS], fm[mfeatKS]
+	case Markov:
+		p, m = e.markov(ind, fp, fm, t, h)
+	default:
+		p, m = g.rp.predict(fp), g.rm.predict(fm)
+	}
+	p, m = clamp01(p), clamp01(m)
+	lo, hi := g.conf.interval(p)
+	id := e.cfg.Run + "/" + g.q.Text + "/" + g.hLabel + "/" + strconv.FormatInt(e.j, 10)
+	if e.sink.Forecast != nil {
+		e.sink.Forecast(tracecast.Forecast{ID: id, Run: e.cfg.Run, Class: e.cfg.Class, Query: g.q.Text,
+			Threshold: k, Workers: e.r, IssuedAt: t, Horizon: h, P: p, Mean: m, WorkerSeconds: m * float64(e.r) * h,
+			Lo: lo, Hi: hi, Method: string(e.cfg.Method)})
+	}
+	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, mean: m}
+	if e.cfg.Method == Auto {
+		pd.fp, pd.fm = append([]float64(nil), fp...), append([]float64(nil), fm...)
+	}
+	g.pending = append(g.pending, pd)
+}
+
+// markov is the two-state forecaster: occupancy π and switching over the
+// last 10 H give the relaxation rate κ = n / (2·T·π(1−π)) of a two-state
+// chain with n switches in T.
+func (e *Engine) markov(ind *track, fp, fm []float64, t, h float64) (float64, float64) {
+	l := math.Min(10*h, t-ind.start)
+	pi, z := fp[featOcc10], fp[featNow]
+	kappa := 0.0
+	if l > 0 && pi > 0 && pi < 1 {
+		kappa = float64(ind.switchesIn(t, l)) / (2 * l * pi * (1 - pi))
+	}
+	gk := g(kappa * h)
+	return pi + (z-pi)*gk, fm[mfeatOcc10] + (fm[mfeatNow]-fm[mfeatOcc10])*gk
+}
+
+// mature produces the outcome of every forecast of g whose interval ended
+// by t, and learns from it.
+func (e *Engine) mature(g *group, t float64) {
+	for g.head < len(g.pending) && g.pending[g.head].t+g.h <= t {
+		pd := &g.pending[g.head]
+		g.head++
+		ind := e.ind[pd.k]
+		y := snap((ind.cum(pd.t+g.h) - ind.cum(pd.t)) / g.h)
+		ym := snap((e.mean.cum(pd.t+g.h) - e.mean.cum(pd.t)) / g.h)
+		if pd.fp != nil {
+			g.rp.learn(pd.fp, y)
+			g.rm.learn(pd.fm, ym)
+		}
+		inside := y >= pd.lo && y <= pd.hi
+		g.conf.outcome(inside, e.cfg.Coverage)
+		g.conf.add(y - pd.p)
+		if e.sink.Outcome != nil {
+			id := e.cfg.Run + "/" + g.q.Text + "/" + g.hLabel + "/" + strconv.FormatInt(pd.j, 10)
+			e.sink.Outcome(tracecast.Outcome{ID: id + "/outcome", ForecastID: id, Run: e.cfg.Run, Query: g.q.Text,
+				Threshold: pd.k, Workers: pd.r, IssuedAt: pd.t, Horizon: g.h, P: pd.p, Lo: pd.lo, Hi: pd.hi, Mean: pd.mean,
+				ObservedP: y, ObservedMean: ym, Inside: inside, Method: string(e.cfg.Method)})
+		}
+		*pd = pending{}
+	}
+	if g.head > 256 && g.head > len(g.pending)/2 {
+		n := copy(g.pending, g.pending[g.head:])
+		g.pending = g.pending[:n]
+		g.head = 0
+	}
+}
+
+// snap rounds an outcome within 1e-12 of 0 or 1 (the rounding of the
+// running integrals) to it, so exact outcomes are exact.
+func snap(y float64) float64 {
+	switch {
+	case math.Abs(y) < 1e-12:
+		return 0
+	case math.Abs(1-y) < 1e-12:
+		return 1
+	}
+	return clamp01(y)
+}
+
+func frac(x, r int) float64 {
+	if r == 0 {
+		return 0
+	}
+	return float64(x) / float64(r)
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,197 @@
+package forecast
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/tracecast/tracecast"
+)
+
+// Steps is the step function X(s) of a run in continuous time: X = X[i] on
+// [T[i], T[i+1]), R[i] containers counting; End is the last state end.
+// Times are seconds.
+type Steps struct {
+	T   []float64
+	X   []int
+	R   []int
+	End float64
+}
+
+// Add appends a change (times non-decreasing; a change at the time of the
+// previous one replaces it).
+func (s *Steps) Add(t float64, x, r int) {
+	if n := len(s.T); n > 0 && s.T[n-1] == t {
+		s.X[n-1], s.R[n-1] = x, r
+		return
+	}
+	s.T, s.X, s.R = append(s.T, t), append(s.X, x), append(s.R, r)
+}
+
+// integrals of [X ≥ k] and X/R from T[0] to T[i], computed once per k.
+type cumul struct {
+	s   *Steps
+	c   []float64
+	val func(i int) float64
+}
+
+func (s *Steps) cumul(val func(i int) float64) *cumul {
+	c := &cumul{s: s, c: make([]float64, len(s.T)), val: val}
+	for i := 1; i < len(s.T); i++ {
+		c.c[i] = c.c[i-1] + val(i-1)*(s.T[i]-s.T[i-1])
+	}
+	return c
+}
+
+// index is the step in force at t (the last with T ≤ t), −1 before T[0].
+func (s *Steps) index(t float64) int {
+	return sort.Search(len(s.T), func(i int) bool { return s.T[i] > t }) - 1
+}
+
+func (c *cumul) at(t float64) float64 {
+	i := c.s.index(t)
+	if i < 0 {
+		return 0
+	}
+	return c.c[i] + c.val(i)*(t-c.s.T[i])
+}
+
+// mean over [a, b) (a clipped to T[0]); the value at b when empty.
+func (c *cumul) mean(a, b float64) float64 {
+	a = math.Max(a, c.s.T[0])
+	if b <= a {
+		if i := c.s.index(b); i >= 0 {
+			return c.val(i)
+		}
+		return 0
+	}
+	return (c.at(b) - c.at(a)) / (b - a)
+}
+
+// Score is the verification of one (query, horizon) group of forecasts.
+type Score struct {
+	Run     string
+	Query   string
+	Horizon float64
+	Method  string
+	// N is how many forecasts were scored (their interval ended by End).
+	N int
+	// MSE of p and of mean against what happened.
+	MSEP, MSEMean float64
+	// The baselines' MSE of p at the same issue times and thresholds.
+	MSEPersistence, MSEClimatology, MSEKSPaper float64
+	// Skill = 1 − MSE/MSE_baseline (NaN when the baseline is exact).
+	SkillPersistence, SkillClimatology, SkillKSPaper float64
+	// Coverage is the share of outcomes inside [lo, hi].
+	Coverage float64
+	// Reliability bins p into 10 bins: per bin, count, mean p, mean outcome.
+	Reliability [10]Bin
+}
+
+// Bin is one reliability bin: forecasts with p in [Lo, Lo+0.1).
+type Bin struct {
+	Lo, MeanP, MeanOutcome float64
+	N                      int
+}
+
+// Verify scores forecasts against the step function of their run, from the
+// definitions (docs/forecasts.md), independently of the Engine: outcomes and
+// baselines are integrals of the whole step function. Forecasts whose
+// interval ends after End are not scored. Groups come out sorted by query
+// and horizon.
+func Verify(s *Steps, fs []tracecast.Forecast) ([]Score, error) {
+	if len(s.T) == 0 {
+		return nil, fmt.Errorf("no state in the run: nothing to verify against")
+	}
+	type key struct {
+		q string
+		h float64
+	}
+	ind := map[int]*cumul{}
+	indicator := func(k int) *cumul {
+		if c := ind[k]; c != nil {
+			return c
+		}
+		c := s.cumul(func(i int) float64 { return b2f(s.X[i] >= k) })
+		ind[k] = c
+		return c
+	}
+	mean := s.cumul(func(i int) float64 { return frac(s.X[i], s.R[i]) })
+	t0 := s.T[0]
+	acc := map[key]*Score{}
+	var keys []key
+	sq := func(a, b float64) float64 { return (a - b) * (a - b) }
+	inside := map[key]int{}
+	for _, f := range fs {
+		if f.IssuedAt < t0 || f.IssuedAt+f.Horizon > s.End {
+			continue
+		}
+		k := key{f.Query, f.Horizon}
+		sc := acc[k]
+		if sc == nil {
+			sc = &Score{Run: f.Run, Query: f.Query, Horizon: f.Horizon, Method: f.Method}
+			acc[k] = sc
+			keys = append(keys, k)
+		}
+		c := indicator(f.Threshold)
+		t, h := f.IssuedAt, f.Horizon
+		y := c.mean(t, t+h)
+		ym := mean.mean(t, t+h)
+		pers := b2f(s.X[max(s.index(t), 0)] >= f.Threshold)
+		clim := c.mean(t0, t)
+		ksp := c.mean(t-h, t)
+		sc.N++
+		sc.MSEP += sq(f.P, y)
+		sc.MSEMean += sq(f.Mean, ym)
+		sc.MSEPersistence += sq(pers, y)
+		sc.MSEClimatology += sq(clim, y)
+		sc.MSEKSPaper += sq(ksp, y)
+		if y >= f.Lo-1e-9 && y <= f.Hi+1e-9 {
+			inside[k]++
+		}
+		b := min(int(f.P*10), 9)
+		bin := &sc.Reliability[b]
+		bin.N++
+		bin.MeanP += f.P
+		bin.MeanOutcome += y
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].q != keys[j].q {
+			return keys[i].q < keys[j].q
+		}
+		return keys[i].h < keys[j].h
+	})
+	out := make([]Score, 0, len(keys))
+	for _, k := range keys {
+		sc := acc[k]
+		n := float64(sc.N)
+		sc.MSEP /= n
+		sc.MSEMean /= n
+		sc.MSEPersistence /= n
+		sc.MSEClimatology /= n
+		sc.MSEKSPaper /= n
+		sc.SkillPersistence = skill(sc.MSEP, sc.MSEPersistence)
+		sc.SkillClimatology = skill(sc.MSEP, sc.MSEClimatology)
+		sc.SkillKSPaper = skill(sc.MSEP, sc.MSEKSPaper)
+		sc.Coverage = float64(inside[k]) / n
+		for b := range sc.Reliability {
+			bin := &sc.Reliability[b]
+			bin.Lo = float64(b) / 10
+			if bin.N > 0 {
+				bin.MeanP /= float64(bin.N)
+				bin.MeanOutcome /= float64(bin.N)
+			} else {
+				bin.MeanP, bin.MeanOutcome = math.NaN(), math.NaN()
+			}
+		}
+		out = append(out, *sc)
+	}
+	return out, nil
+}
+
+func skill(mse, base float64) float64 {
+	if base == 0 {
+		return math.NaN()
+	}
+	return 1 - mse/base
+}

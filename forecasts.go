@@ -1,0 +1,140 @@
+package tracecast
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+)
+
+// Forecast is a forecast of idle capacity issued at trace time IssuedAt for
+// the next Horizon seconds (docs/forecasts.md): P is the forecast of the
+// fraction of [IssuedAt, IssuedAt+Horizon) during which at least Threshold of
+// the Workers selected containers are in Class, Mean the forecast of the
+// mean fraction of containers in Class over that interval, and [Lo, Hi] an
+// interval meant to contain the outcome of P with the run's coverage.
+type Forecast struct {
+	ID        string
+	Run       string
+	Class     string
+	Query     string
+	Threshold int
+	Workers   int
+	// IssuedAt and Horizon are seconds on the trace's own clock.
+	IssuedAt float64
+	Horizon  float64
+	P        float64
+	Mean     float64
+	// WorkerSeconds = Mean·Workers·Horizon: the expected idle worker-seconds.
+	WorkerSeconds float64
+	Lo, Hi        float64
+	Method        string
+}
+
+// Outcome is what happened over a forecast's interval, published once the
+// interval is over (its own id: the forecast's id with "/outcome").
+type Outcome struct {
+	ID         string
+	ForecastID string
+	Run        string
+	Query      string
+	Threshold  int
+	Workers    int
+	IssuedAt   float64
+	Horizon    float64
+	// P, Lo, Hi and Mean are the forecast's; ObservedP and ObservedMean
+	// what happened; Inside says whether ObservedP fell in [Lo, Hi].
+	P            float64
+	Lo, Hi       float64
+	Mean         float64
+	ObservedP    float64
+	ObservedMean float64
+	Inside       bool
+	Method       string
+}
+
+// AppendJSON writes the forecast as one JSON object with the field names of
+// the forecast contract, "record" first; a non-finite number is null.
+func (f Forecast) AppendJSON(b []byte) []byte {
+	b = append(b, `{"record":"forecast"`...)
+	b = appendStr(b, "id", f.ID)
+	b = appendStr(b, "run", f.Run)
+	b = appendStr(b, "class", f.Class)
+	b = appendStr(b, "query", f.Query)
+	b = appendInt(b, "threshold", f.Threshold)
+	b = appendInt(b, "workers", f.Workers)
+	b = appendNum(b, "issued_at", f.IssuedAt)
+	b = appendNum(b, "horizon", f.Horizon)
+	b = appendNum(b, "p", f.P)
+	b = appendNum(b, "mean", f.Mean)
+	b = appendNum(b, "worker_seconds", f.WorkerSeconds)
+	b = appendNum(b, "lo", f.Lo)
+	b = appendNum(b, "hi", f.Hi)
+	b = appendStr(b, "method", f.Method)
+	return append(b, '}')
+}
+
+// MarshalJSON is AppendJSON, for encoding/json users (the Kafka sink).
+func (f Forecast) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil), nil }
+
+// AppendJSON writes the outcome as one JSON object, "record" first.
+func (o Outcome) AppendJSON(b []byte) []byte {
+	b = append(b, `{"record":"outcome"`...)
+	b = appendStr(b, "id", o.ID)
+	b = appendStr(b, "forecast_id", o.ForecastID)
+	b = appendStr(b, "run", o.Run)
+	b = appendStr(b, "query", o.Query)
+	b = appendInt(b, "threshold", o.Threshold)
+	b = appendInt(b, "workers", o.Workers)
+	b = appendNum(b, "issued_at", o.IssuedAt)
+	b = appendNum(b, "horizon", o.Horizon)
+	b = appendNum(b, "p", o.P)
+	b = appendNum(b, "lo", o.Lo)
+	b = appendNum(b, "hi", o.Hi)
+	b = appendNum(b, "mean", o.Mean)
+	b = appendNum(b, "observed_p", o.ObservedP)
+	b = appendNum(b, "observed_mean", o.ObservedMean)
+	b = append(b, `,"inside":`...)
+	b = strconv.AppendBool(b, o.Inside)
+	b = appendStr(b, "method", o.Method)
+	return append(b, '}')
+}
+
+// MarshalJSON is AppendJSON, for encoding/json users.
+func (o Outcome) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
+
+func appendStr(b []byte, k, v string) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, '"', ':')
+	// strconv.AppendQuote escapes like Go, which JSON reads except for
+	// \x.. and \a-style escapes of control bytes and invalid UTF-8: those
+	// strings go through encoding/json (without its HTML escaping).
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(v)
+			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		}
+	}
+	return strconv.AppendQuote(b, v)
+}
+
+func appendInt(b []byte, k string, v int) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, '"', ':')
+	return strconv.AppendInt(b, int64(v), 10)
+}
+
+func appendNum(b []byte, k string, v float64) []byte {
+	b = append(b, ',', '"')
+	b = append(b, k...)
+	b = append(b, '"', ':')
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
+}
