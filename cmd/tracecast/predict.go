@@ -243,15 +243,17 @@ type predictFlags struct {
 	idleThreshold float64
 	regimeMisses  int
 	studyModelFlags
+	fc forecastFlags
 }
 
 func (p *predictFlags) register(cmd *cobra.Command) {
 	p.signalFlags.register(cmd)
 	p.registerModel(cmd)
+	p.fc.register(cmd)
 	fl := cmd.Flags()
-	fl.IntVar(&p.window, "window", 0, "window size w in samples (required)")
+	fl.IntVar(&p.window, "window", 0, "seed 004's windows: window size w in samples (instead of horizons)")
 	fl.StringArrayVar(&p.queries, "query", []string{"idle>=25%"}, "CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)")
-	fl.StringVar(&p.method, "method", "matlab", "KS p-value method for the verdicts: matlab, scipy, r")
+	fl.StringVar(&p.method, "method", "matlab", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
 	fl.Float64Var(&p.alpha, "alpha", 0.05, "KS significance level")
 	fl.Float64Var(&p.idleThreshold, "idle-threshold", 0.8, "raise an idle-opportunity alert when an idle query's likelihood is at least this (0: never)")
 	fl.IntVar(&p.regimeMisses, "regime-misses", 3, "raise a regime-change alert after this many KS misses in a row (0: never)")
@@ -369,9 +371,25 @@ func newPredictCmd() *cobra.Command {
 	var p predictFlags
 	var out string
 	cmd := &cobra.Command{
-		Use:   "predict --window W [--query 'idle>=25%']... [flags] TRACE",
-		Short: "Seed 004's prediction phase: likelihood that resources are idle in the next window",
-		Long: `predict samples the trace's occurrence signal, cuts it into consecutive
+		Use:   "predict TRACE [--horizon D]... [--every D] [--query 'idle>=25%']... [--method M] [--format jsonl|arrow] [-o DIR]",
+		Short: "Forecast idle capacity over a consumer's horizons (or seed 004's windows with --window)",
+		Long: `predict forecasts, every --every of trace time t, for each --horizon H and
+--query (idle>=25%: at least k = ⌈25%·R⌉ of the R selected containers idle):
+p, the fraction of [t, t+H) during which at least k containers will be idle,
+mean, the mean fraction of idle containers (worker_seconds = mean·R·H), and
+an interval [lo, hi] meant to hold the outcome of p with --coverage. Every
+method is causal (a forecast at t uses the trace up to t): auto (the
+default: an online combination learnt from the outcomes known at t),
+ks-paper (seed 004's: the last H), persistence, climatology, markov.
+Durations take a unit: 500us, 10ms, 2s. Output: forecast and outcome
+records as JSON lines on standard output (or DIR/forecasts.jsonl,
+outcomes.jsonl; --format arrow for Arrow files); on a terminal, a table of
+scores. --verify scores the forecasts against what happened (MSE, skill
+against persistence, climatology and ks-paper, coverage). Definitions:
+docs/forecasts.md.
+
+With --window W (or --model), predict runs seed 004's prediction phase
+instead: it samples the trace's occurrence signal, cuts it into consecutive
 windows of W samples and, after each window, predicts the next one from this
 window's ECDF: P(X ≥ k) for each --query (k a count, or a percentage of the
 selected containers, rounded up), with the horizon in seconds. When the next
@@ -391,6 +409,9 @@ DIR/records.jsonl. Every prediction, verdict and alert has a deterministic id
 				if err := os.MkdirAll(out, 0o755); err != nil {
 					return err
 				}
+			}
+			if p.window == 0 && p.model == "" {
+				return p.forecast(cmd.Context(), cmd, args[0], out)
 			}
 			res, err := p.run(cmd.Context(), args[0], out)
 			if err != nil {

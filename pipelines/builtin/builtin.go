@@ -16,6 +16,7 @@ import (
 	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 	"github.com/tracecast/tracecast/stages/energy"
+	"github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stages/iotime"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
@@ -34,6 +35,7 @@ func Register(r *component.Registry) {
 	// Stages.
 	signal.Register(r)
 	predict.Register(r)
+	forecast.Register(r)
 	iotime.Register(r)
 	energy.Register(r)
 	// Sinks.

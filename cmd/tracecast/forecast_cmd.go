@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/pipelines"
+	stage "github.com/tracecast/tracecast/stages/forecast"
+)
+
+// forecastFlags are predict's flags for forecasts over horizons (the
+// default mode; --window selects seed 004's windows).
+type forecastFlags struct {
+	horizons []string
+	every    string
+	coverage float64
+	runID    string
+	format   string
+	verify   bool
+}
+
+func (f *forecastFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.horizons, "horizon", nil, "the consumer's horizon H, a duration with a unit: 500us, 10ms, 2s (repeatable; default: 0.1%, 1% and 10% of the run)")
+	fl.StringVar(&f.every, "every", "", "issue a forecast every this much trace time (default: the shortest horizon / 10)")
+	fl.Float64Var(&f.coverage, "coverage", 0.9, "probability the interval [lo, hi] is meant to have of containing the outcome of p")
+	fl.StringVar(&f.runID, "run-id", "", "names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)")
+	fl.StringVar(&f.format, "format", "", "jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)")
+	fl.BoolVar(&f.verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
+}
+
+// forecast runs the forecast stage on the trace at path.
+func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, out string) error {
+	f := &p.fc
+	method := p.method
+	if !cmd.Flags().Changed("method") {
+		method = string(fc.Auto)
+	}
+	summary := false
+	switch f.format {
+	case "":
+		summary = out == "" && isTerminal(os.Stdout)
+		f.format = "jsonl"
+	case "jsonl":
+	case "arrow":
+		if out == "" {
+			return usageErr(fmt.Errorf("--format arrow needs -o DIR"))
+		}
+	default:
+		return usageErr(fmt.Errorf("--format %q: want jsonl or arrow", f.format))
+	}
+	runID := f.runID
+	if runID == "" {
+		var err error
+		if runID, err = defaultRunID(path); err != nil {
+			return err
+		}
+	}
+	var steps *fc.Steps
+	if len(f.horizons) == 0 || f.verify || summary {
+		if path == "-" {
+			if len(f.horizons) == 0 {
+				f.horizons = stage.DefaultStageConfig().Horizons
+			}
+		} else {
+			s := stage.NewStepsSink(p.rules, "idle", "")
+			spec := pipelines.Spec{Name: "steps", Sources: []pipelines.Node{traceSource(path, p.lenient, p.noStrict)},
+				Sinks: []pipelines.Node{{ID: "steps", Type: "steps", Inputs: []string{"trace"}}}}
+			if err := runSpec(ctx, spec, map[string]tracecast.Sink{"steps": s}); err != nil {
+				return err
+			}
+			var err error
+			if steps, err = s.Steps(); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+	}
+	if len(f.horizons) == 0 {
+		span := steps.End - steps.T[0]
+		for _, share := range []float64{0.001, 0.01, 0.1} {
+			f.horizons = append(f.horizons, fc.HorizonLabel(round125(share*span)))
+		}
+		log.Info().Strs("horizons", f.horizons).Str("run", fmt.Sprintf("%.3gs", span)).Msg("no --horizon: forecasting over 0.1%, 1% and 10% of the run")
+	}
+	opts := map[string]any{"rules": p.rules, "queries": p.queries, "horizons": f.horizons, "method": method,
+		"coverage": f.coverage, "run_id": runID}
+	if f.every != "" {
+		opts["every"] = f.every
+	}
+	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{traceSource(path, p.lenient, p.noStrict)},
+		Stages: []pipelines.Node{{ID: "forecast", Type: "forecast", Inputs: []string{"trace"}, Options: opts}}}
+	var kept []tracecast.Forecast
+	sinks := map[string]tracecast.Sink{}
+	if summary || f.verify {
+		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "keep", Type: "keep", Inputs: []string{"forecast"}})
+		sinks["keep"] = pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
+			if fs, ok := b.Items.([]tracecast.Forecast); ok {
+				kept = append(kept, fs...)
+			}
+			return nil
+		})
+	}
+	switch {
+	case summary:
+	case out == "":
+		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: []string{"forecast"}, Options: map[string]any{"path": "-"}})
+	default:
+		for _, rec := range []string{"forecasts", "outcomes"} {
+			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: f.format, Inputs: []string{"forecast"},
+				Options: map[string]any{"path": filepath.Join(out, rec+"."+f.format), "records": rec}})
+		}
+	}
+	if err := runSpec(ctx, spec, sinks); err != nil {
+		return err
+	}
+	if !summary && !f.verify {
+		return nil
+	}
+	scores, err := fc.Verify(steps, kept)
+	if err != nil {
+		return err
+	}
+	w := io.Writer(os.Stderr)
+	if summary {
+		w = os.Stdout
+		fmt.Fprintf(w, "%d forecasts of run %s (method %s), scored against what happened:\n\n", len(kept), runID, method)
+	}
+	if err := fc.WriteTable(w, scores); err != nil {
+		return err
+	}
+	if summary {
+		fmt.Fprintf(w, "\nskill = 1 − MSE/MSE(baseline): above 0 beats the baseline. --format jsonl for the records; docs/forecasts.md.\n")
+	}
+	if out == "" {
+		return nil
+	}
+	sf, err := os.Create(filepath.Join(out, "scores.jsonl"))
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(sf)
+	enc.SetEscapeHTML(false)
+	for _, s := range scores {
+		err = firstErr(err, enc.Encode(s))
+	}
+	return firstErr(err, sf.Close())
+}
+
+// defaultRunID names a run by its trace's directory and file name (StarPU
+// calls every trace paje.trace) and a hash of its absolute path and first
+// MiB, so two runs never share ids.
+func defaultRunID(path string) (string, error) {
+	if path == "-" {
+		return "stdin", nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	h := sha256.New()
+	h.Write([]byte(abs))
+	h.Write([]byte{0})
+	if _, err := io.CopyN(h, in, 1<<20); err != nil && err != io.EOF {
+		return "", err
+	}
+	return strings.TrimSuffix(stage.RunID(path), ".trace") + "-" + hex.EncodeToString(h.Sum(nil))[:8], nil
+}
+
+// round125 rounds a positive duration down to 1, 2 or 5 times a power of ten.
+func round125(s float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(s)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*p <= s {
+			return m * p
+		}
+	}
+	return p
+}

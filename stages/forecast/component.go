@@ -1,0 +1,279 @@
+// Package forecast is the "forecast" stage: idle-capacity forecasts over the
+// consumers' horizons (package forecast's Engine), issued while the trace is
+// read, from the parser's watermark, for files, tailed files and Kafka
+// alike. It emits forecast records when they are issued (trace time t) and
+// outcome records once their interval is over.
+package forecast
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+// Register registers the "forecast" stage.
+func Register(r *component.Registry) {
+	component.RegisterStage(r, "forecast", "idle-capacity forecasts over the consumers' horizons, and their outcomes", DefaultStageConfig, newStage)
+}
+
+// StageConfig are the options of a "forecast" stage (see tracecast predict).
+type StageConfig struct {
+	// Rules: auto, starpu or smpi (state classes and selected containers);
+	// auto picks by the first state of either kind.
+	Rules string `yaml:"rules"`
+	// Queries are CLASS>=COUNT or CLASS>=PERCENT% (one class for all).
+	Queries []string `yaml:"queries"`
+	// Horizons are durations with a unit: 500us, 10ms, 2s.
+	Horizons []string `yaml:"horizons"`
+	// Every is the issue cadence (default: the shortest horizon / 10).
+	Every string `yaml:"every"`
+	// Method: auto, ks-paper, persistence, climatology, markov.
+	Method string `yaml:"method"`
+	// Coverage of the intervals [lo, hi] (default 0.9).
+	Coverage float64 `yaml:"coverage"`
+	// RunID names the run in every id (default: from the stream's path).
+	RunID string `yaml:"run_id"`
+	// TimeUnit of the trace: s, ms, us, ns (default ms for StarPU rules, s
+	// otherwise).
+	TimeUnit string `yaml:"time_unit"`
+	// MaxStreams bounds the runs forecast at once (a Kafka source).
+	MaxStreams int `yaml:"max_streams"`
+}
+
+// DefaultStageConfig are the defaults: the consumers' usual horizons.
+func DefaultStageConfig() StageConfig {
+	return StageConfig{Rules: "auto", Queries: []string{"idle>=25%"}, Horizons: []string{"10ms", "100ms", "1s"},
+		Method: string(fc.Auto), Coverage: 0.9, MaxStreams: component.DefaultMaxStreams}
+}
+
+// ParseDuration reads a duration with a unit (500us, 10ms, 2s) as seconds.
+func ParseDuration(s string) (float64, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q: want a positive duration with a unit (500us, 10ms, 2s)", s)
+	}
+	return d.Seconds(), nil
+}
+
+// engineConfig checks the options and returns the Engine's configuration
+// (Run left empty).
+func (o *StageConfig) engineConfig() (fc.Config, error) {
+	var errs []error
+	cfg := fc.Config{Method: fc.Method(o.Method), Coverage: o.Coverage}
+	if _, ok := signal.Presets[o.Rules]; !ok && o.Rules != "auto" {
+		errs = append(errs, fmt.Errorf("rules: %q is not auto, starpu or smpi", o.Rules))
+	}
+	for _, q := range o.Queries {
+		pq, err := fc.ParseQuery(q)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("queries: %w", err))
+			continue
+		}
+		if _, err := signal.ParseClass(pq.Class); err != nil {
+			errs = append(errs, fmt.Errorf("queries: %q: %w", q, err))
+			continue
+		}
+		if cfg.Class != "" && pq.Class != cfg.Class {
+			errs = append(errs, fmt.Errorf("queries: %q: one class per stage (%s already)", q, cfg.Class))
+			continue
+		}
+		cfg.Class = pq.Class
+		cfg.Queries = append(cfg.Queries, pq)
+	}
+	for _, h := range o.Horizons {
+		s, err := ParseDuration(h)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("horizons: %w", err))
+			continue
+		}
+		cfg.Horizons = append(cfg.Horizons, s)
+	}
+	if o.Every != "" {
+		s, err := ParseDuration(o.Every)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("every: %w", err))
+		}
+		cfg.Every = s
+	} else if len(cfg.Horizons) > 0 {
+		cfg.Every = slices.Min(cfg.Horizons) / 10
+	}
+	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
+		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
+	}
+	if o.MaxStreams < 0 {
+		errs = append(errs, fmt.Errorf("max_streams: %d is negative", o.MaxStreams))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return cfg, err
+	}
+	if _, err := fc.New(cfg, fc.Sink{}); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// Validate checks the options.
+func (o *StageConfig) Validate() error {
+	_, err := o.engineConfig()
+	return err
+}
+
+func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
+	cfg, err := o.engineConfig()
+	if err != nil {
+		return nil, err
+	}
+	return component.NewPerStream(o.MaxStreams, func(string) (tracecast.Processor, error) {
+		return &stage{o: o, cfg: cfg, env: env}, nil
+	}), nil
+}
+
+// stage forecasts one run (stream).
+type stage struct {
+	o      StageConfig
+	cfg    fc.Config
+	env    component.Env
+	rules  *signal.Rules
+	live   *signal.Live
+	eng    *fc.Engine
+	perSec float64
+	stream string
+	last   float64 // time of the last change given to the engine
+	late   int     // changes before it (beyond the parser's reorder horizon)
+	out    struct {
+		fs []tracecast.Forecast
+		os []tracecast.Outcome
+	}
+}
+
+// RunID is the default run id of a stream: its last two path elements
+// (StarPU names every trace paje.trace; the directory names the run).
+func RunID(stream string) string {
+	clean := filepath.ToSlash(filepath.Clean(stream))
+	parts := strings.Split(strings.TrimSuffix(clean, ".gz"), "/")
+	if n := len(parts); n >= 2 && parts[n-2] != "." && parts[n-2] != ".." {
+		return parts[n-2] + "/" + parts[n-1]
+	}
+	return parts[len(parts)-1]
+}
+
+// detectRules resolves "auto" by the first state of StarPU's or SMPI's state
+// type in es ("auto" while neither came).
+func detectRules(name string, es []tracecast.Entity) string {
+	if name != "auto" {
+		return name
+	}
+	for i := range es {
+		if es[i].Nature != tracecast.NatureState {
+			continue
+		}
+		for _, n := range []string{"starpu", "smpi"} {
+			if es[i].Type == signal.Presets[n]().StateType {
+				return n
+			}
+		}
+	}
+	return "auto"
+}
+
+// start picks the rules (auto: by the first state of StarPU's or SMPI's
+// state type) and builds the engine.
+func (st *stage) start(stream string, es []tracecast.Entity) error {
+	name := detectRules(st.o.Rules, es)
+	if name == "auto" {
+		return nil // not yet known
+	}
+	r := signal.Presets[name]()
+	if err := r.Compile(); err != nil {
+		return err
+	}
+	unit := st.o.TimeUnit
+	if unit == "" {
+		unit = map[bool]string{true: "ms", false: "s"}[name == "starpu"]
+	}
+	class, _ := signal.ParseClass(st.cfg.Class)
+	cfg := st.cfg
+	cfg.Run = st.o.RunID
+	if cfg.Run == "" {
+		cfg.Run = RunID(stream)
+	}
+	eng, err := fc.New(cfg, fc.Sink{
+		Forecast: func(f tracecast.Forecast) { st.out.fs = append(st.out.fs, f) },
+		Outcome:  func(o tracecast.Outcome) { st.out.os = append(st.out.os, o) }})
+	if err != nil {
+		return err
+	}
+	st.rules, st.live, st.eng, st.perSec, st.last = r, signal.NewLive(r, class, 0), eng, tracecast.PerSecond(unit), math.Inf(-1)
+	st.env.Logger.Debug().Str("run", cfg.Run).Str("rules", name).Str("unit", unit).Msg("forecast")
+	return nil
+}
+
+func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	es, ok := in.Items.([]tracecast.Entity)
+	if !ok {
+		return nil
+	}
+	if st.eng == nil {
+		st.stream = in.Stream
+		if err := st.start(in.Stream, es); err != nil || st.eng == nil {
+			return err
+		}
+	}
+	w := in.Watermark
+	if tw, ok := in.TypeWatermarks[st.rules.StateType]; ok {
+		w = tw
+	}
+	st.live.Add(es)
+	if !math.IsNaN(w) {
+		st.live.Changes(w, st.change)
+	}
+	return st.emit(ctx, emit)
+}
+
+func (st *stage) change(t float64, x, r int) {
+	t /= st.perSec
+	if t < st.last { // a state older than the watermark promised
+		st.late++
+		t = st.last
+	}
+	st.last = t
+	st.eng.Change(t, x, r)
+}
+
+func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
+	if st.eng == nil {
+		return nil
+	}
+	st.live.Changes(math.Inf(1), st.change)
+	st.eng.Finish(math.Max(st.live.End()/st.perSec, st.last))
+	if st.late > 0 {
+		st.env.Logger.Warn().Int("changes", st.late).Msg("forecast: states arrived after the parser's watermark (raise the reorder horizon or sort the trace); counted at the latest time seen")
+	}
+	return st.emit(ctx, emit)
+}
+
+func (st *stage) emit(ctx context.Context, emit tracecast.Emit) error {
+	if len(st.out.fs) > 0 {
+		if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: st.out.fs}); err != nil {
+			return err
+		}
+	}
+	if len(st.out.os) > 0 {
+		if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: st.out.os}); err != nil {
+			return err
+		}
+	}
+	// Downstream may keep the batches: start new slices.
+	st.out.fs, st.out.os = nil, nil
+	return nil
+}

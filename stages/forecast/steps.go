@@ -1,0 +1,91 @@
+package forecast
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+// StepsSink collects the step function of one class of a trace, in seconds,
+// with the forecast stage's rules and semantics (a container counts from its
+// first state): what Verify scores forecasts against, and what the
+// predict command reads a trace's span from. It keeps every change: use it
+// offline.
+type StepsSink struct {
+	rules, class, unit string
+	live               *signal.Live
+	stateType          string
+	perSec             float64
+	steps              fc.Steps
+}
+
+// NewStepsSink returns a collector for rules (auto, starpu, smpi), a class
+// and a time unit ("" for the rules' default).
+func NewStepsSink(rules, class, unit string) *StepsSink {
+	return &StepsSink{rules: rules, class: class, unit: unit}
+}
+
+// Write takes a batch of entities.
+func (s *StepsSink) Write(_ context.Context, b tracecast.Batch) error {
+	es, ok := b.Items.([]tracecast.Entity)
+	if !ok {
+		return nil
+	}
+	if s.live == nil {
+		name := detectRules(s.rules, es)
+		if name == "auto" {
+			return nil
+		}
+		r := signal.Presets[name]()
+		if err := r.Compile(); err != nil {
+			return err
+		}
+		c, err := signal.ParseClass(s.class)
+		if err != nil {
+			return err
+		}
+		if s.unit == "" {
+			s.unit = map[bool]string{true: "ms", false: "s"}[name == "starpu"]
+		}
+		s.live, s.stateType, s.perSec = signal.NewLive(r, c, 0), r.StateType, tracecast.PerSecond(s.unit)
+	}
+	s.live.Add(es)
+	w := b.Watermark
+	if tw, ok := b.TypeWatermarks[s.stateType]; ok {
+		w = tw
+	}
+	if !math.IsNaN(w) {
+		s.live.Changes(w, s.add)
+	}
+	return nil
+}
+
+func (s *StepsSink) add(t float64, x, r int) {
+	t /= s.perSec
+	if n := len(s.steps.T); n > 0 && t < s.steps.T[n-1] {
+		t = s.steps.T[n-1] // late state: as the stage counts it
+	}
+	s.steps.Add(t, x, r)
+}
+
+// Close sweeps what is left.
+func (s *StepsSink) Close(context.Context) error {
+	if s.live != nil {
+		s.live.Changes(math.Inf(1), s.add)
+		s.steps.End = s.live.End() / s.perSec
+	}
+	return nil
+}
+
+// Steps returns the step function (after Close); an error when the trace
+// had no state of the rules.
+func (s *StepsSink) Steps() (*fc.Steps, error) {
+	if len(s.steps.T) == 0 {
+		return nil, fmt.Errorf("no StarPU worker or SMPI rank states in this trace: nothing to forecast")
+	}
+	return &s.steps, nil
+}
