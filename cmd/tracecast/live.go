@@ -16,7 +16,7 @@ import (
 )
 
 // liveTopics are the topics the live pipelines use.
-const liveTopics = "tracecast.traces:4,tracecast.predictions:4,tracecast.alerts:4"
+const liveTopics = "tracecast.traces:4,tracecast.predictions:4,tracecast.forecasts:4,tracecast.alerts:4"
 
 func newLiveCmd() *cobra.Command {
 	var addr, dataDir, tracePath, speed string
@@ -36,8 +36,9 @@ predictions of runs in progress, in one process:
   - with --demo, the StarPU trace built into the binary published to
     tracecast.traces at --speed, as if the run were happening now.
 
-Predictions go to tracecast.predictions (with their verdicts) and alerts to
-tracecast.alerts; watch them from another terminal with
+Forecasts over 10 ms, 100 ms and 1 s (with their outcomes) go to
+tracecast.forecasts, seed 004's predictions to tracecast.predictions (with
+their verdicts) and alerts to tracecast.alerts; watch them from another terminal with
 'tracecast subscribe --topic tracecast.predictions'. --set overrides
 pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
 		Args: cobra.NoArgs,
