@@ -4,7 +4,7 @@ PKGS    ?= ./...
 FUZZTIME ?= 60s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci
+.PHONY: all build test deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval
 
 all: build
 
@@ -51,6 +51,11 @@ fmt:
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run $(STATICCHECK) $(PKGS)
+
+# forecast-eval scores predict's default method on the acceptance set of
+# docs/forecasts.md (needs ../shared; generates SMPI runs with smpirun).
+forecast-eval:
+	tools/forecast-eval.sh
 
 # bench prints pj_dump and tracecast side by side on the 41 MB StarPU trace
 # (needs ../shared), then the Go benchmarks of the reader.

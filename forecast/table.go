@@ -1,6 +1,7 @@
 package forecast
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,21 +30,49 @@ func pct(x float64) string {
 	return fmt.Sprintf("%+.1f%%", 100*x)
 }
 
-// MarshalJSON writes a score with snake_case names, "record": "score", and
-// null for a skill against an exact baseline.
+// MarshalJSON writes a score with snake_case names, "record": "score"
+// first, null for a skill against an exact baseline, and no HTML escaping.
 func (s Score) MarshalJSON() ([]byte, error) {
-	num := func(x float64) any {
+	num := func(x float64) *float64 {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}
-		return x
+		return &x
 	}
-	bins := make([]map[string]any, 0, len(s.Reliability))
+	type bin struct {
+		Lo          float64  `json:"lo"`
+		Hi          float64  `json:"hi"`
+		N           int      `json:"n"`
+		MeanP       *float64 `json:"mean_p"`
+		MeanOutcome *float64 `json:"mean_outcome"`
+	}
+	out := struct {
+		Record           string   `json:"record"`
+		Run              string   `json:"run"`
+		Query            string   `json:"query"`
+		Horizon          float64  `json:"horizon"`
+		Method           string   `json:"method"`
+		N                int      `json:"n"`
+		MSEP             float64  `json:"mse_p"`
+		MSEMean          float64  `json:"mse_mean"`
+		MSEPersistence   float64  `json:"mse_persistence"`
+		MSEClimatology   float64  `json:"mse_climatology"`
+		MSEKSPaper       float64  `json:"mse_ks_paper"`
+		SkillPersistence *float64 `json:"skill_persistence"`
+		SkillClimatology *float64 `json:"skill_climatology"`
+		SkillKSPaper     *float64 `json:"skill_ks_paper"`
+		Coverage         *float64 `json:"coverage"`
+		Reliability      []bin    `json:"reliability"`
+	}{"score", s.Run, s.Query, s.Horizon, s.Method, s.N, s.MSEP, s.MSEMean, s.MSEPersistence, s.MSEClimatology, s.MSEKSPaper,
+		num(s.SkillPersistence), num(s.SkillClimatology), num(s.SkillKSPaper), num(s.Coverage), nil}
 	for _, b := range s.Reliability {
-		bins = append(bins, map[string]any{"lo": b.Lo, "hi": b.Lo + 0.1, "n": b.N, "mean_p": num(b.MeanP), "mean_outcome": num(b.MeanOutcome)})
+		out.Reliability = append(out.Reliability, bin{b.Lo, b.Lo + 0.1, b.N, num(b.MeanP), num(b.MeanOutcome)})
 	}
-	return json.Marshal(map[string]any{"record": "score", "run": s.Run, "query": s.Query, "horizon": s.Horizon, "method": s.Method,
-		"n": s.N, "mse_p": s.MSEP, "mse_mean": s.MSEMean, "mse_persistence": s.MSEPersistence, "mse_climatology": s.MSEClimatology,
-		"mse_ks_paper": s.MSEKSPaper, "skill_persistence": num(s.SkillPersistence), "skill_climatology": num(s.SkillClimatology),
-		"skill_ks_paper": num(s.SkillKSPaper), "coverage": num(s.Coverage), "reliability": bins})
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // queries hold >=
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

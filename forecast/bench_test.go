@@ -1,0 +1,65 @@
+package forecast
+
+import (
+	"github.com/tracecast/tracecast"
+	"math/rand/v2"
+	"testing"
+)
+
+// flicker feeds n changes of a 12-worker count flickering every ~10 µs
+// around the threshold, as StarPU workers do between tasks.
+func flicker(e *Engine, n int, seed uint64) float64 {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t, x := 0.0, 6
+	for i := 0; i < n; i++ {
+		e.Change(t, x, 12)
+		x = max(0, min(12, x+rng.IntN(3)-1))
+		t += 2e-5 * rng.ExpFloat64()
+	}
+	return t
+}
+
+// BenchmarkEngine: state changes per second for one query and horizon
+// (auto, 10 ms, issued every 1 ms), the cost the live service pays per
+// change; forecasts per second follow from the issue cadence.
+func BenchmarkEngine(b *testing.B) {
+	for _, m := range []Method{Auto, KSPaper} {
+		b.Run(string(m), func(b *testing.B) {
+			q, _ := ParseQuery("idle>=25%")
+			forecasts := 0
+			e, err := New(Config{Run: "b", Class: "idle", Queries: []Query{q}, Horizons: []float64{0.01}, Every: 0.001, Method: m},
+				Sink{Forecast: func(f tracecast.Forecast) { forecasts++ }})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			flicker(e, b.N, 1)
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "changes/s")
+			b.ReportMetric(float64(forecasts)/b.Elapsed().Seconds(), "forecasts/s")
+		})
+	}
+}
+
+// Memory follows the look-back, not the trace: after 10× more changes the
+// engine keeps as many change points.
+func TestMemoryBounded(t *testing.T) {
+	kept := func(n int) int {
+		q, _ := ParseQuery("idle>=25%")
+		e, _ := New(Config{Run: "m", Class: "idle", Queries: []Query{q}, Horizons: []float64{0.01}, Every: 0.001}, Sink{})
+		flicker(e, n, 2)
+		c := cap(e.mean.hist)
+		for _, tr := range e.ind {
+			c += cap(tr.hist)
+		}
+		for _, g := range e.groups {
+			c += cap(g.pending)
+		}
+		return c
+	}
+	small, large := kept(200_000), kept(2_000_000)
+	if large > 2*small {
+		t.Fatalf("kept %d entries after 2e6 changes, %d after 2e5: memory grows with the trace", large, small)
+	}
+}
