@@ -138,3 +138,47 @@ func appendNum(b []byte, k string, v float64) []byte {
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
+
+// Episode is an alert that lasts: it is announced when it opens (State
+// "open", End null) and again, under its own id, when it closes (State
+// "closed", with End), so a scheduler can act at once and a subscriber that
+// de-duplicates on id keeps both.
+//
+// Kinds: "idle-opportunity" (a query's forecast p over Horizon reached
+// Threshold; Value is the highest p of the episode) and "regime-change"
+// (the class's mean occupancy moved between two consecutive windows of
+// Horizon seconds more than the run's own past moves, at level Threshold;
+// Value is the change).
+type Episode struct {
+	ID        string
+	Run       string
+	Kind      string
+	Query     string
+	Horizon   float64
+	State     string
+	Start     float64
+	End       float64 // NaN (null) while open
+	Value     float64
+	Threshold float64
+	Message   string
+}
+
+// AppendJSON writes the episode as one JSON object, "record" first.
+func (e Episode) AppendJSON(b []byte) []byte {
+	b = append(b, `{"record":"episode"`...)
+	b = appendStr(b, "id", e.ID)
+	b = appendStr(b, "run", e.Run)
+	b = appendStr(b, "kind", e.Kind)
+	b = appendStr(b, "query", e.Query)
+	b = appendNum(b, "horizon", e.Horizon)
+	b = appendStr(b, "state", e.State)
+	b = appendNum(b, "start", e.Start)
+	b = appendNum(b, "end", e.End)
+	b = appendNum(b, "value", e.Value)
+	b = appendNum(b, "threshold", e.Threshold)
+	b = appendStr(b, "message", e.Message)
+	return append(b, '}')
+}
+
+// MarshalJSON is AppendJSON, for encoding/json users.
+func (e Episode) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }

@@ -123,7 +123,10 @@ type Prediction struct {
 // between the window the prediction came from and the one it predicted,
 // and what was observed.
 type Verdict struct {
-	ID           string    `json:"id"` // the prediction's ID
+	// ID is the verdict's own id (the prediction's with "/verdict"), so a
+	// subscriber that de-duplicates on id keeps both; PredictionID links it.
+	ID           string    `json:"id"`
+	PredictionID string    `json:"prediction_id"`
 	Trace        string    `json:"trace"`
 	Window       int64     `json:"window"`
 	Query        string    `json:"query"`

@@ -60,6 +60,7 @@ var recordTypes = []RecordType{
 	declare[Alert]("alert", "alerts", "tracecast.alert/1", func(r *Alert) string { return r.Trace }),
 	declare[Forecast]("forecast", "forecasts", "tracecast.forecast/1", func(r *Forecast) string { return r.Run }),
 	declare[Outcome]("outcome", "outcomes", "tracecast.outcome/1", func(r *Outcome) string { return r.Run }),
+	declare[Episode]("episode", "episodes", "tracecast.episode/1", func(r *Episode) string { return r.Run }),
 	declare[EnergyRow]("energy", "energy", "tracecast.energy/1", nil),
 	declare[PowerSample]("power", "power", "tracecast.power/1", nil),
 	declare[IOCall]("iocall", "iocalls", "tracecast.iocall/1", nil),

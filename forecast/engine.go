@@ -25,12 +25,20 @@ type Config struct {
 	Coverage float64
 	// Window is how many recent errors the intervals use (default 500).
 	Window int
+	// OpportunityThreshold opens an idle-opportunity episode when a
+	// forecast's p reaches it (0: no such alerts).
+	OpportunityThreshold float64
+	// RegimeAlpha is the regime-change test's level (0: no test), over
+	// windows of RegimeWindow seconds (default: the longest horizon).
+	RegimeAlpha  float64
+	RegimeWindow float64
 }
 
 // Sink receives what an Engine produces, as it is produced.
 type Sink struct {
 	Forecast func(tracecast.Forecast)
 	Outcome  func(tracecast.Outcome)
+	Episode  func(tracecast.Episode)
 }
 
 // Engine issues forecasts from the changes of a class count, in time order.
@@ -47,6 +55,7 @@ type Engine struct {
 	ind     map[int]*track // [X ≥ k], by k
 	groups  []*group
 	fp, fm  []float64 // scratch features
+	regime  *regime
 }
 
 // group is one (query, horizon): its learners and the forecasts waiting for
@@ -59,6 +68,7 @@ type group struct {
 	conf    *conformal
 	pending []pending // oldest first
 	head    int
+	opp     opportunity
 }
 
 type pending struct {
@@ -102,6 +112,15 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 	if _, err := ParseMethod(string(cfg.Method)); err != nil {
 		errs = append(errs, err)
 	}
+	if cfg.OpportunityThreshold < 0 || cfg.OpportunityThreshold > 1 {
+		errs = append(errs, fmt.Errorf("opportunity threshold %g: must be in [0, 1]", cfg.OpportunityThreshold))
+	}
+	if cfg.RegimeAlpha < 0 || cfg.RegimeAlpha >= 1 {
+		errs = append(errs, fmt.Errorf("regime alpha %g: must be in [0, 1)", cfg.RegimeAlpha))
+	}
+	if cfg.RegimeWindow < 0 || math.IsInf(cfg.RegimeWindow, 0) {
+		errs = append(errs, fmt.Errorf("regime window %g s: must be positive", cfg.RegimeWindow))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -118,6 +137,13 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 	}
 	// The longest look-back (10 H) and the oldest pending outcome (H).
 	e.keep = 10*hmax + cfg.Every
+	if cfg.RegimeAlpha > 0 && sink.Episode != nil {
+		if e.cfg.RegimeWindow == 0 {
+			e.cfg.RegimeWindow = hmax
+		}
+		e.regime = &regime{l: e.cfg.RegimeWindow, past: newConformal(regimeHistory, 0.5)}
+		e.keep = math.Max(e.keep, 2*e.cfg.RegimeWindow+cfg.Every)
+	}
 	return e, nil
 }
 
@@ -172,8 +198,13 @@ func (e *Engine) Finish(end float64) {
 		return
 	}
 	e.advance(end)
+	e.regimeUntil(end, true)
 	for _, g := range e.groups {
 		e.mature(g, end)
+		e.closeOpportunity(g, end)
+	}
+	if e.regime != nil {
+		e.closeRegime(end)
 	}
 }
 
@@ -188,11 +219,13 @@ func (e *Engine) advance(t float64) {
 		for _, g := range e.groups {
 			e.mature(g, ti)
 		}
+		e.regimeUntil(ti, false)
 		for _, g := range e.groups {
 			e.issue(g, ti)
 		}
 		e.j++
 	}
+	e.regimeUntil(t, false)
 	for _, g := range e.groups {
 		e.mature(g, t)
 	}
@@ -245,6 +278,7 @@ func (e *Engine) issue(g *group, t float64) {
 			Threshold: k, Workers: e.r, IssuedAt: t, Horizon: h, P: p, Mean: m, WorkerSeconds: m * float64(e.r) * h,
 			Lo: lo, Hi: hi, Method: string(e.cfg.Method)})
 	}
+	e.opportunity(g, t, p)
 	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, mean: m}
 	if e.cfg.Method == Auto {
 		pd.fp, pd.fm = append([]float64(nil), fp...), append([]float64(nil), fm...)

@@ -159,7 +159,7 @@ func TestLiveKafkaEndToEnd(t *testing.T) {
 	if len(want) < 100 {
 		t.Fatalf("only %d offline predictions", len(want))
 	}
-	addr := kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
+	addr := kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.forecasts", "tracecast.alerts")
 	publishTraces(t, addr, "tracecast.traces", traces)
 
 	got, msgs, err := runLiveKafka(t, addr, len(want))
@@ -219,7 +219,7 @@ func TestLiveKafkaDropsBadTrace(t *testing.T) {
 	lines := bytes.SplitAfter(good, []byte("\n"))
 	bad := bytes.Join(append(append(lines[:len(lines)/2:len(lines)/2], []byte("999 not a paje event\n")), lines[len(lines)/2:]...), nil)
 	want := offlinePredictions(t, map[string][]byte{"good": good})
-	addr := kafkatest.Start(t, 1, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
+	addr := kafkatest.Start(t, 1, "tracecast.traces", "tracecast.predictions", "tracecast.forecasts", "tracecast.alerts")
 	publishTraces(t, addr, "tracecast.traces", map[string][]byte{"bad": bad, "good": good})
 	got, _, err := runLiveKafka(t, addr, len(want))
 	if err != nil {

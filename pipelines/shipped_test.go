@@ -48,7 +48,7 @@ func TestShippedPipelines(t *testing.T) {
 				case c.Type == "kafka":
 					// A real broker, in-process.
 					if broker == "" {
-						broker = kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.alerts")
+						broker = kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.forecasts", "tracecast.alerts")
 					}
 					c.SetOption("brokers", "["+broker+"]")
 					if c.Kind == component.KindSource {

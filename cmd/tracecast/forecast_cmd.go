@@ -28,6 +28,7 @@ type forecastFlags struct {
 	runID    string
 	format   string
 	verify   bool
+	alpha    float64
 }
 
 func (f *forecastFlags) register(cmd *cobra.Command) {
@@ -37,6 +38,7 @@ func (f *forecastFlags) register(cmd *cobra.Command) {
 	fl.Float64Var(&f.coverage, "coverage", 0.9, "probability the interval [lo, hi] is meant to have of containing the outcome of p")
 	fl.StringVar(&f.runID, "run-id", "", "names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)")
 	fl.StringVar(&f.format, "format", "", "jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)")
+	fl.Float64Var(&f.alpha, "regime-alpha", 0.01, "regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)")
 	fl.BoolVar(&f.verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
 }
 
@@ -94,7 +96,7 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 		log.Info().Strs("horizons", f.horizons).Str("run", fmt.Sprintf("%.3gs", span)).Msg("no --horizon: forecasting over 0.1%, 1% and 10% of the run")
 	}
 	opts := map[string]any{"rules": p.rules, "queries": p.queries, "horizons": f.horizons, "method": method,
-		"coverage": f.coverage, "run_id": runID}
+		"coverage": f.coverage, "run_id": runID, "opportunity_threshold": p.idleThreshold, "regime_alpha": f.alpha}
 	if f.every != "" {
 		opts["every"] = f.every
 	}
@@ -116,7 +118,7 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	case out == "":
 		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: []string{"forecast"}, Options: map[string]any{"path": "-"}})
 	default:
-		for _, rec := range []string{"forecasts", "outcomes"} {
+		for _, rec := range []string{"forecasts", "outcomes", "episodes"} {
 			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: f.format, Inputs: []string{"forecast"},
 				Options: map[string]any{"path": filepath.Join(out, rec+"."+f.format), "records": rec}})
 		}

@@ -255,7 +255,7 @@ func (p *predictFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&p.queries, "query", []string{"idle>=25%"}, "CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)")
 	fl.StringVar(&p.method, "method", "matlab", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
 	fl.Float64Var(&p.alpha, "alpha", 0.05, "KS significance level")
-	fl.Float64Var(&p.idleThreshold, "idle-threshold", 0.8, "raise an idle-opportunity alert when an idle query's likelihood is at least this (0: never)")
+	fl.Float64Var(&p.idleThreshold, "idle-threshold", 0.8, "an idle-opportunity episode opens when a forecast's p (with --window: a prediction's likelihood) reaches this (0: never)")
 	fl.IntVar(&p.regimeMisses, "regime-misses", 3, "raise a regime-change alert after this many KS misses in a row (0: never)")
 }
 
@@ -384,7 +384,9 @@ ks-paper (seed 004's: the last H), persistence, climatology, markov.
 Durations take a unit: 500us, 10ms, 2s. Output: forecast and outcome
 records as JSON lines on standard output (or DIR/forecasts.jsonl,
 outcomes.jsonl; --format arrow for Arrow files); on a terminal, a table of
-scores. --verify scores the forecasts against what happened (MSE, skill
+scores. Alerts are episodes with a start and an end: idle-opportunity while
+p stays at or above --idle-threshold, regime-change while the idle share
+moves between windows more than the run's own past moves (--regime-alpha). --verify scores the forecasts against what happened (MSE, skill
 against persistence, climatology and ks-paper, coverage). Definitions:
 docs/forecasts.md.
 

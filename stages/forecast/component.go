@@ -41,6 +41,13 @@ type StageConfig struct {
 	Method string `yaml:"method"`
 	// Coverage of the intervals [lo, hi] (default 0.9).
 	Coverage float64 `yaml:"coverage"`
+	// OpportunityThreshold opens an idle-opportunity episode when a
+	// forecast's p reaches it (0: none).
+	OpportunityThreshold float64 `yaml:"opportunity_threshold"`
+	// RegimeAlpha is the regime-change test's false-alarm level (0: no
+	// test), over windows of RegimeWindow (default: the longest horizon).
+	RegimeAlpha  float64 `yaml:"regime_alpha"`
+	RegimeWindow string  `yaml:"regime_window"`
 	// RunID names the run in every id (default: from the stream's path).
 	RunID string `yaml:"run_id"`
 	// TimeUnit of the trace: s, ms, us, ns (default ms for StarPU rules, s
@@ -53,7 +60,7 @@ type StageConfig struct {
 // DefaultStageConfig are the defaults: the consumers' usual horizons.
 func DefaultStageConfig() StageConfig {
 	return StageConfig{Rules: "auto", Queries: []string{"idle>=25%"}, Horizons: []string{"10ms", "100ms", "1s"},
-		Method: string(fc.Auto), Coverage: 0.9, MaxStreams: component.DefaultMaxStreams}
+		Method: string(fc.Auto), Coverage: 0.9, OpportunityThreshold: 0.8, RegimeAlpha: 0.01, MaxStreams: component.DefaultMaxStreams}
 }
 
 // ParseDuration reads a duration with a unit (500us, 10ms, 2s) as seconds.
@@ -69,7 +76,14 @@ func ParseDuration(s string) (float64, error) {
 // (Run left empty).
 func (o *StageConfig) engineConfig() (fc.Config, error) {
 	var errs []error
-	cfg := fc.Config{Method: fc.Method(o.Method), Coverage: o.Coverage}
+	cfg := fc.Config{Method: fc.Method(o.Method), Coverage: o.Coverage, OpportunityThreshold: o.OpportunityThreshold, RegimeAlpha: o.RegimeAlpha}
+	if o.RegimeWindow != "" {
+		s, err := ParseDuration(o.RegimeWindow)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("regime_window: %w", err))
+		}
+		cfg.RegimeWindow = s
+	}
 	if _, ok := signal.Presets[o.Rules]; !ok && o.Rules != "auto" {
 		errs = append(errs, fmt.Errorf("rules: %q is not auto, starpu or smpi", o.Rules))
 	}
@@ -153,6 +167,7 @@ type stage struct {
 	out    struct {
 		fs []tracecast.Forecast
 		os []tracecast.Outcome
+		es []tracecast.Episode
 	}
 }
 
@@ -209,7 +224,8 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 	}
 	eng, err := fc.New(cfg, fc.Sink{
 		Forecast: func(f tracecast.Forecast) { st.out.fs = append(st.out.fs, f) },
-		Outcome:  func(o tracecast.Outcome) { st.out.os = append(st.out.os, o) }})
+		Outcome:  func(o tracecast.Outcome) { st.out.os = append(st.out.os, o) },
+		Episode:  func(e tracecast.Episode) { st.out.es = append(st.out.es, e) }})
 	if err != nil {
 		return err
 	}
@@ -273,7 +289,12 @@ func (st *stage) emit(ctx context.Context, emit tracecast.Emit) error {
 			return err
 		}
 	}
+	if len(st.out.es) > 0 {
+		if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: st.out.es}); err != nil {
+			return err
+		}
+	}
 	// Downstream may keep the batches: start new slices.
-	st.out.fs, st.out.os = nil, nil
+	st.out.fs, st.out.os, st.out.es = nil, nil, nil
 	return nil
 }

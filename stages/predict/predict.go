@@ -167,7 +167,7 @@ func (e *Engine) complete() {
 	// Verdicts on the predictions made for this window.
 	for _, p := range e.pending {
 		if e.out.Verdict != nil {
-			e.out.Verdict(tracecast.Verdict{ID: p.ID, Trace: p.Trace, Window: p.Window, Query: p.Query,
+			e.out.Verdict(tracecast.Verdict{ID: p.ID + "/verdict", PredictionID: p.ID, Trace: p.Trace, Window: p.Window, Query: p.Query,
 				Likelihood: p.Likelihood, Observed: atLeast(e.cur, p.AtLeast, e.n), D: win.D, P: win.P, Hit: win.Hit,
 				Method: cfg.Method, Start: p.Start, End: p.End, PredictedAt: p.Window - 1, AtLeast: p.AtLeast,
 				Class: p.Class, HorizonS: p.HorizonS, MissesInARow: e.misses, EmittedAt: now})

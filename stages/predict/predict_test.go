@@ -80,7 +80,7 @@ func TestEngine(t *testing.T) {
 		t.Errorf("prediction 0: %+v", preds[0])
 	}
 	// Verdicts for windows 1..3; window 4 is partial and gets none.
-	if len(verdicts) != 3 || !verdicts[0].Hit || verdicts[1].Hit || verdicts[0].ID != preds[0].ID || verdicts[1].Observed != 1 {
+	if len(verdicts) != 3 || !verdicts[0].Hit || verdicts[1].Hit || verdicts[0].PredictionID != preds[0].ID || verdicts[0].ID != preds[0].ID+"/verdict" || verdicts[1].Observed != 1 {
 		t.Fatalf("verdicts: %+v", verdicts)
 	}
 	// Alerts: idle opportunities for windows 1, 2 (0.5), 3 (1.0); a regime
