@@ -268,6 +268,13 @@ func (e *Engine) issue(g *group, t float64) {
 	case Markov:
 		p, m = e.markov(ind, fp, fm, t, h)
 	default:
+		// The prior the learner is shrunk toward: ks-paper and persistence
+		// mixed by the two-state chain's memory over H, G(κH) — the last
+		// H when the indicator switches fast relative to H (StarPU's
+		// flicker), the current state when it switches slowly.
+		gk := e.decay(ind, fp, t, h)
+		g.rp.prior(featKS, featNow, gk)
+		g.rm.prior(mfeatKS, mfeatNow, gk)
 		p, m = g.rp.predict(fp), g.rm.predict(fm)
 	}
 	p, m = clamp01(p), clamp01(m)
@@ -290,14 +297,22 @@ func (e *Engine) issue(g *group, t float64) {
 // last 10 H give the relaxation rate κ = n / (2·T·π(1−π)) of a two-state
 // chain with n switches in T.
 func (e *Engine) markov(ind *track, fp, fm []float64, t, h float64) (float64, float64) {
-	l := math.Min(10*h, t-ind.start)
 	pi, z := fp[featOcc10], fp[featNow]
+	gk := e.decay(ind, fp, t, h)
+	return pi + (z-pi)*gk, fm[mfeatOcc10] + (fm[mfeatNow]-fm[mfeatOcc10])*gk
+}
+
+// decay is G(κH), the share of [t, t+H) a two-state chain spends
+// remembering its state at t, with the relaxation rate κ estimated from the
+// indicator's switches over the last 10 H.
+func (e *Engine) decay(ind *track, fp []float64, t, h float64) float64 {
+	l := math.Min(10*h, t-ind.start)
+	pi := fp[featOcc10]
 	kappa := 0.0
 	if l > 0 && pi > 0 && pi < 1 {
 		kappa = float64(ind.switchesIn(t, l)) / (2 * l * pi * (1 - pi))
 	}
-	gk := g(kappa * h)
-	return pi + (z-pi)*gk, fm[mfeatOcc10] + (fm[mfeatNow]-fm[mfeatOcc10])*gk
+	return g(kappa * h)
 }
 
 // mature produces the outcome of every forecast of g whose interval ended

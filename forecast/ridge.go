@@ -23,6 +23,16 @@ func newRidge(d int, w0 []float64, lambda, alpha float64) *ridge {
 	return r
 }
 
+// prior moves the shrinkage target to (1−g) on feature a and g on b.
+func (r *ridge) prior(a, b int, g float64) {
+	if r.w0[a] == 1-g && r.w0[b] == g {
+		return
+	}
+	clear(r.w0)
+	r.w0[a], r.w0[b] = 1-g, g
+	r.dirty = true
+}
+
 func (r *ridge) predict(f []float64) float64 {
 	if r.dirty {
 		r.solve()

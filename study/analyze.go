@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tracecast/tracecast/forecast"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/stages/predict"
@@ -50,6 +52,15 @@ type Validation struct {
 	Hits     int     `json:"hits"`
 	HitRate  float64 `json:"hit_rate"`
 	HorizonS float64 `json:"horizon_s"`
+	// Forecast scores over the same horizon (docs/forecasts.md): the
+	// default method's MSE of p and the baselines' at the same issue times
+	// (every horizon/10), for idle>=25%; Coverage of its 90% intervals.
+	Forecasts      int     `json:"forecasts"`
+	MSEAuto        float64 `json:"mse_auto"`
+	MSEKSPaper     float64 `json:"mse_ks_paper"`
+	MSEPersistence float64 `json:"mse_persistence"`
+	MSEClimatology float64 `json:"mse_climatology"`
+	Coverage       float64 `json:"coverage"`
 }
 
 // WindowFunc gives the window size (samples) for R workers and a DAG of T
@@ -144,7 +155,35 @@ func validate(sig *signal.Signal, name, unit string, period float64, T int, cfg 
 	if v.Verdicts > 0 {
 		v.HitRate = float64(v.Hits) / float64(v.Verdicts)
 	}
-	return v, nil
+	return v, scoreForecasts(sig, ups, v)
+}
+
+// scoreForecasts forecasts the idle>=25% share over the validation's horizon
+// with the default method and scores it against the baselines, so the
+// report's headline is forecast quality, not the KS hit-rate.
+func scoreForecasts(sig *signal.Signal, ups float64, v *Validation) error {
+	q, _ := forecast.ParseQuery("idle>=25%")
+	var fs []tracecast.Forecast
+	e, err := forecast.New(forecast.Config{Run: "validation", Class: "idle", Queries: []forecast.Query{q},
+		Horizons: []float64{v.HorizonS}, Every: v.HorizonS / 10}, forecast.Sink{Forecast: func(f tracecast.Forecast) { fs = append(fs, f) }})
+	if err != nil {
+		return err
+	}
+	var steps forecast.Steps
+	for _, st := range sig.Steps {
+		t, x := st.T/ups, int(st.Count[signal.Idle])
+		e.Change(t, x, sig.R)
+		steps.Add(t, x, sig.R)
+	}
+	steps.End = sig.End / ups
+	e.Finish(steps.End)
+	scores, err := forecast.Verify(&steps, fs)
+	if err != nil || len(scores) == 0 {
+		return err
+	}
+	sc := scores[0]
+	v.Forecasts, v.MSEAuto, v.MSEKSPaper, v.MSEPersistence, v.MSEClimatology, v.Coverage = sc.N, sc.MSEP, sc.MSEKSPaper, sc.MSEPersistence, sc.MSEClimatology, sc.Coverage
+	return nil
 }
 
 // Input is one trace to analyse: a path and, from the metadata, T.
