@@ -23,7 +23,7 @@ type conformal struct {
 }
 
 // aciGamma is the step of the adaptive level per known outcome.
-const aciGamma = 0.01
+const aciGamma = 0.02
 
 // minResiduals is how many known outcomes an interval needs; before, it is
 // [0, 1] (nothing is known yet).
@@ -60,7 +60,8 @@ func (c *conformal) add(r float64) {
 }
 
 // interval is [p + q_lo, p + q_hi] clipped to [0, 1], the residual quantiles
-// at miss/2 and 1 − miss/2 with the finite-sample
+// at miss/2 and 1 − miss/2, or the empty set (NaN, NaN) when the level
+// asks for one with the finite-sample
 // correction of split conformal prediction.
 func (c *conformal) interval(p float64) (lo, hi float64) {
 	n := len(c.sorted)
@@ -68,7 +69,10 @@ func (c *conformal) interval(p float64) (lo, hi float64) {
 		return 0, 1
 	}
 	if c.miss >= 1 {
-		return clamp01(p - slack), clamp01(p + slack)
+		// More than coverage of the recent outcomes were forecast exactly:
+		// ACI's answer is the empty set (no outcome inside), which keeps
+		// the long-run coverage at the level asked instead of above it.
+		return math.NaN(), math.NaN()
 	}
 	tail := c.miss / 2
 	il := int(math.Floor(tail*float64(n+1))) - 1

@@ -21,7 +21,9 @@ type Config struct {
 	Every    float64
 	Method   Method
 	// Coverage is the probability the interval [lo, hi] is meant to have
-	// of containing the outcome of p (default 0.9).
+	// of containing the outcome of p (default 0.9). The interval is empty
+	// (lo, hi NaN) when the recent outcomes were forecast exactly more
+	// often than that.
 	Coverage float64
 	// Window is how many recent errors the intervals use (default 500).
 	Window int

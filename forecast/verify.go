@@ -195,3 +195,12 @@ func skill(mse, base float64) float64 {
 	}
 	return 1 - mse/base
 }
+
+// Same reports whether two forecasts are equal, an empty interval (NaN
+// bounds) equal to an empty one.
+func Same(a, b tracecast.Forecast) bool {
+	nan := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+	lo, hi := nan(a.Lo, b.Lo), nan(a.Hi, b.Hi)
+	a.Lo, a.Hi, b.Lo, b.Hi = 0, 0, 0, 0
+	return lo && hi && a == b
+}
