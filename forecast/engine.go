@@ -80,6 +80,8 @@ type pending struct {
 	p, lo, hi float64
 	mean      float64
 	fp, fm    []float64
+	c0        float64 // ∫[X ≥ k] up to t
+	missed    bool    // known to miss before its outcome is
 }
 
 // New checks the configuration and returns an Engine.
@@ -280,6 +282,7 @@ func (e *Engine) issue(g *group, t float64) {
 		p, m = g.rp.predict(fp), g.rm.predict(fm)
 	}
 	p, m = clamp01(p), clamp01(m)
+	e.earlyMisses(g, ind, k, t)
 	lo, hi := g.conf.interval(p)
 	id := e.cfg.Run + "/" + g.q.Text + "/" + g.hLabel + "/" + strconv.FormatInt(e.j, 10)
 	if e.sink.Forecast != nil {
@@ -288,11 +291,35 @@ func (e *Engine) issue(g *group, t float64) {
 			Lo: lo, Hi: hi, Method: string(e.cfg.Method)})
 	}
 	e.opportunity(g, t, p)
-	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, mean: m}
+	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, mean: m, c0: ind.cum(t)}
 	if e.cfg.Method == Auto {
 		pd.fp, pd.fm = append([]float64(nil), fp...), append([]float64(nil), fm...)
 	}
 	g.pending = append(g.pending, pd)
+}
+
+// earlyMisses tells the intervals of the misses known before their
+// outcome: at t, a pending forecast's outcome lies within [seen, seen +
+// remaining] (the part of its interval already observed, plus the rest at
+// most); when that range lies outside [lo, hi], or the interval was empty,
+// it is a miss already. At long horizons the outcome comes H after the
+// issue, too late for the adaptive level to follow a run's phases; the
+// misses come as early as they are certain (hits still wait for the
+// outcome, and each forecast counts once).
+func (e *Engine) earlyMisses(g *group, ind *track, k int, t float64) {
+	cnow := ind.cum(t)
+	for i := g.head; i < len(g.pending); i++ {
+		pd := &g.pending[i]
+		if pd.missed || pd.k != k {
+			continue
+		}
+		seen := (cnow - pd.c0) / g.h
+		rest := (pd.t + g.h - t) / g.h
+		if math.IsNaN(pd.lo) || seen > pd.hi+slack || seen+rest < pd.lo-slack {
+			pd.missed = true
+			g.conf.outcome(false, e.cfg.Coverage)
+		}
+	}
 }
 
 // markov is the two-state forecaster: occupancy π and switching over the
@@ -331,7 +358,9 @@ func (e *Engine) mature(g *group, t float64) {
 			g.rm.learn(pd.fm, ym)
 		}
 		inside := y >= pd.lo && y <= pd.hi
-		g.conf.outcome(inside, e.cfg.Coverage)
+		if !pd.missed {
+			g.conf.outcome(inside, e.cfg.Coverage)
+		}
 		g.conf.add(y - pd.p)
 		if e.sink.Outcome != nil {
 			id := e.cfg.Run + "/" + g.q.Text + "/" + g.hLabel + "/" + strconv.FormatInt(pd.j, 10)
