@@ -71,6 +71,7 @@ type group struct {
 	pending []pending // oldest first
 	head    int
 	opp     opportunity
+	trust   trust
 }
 
 type pending struct {
@@ -80,6 +81,7 @@ type pending struct {
 	p, lo, hi float64
 	mean      float64
 	fp, fm    []float64
+	aux       [4]float64
 	c0        float64 // ∫[X ≥ k] up to t
 	missed    bool    // known to miss before its outcome is
 }
@@ -262,6 +264,7 @@ func (e *Engine) issue(g *group, t float64) {
 	fp[featBelow1] = b2f(e.x >= k-1)
 
 	var p, m float64
+	var aux [4]float64 // auto: the learner's and the prior's p and mean
 	switch e.cfg.Method {
 	case Persistence:
 		p, m = fp[featNow], fm[mfeatNow]
@@ -279,7 +282,11 @@ func (e *Engine) issue(g *group, t float64) {
 		gk := e.decay(ind, fp, t, h)
 		g.rp.prior(featKS, featNow, gk)
 		g.rm.prior(mfeatKS, mfeatNow, gk)
-		p, m = g.rp.predict(fp), g.rm.predict(fm)
+		pr, mr := g.rp.predict(fp), g.rm.predict(fm)
+		p0, m0 := g.rp.priorPredict(fp), g.rm.priorPredict(fm)
+		wp, wm := g.trust.weights()
+		p, m = p0+wp*(pr-p0), m0+wm*(mr-m0)
+		aux = [4]float64{clamp01(pr), clamp01(p0), clamp01(mr), clamp01(m0)}
 	}
 	p, m = clamp01(p), clamp01(m)
 	e.earlyMisses(g, ind, k, t)
@@ -294,6 +301,7 @@ func (e *Engine) issue(g *group, t float64) {
 	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, mean: m, c0: ind.cum(t)}
 	if e.cfg.Method == Auto {
 		pd.fp, pd.fm = append([]float64(nil), fp...), append([]float64(nil), fm...)
+		pd.aux = aux
 	}
 	g.pending = append(g.pending, pd)
 }
@@ -320,6 +328,33 @@ func (e *Engine) earlyMisses(g *group, ind *track, k int, t float64) {
 			g.conf.outcome(false, e.cfg.Coverage)
 		}
 	}
+}
+
+// trust weighs the learner against its prior by their known losses
+// (exponential weights over the two, per known outcome weighted by
+// every/H, the share of an independent outcome it carries): the learner
+// speaks only as loud as its record, so on a short run, or one it fits
+// badly, the forecast stays near the prior.
+type trust struct {
+	lp, lm [2]float64 // discounted losses: learner, prior
+}
+
+// trustEta is the learning rate of the weights, per unit of discounted
+// squared error.
+const trustEta = 4
+
+func (t *trust) learn(aux [4]float64, y, ym, w float64) {
+	w = math.Min(w, 1)
+	const forget = 0.999
+	t.lp[0] = forget*t.lp[0] + w*(aux[0]-y)*(aux[0]-y)
+	t.lp[1] = forget*t.lp[1] + w*(aux[1]-y)*(aux[1]-y)
+	t.lm[0] = forget*t.lm[0] + w*(aux[2]-ym)*(aux[2]-ym)
+	t.lm[1] = forget*t.lm[1] + w*(aux[3]-ym)*(aux[3]-ym)
+}
+
+func (t *trust) weights() (float64, float64) {
+	f := func(l [2]float64) float64 { return 1 / (1 + math.Exp(-trustEta*(l[1]-l[0]))) }
+	return f(t.lp), f(t.lm)
 }
 
 // markov is the two-state forecaster: occupancy π and switching over the
@@ -356,6 +391,7 @@ func (e *Engine) mature(g *group, t float64) {
 		if pd.fp != nil {
 			g.rp.learn(pd.fp, y)
 			g.rm.learn(pd.fm, ym)
+			g.trust.learn(pd.aux, y, ym, e.cfg.Every/g.h)
 		}
 		inside := y >= pd.lo && y <= pd.hi
 		if !pd.missed {

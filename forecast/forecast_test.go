@@ -153,18 +153,26 @@ func TestCausalCut(t *testing.T) {
 	}
 }
 
-// With no outcome known, auto forecasts exactly what ks-paper does.
-func TestAutoStartsAsKSPaper(t *testing.T) {
+// With no outcome known, auto forecasts its prior: between the seed's
+// forecast (ks-paper) and persistence, by the two-state chain's memory.
+func TestAutoStartsAtItsPrior(t *testing.T) {
 	s := randomSteps(4, 12, 3000)
 	a, _ := run(t, s, Auto, len(s.T), s.End)
 	k, _ := run(t, s, KSPaper, len(s.T), s.End)
+	p, _ := run(t, s, Persistence, len(s.T), s.End)
+	n := 0
 	for i := range a {
 		if a[i].IssuedAt-s.T[0] >= a[i].Horizon { // an outcome may be known
 			continue
 		}
-		if math.Abs(a[i].P-k[i].P) > 1e-12 {
-			t.Fatalf("%s: auto %g, ks-paper %g before any outcome", a[i].ID, a[i].P, k[i].P)
+		n++
+		lo, hi := math.Min(k[i].P, p[i].P), math.Max(k[i].P, p[i].P)
+		if a[i].P < lo-1e-12 || a[i].P > hi+1e-12 {
+			t.Fatalf("%s: auto %g outside [ks-paper, persistence] = [%g, %g] before any outcome", a[i].ID, a[i].P, k[i].P, p[i].P)
 		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d forecasts before the first outcome", n)
 	}
 }
 

@@ -33,6 +33,15 @@ func (r *ridge) prior(a, b int, g float64) {
 	r.dirty = true
 }
 
+// priorPredict is the prior's forecast, w0·f.
+func (r *ridge) priorPredict(f []float64) float64 {
+	p := 0.0
+	for i, x := range f {
+		p += r.w0[i] * x
+	}
+	return p
+}
+
 func (r *ridge) predict(f []float64) float64 {
 	if r.dirty {
 		r.solve()
