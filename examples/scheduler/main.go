@@ -1,8 +1,9 @@
 // Command scheduler is the smallest scheduler-side consumer of tracecast's
-// predictions: it joins a consumer group on the predictions and alerts
-// topics, de-duplicates records on their deterministic id (delivery is at
-// least once: a record may come twice, always with the same id), and acts
-// on idle opportunities. Start from it to plug tracecast into a scheduler.
+// forecasts: it joins a consumer group on the forecasts and alerts topics,
+// de-duplicates records on their id (delivery is at least once: a record
+// may come twice, always with the same id; a forecast, its outcome and an
+// episode's opening and closing each have their own), and acts on idle
+// opportunities. Start from it to plug tracecast into a scheduler.
 //
 //	go run ./examples/scheduler -brokers 127.0.0.1:9092
 package main
@@ -20,18 +21,23 @@ import (
 	kafka "github.com/segmentio/kafka-go"
 )
 
-// record holds the fields a scheduler needs from predictions and alerts
-// (schemas tracecast.prediction/1 and tracecast.alert/1).
+// record holds the fields a scheduler needs from forecasts and alert
+// episodes (schemas tracecast.forecast/1 and tracecast.episode/1; see
+// docs/forecasts.md).
 type record struct {
-	Schema     string  `json:"schema"`
-	ID         string  `json:"id"`
-	Trace      string  `json:"trace"`
-	Window     int64   `json:"window"`
-	Query      string  `json:"query"`
-	Likelihood float64 `json:"likelihood"`
-	HorizonS   float64 `json:"horizon_s"`
-	Kind       string  `json:"kind"`
-	Message    string  `json:"message"`
+	Schema        string   `json:"schema"`
+	ID            string   `json:"id"`
+	Run           string   `json:"run"`
+	Query         string   `json:"query"`
+	IssuedAt      float64  `json:"issued_at"`
+	Horizon       float64  `json:"horizon"`
+	P             float64  `json:"p"`
+	Lo            *float64 `json:"lo"` // null: an empty interval
+	Hi            *float64 `json:"hi"`
+	WorkerSeconds float64  `json:"worker_seconds"`
+	Kind          string   `json:"kind"`
+	State         string   `json:"state"`
+	Message       string   `json:"message"`
 }
 
 func main() {
@@ -44,7 +50,7 @@ func main() {
 	r := kafka.NewReader(kafka.ReaderConfig{
 		Brokers:     strings.Split(*brokers, ","),
 		GroupID:     *group,
-		GroupTopics: []string{"tracecast.predictions", "tracecast.alerts"},
+		GroupTopics: []string{"tracecast.forecasts", "tracecast.alerts"},
 		MaxWait:     250 * time.Millisecond,
 	})
 	defer r.Close()
@@ -62,10 +68,10 @@ func main() {
 		if err := json.Unmarshal(m.Value, &rec); err == nil && !seen[rec.ID] {
 			seen[rec.ID] = true
 			switch {
-			case strings.HasPrefix(rec.Schema, "tracecast.alert/") && rec.Kind == "idle-opportunity":
-				log.Printf("%s: schedule more work now: %s", rec.Trace, rec.Message)
-			case strings.HasPrefix(rec.Schema, "tracecast.prediction/"):
-				log.Printf("%s window %d: P(%s) = %.2f over the next %.3g s", rec.Trace, rec.Window, rec.Query, rec.Likelihood, rec.HorizonS)
+			case strings.HasPrefix(rec.Schema, "tracecast.episode/") && rec.Kind == "idle-opportunity" && rec.State == "open":
+				log.Printf("%s: schedule more work now: %s", rec.Run, rec.Message)
+			case strings.HasPrefix(rec.Schema, "tracecast.forecast/"):
+				log.Printf("%s at %.3f s: %s during %.0f%% of the next %g s (%.3g idle worker-seconds)", rec.Run, rec.IssuedAt, rec.Query, 100*rec.P, rec.Horizon, rec.WorkerSeconds)
 			}
 		}
 		// Commit after acting: a crash before this line re-delivers the
