@@ -182,3 +182,52 @@ func (e Episode) AppendJSON(b []byte) []byte {
 
 // MarshalJSON is AppendJSON, for encoding/json users.
 func (e Episode) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
+
+// Skill is a run's rolling verification of one (query, horizon), from the
+// outcomes known so far (Until: the end of the last interval scored): the
+// MSE of p and mean, the baselines' MSE of p at the same issue times, the
+// skills 1 − MSE/MSE_baseline (NaN, null, when the baseline is exact) and
+// the interval coverage. A live pipeline publishes it as the run goes; the
+// last one of a run covers all its outcomes.
+type Skill struct {
+	ID               string
+	Run              string
+	Query            string
+	Horizon          float64
+	Method           string
+	Until            float64
+	N                int
+	MSEP, MSEMean    float64
+	MSEPersistence   float64
+	MSEClimatology   float64
+	MSEKSPaper       float64
+	SkillPersistence float64
+	SkillClimatology float64
+	SkillKSPaper     float64
+	Coverage         float64
+}
+
+// AppendJSON writes the skill as one JSON object, "record" first.
+func (s Skill) AppendJSON(b []byte) []byte {
+	b = append(b, `{"record":"skill"`...)
+	b = appendStr(b, "id", s.ID)
+	b = appendStr(b, "run", s.Run)
+	b = appendStr(b, "query", s.Query)
+	b = appendNum(b, "horizon", s.Horizon)
+	b = appendStr(b, "method", s.Method)
+	b = appendNum(b, "until", s.Until)
+	b = appendInt(b, "n", s.N)
+	b = appendNum(b, "mse_p", s.MSEP)
+	b = appendNum(b, "mse_mean", s.MSEMean)
+	b = appendNum(b, "mse_persistence", s.MSEPersistence)
+	b = appendNum(b, "mse_climatology", s.MSEClimatology)
+	b = appendNum(b, "mse_ks_paper", s.MSEKSPaper)
+	b = appendNum(b, "skill_persistence", s.SkillPersistence)
+	b = appendNum(b, "skill_climatology", s.SkillClimatology)
+	b = appendNum(b, "skill_ks_paper", s.SkillKSPaper)
+	b = appendNum(b, "coverage", s.Coverage)
+	return append(b, '}')
+}
+
+// MarshalJSON is AppendJSON, for encoding/json users.
+func (s Skill) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }

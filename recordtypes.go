@@ -61,6 +61,7 @@ var recordTypes = []RecordType{
 	declare[Forecast]("forecast", "forecasts", "tracecast.forecast/1", func(r *Forecast) string { return r.Run }),
 	declare[Outcome]("outcome", "outcomes", "tracecast.outcome/1", func(r *Outcome) string { return r.Run }),
 	declare[Episode]("episode", "episodes", "tracecast.episode/1", func(r *Episode) string { return r.Run }),
+	declare[Skill]("skill", "skills", "tracecast.skill/1", func(r *Skill) string { return r.Run }),
 	declare[EnergyRow]("energy", "energy", "tracecast.energy/1", nil),
 	declare[PowerSample]("power", "power", "tracecast.power/1", nil),
 	declare[IOCall]("iocall", "iocalls", "tracecast.iocall/1", nil),

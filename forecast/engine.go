@@ -34,6 +34,9 @@ type Config struct {
 	// windows of RegimeWindow seconds (default: the longest horizon).
 	RegimeAlpha  float64
 	RegimeWindow float64
+	// SkillEvery is how often (trace seconds) the rolling scores are
+	// published; they are always published at the end (0: only then).
+	SkillEvery float64
 }
 
 // Sink receives what an Engine produces, as it is produced.
@@ -41,6 +44,7 @@ type Sink struct {
 	Forecast func(tracecast.Forecast)
 	Outcome  func(tracecast.Outcome)
 	Episode  func(tracecast.Episode)
+	Skill    func(tracecast.Skill)
 }
 
 // Engine issues forecasts from the changes of a class count, in time order.
@@ -72,6 +76,9 @@ type group struct {
 	head    int
 	opp     opportunity
 	trust   trust
+	score   rolling
+	nextSk  float64 // when the next rolling score is due
+	skills  int
 }
 
 type pending struct {
@@ -82,8 +89,9 @@ type pending struct {
 	mean      float64
 	fp, fm    []float64
 	aux       [4]float64
-	c0        float64 // ∫[X ≥ k] up to t
-	missed    bool    // known to miss before its outcome is
+	base      [3]float64 // persistence, climatology, ks-paper at t
+	c0        float64    // ∫[X ≥ k] up to t
+	missed    bool       // known to miss before its outcome is
 }
 
 // New checks the configuration and returns an Engine.
@@ -208,6 +216,7 @@ func (e *Engine) Finish(end float64) {
 	for _, g := range e.groups {
 		e.mature(g, end)
 		e.closeOpportunity(g, end)
+		e.publishSkill(g)
 	}
 	if e.regime != nil {
 		e.closeRegime(end)
@@ -298,12 +307,49 @@ func (e *Engine) issue(g *group, t float64) {
 			Lo: lo, Hi: hi, Method: string(e.cfg.Method)})
 	}
 	e.opportunity(g, t, p)
-	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, mean: m, c0: ind.cum(t)}
+	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, mean: m, c0: ind.cum(t),
+		base: [3]float64{fp[featNow], fp[featClim], fp[featKS]}}
 	if e.cfg.Method == Auto {
 		pd.fp, pd.fm = append([]float64(nil), fp...), append([]float64(nil), fm...)
 		pd.aux = aux
 	}
 	g.pending = append(g.pending, pd)
+}
+
+// rolling sums the squared errors of a group's forecasts and baselines.
+type rolling struct {
+	n               int
+	p, mean, inside float64
+	pers, clim, ks  float64
+	until           float64
+}
+
+func (r *rolling) add(pd *pending, y, ym float64, inside bool) {
+	sq := func(a float64) float64 { return (a - y) * (a - y) }
+	r.n++
+	r.p += sq(pd.p)
+	r.mean += (pd.mean - ym) * (pd.mean - ym)
+	r.pers += sq(pd.base[0])
+	r.clim += sq(pd.base[1])
+	r.ks += sq(pd.base[2])
+	if inside {
+		r.inside++
+	}
+	r.until = pd.t
+}
+
+func (e *Engine) publishSkill(g *group) {
+	r := &g.score
+	if e.sink.Skill == nil || r.n == 0 {
+		return
+	}
+	n := float64(r.n)
+	id := e.cfg.Run + "/" + g.q.Text + "/" + g.hLabel + "/skill/" + strconv.Itoa(g.skills)
+	g.skills++
+	e.sink.Skill(tracecast.Skill{ID: id, Run: e.cfg.Run, Query: g.q.Text, Horizon: g.h, Method: string(e.cfg.Method),
+		Until: r.until + g.h, N: r.n, MSEP: r.p / n, MSEMean: r.mean / n, MSEPersistence: r.pers / n, MSEClimatology: r.clim / n,
+		MSEKSPaper: r.ks / n, SkillPersistence: skill(r.p, r.pers), SkillClimatology: skill(r.p, r.clim), SkillKSPaper: skill(r.p, r.ks),
+		Coverage: r.inside / n})
 }
 
 // earlyMisses tells the intervals of the misses known before their
@@ -394,6 +440,7 @@ func (e *Engine) mature(g *group, t float64) {
 			g.trust.learn(pd.aux, y, ym, e.cfg.Every/g.h)
 		}
 		inside := y >= pd.lo && y <= pd.hi
+		g.score.add(pd, y, ym, inside)
 		if !pd.missed {
 			g.conf.outcome(inside, e.cfg.Coverage)
 		}
@@ -405,6 +452,13 @@ func (e *Engine) mature(g *group, t float64) {
 				ObservedP: y, ObservedMean: ym, Inside: inside, Method: string(e.cfg.Method)})
 		}
 		*pd = pending{}
+		if g.score.n == 1 {
+			g.nextSk = g.score.until + e.cfg.SkillEvery
+		}
+		if e.cfg.SkillEvery > 0 && g.score.until >= g.nextSk {
+			e.publishSkill(g)
+			g.nextSk = g.score.until + e.cfg.SkillEvery
+		}
 	}
 	if g.head > 256 && g.head > len(g.pending)/2 {
 		n := copy(g.pending, g.pending[g.head:])

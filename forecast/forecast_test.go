@@ -233,3 +233,39 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// The rolling scores a run publishes at its end are Verify's, computed
+// independently from the whole step function.
+func TestRollingSkillMatchesVerify(t *testing.T) {
+	s := randomSteps(6, 12, 4000)
+	q1, _ := ParseQuery("idle>=25%")
+	var fs []tracecast.Forecast
+	last := map[string]tracecast.Skill{}
+	n := 0
+	e, err := New(Config{Run: "r", Class: "idle", Queries: []Query{q1}, Horizons: []float64{0.001, 0.01}, Every: 0.005, SkillEvery: 1},
+		Sink{Forecast: func(f tracecast.Forecast) { fs = append(fs, f) },
+			Skill: func(k tracecast.Skill) { last[k.Query+HorizonLabel(k.Horizon)] = k; n++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.T {
+		e.Change(s.T[i], s.X[i], s.R[i])
+	}
+	e.Finish(s.End)
+	scores, err := Verify(s, fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n <= len(scores) {
+		t.Fatalf("%d skill records for %d groups: none rolled before the end", n, len(scores))
+	}
+	for _, sc := range scores {
+		k := last[sc.Query+HorizonLabel(sc.Horizon)]
+		for _, c := range [][2]float64{{k.MSEP, sc.MSEP}, {k.MSEMean, sc.MSEMean}, {k.MSEPersistence, sc.MSEPersistence},
+			{k.MSEClimatology, sc.MSEClimatology}, {k.MSEKSPaper, sc.MSEKSPaper}, {k.Coverage, sc.Coverage}} {
+			if math.Abs(c[0]-c[1]) > 1e-9 || k.N != sc.N {
+				t.Fatalf("%s %g: rolling %+v\nverify %+v", sc.Query, sc.Horizon, k, sc)
+			}
+		}
+	}
+}

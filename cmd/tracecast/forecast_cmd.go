@@ -118,7 +118,7 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	case out == "":
 		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: []string{"forecast"}, Options: map[string]any{"path": "-"}})
 	default:
-		for _, rec := range []string{"forecasts", "outcomes", "episodes"} {
+		for _, rec := range []string{"forecasts", "outcomes", "episodes", "skills"} {
 			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: f.format, Inputs: []string{"forecast"},
 				Options: map[string]any{"path": filepath.Join(out, rec+"."+f.format), "records": rec}})
 		}

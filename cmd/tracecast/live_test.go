@@ -124,7 +124,7 @@ func (e *liveEnv) stopBroker() {
 // pipeline starts `tracecast run live-kafka` against the test broker.
 func (e *liveEnv) pipeline(name string) *exec.Cmd {
 	args := []string{"run", "live-kafka", "--no-progress", "--set", "traces.session_timeout=2s", "--set", "traces.commit_interval=200ms"}
-	for _, id := range []string{"traces", "predictions", "verdicts", "alerts", "forecasts", "outcomes", "episodes"} {
+	for _, id := range []string{"traces", "predictions", "verdicts", "alerts", "forecasts", "outcomes", "episodes", "skills"} {
 		args = append(args, "--set", id+".brokers=["+e.addr+"]")
 	}
 	return e.start(name, args...)

@@ -48,6 +48,9 @@ type StageConfig struct {
 	// test), over windows of RegimeWindow (default: the longest horizon).
 	RegimeAlpha  float64 `yaml:"regime_alpha"`
 	RegimeWindow string  `yaml:"regime_window"`
+	// SkillEvery is how often (trace time) the run's rolling scores are
+	// published; always at the end.
+	SkillEvery string `yaml:"skill_every"`
 	// RunID names the run in every id (default: from the stream's path).
 	RunID string `yaml:"run_id"`
 	// TimeUnit of the trace: s, ms, us, ns (default ms for StarPU rules, s
@@ -60,7 +63,7 @@ type StageConfig struct {
 // DefaultStageConfig are the defaults: the consumers' usual horizons.
 func DefaultStageConfig() StageConfig {
 	return StageConfig{Rules: "auto", Queries: []string{"idle>=25%"}, Horizons: []string{"10ms", "100ms", "1s"},
-		Method: string(fc.Auto), Coverage: 0.9, OpportunityThreshold: 0.8, RegimeAlpha: 0.01, MaxStreams: component.DefaultMaxStreams}
+		Method: string(fc.Auto), Coverage: 0.9, OpportunityThreshold: 0.8, RegimeAlpha: 0.01, SkillEvery: "10s", MaxStreams: component.DefaultMaxStreams}
 }
 
 // ParseDuration reads a duration with a unit (500us, 10ms, 2s) as seconds.
@@ -77,6 +80,13 @@ func ParseDuration(s string) (float64, error) {
 func (o *StageConfig) engineConfig() (fc.Config, error) {
 	var errs []error
 	cfg := fc.Config{Method: fc.Method(o.Method), Coverage: o.Coverage, OpportunityThreshold: o.OpportunityThreshold, RegimeAlpha: o.RegimeAlpha}
+	if o.SkillEvery != "" {
+		s, err := ParseDuration(o.SkillEvery)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("skill_every: %w", err))
+		}
+		cfg.SkillEvery = s
+	}
 	if o.RegimeWindow != "" {
 		s, err := ParseDuration(o.RegimeWindow)
 		if err != nil {
@@ -168,6 +178,7 @@ type stage struct {
 		fs []tracecast.Forecast
 		os []tracecast.Outcome
 		es []tracecast.Episode
+		ks []tracecast.Skill
 	}
 }
 
@@ -225,7 +236,8 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 	eng, err := fc.New(cfg, fc.Sink{
 		Forecast: func(f tracecast.Forecast) { st.out.fs = append(st.out.fs, f) },
 		Outcome:  func(o tracecast.Outcome) { st.out.os = append(st.out.os, o) },
-		Episode:  func(e tracecast.Episode) { st.out.es = append(st.out.es, e) }})
+		Episode:  func(e tracecast.Episode) { st.out.es = append(st.out.es, e) },
+		Skill:    func(k tracecast.Skill) { st.out.ks = append(st.out.ks, k) }})
 	if err != nil {
 		return err
 	}
@@ -294,7 +306,12 @@ func (st *stage) emit(ctx context.Context, emit tracecast.Emit) error {
 			return err
 		}
 	}
+	if len(st.out.ks) > 0 {
+		if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: st.out.ks}); err != nil {
+			return err
+		}
+	}
 	// Downstream may keep the batches: start new slices.
-	st.out.fs, st.out.os, st.out.es = nil, nil, nil
+	st.out.fs, st.out.os, st.out.es, st.out.ks = nil, nil, nil, nil
 	return nil
 }
