@@ -103,12 +103,20 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{traceSource(path, p.lenient, p.noStrict)},
 		Stages: []pipelines.Node{{ID: "forecast", Type: "forecast", Inputs: []string{"trace"}, Options: opts}}}
 	var kept []tracecast.Forecast
+	episodes := map[string]int{}
 	sinks := map[string]tracecast.Sink{}
 	if summary || f.verify {
 		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "keep", Type: "keep", Inputs: []string{"forecast"}})
 		sinks["keep"] = pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
-			if fs, ok := b.Items.([]tracecast.Forecast); ok {
-				kept = append(kept, fs...)
+			switch items := b.Items.(type) {
+			case []tracecast.Forecast:
+				kept = append(kept, items...)
+			case []tracecast.Episode:
+				for _, e := range items {
+					if e.State == "open" {
+						episodes[e.Kind]++
+					}
+				}
 			}
 			return nil
 		})
@@ -142,7 +150,8 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 		return err
 	}
 	if summary {
-		fmt.Fprintf(w, "\nskill = 1 − MSE/MSE(baseline): above 0 beats the baseline. --format jsonl for the records; docs/forecasts.md.\n")
+		fmt.Fprintf(w, "\nalerts: %d idle-opportunity episodes (p ≥ %g), %d regime-change episodes\n", episodes["idle-opportunity"], p.idleThreshold, episodes["regime-change"])
+		fmt.Fprintf(w, "skill = 1 − MSE/MSE(baseline): above 0 beats the baseline. --format jsonl for the records; docs/forecasts.md.\n")
 	}
 	if out == "" {
 		return nil
