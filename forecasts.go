@@ -3,6 +3,7 @@ package tracecast
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -231,3 +232,41 @@ func (s Skill) AppendJSON(b []byte) []byte {
 
 // MarshalJSON is AppendJSON, for encoding/json users.
 func (s Skill) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
+
+// UnmarshalJSON reads a forecast written by AppendJSON (null bounds: an
+// empty interval, NaN).
+func (f *Forecast) UnmarshalJSON(b []byte) error {
+	var r struct {
+		Record        string   `json:"record"`
+		ID            string   `json:"id"`
+		Run           string   `json:"run"`
+		Class         string   `json:"class"`
+		Query         string   `json:"query"`
+		Threshold     int      `json:"threshold"`
+		Workers       int      `json:"workers"`
+		IssuedAt      float64  `json:"issued_at"`
+		Horizon       float64  `json:"horizon"`
+		P             float64  `json:"p"`
+		Mean          float64  `json:"mean"`
+		WorkerSeconds float64  `json:"worker_seconds"`
+		Lo            *float64 `json:"lo"`
+		Hi            *float64 `json:"hi"`
+		Method        string   `json:"method"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return err
+	}
+	if r.Record != "" && r.Record != "forecast" {
+		return fmt.Errorf("a %q record, not a forecast", r.Record)
+	}
+	orNaN := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	*f = Forecast{ID: r.ID, Run: r.Run, Class: r.Class, Query: r.Query, Threshold: r.Threshold, Workers: r.Workers,
+		IssuedAt: r.IssuedAt, Horizon: r.Horizon, P: r.P, Mean: r.Mean, WorkerSeconds: r.WorkerSeconds,
+		Lo: orNaN(r.Lo), Hi: orNaN(r.Hi), Method: r.Method}
+	return nil
+}

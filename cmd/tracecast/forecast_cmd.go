@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -76,15 +78,9 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 				f.horizons = stage.DefaultStageConfig().Horizons
 			}
 		} else {
-			s := stage.NewStepsSink(p.rules, "idle", "")
-			spec := pipelines.Spec{Name: "steps", Sources: []pipelines.Node{traceSource(path, p.lenient, p.noStrict)},
-				Sinks: []pipelines.Node{{ID: "steps", Type: "steps", Inputs: []string{"trace"}}}}
-			if err := runSpec(ctx, spec, map[string]tracecast.Sink{"steps": s}); err != nil {
-				return err
-			}
 			var err error
-			if steps, err = s.Steps(); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+			if steps, err = traceSteps(ctx, path, p.rules, p.lenient, p.noStrict); err != nil {
+				return err
 			}
 		}
 	}
@@ -166,6 +162,99 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 		err = firstErr(err, enc.Encode(s))
 	}
 	return firstErr(err, sf.Close())
+}
+
+// traceSteps reads the idle step function of a trace (what forecasts are
+// scored against).
+func traceSteps(ctx context.Context, path, rules string, lenient, noStrict bool) (*fc.Steps, error) {
+	s := stage.NewStepsSink(rules, "idle", "")
+	spec := pipelines.Spec{Name: "steps", Sources: []pipelines.Node{traceSource(path, lenient, noStrict)},
+		Sinks: []pipelines.Node{{ID: "steps", Type: "steps", Inputs: []string{"trace"}}}}
+	if err := runSpec(ctx, spec, map[string]tracecast.Sink{"steps": s}); err != nil {
+		return nil, err
+	}
+	steps, err := s.Steps()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return steps, nil
+}
+
+func newVerifyCmd() *cobra.Command {
+	var rules, format string
+	var lenient, noStrict bool
+	cmd := &cobra.Command{
+		Use:   "verify TRACE FORECASTS.jsonl",
+		Short: "Score forecasts (from predict or a live pipeline) against what happened in the trace",
+		Long: `verify reads the forecast records of FORECASTS.jsonl (other records are
+skipped) and scores them against the trace they are about: per (query,
+horizon), the MSE of p and of mean, the skill against persistence,
+climatology and the seed's forecast (ks-paper) at the same issue times, and
+the interval coverage; --format jsonl writes score records with the
+reliability table. Definitions: docs/forecasts.md.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "table" && format != "jsonl" {
+				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
+			}
+			fs, err := readForecasts(args[1])
+			if err != nil {
+				return err
+			}
+			steps, err := traceSteps(cmd.Context(), args[0], rules, lenient, noStrict)
+			if err != nil {
+				return err
+			}
+			scores, err := fc.Verify(steps, fs)
+			if err != nil {
+				return err
+			}
+			if format == "table" {
+				return fc.WriteTable(os.Stdout, scores)
+			}
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetEscapeHTML(false)
+			for _, s := range scores {
+				err = firstErr(err, enc.Encode(s))
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
+	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl (score records)")
+	cmd.Flags().BoolVar(&lenient, "lenient", false, "skip bad trace lines instead of failing")
+	cmd.Flags().BoolVarP(&noStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
+	return cmd
+}
+
+// readForecasts reads the forecast records of a JSON lines file.
+func readForecasts(path string) ([]tracecast.Forecast, error) {
+	in, name, closeIn, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	var fs []tracecast.Forecast
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 || !bytes.Contains(line, []byte(`"record":"forecast"`)) {
+			continue
+		}
+		var f tracecast.Forecast
+		if err := json.Unmarshal(line, &f); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		fs = append(fs, f)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(fs) == 0 {
+		return nil, fmt.Errorf("%s: no forecast record", name)
+	}
+	return fs, nil
 }
 
 // defaultRunID names a run by its trace's directory and file name (StarPU

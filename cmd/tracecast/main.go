@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/tracecast/tracecast/pipelines"
 )
@@ -31,6 +32,9 @@ func main() {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
+	}
+	if strings.HasPrefix(err.Error(), "unknown command ") {
+		code = 2
 	}
 	var ce *pipelines.ConfigError
 	if errors.As(err, &ce) {

@@ -174,3 +174,13 @@ func TestDemo(t *testing.T) {
 		}
 	}
 }
+
+// Exit codes: a wrong number of arguments or an unknown command is a usage
+// error (2), like a bad flag.
+func TestUsageExitCodes(t *testing.T) {
+	for _, args := range [][]string{{"predict"}, {"verify", "a"}, {"states", "a", "b"}, {"nosuchcommand"}, {"predict", "--nosuchflag", "x"}} {
+		if r := run(t, nil, args...); r.code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, r.code, r.stderr)
+		}
+	}
+}

@@ -36,13 +36,30 @@ Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console, json")
-	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
+	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newVerifyCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
 	root.AddCommand(newBrokerCmd(), newPublishCmd(), newSubscribeCmd(), newLiveCmd())
 	root.AddCommand(ioCommands()...)
 	root.AddCommand(energyCommands()...)
 	root.AddCommand(studyCommands()...)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes a wrong number of arguments, in every command, a usage
+// error (exit 2) like a bad flag.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageErr(err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 func usageErr(err error) error { return &exitError{code: 2, err: err} }
