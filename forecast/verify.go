@@ -19,10 +19,17 @@ type Steps struct {
 }
 
 // Add appends a change (times non-decreasing; a change at the time of the
-// previous one replaces it).
+// previous one replaces it, one that changes nothing makes no step).
 func (s *Steps) Add(t float64, x, r int) {
-	if n := len(s.T); n > 0 && s.T[n-1] == t {
+	n := len(s.T)
+	if n > 0 && s.T[n-1] == t {
 		s.X[n-1], s.R[n-1] = x, r
+		if n > 1 && s.X[n-2] == x && s.R[n-2] == r {
+			s.T, s.X, s.R = s.T[:n-1], s.X[:n-1], s.R[:n-1]
+		}
+		return
+	}
+	if n > 0 && s.X[n-1] == x && s.R[n-1] == r {
 		return
 	}
 	s.T, s.X, s.R = append(s.T, t), append(s.X, x), append(s.R, r)

@@ -31,6 +31,7 @@ type forecastFlags struct {
 	format   string
 	verify   bool
 	alpha    float64
+	workers  int
 }
 
 func (f *forecastFlags) register(cmd *cobra.Command) {
@@ -40,6 +41,7 @@ func (f *forecastFlags) register(cmd *cobra.Command) {
 	fl.Float64Var(&f.coverage, "coverage", 0.9, "probability the interval [lo, hi] is meant to have of containing the outcome of p")
 	fl.StringVar(&f.runID, "run-id", "", "names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)")
 	fl.StringVar(&f.format, "format", "", "jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)")
+	fl.IntVar(&f.workers, "workers", 0, "R, the selected containers (default: counted in the trace; from standard input, as they appear)")
 	fl.Float64Var(&f.alpha, "regime-alpha", 0.01, "regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)")
 	fl.BoolVar(&f.verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
 }
@@ -64,6 +66,9 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	default:
 		return usageErr(fmt.Errorf("--format %q: want jsonl or arrow", f.format))
 	}
+	if path == "-" && f.verify {
+		return usageErr(fmt.Errorf("--verify reads the trace twice: give a file, not standard input"))
+	}
 	runID := f.runID
 	if runID == "" {
 		var err error
@@ -71,17 +76,20 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 			return err
 		}
 	}
+	// A first pass over a file: R, the run's span (for default horizons)
+	// and what verification scores against.
 	var steps *fc.Steps
-	if len(f.horizons) == 0 || f.verify || summary {
-		if path == "-" {
-			if len(f.horizons) == 0 {
-				f.horizons = stage.DefaultStageConfig().Horizons
-			}
-		} else {
-			var err error
-			if steps, err = traceSteps(ctx, path, p.rules, p.lenient, p.noStrict); err != nil {
-				return err
-			}
+	if path == "-" {
+		if len(f.horizons) == 0 {
+			f.horizons = stage.DefaultStageConfig().Horizons
+		}
+	} else {
+		var err error
+		if steps, err = traceSteps(ctx, path, p.rules, f.workers, p.lenient, p.noStrict); err != nil {
+			return err
+		}
+		if f.workers == 0 {
+			f.workers = steps.R[0]
 		}
 	}
 	if len(f.horizons) == 0 {
@@ -92,7 +100,7 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 		log.Info().Strs("horizons", f.horizons).Str("run", fmt.Sprintf("%.3gs", span)).Msg("no --horizon: forecasting over 0.1%, 1% and 10% of the run")
 	}
 	opts := map[string]any{"rules": p.rules, "queries": p.queries, "horizons": f.horizons, "method": method,
-		"coverage": f.coverage, "run_id": runID, "opportunity_threshold": p.idleThreshold, "regime_alpha": f.alpha}
+		"coverage": f.coverage, "run_id": runID, "opportunity_threshold": p.idleThreshold, "regime_alpha": f.alpha, "workers": f.workers}
 	if f.every != "" {
 		opts["every"] = f.every
 	}
@@ -133,6 +141,10 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	if !summary && !f.verify {
 		return nil
 	}
+	if steps == nil { // standard input on a terminal: nothing to score against
+		fmt.Printf("%d forecasts of run %s (method %s); score them with: tracecast verify TRACE FORECASTS.jsonl\n", len(kept), runID, method)
+		return nil
+	}
 	scores, err := fc.Verify(steps, kept)
 	if err != nil {
 		return err
@@ -166,8 +178,8 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 
 // traceSteps reads the idle step function of a trace (what forecasts are
 // scored against).
-func traceSteps(ctx context.Context, path, rules string, lenient, noStrict bool) (*fc.Steps, error) {
-	s := stage.NewStepsSink(rules, "idle", "")
+func traceSteps(ctx context.Context, path, rules string, workers int, lenient, noStrict bool) (*fc.Steps, error) {
+	s := stage.NewStepsSink(rules, "idle", "", workers)
 	spec := pipelines.Spec{Name: "steps", Sources: []pipelines.Node{traceSource(path, lenient, noStrict)},
 		Sinks: []pipelines.Node{{ID: "steps", Type: "steps", Inputs: []string{"trace"}}}}
 	if err := runSpec(ctx, spec, map[string]tracecast.Sink{"steps": s}); err != nil {
@@ -183,6 +195,7 @@ func traceSteps(ctx context.Context, path, rules string, lenient, noStrict bool)
 func newVerifyCmd() *cobra.Command {
 	var rules, format string
 	var lenient, noStrict bool
+	var workers int
 	cmd := &cobra.Command{
 		Use:   "verify TRACE FORECASTS.jsonl",
 		Short: "Score forecasts (from predict or a live pipeline) against what happened in the trace",
@@ -201,7 +214,7 @@ reliability table. Definitions: docs/forecasts.md.`,
 			if err != nil {
 				return err
 			}
-			steps, err := traceSteps(cmd.Context(), args[0], rules, lenient, noStrict)
+			steps, err := traceSteps(cmd.Context(), args[0], rules, workers, lenient, noStrict)
 			if err != nil {
 				return err
 			}
@@ -222,6 +235,7 @@ reliability table. Definitions: docs/forecasts.md.`,
 	}
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
 	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl (score records)")
+	cmd.Flags().IntVar(&workers, "workers", 0, "R, the selected containers (default: counted in the trace)")
 	cmd.Flags().BoolVar(&lenient, "lenient", false, "skip bad trace lines instead of failing")
 	cmd.Flags().BoolVarP(&noStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
 	return cmd

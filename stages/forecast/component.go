@@ -53,6 +53,12 @@ type StageConfig struct {
 	SkillEvery string `yaml:"skill_every"`
 	// RunID names the run in every id (default: from the stream's path).
 	RunID string `yaml:"run_id"`
+	// Workers is R, the number of selected containers, when known (a
+	// scheduler knows its workers): the containers not seen yet count in
+	// the rules' no-state class (idle for StarPU workers, compute for SMPI
+	// ranks) from the start, as the forecast definitions say. 0: a
+	// container counts from its first state, R grows as they appear.
+	Workers int `yaml:"workers"`
 	// TimeUnit of the trace: s, ms, us, ns (default ms for StarPU rules, s
 	// otherwise).
 	TimeUnit string `yaml:"time_unit"`
@@ -134,6 +140,9 @@ func (o *StageConfig) engineConfig() (fc.Config, error) {
 	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
 		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
 	}
+	if o.Workers < 0 {
+		errs = append(errs, fmt.Errorf("workers: %d is negative", o.Workers))
+	}
 	if o.MaxStreams < 0 {
 		errs = append(errs, fmt.Errorf("max_streams: %d is negative", o.MaxStreams))
 	}
@@ -171,10 +180,12 @@ type stage struct {
 	live   *signal.Live
 	eng    *fc.Engine
 	perSec float64
-	stream string
-	last   float64 // time of the last change given to the engine
-	late   int     // changes before it (beyond the parser's reorder horizon)
-	out    struct {
+	// outside: the class counted is the rules' no-state class.
+	outside bool
+	stream  string
+	last    float64 // time of the last change given to the engine
+	late    int     // changes before it (beyond the parser's reorder horizon)
+	out     struct {
 		fs []tracecast.Forecast
 		os []tracecast.Outcome
 		es []tracecast.Episode
@@ -242,6 +253,7 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 		return err
 	}
 	st.rules, st.live, st.eng, st.perSec, st.last = r, signal.NewLive(r, class, 0), eng, tracecast.PerSecond(unit), math.Inf(-1)
+	st.outside = class == r.Outside
 	st.env.Logger.Debug().Str("run", cfg.Run).Str("rules", name).Str("unit", unit).Msg("forecast")
 	return nil
 }
@@ -275,7 +287,20 @@ func (st *stage) change(t float64, x, r int) {
 		t = st.last
 	}
 	st.last = t
+	x, r = withWorkers(x, r, st.o.Workers, st.outside)
 	st.eng.Change(t, x, r)
+}
+
+// withWorkers counts the w − r containers not seen yet in the rules'
+// no-state class (outside: it is the class counted) when R = w is known.
+func withWorkers(x, r, w int, outside bool) (int, int) {
+	if w <= r {
+		return x, r
+	}
+	if outside {
+		x += w - r
+	}
+	return x, w
 }
 
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {

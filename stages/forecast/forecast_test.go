@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -17,6 +20,8 @@ import (
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
+	fstage "github.com/tracecast/tracecast/stages/forecast"
+	"github.com/tracecast/tracecast/stages/signal"
 )
 
 // forecasts runs file → paje → forecast on path and returns the forecasts.
@@ -76,12 +81,16 @@ func readLines(t *testing.T, path string) [][]byte {
 func TestCutTrace(t *testing.T) {
 	for _, tc := range []struct {
 		path, unit string
+		workers    int
 	}{
-		{"../../testdata/smpi/jacobi-8.trace.gz", "s"},
-		{"../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "ms"},
+		{"../../testdata/smpi/jacobi-8.trace.gz", "s", 0},
+		{"../../testdata/smpi/jacobi-8.trace.gz", "s", 8},
+		{"../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "ms", 0},
+		{"../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "ms", 2},
 	} {
-		t.Run(filepath.Base(tc.path), func(t *testing.T) {
-			full := forecasts(t, tc.path, nil)
+		t.Run(fmt.Sprintf("%s/workers=%d", filepath.Base(tc.path), tc.workers), func(t *testing.T) {
+			opts := map[string]any{"workers": tc.workers}
+			full := forecasts(t, tc.path, opts)
 			if len(full) < 1000 {
 				t.Fatalf("%d forecasts", len(full))
 			}
@@ -114,7 +123,7 @@ func TestCutTrace(t *testing.T) {
 					t.Fatal(err)
 				}
 				next := evs[c+1].t
-				part := forecasts(t, cut, nil)
+				part := forecasts(t, cut, opts)
 				n := 0
 				for _, f := range part {
 					if f.IssuedAt >= next {
@@ -130,5 +139,74 @@ func TestCutTrace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The steps a verification scores against are the offline signal's (every
+// selected container counted from the first state start, the no-state
+// class before its own first state), on StarPU and SMPI traces.
+func TestStepsMatchOfflineSignal(t *testing.T) {
+	for _, tc := range []struct{ path, rules string }{
+		{"../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "starpu"},
+		{"../../testdata/smpi/jacobi-8.trace.gz", "smpi"},
+	} {
+		s := fstage.NewStepsSink("auto", "idle", "", 0)
+		reg := builtin.Registry()
+		component.RegisterSinkValue(reg, "steps", s)
+		spec := pipelines.Spec{Name: "t",
+			Sources: []pipelines.Node{{ID: "trace", Type: "file", Options: map[string]any{"path": tc.path}, Parser: &pipelines.Node{Type: "paje"}}},
+			Sinks:   []pipelines.Node{{ID: "steps", Type: "steps", Inputs: []string{"trace"}}}}
+		cfg, err := spec.Config()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pipelines.Run(context.Background(), cfg, pipelines.RunOptions{Registry: reg, Logger: zerolog.Nop(), Embedded: true}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Steps()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules := signal.Presets[tc.rules]()
+		if err := rules.Compile(); err != nil {
+			t.Fatal(err)
+		}
+		b := signal.NewBuilder(rules)
+		f, err := os.Open(tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := paje.DefaultOptions()
+		if _, err := paje.Read(f, opts, func(es []tracecast.Entity) error { b.Add(es); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		sig, err := b.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		scale := map[string]float64{"starpu": 1e-3, "smpi": 1}[tc.rules]
+		// Offline steps change on any class; ours on the idle count only:
+		// compare the functions at every change of either.
+		at := func(t float64) (int, int) {
+			i := sort.SearchFloat64s(got.T, t*(1+1e-12)) - 1
+			return got.X[max(i, 0)], got.R[max(i, 0)]
+		}
+		if math.Abs(got.T[0]-sig.Steps[0].T*scale) > 1e-12 {
+			t.Fatalf("%s: starts at %g, offline %g", tc.path, got.T[0], sig.Steps[0].T*scale)
+		}
+		for i, st := range sig.Steps {
+			if x, r := at(st.T * scale); x != int(st.Count[signal.Idle]) || r != sig.R {
+				t.Fatalf("%s offline step %d at %g: %d of %d idle, ours %d of %d", tc.path, i, st.T*scale, st.Count[signal.Idle], sig.R, x, r)
+			}
+		}
+		for i, tt := range got.T {
+			if x := sig.At(tt / scale * (1 + 1e-12))[signal.Idle]; int(x) != got.X[i] {
+				t.Fatalf("%s step %d at %g: %d idle, offline %d", tc.path, i, tt, got.X[i], x)
+			}
+		}
+		if math.Abs(got.End-sig.End*scale) > 1e-12 {
+			t.Fatalf("%s: end %g, offline %g", tc.path, got.End, sig.End*scale)
+		}
 	}
 }

@@ -17,16 +17,20 @@ import (
 // offline.
 type StepsSink struct {
 	rules, class, unit string
+	workers            int
+	outside            bool
 	live               *signal.Live
 	stateType          string
 	perSec             float64
 	steps              fc.Steps
 }
 
-// NewStepsSink returns a collector for rules (auto, starpu, smpi), a class
-// and a time unit ("" for the rules' default).
-func NewStepsSink(rules, class, unit string) *StepsSink {
-	return &StepsSink{rules: rules, class: class, unit: unit}
+// NewStepsSink returns a collector for rules (auto, starpu, smpi), a class,
+// a time unit ("" for the rules' default) and R (workers; 0: the trace's
+// selected containers, all of them from the start, as the forecast
+// definitions count them — see the stage's workers option).
+func NewStepsSink(rules, class, unit string, workers int) *StepsSink {
+	return &StepsSink{rules: rules, class: class, unit: unit, workers: workers}
 }
 
 // Write takes a batch of entities.
@@ -51,7 +55,7 @@ func (s *StepsSink) Write(_ context.Context, b tracecast.Batch) error {
 		if s.unit == "" {
 			s.unit = map[bool]string{true: "ms", false: "s"}[name == "starpu"]
 		}
-		s.live, s.stateType, s.perSec = signal.NewLive(r, c, 0), r.StateType, tracecast.PerSecond(s.unit)
+		s.live, s.stateType, s.perSec, s.outside = signal.NewLive(r, c, 0), r.StateType, tracecast.PerSecond(s.unit), c == r.Outside
 	}
 	s.live.Add(es)
 	w := b.Watermark
@@ -72,12 +76,25 @@ func (s *StepsSink) add(t float64, x, r int) {
 	s.steps.Add(t, x, r)
 }
 
-// Close sweeps what is left.
+// Close sweeps what is left and counts every container from the start
+// with R workers.
 func (s *StepsSink) Close(context.Context) error {
-	if s.live != nil {
-		s.live.Changes(math.Inf(1), s.add)
-		s.steps.End = s.live.End() / s.perSec
+	if s.live == nil {
+		return nil
 	}
+	s.live.Changes(math.Inf(1), s.add)
+	s.steps.End = s.live.End() / s.perSec
+	w := s.workers
+	if w == 0 {
+		w = s.live.R()
+	}
+	var fixed fc.Steps
+	for i, t := range s.steps.T {
+		x, r := withWorkers(s.steps.X[i], s.steps.R[i], w, s.outside)
+		fixed.Add(t, x, r)
+	}
+	fixed.End = s.steps.End
+	s.steps = fixed
 	return nil
 }
 
