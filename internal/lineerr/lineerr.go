@@ -7,6 +7,7 @@ package lineerr
 import (
 	"sort"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Error is a problem with one line of input.
@@ -44,4 +45,39 @@ func (s Skipped) Reasons() []string {
 	}
 	sort.Strings(r)
 	return r
+}
+
+// MaxQuote is the most bytes of an offending token an error message
+// quotes, escapes included: enough to recognise it, never the whole of a
+// hostile line.
+const MaxQuote = 100
+
+// Quote returns s in double quotes with Go escapes, cut after MaxQuote
+// bytes of quoted text (on a character boundary) with "…" when it is
+// longer.
+func Quote(s string) string {
+	if len(s) <= MaxQuote/4 {
+		return strconv.Quote(s)
+	}
+	b := make([]byte, 0, MaxQuote+8)
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		q := strconv.Quote(s[i : i+size])
+		q = q[1 : len(q)-1]
+		if len(b)-1+len(q) > MaxQuote {
+			return string(append(b, "…\""...))
+		}
+		b = append(b, q...)
+		i += size
+	}
+	return string(append(b, '"'))
+}
+
+// QuoteBytes is Quote for a byte slice, converting only what it quotes.
+func QuoteBytes(b []byte) string {
+	if len(b) > MaxQuote+utf8.UTFMax {
+		b = b[:MaxQuote+utf8.UTFMax] // Quote adds the "…"
+	}
+	return Quote(string(b))
 }
