@@ -35,23 +35,37 @@ type JSONCall struct {
 }
 
 // classifier gives CSV/JSON calls their access pattern from their offsets,
-// per (pid, path or fd).
-type classifier struct{ last map[string]int64 }
+// per (pid, path or fd): at most max open files, each forgotten at its
+// close.
+type classifier struct {
+	last map[string]int64
+	max  int
+}
 
-func (cl *classifier) classify(c *tracecast.IOCall) {
+// classify sets c.Access; false means c would track more than max open
+// files (c is then left out).
+func (cl *classifier) classify(c *tracecast.IOCall) bool {
+	if Kind(c.Op) == "close" && cl.last != nil {
+		delete(cl.last, strconv.Itoa(c.PID)+"\x00"+c.Path+"\x00"+strconv.Itoa(c.FD))
+		return true
+	}
 	if !IsData(c.Op) {
-		return
+		return true
 	}
 	c.Access = tracecast.AccessSequential
 	if c.Offset < 0 {
-		return
+		return true
 	}
 	if cl.last == nil {
 		cl.last = map[string]int64{}
 	}
 	key := strconv.Itoa(c.PID) + "\x00" + c.Path + "\x00" + strconv.Itoa(c.FD)
-	if l, ok := cl.last[key]; ok && l != c.Offset {
+	l, ok := cl.last[key]
+	if ok && l != c.Offset {
 		c.Access = tracecast.AccessRandom
+	}
+	if !ok && len(cl.last) >= cl.max {
+		return false
 	}
 	n := c.Bytes
 	if n < 0 {
@@ -60,6 +74,12 @@ func (cl *classifier) classify(c *tracecast.IOCall) {
 	if n >= 0 {
 		cl.last[key] = c.Offset + n
 	}
+	return true
+}
+
+// tooManyFiles is the reason of a line past the classifier's bound.
+func tooManyFiles(max int) string {
+	return "more than " + strconv.Itoa(max) + " open files (raise --max-fds)"
 }
 
 func checkCall(c *tracecast.IOCall) string {
@@ -86,7 +106,7 @@ type CSVParser struct {
 // NewCSVParser returns a CSV parser; the first non-blank line is the header.
 func NewCSVParser(opts Options) *CSVParser {
 	opts.defaults()
-	return &CSVParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}, ops: map[string]string{}}
+	return &CSVParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}, ops: map[string]string{}, cl: classifier{max: opts.MaxFDs}}
 }
 
 // Stats returns the counters so far.
@@ -206,7 +226,9 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 	if c.Req < 0 && c.Bytes >= 0 {
 		c.Req = c.Bytes
 	}
-	p.cl.classify(&c)
+	if !p.cl.classify(&c) {
+		return tracecast.IOCall{}, false, p.bad(num, "limit", tooManyFiles(p.opts.MaxFDs))
+	}
 	p.stats.Calls++
 	return c, true, nil
 }
@@ -221,7 +243,7 @@ type JSONParser struct {
 // NewJSONParser returns a JSON-lines parser.
 func NewJSONParser(opts Options) *JSONParser {
 	opts.defaults()
-	return &JSONParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}}
+	return &JSONParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}, cl: classifier{max: opts.MaxFDs}}
 }
 
 // Stats returns the counters so far.
@@ -282,7 +304,9 @@ func (p *JSONParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error
 	if r := checkCall(&c); r != "" {
 		return tracecast.IOCall{}, false, bad(r, r)
 	}
-	p.cl.classify(&c)
+	if !p.cl.classify(&c) {
+		return tracecast.IOCall{}, false, bad("limit", tooManyFiles(p.opts.MaxFDs))
+	}
 	p.stats.Calls++
 	return c, true, nil
 }
