@@ -31,3 +31,45 @@ func TestIOLimits(t *testing.T) {
 		t.Errorf("--max-open-calls 1: exit %d: %s", r.code, r.stderr)
 	}
 }
+
+// TestLimitsMustBePositive: a limit of 0 or less is a usage error (exit
+// 2) naming it, on every command and in pipeline files (78); before, it
+// was silently replaced by its default, or meant no limit at all.
+func TestLimitsMustBePositive(t *testing.T) {
+	trace := "../../testdata/smpi/ring-8.trace"
+	for _, args := range [][]string{
+		{"states", "--max-line-bytes", "0", trace},
+		{"states", "--max-containers", "-1", trace},
+		{"states", "--max-open-states", "0", trace},
+		{"states", "--max-buffered", "0", trace},
+		{"signal", "--max-samples", "0", trace, "-o", "-"},
+		{"hitrate", "--max-samples", "-5", trace},
+		{"iocalls", "--max-pids", "0", ioFixture},
+		{"iotime", "--max-open-calls", "-1", ioFixture},
+		{"iocalls", "--max-fds", "0", ioFixture},
+		{"energy", "--trace", "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "--power", "../../testdata/power/cholesky-2cpu.watts.csv.gz", "--max-gap", "0"},
+	} {
+		r := run(t, nil, args...)
+		flag := strings.TrimPrefix(args[1], "--")
+		if args[0] == "energy" {
+			flag = "max-gap"
+		}
+		key := strings.ReplaceAll(flag, "-", "_")
+		if r.code != 2 || !strings.Contains(r.stderr, flag) && !strings.Contains(r.stderr, key) {
+			t.Errorf("%v: exit %d, want 2 naming %s: %s", args, r.code, flag, r.stderr)
+		}
+	}
+	dir := t.TempDir()
+	for _, opt := range []string{"max_containers: 0", "max_line_bytes: -1", "max_streams: 0"} {
+		p := filepath.Join(dir, "p.yaml")
+		yaml := "version: 1\nname: p\nsources:\n  trace:\n    type: file\n    path: " + trace + "\n    parser: {type: paje, " + opt + "}\n" +
+			"sinks:\n  out: {type: jsonl, inputs: [trace], path: " + filepath.Join(dir, "o.jsonl") + "}\n"
+		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		key, _, _ := strings.Cut(opt, ":")
+		if r := run(t, nil, "validate", p); r.code != 78 || !strings.Contains(r.stderr, key+": must be positive") {
+			t.Errorf("validate %s: exit %d: %s", opt, r.code, r.stderr)
+		}
+	}
+}
