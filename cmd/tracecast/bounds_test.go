@@ -73,3 +73,79 @@ func TestLimitsMustBePositive(t *testing.T) {
 		}
 	}
 }
+
+// TestBOMAndOverflow: a BOM at the start of a trace or log is skipped; a
+// variable of 1e39 (beyond a C float, as pj_dump reads it) is an error
+// naming its line, or a counted skip with --lenient — never a null in the
+// output.
+func TestBOMAndOverflow(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../testdata/smpi/ring-8.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom := filepath.Join(dir, "bom.trace")
+	os.WriteFile(bom, append([]byte("\ufeff"), data...), 0o644)
+	want := run(t, nil, "states", "../../testdata/smpi/ring-8.trace")
+	if r := run(t, nil, "states", bom); r.code != 0 || r.stdout != want.stdout {
+		t.Errorf("states with a BOM: exit %d: %s", r.code, r.stderr)
+	}
+	if r := run(t, nil, "signal", bom, "-o", "-"); r.code != 0 {
+		t.Errorf("signal with a BOM: exit %d: %s", r.code, r.stderr)
+	}
+	log, err := os.ReadFile(ioFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bomLog := filepath.Join(dir, "bom.strace")
+	os.WriteFile(bomLog, append([]byte("\ufeff"), log...), 0o644)
+	if r, want := run(t, nil, "iocalls", bomLog), run(t, nil, "iocalls", ioFixture); r.code != 0 || r.stdout != want.stdout {
+		t.Errorf("iocalls with a BOM: exit %d: %s", r.code, r.stderr)
+	}
+
+	trace := `%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineVariableType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 2
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeSetVariable 3
+% Time date
+% Container string
+% Type string
+% Value double
+%EndEventDef
+0 N 0 Node
+1 V N Power
+2 0 n N 0 n0
+3 1 n V 100
+3 2 n V 1e39
+3 3 n V 120
+`
+	p := filepath.Join(dir, "var.trace")
+	os.WriteFile(p, []byte(trace), 0o644)
+	r := run(t, nil, "states", "--format", "jsonl", p)
+	if r.code != 1 || !strings.Contains(r.stderr, p+":28: variable value '1e39' out of range") {
+		t.Errorf("strict: exit %d: %s", r.code, r.stderr)
+	}
+	r = run(t, nil, "states", "--format", "jsonl", "--lenient", p)
+	if r.code != 0 || !strings.Contains(r.stderr, "1  bad number") || !strings.Contains(r.stdout, `"number":120`) {
+		t.Errorf("lenient: exit %d: %s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(l, `"nature":"Variable"`) && strings.Contains(l, `"number":null`) {
+			t.Errorf("a null variable: %s", l)
+		}
+	}
+}

@@ -81,3 +81,31 @@ func QuoteBytes(b []byte) string {
 	}
 	return Quote(string(b))
 }
+
+// Cut returns s cut to its first MaxQuote bytes, on a UTF-8 boundary, with
+// "…" appended when something was cut: for messages that quote valid text
+// their own way.
+func Cut(s string) string {
+	if len(s) <= MaxQuote {
+		return s
+	}
+	n := MaxQuote
+	for n > MaxQuote-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// Detail is an underlying error's text for a message (a JSON or CSV
+// decoder's, which may echo a whole token), cut to 2 × MaxQuote bytes.
+func Detail(err error) string {
+	s := err.Error()
+	if len(s) <= 2*MaxQuote {
+		return s
+	}
+	n := 2 * MaxQuote
+	for n > 2*MaxQuote-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -2,6 +2,7 @@ package iocall
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -145,6 +146,81 @@ func TestTableOpenFiles(t *testing.T) {
 		st, err := Read(strings.NewReader(c.in), c.format, Options{File: "t", MaxFDs: 2, Lenient: true}, func(*tracecast.IOCall) error { return nil })
 		if err != nil || st.Skipped["limit"] != 1 || st.Calls != 4 {
 			t.Errorf("%s lenient: %v %+v", c.format, err, st)
+		}
+	}
+}
+
+// TestOverflowAndQuotes: a number that does not fit is a bad line naming
+// it (before, a 19-digit count or return value wrapped to a negative
+// number and a 20-digit time to garbage), and a message quotes at most 100
+// bytes of the token.
+func TestOverflowAndQuotes(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	tests := []struct {
+		name   string
+		format Format
+		in     string
+		err    string
+	}{
+		{"count", FormatStrace, "1.0 read(3</f>, \"x\", 9999999999999999999) = 1 <0.1>\n", `s:1: bad count "9999999999999999999" in read call`},
+		{"return", FormatStrace, "1.0 read(3</f>, \"x\", 1) = 9999999999999999999 <0.1>\n", `s:1: bad return value "9999999999999999999" in read call`},
+		{"pid", FormatStrace, "[pid 99999999999999999999] 1.0 read(3</f>, \"x\", 1) = 1 <0.1>\n", "s:1: bad pid in [pid N] prefix"},
+		{"time", FormatStrace, "99999999999999999999.5 read(3</f>, \"x\", 1) = 1 <0.1>\n", `s:1: bad timestamp "99999999999999999999.5"`},
+		{"duration", FormatStrace, "1.0 read(3</f>, \"x\", 1) = 1 <99999999999999999999.5>\n", `s:1: bad duration "<99999999999999999999.5>"`},
+		{"long call", FormatStrace, long + "\n", `s:1: not a system call line: "` + strings.Repeat("x", 100) + `…"`},
+		{"csv time", FormatCSV, "time,op\n1e301,read\n", "s:2: bad time"},
+		{"csv long", FormatCSV, "time,op\n" + long + ",read\n", `s:2: bad time "` + strings.Repeat("x", 100) + `…"`},
+		{"json time", FormatJSONL, `{"time":1e400,"op":"read"}` + "\n", "s:1: bad JSON: json: cannot unmarshal number 1e400"},
+		{"json long", FormatJSONL, `{"time":1` + strings.Repeat("0", 5000) + `,"op":"read"}` + "\n", "s:1: bad JSON: json: cannot unmarshal number 1000"},
+		{"json duration", FormatJSONL, `{"time":1,"op":"read","duration":1e301}` + "\n", "s:1: bad duration"},
+	}
+	for _, tt := range tests {
+		_, err := Read(strings.NewReader(tt.in), tt.format, Options{File: "s"}, func(*tracecast.IOCall) error { return nil })
+		if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+			t.Errorf("%s: %.300v, want %s", tt.name, err, tt.err)
+			continue
+		}
+		if len(err.Error()) > 300 {
+			t.Errorf("%s: a message of %d bytes", tt.name, len(err.Error()))
+		}
+		st, err := Read(strings.NewReader(tt.in), tt.format, Options{File: "s", Lenient: true}, func(*tracecast.IOCall) error { return nil })
+		if err != nil || st.Skipped.Total() != 1 || st.Calls != 0 {
+			t.Errorf("%s lenient: %v %+v", tt.name, err, st)
+		}
+	}
+}
+
+// TestBOM: a UTF-8 byte order mark at the start of a log is skipped, by
+// Read and by the pipeline processor, and does not hide the format.
+func TestBOM(t *testing.T) {
+	csv := "\ufefftime,pid,op,path,fd,offset,bytes\n1,1,read,/a,3,0,1\n"
+	strace := "\ufeff1 1.0 read(3</a>, \"x\", 1) = 1 <0.1>\n"
+	for _, in := range []string{csv, strace} {
+		n := 0
+		_, err := Read(strings.NewReader(in), FormatAuto, Options{File: "x.log"}, func(*tracecast.IOCall) error { n++; return nil })
+		if err != nil || n != 1 {
+			t.Errorf("Read %.20q: %d calls, %v", in, n, err)
+		}
+		for _, f := range []Format{FormatAuto, Detect("", []byte(strings.TrimPrefix(in, "\ufeff")))} {
+			pr, err := NewProcessor(f, Options{File: "x.log"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls int
+			emit := func(_ context.Context, b tracecast.Batch) error {
+				calls += len(b.Items.([]tracecast.IOCall))
+				return nil
+			}
+			var lines []tracecast.Line
+			for i, l := range strings.Split(strings.TrimSuffix(in, "\n"), "\n") {
+				lines = append(lines, tracecast.Line{Num: int64(i + 1), Data: []byte(l)})
+			}
+			if err := pr.Process(context.Background(), tracecast.Batch{Items: lines}, emit); err != nil {
+				t.Fatalf("processor %s %.20q: %v", f, in, err)
+			}
+			if err := pr.Flush(context.Background(), emit); err != nil || calls != 1 {
+				t.Errorf("processor %s %.20q: %d calls, %v", f, in, calls, err)
+			}
 		}
 	}
 }

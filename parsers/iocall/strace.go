@@ -476,10 +476,12 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 		}
 		c.Path = of.path
 		switch c.Op {
-		case "read", "write":
-			c.Req, _ = atoi64(arg(2))
-		case "pread64", "pwrite64":
-			c.Req, _ = atoi64(arg(2))
+		case "read", "write", "pread64", "pwrite64":
+			n, ok := atoi64(arg(2))
+			if !ok || n < 0 {
+				return *c, false, p.bad(num, "bad arguments", "bad count "+quoteShort(arg(2))+" in "+c.Op+" call")
+			}
+			c.Req = n
 		default:
 			c.Req = iovLen(arg(1))
 		}
@@ -540,7 +542,11 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 		}
 		c.FD, _, _ = fdAnnot(arg(in))
 		c.Path = src.path
-		c.Req, _ = atoi64(arg(cnt))
+		n, ok := atoi64(arg(cnt))
+		if !ok || n < 0 {
+			return *c, false, p.bad(num, "bad arguments", "bad count "+quoteShort(arg(cnt))+" in "+c.Op+" call")
+		}
+		c.Req = n
 		explicit := func(a []byte) (int64, bool) {
 			// "[0]" or "[0] => [100]"
 			if len(a) < 3 || a[0] != '[' {

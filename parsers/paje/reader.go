@@ -190,6 +190,9 @@ func tokenizeChunks(r io.Reader, max int, out chan<- *chunk, free <-chan *chunk,
 	}
 	errStopped := errors.New("stopped")
 	err := SplitLines(r, max, func(line []byte, num int64, complete bool) error {
+		if num == 1 {
+			line = input.TrimBOM(line)
+		}
 		if len(line) == 0 {
 			c.blank++
 			return nil

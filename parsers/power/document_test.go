@@ -250,3 +250,50 @@ func readFrom(t testing.TB, r io.Reader, opts Options) ([]tracecast.PowerSample,
 	})
 	return out, st, err
 }
+
+// TestOverflow: numbers beyond 1e300 in magnitude, and RAPL readings that
+// make such a power, are bad lines (never an infinity downstream); a
+// message quotes at most ~100 bytes of the token.
+func TestOverflow(t *testing.T) {
+	long := strings.Repeat("9", 5000)
+	tests := []struct {
+		name, in string
+		opts     Options
+		err      string
+	}{
+		{"csv value", "0,a,1e301\n", Options{}, `p:1: bad value "1e301"`},
+		{"csv time", "0,a,1\n1e301,a,1\n", Options{}, `p:2: bad time "1e301"`},
+		{"csv long", "0,a," + long + "\n", Options{}, `p:1: bad value "` + strings.Repeat("9", 100) + `…"`},
+		{"json value", `{"time":1,"watts":1e301}` + "\n", Options{}, "p:1: bad power 1e+301"},
+		{"json huge", `{"time":1,"watts":1` + strings.Repeat("0", 5000) + `}` + "\n", Options{}, "p:1: bad JSON: json: cannot unmarshal number 1000"},
+		{"kwollect value", `[{"timestamp":1,"value":1e301}]`, Options{}, "p:1: bad power 1e+301"},
+		{"rapl", "time,node,energy_uj,max_energy_range_uj\n0,p,0,\n1e-300,p,1e300,\n", Options{}, "p:3: power out of range"},
+	}
+	for _, tt := range tests {
+		tt.opts.Name = "p"
+		_, _, err := readFrom(t, strings.NewReader(tt.in), tt.opts)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.err) || len(err.Error()) > 300 {
+			t.Errorf("%s: %.300v, want %s", tt.name, err, tt.err)
+		}
+		tt.opts.Lenient = true
+		if _, st, err := readFrom(t, strings.NewReader(tt.in), tt.opts); err != nil || st.Skipped.Total() != 1 || st.Samples > 1 {
+			t.Errorf("%s lenient: %v %+v", tt.name, err, st)
+		}
+	}
+}
+
+// TestBOM: a UTF-8 byte order mark at the start is skipped, whatever the
+// format, by Read and by the pipeline processor.
+func TestBOM(t *testing.T) {
+	for _, in := range []string{"\ufefftime,node,watts\n0,a,1\n", "\ufeff{\"time\":0,\"node\":\"a\",\"watts\":1}\n", "\ufeff[{\"time\":0,\"node\":\"a\",\"watts\":1}]\n"} {
+		want := []tracecast.PowerSample{{T: 0, Node: "a", Watts: 1}}
+		got, _, err := readFrom(t, strings.NewReader(in), Options{})
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Read %.20q: %v %v", in, got, err)
+		}
+		got, err = processLines(t, in, Options{}, 1)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("processor %.20q: %v %v", in, got, err)
+		}
+	}
+}

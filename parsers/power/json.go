@@ -33,7 +33,7 @@ func (rd *reader) jsonLine(b []byte, num int64) error {
 	}
 	var rec jsonRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return rd.bad(num, "json", "bad JSON: "+err.Error())
+		return rd.bad(num, "json", "bad JSON: "+lineerr.Detail(err))
 	}
 	return rd.record(&rec, num)
 }
@@ -74,7 +74,7 @@ func (rd *reader) record(rec *jsonRecord, num int64) error {
 	if v == nil {
 		return rd.bad(num, "value", "no watts or value")
 	}
-	if *v < 0 || *v != *v {
+	if *v < 0 || *v != *v || *v > maxValue {
 		return rd.bad(num, "value", "bad power "+strconv.FormatFloat(*v, 'g', -1, 64))
 	}
 	node := rec.Node

@@ -477,10 +477,17 @@ func (rd *reader) raplReading(num int64, t float64, node string, e, max float64)
 		rd.stats.Wraps++
 	}
 	w := d * 1e-6 / (t - st.t)
+	if !(w <= maxValue) {
+		return rd.bad(num, "value", fmt.Sprintf("power out of range: %g µJ in %g s", d, t-st.t))
+	}
 	since := st.t
 	st.t, st.e = t, e
 	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: w, Mean: true, Since: since})
 }
+
+// maxValue bounds the magnitude of every number read (times, powers,
+// counters), so that differences and products stay finite.
+const maxValue = 1e300
 
 func parseFloat(b []byte) (float64, error) {
 	if len(b) == 0 {
@@ -490,7 +497,7 @@ func parseFloat(b []byte) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if v != v || v > 1e300 || v < -1e300 {
+	if v != v || v > maxValue || v < -maxValue {
 		return 0, errors.New("not finite")
 	}
 	return v, nil
