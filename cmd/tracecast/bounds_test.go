@@ -149,3 +149,52 @@ func TestBOMAndOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsNeverDestroyInputs: an output that is an input (by its real
+// path) or another output is refused before anything is opened: exit 2
+// for a command's -o, 78 for a pipeline file, by validate too. Before,
+// the input was truncated and the run exited 0.
+func TestOutputsNeverDestroyInputs(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../testdata/smpi/ring-8.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.trace")
+	csv := filepath.Join(dir, "in.csv")
+	log := filepath.Join(dir, "in.strace")
+	logData, _ := os.ReadFile(ioFixture)
+	for p, d := range map[string][]byte{in: data, csv: data, log: logData} {
+		if err := os.WriteFile(p, d, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink(in, filepath.Join(dir, "link.trace"))
+	for _, args := range [][]string{
+		{"states", "-o", in, filepath.Join(dir, "link.trace")},
+		{"states", "--format", "csv", "-o", filepath.Join(dir, "x", "..", "in.trace"), in},
+		{"signal", csv, "-o", csv},
+		{"iocalls", "-o", log, log},
+	} {
+		r := run(t, nil, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "it would destroy its input") {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	for p, d := range map[string][]byte{in: data, csv: data, log: logData} {
+		if got, _ := os.ReadFile(p); string(got) != string(d) {
+			t.Errorf("%s was changed", p)
+		}
+	}
+	yaml := filepath.Join(dir, "p.yaml")
+	os.WriteFile(yaml, []byte("version: 1\nname: p\nsources:\n  trace: {type: file, path: "+in+", parser: {type: paje}}\n"+
+		"sinks:\n  a: {type: jsonl, inputs: [trace], path: "+dir+"/o.jsonl}\n  b: {type: jsonl, inputs: [trace], path: "+dir+"/./o.jsonl}\n"), 0o644)
+	for _, cmd := range []string{"validate", "run"} {
+		if r := run(t, nil, cmd, yaml); r.code != 78 || !strings.Contains(r.stderr, "would overwrite the other") {
+			t.Errorf("%s: exit %d: %s", cmd, r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o.jsonl")); err == nil {
+		t.Error("o.jsonl was created")
+	}
+}

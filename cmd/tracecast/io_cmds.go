@@ -57,6 +57,9 @@ devices are dropped unless --all-fds.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var w io.Writer = os.Stdout
+			if err := checkOutputs(args, out); err != nil {
+				return err
+			}
 			if out != "" && out != "-" {
 				fo, err := os.Create(out)
 				if err != nil {

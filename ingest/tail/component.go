@@ -58,6 +58,15 @@ func (o *SourceConfig) Validate() error {
 	return err
 }
 
+// Paths: the file followed; the position file (and its temporary file)
+// written.
+func (o *SourceConfig) Paths() (inputs, outputs []string) {
+	if o.PositionFile == "" {
+		return []string{o.Path}, nil
+	}
+	return []string{o.Path}, []string{o.PositionFile, o.PositionFile + ".tmp"}
+}
+
 // StreamName is the file path, used by the parser in its messages.
 func (o *SourceConfig) StreamName() string { return o.Path }
 
