@@ -32,14 +32,15 @@ deps:
 	@[ -d tools/arrowcheck/node_modules/apache-arrow ] || npm ci --silent --no-audit --no-fund --prefix tools/arrowcheck
 	$(GO) mod download
 
-# test runs every test, with the race detector, a short fuzzing pass of the
-# Paje reader and a reduced reproduction of seed 004's study. Tests that need ../shared (the study's real traces) skip
+# test runs every test, with the race detector, short fuzzing passes of the
+# Paje, strace and Kwollect-document readers and a reduced reproduction of seed 004's study. Tests that need ../shared (the study's real traces) skip
 # with a message when it is absent.
 test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 15s -fuzzminimizetime 50x ./parsers/iocall
+	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 10s -fuzzminimizetime 50x ./parsers/power
 	LOG_LEVEL=warn reproduce/run.sh ci
 
 vet:
@@ -72,6 +73,9 @@ bench-live:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/iocall
+	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
+	$(GO) test -run '^$$' -fuzz FuzzFastJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
+	$(GO) test -run '^$$' -fuzz 'FuzzRead$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
 
 demo:
 	$(GO) run ./cmd/tracecast demo

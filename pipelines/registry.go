@@ -1,8 +1,10 @@
 package pipelines
 
 import (
+	"strconv"
 	"strings"
 
+	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
@@ -58,10 +60,46 @@ func makePlan(r *component.Registry, cfg *Config) (*plan, error) {
 			check(c.Parser)
 		}
 	}
+	if len(ps.list) == 0 {
+		checkPaths(ps, cfg, p.opts)
+	}
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// checkPaths refuses outputs that are inputs or other outputs (same file,
+// after resolving links), reported at the output's component.
+func checkPaths(ps *problems, cfg *Config, opts map[*Component]any) {
+	var uses []paths.Use
+	var at []*Component
+	for _, c := range cfg.Components() {
+		pu, ok := opts[c].(component.PathUser)
+		if !ok {
+			continue
+		}
+		ins, outs := pu.Paths()
+		who := string(c.Kind) + " " + strconv.Quote(c.ID)
+		for _, in := range ins {
+			uses, at = append(uses, paths.Use{Who: who, Path: in}), append(at, c)
+		}
+		for _, out := range outs {
+			uses, at = append(uses, paths.Use{Who: who, Path: out, Output: true}), append(at, c)
+		}
+	}
+	for _, err := range paths.Conflicts(uses) {
+		// The component of the output the error is about: the first
+		// named in the message that writes.
+		line, path := 0, ""
+		for i, u := range uses {
+			if u.Output && strings.HasPrefix(err.Error(), u.Who+" ") {
+				line, path = at[i].Line, at[i].path
+				break
+			}
+		}
+		ps.add(line, path, "%v", err)
+	}
 }
 
 func validate(opts any) error {

@@ -37,7 +37,8 @@ func (f *ioInputFlags) readProfile(ctx context.Context, command, path string, br
 	}
 	spec := pipelines.Spec{Name: command,
 		Sources: []pipelines.Node{{ID: "profile", Type: "file", Options: map[string]any{"path": path, "max_line_bytes": ioSourceMaxLine},
-			Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": format, "lenient": f.lenient, "all": f.all}}}},
+			Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": format, "lenient": f.lenient, "all": f.all,
+				"max_pids": f.maxPIDs, "max_open_calls": f.maxOpen, "max_fds": f.maxFDs}}}},
 	}
 	in := "profile"
 	if breakdown {

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/input"
@@ -20,7 +18,6 @@ import (
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/report"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/signal"
@@ -164,9 +161,7 @@ func runEnergy(ctx context.Context, w io.Writer, f *energyFlags) error {
 		}
 		return nil
 	})
-	if err := runSpec(ctx, energySpec(f, mapping), map[string]tracecast.Sink{"collect": collect}, func(reg *component.Registry) {
-		component.RegisterParser(reg, energyPowerParser, "power lines, or a Kwollect JSON document", nil, newEnergyPowerParser)
-	}); err != nil {
+	if err := runSpec(ctx, energySpec(f, mapping), map[string]tracecast.Sink{"collect": collect}); err != nil {
 		return err
 	}
 	if res == nil {
@@ -184,7 +179,7 @@ func runEnergy(ctx context.Context, w io.Writer, f *energyFlags) error {
 }
 
 // energySpec is the pipeline of the energy command: the trace (paje) and
-// the power stream (power, or a Kwollect document) into the energy stage,
+// the power stream (power: lines, or a Kwollect document) into the energy stage,
 // with --io the I/O calls (iocall) too; the stage's rows and full result,
 // and with -o the power samples, go to the command's "collect" sink.
 func energySpec(f *energyFlags, mapping map[string]string) pipelines.Spec {
@@ -205,7 +200,7 @@ func energySpec(f *energyFlags, mapping map[string]string) pipelines.Spec {
 			{ID: "trace", Type: "file", Options: map[string]any{"path": f.trace},
 				Parser: &pipelines.Node{Type: "paje", Options: map[string]any{"lenient": f.lenient, "time_unit": f.timeUnit}}},
 			{ID: "power", Type: "file", Options: map[string]any{"path": f.power},
-				Parser: &pipelines.Node{Type: energyPowerParser, Options: map[string]any{"format": f.format, "lenient": f.lenient, "node": f.node, "metric": f.metric}}},
+				Parser: &pipelines.Node{Type: "power", Options: map[string]any{"format": f.format, "lenient": f.lenient, "node": f.node, "metric": f.metric}}},
 		},
 		Stages: []pipelines.Node{{ID: "energy", Type: "energy", Inputs: []string{"trace", "power"}, Options: stage}},
 		Sinks:  []pipelines.Node{{ID: "collect", Type: "collect", Inputs: []string{"energy"}}},
@@ -288,105 +283,4 @@ func energyIOFormat(path, format string) iocall.Format {
 		}
 	}
 	return iocall.Detect(path, first)
-}
-
-// energyPowerParser is the command's power parser type: the pipeline's
-// "power" parser, plus Kwollect's answer.
-const energyPowerParser = "power-document"
-
-// energyPowerOptions are the options of a "power-document" parser: the
-// "power" parser's keys.
-type energyPowerOptions struct {
-	Format  string `yaml:"format"`
-	Lenient bool   `yaml:"lenient"`
-	Node    string `yaml:"node"`
-	Metric  string `yaml:"metric"`
-}
-
-// newEnergyPowerParser reads what "power" reads and Kwollect's answer: one
-// JSON array, which a line parser cannot frame (power.NewProcessor refuses
-// it) and which tracecast energy has always read. The array is held
-// (Kwollect answers are bounded by the query's time range, and the energy
-// stage holds every sample anyway) and parsed at the end of the stream by
-// power.Read; any other input goes through the line parser. This belongs
-// in parsers/power's processor; it is here until that reads documents.
-func newEnergyPowerParser(env component.Env, o energyPowerOptions) (*component.Parser, error) {
-	f, err := power.ParseFormat(o.Format)
-	if err != nil {
-		return nil, err
-	}
-	return &component.Parser{Processor: &energyPowerDoc{log: env.Logger,
-		opts: power.Options{Name: env.Stream, Format: f, Lenient: o.Lenient, Node: o.Node, Metric: o.Metric}}}, nil
-}
-
-// energyPowerDoc is a "power-document" parser of one stream.
-type energyPowerDoc struct {
-	opts power.Options
-	log  zerolog.Logger
-	// lines parses the line formats, once the stream is known not to be an
-	// array; until then, and for an array, the lines are held in doc.
-	lines  tracecast.Processor
-	isDoc  bool
-	doc    bytes.Buffer
-	stream string
-}
-
-func (p *energyPowerDoc) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
-	ls, ok := in.Items.([]tracecast.Line)
-	if !ok {
-		return fmt.Errorf("power: expects lines, got %T", in.Items)
-	}
-	p.stream = in.Stream
-	if p.lines == nil && !p.isDoc {
-		// As power.Read decides: an array is Kwollect's, whatever else
-		// the format says it is a line stream.
-		decided := p.opts.Format != power.Auto
-		p.isDoc = p.opts.Format == power.Kwollect
-		for i := 0; !decided && i < len(ls); i++ {
-			if t := bytes.TrimSpace(ls[i].Data); len(t) > 0 {
-				decided, p.isDoc = true, t[0] == '['
-			}
-		}
-		if decided && !p.isDoc {
-			var err error
-			if p.lines, err = power.NewProcessor(p.opts); err != nil {
-				return err
-			}
-		}
-	}
-	if p.lines != nil {
-		return p.lines.Process(ctx, in, emit)
-	}
-	// The lines of an array, or blank lines before the first: kept whole,
-	// so that error messages count lines as in the file.
-	for _, l := range ls {
-		p.doc.Write(l.Data)
-		p.doc.WriteByte('\n')
-	}
-	return nil
-}
-
-func (p *energyPowerDoc) Flush(ctx context.Context, emit tracecast.Emit) error {
-	var st power.Stats
-	if p.lines != nil {
-		if err := p.lines.Flush(ctx, emit); err != nil {
-			return err
-		}
-		if sp, ok := p.lines.(interface{ Stats() power.Stats }); ok {
-			st = sp.Stats()
-		}
-	} else {
-		var err error
-		st, err = power.Read(&p.doc, p.opts, func(ss []tracecast.PowerSample) error {
-			// Read reuses its slice; downstream keeps what it is given.
-			return emit(ctx, tracecast.Batch{Stream: p.stream, Items: slices.Clone(ss)})
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, r := range st.Skipped.Reasons() {
-		p.log.Warn().Int64("lines", st.Skipped[r]).Str("reason", r).Str("power", p.opts.Name).Msg("skipped power lines")
-	}
-	return nil
 }

@@ -19,15 +19,19 @@ import (
 
 // ioInputFlags are the flags of every command that reads an I/O-call profile.
 type ioInputFlags struct {
-	format  string
-	lenient bool
-	all     bool
-	buckets string
+	format                   string
+	lenient                  bool
+	all                      bool
+	buckets                  string
+	maxPIDs, maxOpen, maxFDs int
 }
 
 func (f *ioInputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "input-format", "", "profile format: strace, csv, jsonl (default: from the file name and first line)")
 	cmd.Flags().BoolVar(&f.lenient, "lenient", false, "count and skip bad lines instead of stopping at the first")
+	cmd.Flags().IntVar(&f.maxPIDs, "max-pids", iocall.DefaultMaxPIDs, "most processes tracked at once (strace; forgotten at their exit)")
+	cmd.Flags().IntVar(&f.maxOpen, "max-open-calls", iocall.DefaultMaxOpenCalls, "most unfinished calls held at once (strace)")
+	cmd.Flags().IntVar(&f.maxFDs, "max-fds", iocall.DefaultMaxFDs, "most file descriptors tracked over all processes (open files, for CSV and JSON lines)")
 	cmd.Flags().BoolVar(&f.all, "all-fds", false, "keep calls on sockets, pipes, ttys and devices too")
 	cmd.Flags().StringVar(&f.buckets, "buckets", "4K,64K,1M", "size bucket bounds (ascending; K, M, G suffixes)")
 }
@@ -53,6 +57,9 @@ devices are dropped unless --all-fds.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var w io.Writer = os.Stdout
+			if err := checkOutputs(args, out); err != nil {
+				return err
+			}
 			if out != "" && out != "-" {
 				fo, err := os.Create(out)
 				if err != nil {

@@ -88,6 +88,9 @@ samples it makes.`,
 				return runSpec(cmd.Context(), spec, nil)
 			}
 			spec.Sinks = []pipelines.Node{{ID: "out", Type: "csv", Inputs: []string{"signal"}}}
+			if err := checkOutputs(args, out); err != nil {
+				return err
+			}
 			csv, err := newSampleCSV(out)
 			if err != nil {
 				return err

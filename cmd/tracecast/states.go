@@ -80,6 +80,12 @@ func runStates(path, format, out string, opts paje.Options) error {
 	default:
 		return usageErr(errorf("unknown --time-unit %q", opts.TimeUnit))
 	}
+	if err := opts.Validate(); err != nil {
+		return usageErr(err)
+	}
+	if err := checkOutputs([]string{path}, out, out+".tmp"); err != nil {
+		return err
+	}
 	var in io.Reader = os.Stdin
 	opts.Name = path
 	if path != "-" {

@@ -42,6 +42,9 @@ func (t *studyTrainFlags) config() (*study.TrainConfig, error) {
 	if err != nil {
 		return nil, usageErr(err)
 	}
+	if t.cfg.MaxSamples <= 0 {
+		return nil, usageErr(fmt.Errorf("--max-samples must be positive (got %d)", t.cfg.MaxSamples))
+	}
 	if t.cfg.Target <= 0 || t.cfg.Target > 1 {
 		return nil, usageErr(fmt.Errorf("--target %g: want (0, 1]", t.cfg.Target))
 	}

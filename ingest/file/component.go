@@ -57,6 +57,9 @@ func (o *SourceConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Paths: the file read.
+func (o *SourceConfig) Paths() (inputs, outputs []string) { return []string{o.Path}, nil }
+
 // StreamName is the file path, used by the parser in its messages.
 func (o *SourceConfig) StreamName() string {
 	if o.Path == "-" {

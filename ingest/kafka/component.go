@@ -1,9 +1,11 @@
 package kafka
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
-	"time"
 )
 
 // Register registers the "kafka" source.
@@ -43,6 +45,9 @@ func (o *SourceConfig) ingest() Options {
 
 // Validate checks the options.
 func (o *SourceConfig) Validate() error {
+	if o.BatchLines <= 0 {
+		return fmt.Errorf("batch_lines: must be positive (got %d)", o.BatchLines)
+	}
 	_, err := New(o.ingest())
 	return err
 }

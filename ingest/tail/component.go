@@ -1,6 +1,7 @@
 package tail
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/tracecast/tracecast"
@@ -9,7 +10,7 @@ import (
 
 // Register registers the "tail" source.
 func Register(r *component.Registry) {
-	component.RegisterSource(r, "tail", "follows a file while it is written, resuming from a saved position", nil, newSource)
+	component.RegisterSource(r, "tail", "follows a file while it is written, resuming from a saved position", DefaultSourceConfig, newSource)
 }
 
 // SourceConfig are the options of a "tail" source: a file followed
@@ -38,10 +39,32 @@ type SourceConfig struct {
 	EndAfter time.Duration `yaml:"end_after"`
 }
 
+// DefaultSourceConfig returns the defaults of a "tail" source.
+func DefaultSourceConfig() SourceConfig {
+	return SourceConfig{BatchLines: defaultBatchLines, MaxLineBytes: defaultMaxLineBytes}
+}
+
 // Validate checks the options.
 func (o *SourceConfig) Validate() error {
+	for _, l := range []struct {
+		key string
+		v   int
+	}{{"batch_lines", o.BatchLines}, {"max_line_bytes", o.MaxLineBytes}} {
+		if l.v <= 0 {
+			return fmt.Errorf("%s: must be positive (got %d)", l.key, l.v)
+		}
+	}
 	_, err := New(o.tail())
 	return err
+}
+
+// Paths: the file followed; the position file (and its temporary file)
+// written.
+func (o *SourceConfig) Paths() (inputs, outputs []string) {
+	if o.PositionFile == "" {
+		return []string{o.Path}, nil
+	}
+	return []string{o.Path}, []string{o.PositionFile, o.PositionFile + ".tmp"}
 }
 
 // StreamName is the file path, used by the parser in its messages.

@@ -6,6 +6,7 @@ package input
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"os"
 
@@ -50,3 +51,17 @@ func Open(path string) (r io.Reader, name string, close func() error, err error)
 	}
 	return r, path, f.Close, nil
 }
+
+// BOM is the UTF-8 byte order mark some editors put at the start of a text
+// file. Every reader skips it there (it is not part of the first line).
+var BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// SkipBOM discards a UTF-8 byte order mark at the start of br.
+func SkipBOM(br *bufio.Reader) {
+	if b, _ := br.Peek(len(BOM)); bytes.Equal(b, BOM) {
+		br.Discard(len(BOM))
+	}
+}
+
+// TrimBOM returns the first line of an input without its byte order mark.
+func TrimBOM(line []byte) []byte { return bytes.TrimPrefix(line, BOM) }

@@ -107,6 +107,19 @@ type Options struct {
 	Lenient bool
 	// MaxLineBytes is the longest accepted line (default 1 MiB).
 	MaxLineBytes int
+	// MaxPIDs bounds the processes tracked at once (default 65 536): a
+	// process is forgotten at its exit ("+++ exited with"), and a line
+	// that would track one more is an error ("limit"), or skipped in
+	// lenient mode.
+	MaxPIDs int
+	// MaxOpenCalls bounds the unfinished calls (<unfinished ...> waiting
+	// for their <... resumed> half) held at once (default 16 384).
+	MaxOpenCalls int
+	// MaxFDs bounds the file descriptors tracked over all processes
+	// (default 1 Mi); closed ones and those of exited processes are
+	// forgotten. In the CSV and JSON-lines formats it bounds the open files
+	// whose offsets classify accesses.
+	MaxFDs int
 	// All keeps calls on every fd, including sockets, pipes and ttys
 	// (-yy annotations "socket:[…]", "pipe:[…]", paths under /dev/pts);
 	// by default only calls on files (or on fds of unknown nature) are kept.
@@ -117,9 +130,26 @@ type Options struct {
 	Logger zerolog.Logger
 }
 
+// Defaults of the limits, used when an Options field is 0 or less.
+const (
+	DefaultMaxLineBytes = 1 << 20
+	DefaultMaxPIDs      = 1 << 16
+	DefaultMaxOpenCalls = 1 << 14
+	DefaultMaxFDs       = 1 << 20
+)
+
 func (o *Options) defaults() {
 	if o.MaxLineBytes <= 0 {
-		o.MaxLineBytes = 1 << 20
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.MaxPIDs <= 0 {
+		o.MaxPIDs = DefaultMaxPIDs
+	}
+	if o.MaxOpenCalls <= 0 {
+		o.MaxOpenCalls = DefaultMaxOpenCalls
+	}
+	if o.MaxFDs <= 0 {
+		o.MaxFDs = DefaultMaxFDs
 	}
 	if o.File == "" {
 		o.File = "-"

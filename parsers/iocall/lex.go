@@ -2,19 +2,18 @@ package iocall
 
 import (
 	"bytes"
+	"math"
 	"strconv"
+
+	"github.com/tracecast/tracecast/internal/lineerr"
 )
 
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func quoteShort(b []byte) string {
-	if len(b) > 60 {
-		return strconv.Quote(string(b[:60]) + "…")
-	}
-	return strconv.Quote(string(b))
-}
+// quoteShort quotes a token in a message, cut to lineerr.MaxQuote bytes.
+func quoteShort(b []byte) string { return lineerr.QuoteBytes(b) }
 
 func atoi(b []byte) (int, bool) {
 	v, ok := atoi64(b)
@@ -58,7 +57,11 @@ func atoi64(b []byte) (int64, bool) {
 			if !isDigit(c) {
 				return 0, false
 			}
-			v = v*10 + int64(c-'0')
+			d := int64(c - '0')
+			if v > (math.MaxInt64-d)/10 {
+				return 0, false // does not fit: never a wrapped value
+			}
+			v = v*10 + d
 		}
 	}
 	if neg {
@@ -87,8 +90,8 @@ func fixed(b []byte) (float64, float64, bool) {
 		ip = ip*10 + int64(b[i]-'0')
 		i++
 	}
-	if i == 0 {
-		return 0, 0, false
+	if i == 0 || i > 18 {
+		return 0, 0, false // no digit, or more than an int64 holds
 	}
 	if i == len(b) {
 		return float64(ip), 0, true

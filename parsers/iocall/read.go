@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/input"
 )
 
 // Format is an input format.
@@ -89,6 +90,7 @@ func Detect(name string, first []byte) Format {
 func Read(r io.Reader, format Format, opts Options, fn func(*tracecast.IOCall) error) (Stats, error) {
 	opts.defaults()
 	br := bufio.NewReaderSize(r, 256<<10)
+	input.SkipBOM(br)
 	if format == "" || format == FormatAuto {
 		peek, _ := br.Peek(4096)
 		if i := bytes.IndexByte(peek, '\n'); i >= 0 {
@@ -227,7 +229,9 @@ func NewProcessor(format Format, opts Options) (tracecast.Processor, error) {
 type processor struct {
 	opts Options
 	p    LineParser // nil until the first line when the format is detected
-	out  []tracecast.IOCall
+	// started is set at the first line (a BOM there is skipped).
+	started bool
+	out     []tracecast.IOCall
 }
 
 // detect chooses the parser from the input's name and first line.
@@ -250,16 +254,21 @@ func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit trace
 		return err
 	}
 	for i := range lines {
-		if pr.p == nil {
-			pr.detect(lines[i].Data)
+		data := lines[i].Data
+		if !pr.started {
+			pr.started = true
+			data = input.TrimBOM(data)
 		}
-		if len(lines[i].Data) > pr.opts.MaxLineBytes {
+		if pr.p == nil {
+			pr.detect(data)
+		}
+		if len(data) > pr.opts.MaxLineBytes {
 			if err := tooLong(pr.p, &pr.opts, lines[i].Num); err != nil {
 				return fail(err)
 			}
 			continue
 		}
-		c, ok, err := pr.p.Line(lines[i].Data, lines[i].Num)
+		c, ok, err := pr.p.Line(data, lines[i].Num)
 		if err != nil {
 			return fail(err)
 		}

@@ -3,6 +3,7 @@ package iocall
 import (
 	"bytes"
 	"math"
+	"slices"
 
 	"github.com/tracecast/tracecast"
 )
@@ -16,7 +17,12 @@ type ofile struct {
 	file bool  // a regular file (not a socket, pipe, tty or device)
 }
 
-type fdTable struct{ fds map[int]*ofile }
+// fdTable is a process's file descriptors; processes created with
+// CLONE_FILES share one (refs counts them).
+type fdTable struct {
+	fds  map[int]*ofile
+	refs int
+}
 
 type pending struct {
 	time float64
@@ -25,10 +31,13 @@ type pending struct {
 
 // Parser reads strace output line by line. It is not safe for concurrent use.
 type Parser struct {
-	opts     Options
-	stats    Stats
-	tables   map[int]*fdTable
-	pending  map[int]*pending
+	opts   Options
+	stats  Stats
+	tables map[int]*fdTable // by pid, at most MaxPIDs
+	// nfds counts the descriptors of every table (a shared table once),
+	// at most MaxFDs.
+	nfds     int
+	pending  map[int]*pending // unfinished calls by pid, at most MaxOpenCalls
 	paths    map[string]string
 	args     [][]byte
 	scratch  []byte
@@ -62,25 +71,89 @@ func (p *Parser) bad(num int64, kind, reason string) error {
 	return &Error{File: p.opts.File, Line: num, Kind: kind, Reason: reason}
 }
 
+// limit reports a line that would take the parser past one of its limits.
+func (p *Parser) limit(num int64, what string, max int, flag string) error {
+	return p.bad(num, "limit", "more than "+itoa(max)+" "+what+" (raise --"+flag+")")
+}
+
+// intern shares the strings of short paths (at most 65 536 of them).
 func (p *Parser) intern(b []byte) string {
 	if s, ok := p.paths[string(b)]; ok {
 		return s
 	}
-	if len(p.paths) > 1<<20 {
-		clear(p.paths)
-	}
 	s := string(b)
-	p.paths[s] = s
+	if len(p.paths) < 1<<16 && len(b) <= 256 {
+		p.paths[s] = s
+	}
 	return s
 }
 
-func (p *Parser) table(pid int) *fdTable {
+// table returns pid's descriptors, tracking a new process unless MaxPIDs
+// are tracked already (nil: the line was reported).
+func (p *Parser) table(pid int, num int64) (*fdTable, error) {
 	t := p.tables[pid]
 	if t == nil {
-		t = &fdTable{fds: map[int]*ofile{}}
+		if len(p.tables) >= p.opts.MaxPIDs {
+			return nil, p.limit(num, "processes", p.opts.MaxPIDs, "max-pids")
+		}
+		t = &fdTable{fds: map[int]*ofile{}, refs: 1}
 		p.tables[pid] = t
 	}
-	return t
+	return t, nil
+}
+
+// setTable makes t pid's table (a new process: a clone or fork child).
+func (p *Parser) setTable(pid int, t *fdTable, num int64) error {
+	old, ok := p.tables[pid]
+	if !ok && len(p.tables) >= p.opts.MaxPIDs {
+		return p.limit(num, "processes", p.opts.MaxPIDs, "max-pids")
+	}
+	t.refs++
+	if ok {
+		// A pid reused without its exit in the log.
+		old.refs--
+		if old.refs == 0 {
+			p.nfds -= len(old.fds)
+		}
+	}
+	p.tables[pid] = t
+	return nil
+}
+
+// forget drops what the parser knows of an exited process: its
+// descriptors (unless shared with a live process) and its unfinished call.
+func (p *Parser) forget(pid int) {
+	if t := p.tables[pid]; t != nil {
+		delete(p.tables, pid)
+		if t.refs--; t.refs == 0 {
+			p.nfds -= len(t.fds)
+		}
+	}
+	if _, ok := p.pending[pid]; ok {
+		delete(p.pending, pid)
+		p.stats.Unmatched++
+	}
+}
+
+// setFD names an open file by a descriptor of t, unless that would track
+// more than MaxFDs descriptors (the line is then reported).
+func (p *Parser) setFD(t *fdTable, fd int, of *ofile, num int64) error {
+	if _, ok := t.fds[fd]; !ok {
+		if p.nfds >= p.opts.MaxFDs {
+			return p.limit(num, "open file descriptors", p.opts.MaxFDs, "max-fds")
+		}
+		p.nfds++
+	}
+	t.fds[fd] = of
+	return nil
+}
+
+// closeFD forgets a descriptor of t.
+func (p *Parser) closeFD(t *fdTable, fd int) {
+	if _, ok := t.fds[fd]; ok {
+		delete(t.fds, fd)
+		p.nfds--
+	}
 }
 
 // Line parses one line of strace output. It returns the completed I/O call
@@ -142,7 +215,13 @@ func (p *Parser) Line(data []byte, num int64) (tracecast.IOCall, bool, error) {
 		// the tail of a call strace's own message interrupted
 		p.stats.Signals++
 		return c, false, nil
-	case bytes.HasPrefix(s, []byte("---")), bytes.HasPrefix(s, []byte("+++")), bytes.HasPrefix(s, []byte("strace:")):
+	case bytes.HasPrefix(s, []byte("+++")):
+		p.stats.Signals++
+		if bytes.Contains(s, []byte(" exited with ")) || bytes.Contains(s, []byte(" killed by ")) {
+			p.forget(pid) // the pid may be reused: nothing of this process is needed
+		}
+		return c, false, nil
+	case bytes.HasPrefix(s, []byte("---")), bytes.HasPrefix(s, []byte("strace:")):
 		p.stats.Signals++
 		return c, false, nil
 	case bytes.HasPrefix(s, []byte("<... ")):
@@ -160,6 +239,9 @@ func (p *Parser) Line(data []byte, num int64) (tracecast.IOCall, bool, error) {
 		}
 		pd := p.pending[pid]
 		if pd == nil {
+			if len(p.pending) >= p.opts.MaxOpenCalls {
+				return c, false, p.limit(num, "unfinished calls", p.opts.MaxOpenCalls, "max-open-calls")
+			}
 			pd = &pending{}
 			p.pending[pid] = pd
 		}
@@ -364,7 +446,10 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 		}
 		return nil
 	}
-	tb := p.table(c.PID)
+	tb, err := p.table(c.PID, num)
+	if tb == nil {
+		return *c, false, err
+	}
 	if c.Op != "mmap" && !(c.Op == "open" || c.Op == "creat" || c.Op == "stat" || c.Op == "lstat" || c.Op == "sendfile" || c.Op == "sendfile64") {
 		if fd, _, ok := fdAnnot(arg(0)); ok && fd >= 0 {
 			c.FD = fd
@@ -391,10 +476,12 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 		}
 		c.Path = of.path
 		switch c.Op {
-		case "read", "write":
-			c.Req, _ = atoi64(arg(2))
-		case "pread64", "pwrite64":
-			c.Req, _ = atoi64(arg(2))
+		case "read", "write", "pread64", "pwrite64":
+			n, ok := atoi64(arg(2))
+			if !ok || n < 0 {
+				return *c, false, p.bad(num, "bad arguments", "bad count "+quoteShort(arg(2))+" in "+c.Op+" call")
+			}
+			c.Req = n
 		default:
 			c.Req = iovLen(arg(1))
 		}
@@ -455,7 +542,11 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 		}
 		c.FD, _, _ = fdAnnot(arg(in))
 		c.Path = src.path
-		c.Req, _ = atoi64(arg(cnt))
+		n, ok := atoi64(arg(cnt))
+		if !ok || n < 0 {
+			return *c, false, p.bad(num, "bad arguments", "bad count "+quoteShort(arg(cnt))+" in "+c.Op+" call")
+		}
+		c.Req = n
 		explicit := func(a []byte) (int64, bool) {
 			// "[0]" or "[0] => [100]"
 			if len(a) < 3 || a[0] != '[' {
@@ -537,7 +628,10 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 			if c.Flags&tracecast.OpenAppend != 0 {
 				off = -1
 			}
-			tb.fds[c.FD] = &ofile{path: c.Path, off: off, last: -1, file: isFile(c.Path)}
+			of := &ofile{path: c.Path, off: off, last: -1, file: isFile(c.Path)}
+			if err := p.setFD(tb, c.FD, of, num); err != nil || tb.fds[c.FD] != of {
+				return *c, false, err // past MaxFDs
+			}
 		}
 		if !isFile(c.Path) && !p.opts.All {
 			p.stats.Other++
@@ -554,7 +648,7 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 		c.Path = of.path
 		switch c.Op {
 		case "close":
-			delete(tb.fds, c.FD)
+			p.closeFD(tb, c.FD)
 		case "lseek":
 			if ret >= 0 {
 				of.off = ret
@@ -623,23 +717,29 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 		if err != nil || !ok {
 			return *c, false, err
 		}
-		tb.fds[int(ret)] = of
-		return *c, false, nil
+		return *c, false, p.setFD(tb, int(ret), of, num)
 	case "clone", "clone3", "fork", "vfork":
 		p.stats.Other++
 		if ret <= 0 {
 			return *c, false, nil
 		}
 		child := int(ret)
-		if bytes.Contains(arg(0), []byte("CLONE_FILES")) {
-			p.tables[child] = tb
-		} else {
-			nt := &fdTable{fds: make(map[int]*ofile, len(tb.fds))}
-			for k, v := range tb.fds {
-				nt.fds[k] = v
-			}
-			p.tables[child] = nt
+		// clone(stack, flags=…), clone3({flags=…}, size): threads share
+		// the parent's descriptors.
+		if slices.ContainsFunc(args, func(a []byte) bool { return bytes.Contains(a, []byte("CLONE_FILES")) }) {
+			return *c, false, p.setTable(child, tb, num)
 		}
+		if p.nfds+len(tb.fds) > p.opts.MaxFDs {
+			return *c, false, p.limit(num, "open file descriptors", p.opts.MaxFDs, "max-fds")
+		}
+		nt := &fdTable{fds: make(map[int]*ofile, len(tb.fds))}
+		for k, v := range tb.fds {
+			nt.fds[k] = v
+		}
+		if err := p.setTable(child, nt, num); err != nil || p.tables[child] != nt {
+			return *c, false, err
+		}
+		p.nfds += len(nt.fds)
 		return *c, false, nil
 	}
 	if c.Dur < 0 {
@@ -673,7 +773,9 @@ func (p *Parser) fdArg(tb *fdTable, a []byte, num int64) (*ofile, bool, error) {
 		of.path, of.file = nf.path, nf.file
 		return of, true, nil
 	}
-	tb.fds[fd] = nf
+	if err := p.setFD(tb, fd, nf, num); err != nil || tb.fds[fd] != nf {
+		return nil, false, err
+	}
 	return nf, true, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/lineerr"
 )
 
 // CSVHeader is the header of the CSV schema, in the order WriteCSV uses.
@@ -35,23 +36,37 @@ type JSONCall struct {
 }
 
 // classifier gives CSV/JSON calls their access pattern from their offsets,
-// per (pid, path or fd).
-type classifier struct{ last map[string]int64 }
+// per (pid, path or fd): at most max open files, each forgotten at its
+// close.
+type classifier struct {
+	last map[string]int64
+	max  int
+}
 
-func (cl *classifier) classify(c *tracecast.IOCall) {
+// classify sets c.Access; false means c would track more than max open
+// files (c is then left out).
+func (cl *classifier) classify(c *tracecast.IOCall) bool {
+	if Kind(c.Op) == "close" && cl.last != nil {
+		delete(cl.last, strconv.Itoa(c.PID)+"\x00"+c.Path+"\x00"+strconv.Itoa(c.FD))
+		return true
+	}
 	if !IsData(c.Op) {
-		return
+		return true
 	}
 	c.Access = tracecast.AccessSequential
 	if c.Offset < 0 {
-		return
+		return true
 	}
 	if cl.last == nil {
 		cl.last = map[string]int64{}
 	}
 	key := strconv.Itoa(c.PID) + "\x00" + c.Path + "\x00" + strconv.Itoa(c.FD)
-	if l, ok := cl.last[key]; ok && l != c.Offset {
+	l, ok := cl.last[key]
+	if ok && l != c.Offset {
 		c.Access = tracecast.AccessRandom
+	}
+	if !ok && len(cl.last) >= cl.max {
+		return false
 	}
 	n := c.Bytes
 	if n < 0 {
@@ -60,15 +75,25 @@ func (cl *classifier) classify(c *tracecast.IOCall) {
 	if n >= 0 {
 		cl.last[key] = c.Offset + n
 	}
+	return true
 }
+
+// tooManyFiles is the reason of a line past the classifier's bound.
+func tooManyFiles(max int) string {
+	return "more than " + strconv.Itoa(max) + " open files (raise --max-fds)"
+}
+
+// MaxTime bounds the magnitude of times and durations (seconds), so that
+// every difference of two is a finite number.
+const MaxTime = 1e300
 
 func checkCall(c *tracecast.IOCall) string {
 	switch {
 	case c.Op == "":
 		return "empty op"
-	case math.IsNaN(c.Time) || math.IsInf(c.Time, 0):
+	case math.IsNaN(c.Time) || math.Abs(c.Time) > MaxTime:
 		return "bad time"
-	case math.IsNaN(c.Dur) || math.IsInf(c.Dur, 0) || c.Dur < 0:
+	case math.IsNaN(c.Dur) || c.Dur > MaxTime || c.Dur < 0:
 		return "bad duration"
 	}
 	return ""
@@ -86,7 +111,7 @@ type CSVParser struct {
 // NewCSVParser returns a CSV parser; the first non-blank line is the header.
 func NewCSVParser(opts Options) *CSVParser {
 	opts.defaults()
-	return &CSVParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}, ops: map[string]string{}}
+	return &CSVParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}, ops: map[string]string{}, cl: classifier{max: opts.MaxFDs}}
 }
 
 // Stats returns the counters so far.
@@ -125,7 +150,7 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 	}
 	rec, err := csv.NewReader(bytes.NewReader(s)).Read()
 	if err != nil {
-		return c, false, p.bad(num, "bad csv", "bad CSV: "+err.Error())
+		return c, false, p.bad(num, "bad csv", "bad CSV: "+lineerr.Detail(err))
 	}
 	if p.cols == nil {
 		p.cols = map[string]int{}
@@ -158,7 +183,7 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 	c = tracecast.IOCall{FD: -1, Offset: -1, Req: -1, Bytes: -1, Line: num}
 	var e error
 	if c.Time, e = strconv.ParseFloat(get("time"), 64); e != nil {
-		return tracecast.IOCall{}, false, p.bad(num, "bad time", "bad time "+strconv.Quote(get("time")))
+		return tracecast.IOCall{}, false, p.bad(num, "bad time", "bad time "+lineerr.Quote(get("time")))
 	}
 	c.Op = p.intern(get("op"))
 	c.Path = p.intern(get("path"))
@@ -171,7 +196,7 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 		if v := get(f.name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil {
-				return tracecast.IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+strconv.Quote(v))
+				return tracecast.IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+lineerr.Quote(v))
 			}
 			*f.dst = n
 		}
@@ -183,7 +208,7 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 		if v := get(f.name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
-				return tracecast.IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+strconv.Quote(v))
+				return tracecast.IOCall{}, false, p.bad(num, "bad "+f.name, "bad "+f.name+" "+lineerr.Quote(v))
 			}
 			*f.dst = n
 		}
@@ -191,13 +216,13 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 	if v := get("flags"); v != "" {
 		f, ok := ParseOpenFlags(v)
 		if !ok {
-			return tracecast.IOCall{}, false, p.bad(num, "bad flags", "bad flags "+strconv.Quote(v))
+			return tracecast.IOCall{}, false, p.bad(num, "bad flags", "bad flags "+lineerr.Quote(v))
 		}
 		c.Flags = f
 	}
 	if v := get("duration"); v != "" {
 		if c.Dur, e = strconv.ParseFloat(v, 64); e != nil {
-			return tracecast.IOCall{}, false, p.bad(num, "bad duration", "bad duration "+strconv.Quote(v))
+			return tracecast.IOCall{}, false, p.bad(num, "bad duration", "bad duration "+lineerr.Quote(v))
 		}
 	}
 	if r := checkCall(&c); r != "" {
@@ -206,7 +231,9 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 	if c.Req < 0 && c.Bytes >= 0 {
 		c.Req = c.Bytes
 	}
-	p.cl.classify(&c)
+	if !p.cl.classify(&c) {
+		return tracecast.IOCall{}, false, p.bad(num, "limit", tooManyFiles(p.opts.MaxFDs))
+	}
 	p.stats.Calls++
 	return c, true, nil
 }
@@ -221,7 +248,7 @@ type JSONParser struct {
 // NewJSONParser returns a JSON-lines parser.
 func NewJSONParser(opts Options) *JSONParser {
 	opts.defaults()
-	return &JSONParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}}
+	return &JSONParser{opts: opts, stats: Stats{Skipped: map[string]int64{}}, cl: classifier{max: opts.MaxFDs}}
 }
 
 // Stats returns the counters so far.
@@ -248,7 +275,7 @@ func (p *JSONParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error
 		return &Error{File: p.opts.File, Line: num, Kind: kind, Reason: reason}
 	}
 	if err := json.Unmarshal(s, &j); err != nil {
-		return tracecast.IOCall{}, false, bad("bad json", "bad JSON: "+err.Error())
+		return tracecast.IOCall{}, false, bad("bad json", "bad JSON: "+lineerr.Detail(err))
 	}
 	c := tracecast.IOCall{Time: j.Time, PID: j.PID, Op: j.Op, Path: j.Path, FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: j.Duration, Err: j.Err, Line: num}
 	if j.Rank != nil {
@@ -266,7 +293,7 @@ func (p *JSONParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error
 	if j.Flags != "" {
 		f, ok := ParseOpenFlags(j.Flags)
 		if !ok {
-			return tracecast.IOCall{}, false, bad("bad flags", "bad flags "+strconv.Quote(j.Flags))
+			return tracecast.IOCall{}, false, bad("bad flags", "bad flags "+lineerr.Quote(j.Flags))
 		}
 		c.Flags = f
 	}
@@ -282,7 +309,9 @@ func (p *JSONParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error
 	if r := checkCall(&c); r != "" {
 		return tracecast.IOCall{}, false, bad(r, r)
 	}
-	p.cl.classify(&c)
+	if !p.cl.classify(&c) {
+		return tracecast.IOCall{}, false, bad("limit", tooManyFiles(p.opts.MaxFDs))
+	}
 	p.stats.Calls++
 	return c, true, nil
 }

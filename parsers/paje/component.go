@@ -1,7 +1,9 @@
 package paje
 
 import (
+	"errors"
 	"fmt"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
@@ -64,6 +66,16 @@ func DefaultParserConfig() ParserConfig {
 
 // Validate checks the options.
 func (o *ParserConfig) Validate() error {
+	po := Options{MaxBuffered: o.MaxBuffered, MaxLineBytes: o.MaxLineBytes, MaxContainers: o.MaxContainers, MaxOpenStates: o.MaxOpenStates}
+	var errs []error
+	for _, l := range append(po.limits(), limit{"max_streams", "", o.MaxStreams}) {
+		if l.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s: must be positive (got %d)", l.key, l.v))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
 	if o.StreamErrors != "" && o.StreamErrors != "fail" && o.StreamErrors != "drop" {
 		return fmt.Errorf("stream_errors: %q is not fail or drop", o.StreamErrors)
 	}

@@ -3,6 +3,7 @@ package paje
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,9 +14,9 @@ import (
 )
 
 // FuzzParse feeds arbitrary bytes to the reader (its one-goroutine form,
-// see readSerial). Properties: no panic or
-// hang; states, variables and containers never end before they start; and
-// the result does not depend on how the input is cut into reads.
+// see readSerial). Properties: no panic or hang; states, variables and
+// containers never end before they start; no number is infinite or NaN;
+// and the result does not depend on how the input is cut into reads.
 func FuzzParse(f *testing.F) {
 	seeds, _ := filepath.Glob("../../testdata/smpi/*-4.trace")
 	for _, s := range seeds {
@@ -37,6 +38,9 @@ func FuzzParse(f *testing.F) {
 			for _, e := range es {
 				if e.Nature != tracecast.NatureLink && e.End < e.Start {
 					t.Fatalf("%v ends before it starts: %+v", e.Nature, e)
+				}
+				if math.IsInf(e.Start, 0) || math.IsInf(e.End, 0) || math.IsInf(e.Duration(), 0) || math.IsInf(e.Number, 0) || math.IsNaN(e.Number) {
+					t.Fatalf("a number out of range: %+v", e)
 				}
 			}
 			whole = append(whole, es...)

@@ -2,6 +2,8 @@ package paje
 
 import (
 	"strings"
+
+	"github.com/tracecast/tracecast/internal/lineerr"
 )
 
 // eventKind is one of the 19 standard Paje events.
@@ -155,7 +157,7 @@ func (h *header) line(toks []token, num int64) string {
 	switch first {
 	case "EventDef":
 		if h.cur != nil {
-			return "%EventDef inside the definition of event " + h.cur.id + " (missing %EndEventDef)"
+			return "%EventDef inside the definition of event " + lineerr.Cut(h.cur.id) + " (missing %EndEventDef)"
 		}
 		if len(rest) != 2 {
 			return "%EventDef needs an event name and an id"
@@ -192,7 +194,7 @@ func (h *header) line(toks []token, num int64) string {
 			}
 		}
 		if len(missing) > 0 {
-			r := "invalid definition of " + eventNames[d.kind] + " " + d.id + ": obligatory fields missing: " + strings.Join(missing, ", ")
+			r := "invalid definition of " + eventNames[d.kind] + " " + lineerr.Cut(d.id) + ": obligatory fields missing: " + strings.Join(missing, ", ")
 			if !h.noStrict {
 				for _, n := range d.names {
 					if _, old := deprecatedFields[n]; old {
@@ -226,7 +228,7 @@ func (h *header) line(toks []token, num int64) string {
 	f, std := lookupField(name, h.noStrict)
 	if std {
 		if h.curNames[fieldNames[f]] {
-			return "field " + quote(name) + " defined twice in event " + d.id
+			return "field " + quote(name) + " defined twice in event " + lineerr.Cut(d.id)
 		}
 		h.curNames[fieldNames[f]] = true
 		d.idx[f] = int16(col)
@@ -250,4 +252,5 @@ func lookupField(name string, noStrict bool) (field, bool) {
 	return 0, false
 }
 
-func quote(s string) string { return "'" + s + "'" }
+// quote quotes a name or token in a message, cut to lineerr.MaxQuote bytes.
+func quote(s string) string { return "'" + lineerr.Cut(s) + "'" }

@@ -1,5 +1,10 @@
 package paje
 
+import (
+	"errors"
+	"fmt"
+)
+
 // Options configure a Parser. The zero value is not useful: start from
 // DefaultOptions.
 type Options struct {
@@ -44,6 +49,34 @@ type Options struct {
 	// TimeUnit is the unit of the trace's timestamps: "s", "ms", "us", "ns",
 	// or "" / "auto" to detect it (StarPU headers mean milliseconds).
 	TimeUnit string
+}
+
+// limits are the bounded options, with their YAML key and command flag.
+func (o *Options) limits() []limit {
+	return []limit{
+		{"max_line_bytes", "--max-line-bytes", o.MaxLineBytes},
+		{"max_containers", "--max-containers", o.MaxContainers},
+		{"max_open_states", "--max-open-states", o.MaxOpenStates},
+		{"max_buffered", "--max-buffered", o.MaxBuffered},
+	}
+}
+
+type limit struct {
+	key, flag string
+	v         int
+}
+
+// Validate checks the limits a user gave (as command flags): each must be
+// positive. NewParser, for callers that leave them at zero, takes the
+// defaults instead.
+func (o *Options) Validate() error {
+	var errs []error
+	for _, l := range o.limits() {
+		if l.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive (got %d)", l.flag, l.v))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // DefaultOptions returns the options used by the CLI when no flag is given.

@@ -5,7 +5,13 @@ import (
 	"strings"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/internal/lineerr"
 )
+
+// MaxTime bounds the magnitude of a trace's times, so that every duration
+// (end − start) is a finite number.
+const MaxTime = 1e300
 
 // Parser resolves a Paje trace fed to it line by line. It is not safe for
 // concurrent use; use one Parser per stream.
@@ -90,6 +96,9 @@ func (p *Parser) Line(data []byte, num int64) error {
 		return p.err
 	}
 	p.stats.Lines++
+	if p.stats.Lines == 1 {
+		data = input.TrimBOM(data)
+	}
 	if len(data) > p.opts.MaxLineBytes {
 		return p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
 	}
@@ -120,14 +129,14 @@ func (p *Parser) tokens(toks []token, r string, num int64) error {
 		return nil
 	}
 	if p.hdr.cur != nil {
-		return p.bad(num, "header", "event line inside the definition of event "+p.hdr.cur.id+" (missing %EndEventDef)")
+		return p.bad(num, "header", "event line inside the definition of event "+lineerr.Cut(p.hdr.cur.id)+" (missing %EndEventDef)")
 	}
 	d := p.hdr.defs[string(toks[0].b)]
 	if d == nil {
 		return p.bad(num, "unknown event id", "unknown event id "+quote(string(toks[0].b)))
 	}
 	if len(toks)-1 != d.nfields {
-		return p.bad(num, "field count", "event "+d.id+" ("+eventNames[d.kind]+") has "+strconv.Itoa(len(toks)-1)+
+		return p.bad(num, "field count", "event "+lineerr.Cut(d.id)+" ("+eventNames[d.kind]+") has "+strconv.Itoa(len(toks)-1)+
 			" fields, its definition at line "+strconv.FormatInt(d.line, 10)+" has "+strconv.Itoa(d.nfields))
 	}
 	p.stats.Events++
@@ -163,6 +172,9 @@ func (p *Parser) process(d *eventDef, toks []token, num int64) error {
 		if !ok {
 			return p.bad(num, "bad number", "bad time "+quote(string(toks[i].b)))
 		}
+		if t > MaxTime || t < -MaxTime {
+			return p.bad(num, "bad number", "time "+quote(string(toks[i].b))+" out of range (at most 1e300 in magnitude)")
+		}
 		now = t
 	}
 	if err := p.sim.event(d, toks, now, num); err != nil {
@@ -195,7 +207,7 @@ func (p *Parser) Finish() error {
 		return p.err
 	}
 	if p.hdr.cur != nil {
-		return p.bad(p.hdr.cur.line, "header", "definition of event "+p.hdr.cur.id+" has no %EndEventDef")
+		return p.bad(p.hdr.cur.line, "header", "definition of event "+lineerr.Cut(p.hdr.cur.id)+" has no %EndEventDef")
 	}
 	err := p.sim.finish()
 	p.finished = true

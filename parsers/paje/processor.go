@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/input"
 )
 
 // NewProcessor returns a pipeline processor that parses batches of
@@ -90,6 +91,7 @@ func (t *LineTimer) SetUnit(u string) { t.scale = tracecast.PerSecond(u) }
 func (t *LineTimer) Time(line []byte) (float64, bool) {
 	if t.hdr == nil {
 		t.hdr = newHeader(true)
+		line = input.TrimBOM(line)
 	}
 	toks, r := tokenize(line, t.toks)
 	t.toks = toks

@@ -136,6 +136,9 @@ type chunk struct {
 	data  []byte
 	lines []chunkLine
 	toks  []chunkTok
+	// blank counts the lines without a token (empty, or spaces and tabs
+	// only) that were dropped: they only count as read.
+	blank int64
 }
 
 type chunkLine struct {
@@ -151,7 +154,12 @@ type chunkTok struct {
 	quoted   bool
 }
 
-const chunkBytes = 1 << 18
+// A chunk is sent when it holds chunkBytes of line data or chunkLines
+// lines, whichever comes first: short lines alone never fill the data.
+const (
+	chunkBytes = 1 << 18
+	chunkLines = 1 << 14
+)
 
 // tokenizeChunks splits r into lines, tokenizes them and sends them in
 // chunks until r ends or stop is closed. It closes out when done.
@@ -165,7 +173,7 @@ func tokenizeChunks(r io.Reader, max int, out chan<- *chunk, free <-chan *chunk,
 		case <-stop:
 			return false
 		}
-		c.data, c.lines, c.toks = c.data[:0], c.lines[:0], c.toks[:0]
+		c.data, c.lines, c.toks, c.blank = c.data[:0], c.lines[:0], c.toks[:0], 0
 		return true
 	}
 	send := func() bool {
@@ -182,22 +190,32 @@ func tokenizeChunks(r io.Reader, max int, out chan<- *chunk, free <-chan *chunk,
 	}
 	errStopped := errors.New("stopped")
 	err := SplitLines(r, max, func(line []byte, num int64, complete bool) error {
-		l := chunkLine{num: num, off: len(c.data), tok: len(c.toks), partial: !complete}
+		if num == 1 {
+			line = input.TrimBOM(line)
+		}
+		if len(line) == 0 {
+			c.blank++
+			return nil
+		}
+		var reason string
+		if toks, reason = tokenize(line, toks); len(toks) == 0 && reason == "" {
+			// A blank line costs nothing: the parser would ignore it.
+			c.blank++
+			return nil
+		}
+		l := chunkLine{num: num, off: len(c.data), tok: len(c.toks), partial: !complete, reason: reason}
 		c.data = append(c.data, line...)
 		l.end = len(c.data)
-		var reason string
-		toks, reason = tokenize(c.data[l.off:l.end], toks)
-		l.reason = reason
 		for _, t := range toks {
 			off := l.off
 			if len(t.b) > 0 {
-				off = l.off + int(cap(c.data[l.off:])-cap(t.b))
+				off = l.off + cap(line) - cap(t.b)
 			}
 			c.toks = append(c.toks, chunkTok{off: off, end: off + len(t.b), quoted: t.quoted})
 		}
 		l.tokEnd = len(c.toks)
 		c.lines = append(c.lines, l)
-		if len(c.data) >= chunkBytes {
+		if len(c.data) >= chunkBytes || len(c.lines) >= chunkLines {
 			if !send() || !next() {
 				return errStopped
 			}
@@ -210,7 +228,7 @@ func tokenizeChunks(r io.Reader, max int, out chan<- *chunk, free <-chan *chunk,
 	if err == errStopped {
 		return nil
 	}
-	if c != nil && len(c.lines) > 0 {
+	if c != nil && (len(c.lines) > 0 || c.blank > 0) {
 		send()
 	}
 	return err
@@ -218,6 +236,7 @@ func tokenizeChunks(r io.Reader, max int, out chan<- *chunk, free <-chan *chunk,
 
 // chunk feeds a tokenized chunk to the parser.
 func (p *Parser) chunk(c *chunk, flush func(int) error) error {
+	p.stats.Lines += c.blank
 	for i := range c.lines {
 		l := &c.lines[i]
 		var err error

@@ -311,7 +311,7 @@ func orderHint(o *Options) string {
 	return " (later than the reorder horizon of " + fmtG(o.ReorderHorizon) + ": raise --reorder-horizon)"
 }
 
-func fmtG(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+func fmtG(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // event handles one timed or container event; toks excludes the id.
 func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simError {
@@ -406,7 +406,10 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 			return fail("bad number", "bad variable value "+quote(string(get(fValue))))
 		}
 		// pajeng reads variable values as C floats, then computes in double.
-		v = float64(float32(v))
+		// A value beyond a float's range is an error, not an infinity.
+		if v = float64(float32(v)); math.IsInf(v, 0) {
+			return fail("bad number", "variable value "+quote(string(get(fValue)))+" out of range (pj_dump reads values as C floats, at most 3.4e38 in magnitude)")
+		}
 		if s.horizon <= 0 {
 			return s.applyVar(c, t, sl, varChange{t: now, v: v, op: d.kind, line: line})
 		}

@@ -1,5 +1,7 @@
 package paje
 
+import "math"
+
 // StarPU writes a worker's GFlop/s sample when the task ends, stamped with
 // the task's start, after other samples of the same variable: the only place
 // where real traces go back in time on one (container, type). With a reorder
@@ -107,6 +109,9 @@ func (s *sim) applyVar(c *container, t *ptype, sl *slot, ch varChange) *simError
 			v = -v
 		}
 		v += sl.varValue
+		if math.IsInf(v, 0) {
+			return &simError{kind: "bad number", line: ch.line, reason: "variable " + quote(t.name) + " of container " + quote(c.name) + " overflows"}
+		}
 	}
 	if !sl.hasVar || sl.varStart != ch.t {
 		s.varPiece(c, t, sl, ch.t)

@@ -2,6 +2,7 @@ package power
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/tracecast/tracecast"
 )
@@ -9,7 +10,7 @@ import (
 // fastRecord parses the common case of a JSON record without
 // encoding/json: one object of string and number values (other values,
 // nested objects and arrays included, are skipped), strings without
-// escapes. It reports ok = false for anything else, and the caller falls
+// escapes (nested values are checked with json.Valid). It reports ok = false for anything else, and the caller falls
 // back to encoding/json, so behaviour is the same, only faster.
 func (rd *reader) fastRecord(b []byte, num int64) (err error, ok bool) {
 	i := skipWS(b, 0)
@@ -49,8 +50,8 @@ func (rd *reader) fastRecord(b []byte, num int64) (err error, ok bool) {
 			raw, isStr, i = s, true, j
 		case c == '{' || c == '[':
 			j, ok := skipNested(b, i)
-			if !ok {
-				return nil, false
+			if !ok || !json.Valid(b[i:j]) {
+				return nil, false // encoding/json says what is wrong
 			}
 			i = j
 		default:
@@ -134,7 +135,7 @@ func (rd *reader) fastRecord(b []byte, num int64) (err error, ok bool) {
 	var t float64
 	var perr error
 	if tsStr {
-		t, perr = parseTime(tsB)
+		t, perr = rfc3339(string(tsB)) // a quoted number is no time (jsonTime)
 	} else if jsonNumber(tsB) {
 		t, perr = parseFloat(tsB)
 	} else {

@@ -3,9 +3,11 @@ package power
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"reflect"
 	"testing"
+	"testing/iotest"
 
 	"github.com/tracecast/tracecast"
 )
@@ -48,6 +50,8 @@ func FuzzFastJSON(f *testing.F) {
 		`{"timestamp":"2025-07-21T16:15:31+02:00","device_id":"t","metric_id":"m","value":1.5,"labels":{"x":"y"}}`,
 		`{"time":1,"timestamp":2,"node":"","device_id":"d","watts":3,"value":4}`,
 		`{"time":1e3,"watts":0.5,"metric_id":""}`,
+		`{"time":"1","watts":2}`,
+		`{"time":"1970-01-01T00:00:01Z","time":3,"watts":2,"watts":4}`,
 	} {
 		f.Add([]byte(s), "m")
 	}
@@ -77,6 +81,59 @@ func FuzzFastJSON(f *testing.F) {
 		}
 		if (err == nil) != (serr == nil) || !reflect.DeepEqual(fast, slow) || rf.stats.Filtered != rs.stats.Filtered {
 			t.Fatalf("%q: fast %v %v, slow %v %v", line, fast, err, slow, serr)
+		}
+	})
+}
+
+// FuzzDocument feeds arbitrary Kwollect documents to the streaming reader:
+// read whole, one byte at a time, and line by line by the pipeline
+// processor, it gives the same samples and the same error; a document it
+// accepts in strict mode is valid JSON; no input panics.
+func FuzzDocument(f *testing.F) {
+	for _, s := range []string{
+		"[]",
+		"[\n{\"timestamp\":1,\"device_id\":\"a\",\"metric_id\":\"m\",\"value\":2},\n{\"timestamp\":\"2025-07-21T16:15:31+02:00\",\"value\":3,\"labels\":{\"x\":[1,\"]\"]}}\n]\n",
+		"[{\"timestamp\":1,\"value\":2} {\"timestamp\":2,\"value\":2}]",
+		"[{\"time\":\"1\",\"watts\":2},{\"time\":1,\"time\":2,\"watts\":\"3\"}]",
+		"[1, \"a\\\"]\", null, [], {}]",
+		"\ufeff[{\"timestamp\":1,\"value\":2}]",
+	} {
+		f.Add([]byte(s), false)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, lenient bool) {
+		in = bytes.ReplaceAll(in, []byte{'\r'}, nil) // a file source strips them
+		if len(in) == 0 || in[0] != '[' {
+			in = append([]byte{'['}, in...)
+		}
+		opts := Options{Name: "f", Format: Kwollect, Lenient: lenient, MaxLineBytes: 256, Metric: "m"}
+		read := func(r io.Reader) ([]tracecast.PowerSample, error) {
+			var out []tracecast.PowerSample
+			_, err := Read(r, opts, func(b []tracecast.PowerSample) error {
+				out = append(out, b...)
+				return nil
+			})
+			return out, err
+		}
+		whole, err := read(bytes.NewReader(in))
+		bytewise, err2 := read(iotest.OneByteReader(bytes.NewReader(in)))
+		lines, err3 := processLines(t, string(in), opts, 3)
+		errs := func(e error) string {
+			if e == nil {
+				return ""
+			}
+			return e.Error()
+		}
+		if errs(err) != errs(err2) || errs(err) != errs(err3) {
+			t.Fatalf("errors differ: whole %v, one byte %v, lines %v", err, err2, err3)
+		}
+		if err == nil && (!reflect.DeepEqual(whole, bytewise) || !reflect.DeepEqual(whole, lines)) {
+			t.Fatalf("samples differ: whole %v, one byte %v, lines %v", whole, bytewise, lines)
+		}
+		if err == nil && !lenient && !json.Valid(in) {
+			t.Fatalf("invalid JSON accepted: %q", in)
+		}
+		if err != nil && len(err.Error()) > 400 {
+			t.Fatalf("error of %d bytes", len(err.Error()))
 		}
 	})
 }

@@ -1,15 +1,22 @@
 package power
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"strconv"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/lineerr"
 )
 
 // jsonRecord accepts the keys of the JSON-lines format and of Kwollect.
+//
+// A record is decoded as encoding/json decodes it into this struct, and the
+// fast path (fastRecord) decides the same: a key given twice takes its last
+// value, keys match case-insensitively ("Value" is value), unknown keys are
+// ignored. The time is "time", else "timestamp": a JSON number (seconds) or
+// a JSON string holding an RFC 3339 time; a string holding a number
+// ("1753114530.5") is a bad time, as encoding/json refuses a string for a
+// number. The power is "watts", else "value": a JSON number, not a string.
 type jsonRecord struct {
 	Time      json.RawMessage `json:"time"`
 	Timestamp json.RawMessage `json:"timestamp"`
@@ -26,9 +33,22 @@ func (rd *reader) jsonLine(b []byte, num int64) error {
 	}
 	var rec jsonRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return rd.bad(num, "json", "bad JSON: "+err.Error())
+		return rd.bad(num, "json", "bad JSON: "+lineerr.Detail(err))
 	}
 	return rd.record(&rec, num)
+}
+
+// jsonTime reads a record's time: a JSON number, or a JSON string holding
+// an RFC 3339 time.
+func jsonTime(raw []byte) (float64, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return 0, err
+		}
+		return rfc3339(s)
+	}
+	return parseFloat(raw)
 }
 
 func (rd *reader) record(rec *jsonRecord, num int64) error {
@@ -43,9 +63,9 @@ func (rd *reader) record(rec *jsonRecord, num int64) error {
 	if len(ts) == 0 {
 		return rd.bad(num, "time", "no time or timestamp")
 	}
-	t, err := parseTime(ts)
+	t, err := jsonTime(ts)
 	if err != nil {
-		return rd.bad(num, "time", "bad time "+string(ts))
+		return rd.bad(num, "time", "bad time "+lineerr.QuoteBytes(ts))
 	}
 	v := rec.Watts
 	if v == nil {
@@ -54,7 +74,7 @@ func (rd *reader) record(rec *jsonRecord, num int64) error {
 	if v == nil {
 		return rd.bad(num, "value", "no watts or value")
 	}
-	if *v < 0 || *v != *v {
+	if *v < 0 || *v != *v || *v > maxValue {
 		return rd.bad(num, "value", "bad power "+strconv.FormatFloat(*v, 'g', -1, 64))
 	}
 	node := rec.Node
@@ -70,51 +90,4 @@ func (rd *reader) record(rec *jsonRecord, num int64) error {
 		rd.nodes[node] = node
 	}
 	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: *v})
-}
-
-// kwollect reads a Kwollect response: a JSON array of records, or records
-// one a line. The response of one query is held in memory (Kwollect
-// answers are bounded by the query's time range).
-func (rd *reader) kwollect(in io.Reader) error {
-	data, err := io.ReadAll(in)
-	if err != nil {
-		return &Error{File: rd.opts.Name, Reason: err.Error()}
-	}
-	trim := bytes.TrimSpace(data)
-	if len(trim) == 0 || trim[0] != '[' {
-		return rd.lines(bytes.NewReader(data))
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var seenOff, seenLines int
-	lineAt := func(off int64) int64 {
-		o := min(int(off), len(data))
-		if o > seenOff {
-			seenLines += bytes.Count(data[seenOff:o], []byte{'\n'})
-			seenOff = o
-		}
-		return int64(seenLines) + 1
-	}
-	if _, err := dec.Token(); err != nil {
-		return &Error{File: rd.opts.Name, Line: 1, Kind: "json", Reason: err.Error()}
-	}
-	for dec.More() {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			// The array is broken: nothing after this point can be trusted.
-			return &Error{File: rd.opts.Name, Line: lineAt(dec.InputOffset()), Kind: "json", Reason: "bad JSON: " + err.Error()}
-		}
-		num := lineAt(dec.InputOffset())
-		rd.stats.Lines = num
-		var rec jsonRecord
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			if err := rd.bad(num, "json", "bad record: "+err.Error()); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := rd.record(&rec, num); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -29,6 +29,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rs/zerolog"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/lineerr"
 
@@ -71,6 +73,32 @@ type Options struct {
 	Node string
 	// Metric keeps only the Kwollect records of this metric_id ("" keeps all).
 	Metric string
+	// MaxLineBytes is the longest accepted line, and the longest record
+	// of a Kwollect document (default 1 MiB): longer ones are bad lines.
+	MaxLineBytes int
+	// Logger receives, from a Processor at the end of its input, the
+	// lines skipped by reason (a warning: results leave them out). The
+	// zero value logs nothing.
+	Logger zerolog.Logger
+}
+
+// DefaultMaxLineBytes is MaxLineBytes when it is not set.
+const DefaultMaxLineBytes = 1 << 20
+
+// maxNodes bounds the node names interned: past it, names are still read,
+// only no longer shared.
+const maxNodes = 1 << 16
+
+func (o *Options) defaults() {
+	if o.Name == "" {
+		o.Name = "-"
+	}
+	if o.Format == "" {
+		o.Format = Auto
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
 }
 
 // Stats count what Read read and skipped.
@@ -103,6 +131,18 @@ type reader struct {
 	cols    [4]int
 	ncols   int
 	started bool
+	// first is set once a line that is not blank or a comment was read:
+	// only that one may open a Kwollect document.
+	first bool
+	// doc reads the rest of the stream once it is known to be a JSON
+	// array (Kwollect's answer).
+	doc *document
+}
+
+func newReader(opts Options) *reader {
+	opts.defaults()
+	return &reader{opts: opts, nodes: map[string]string{}, rapl: map[string]*raplState{},
+		stats: Stats{Skipped: map[string]int64{}}}
 }
 
 type raplState struct {
@@ -110,46 +150,68 @@ type raplState struct {
 }
 
 // Read parses a power stream from r (plain or gzip) and calls fn with
-// batches of samples; fn must not keep the slice.
+// batches of samples; fn must not keep the slice. A JSON array (Kwollect's
+// answer; with Format Auto or Kwollect) streams: memory holds one record,
+// whatever the document's size, and its records need not be on lines of
+// their own.
 func Read(r io.Reader, opts Options, fn func([]tracecast.PowerSample) error) (Stats, error) {
-	if opts.Name == "" {
-		opts.Name = "-"
-	}
-	if opts.Format == "" {
-		opts.Format = Auto
-	}
-	rd := &reader{opts: opts, fn: fn, nodes: map[string]string{}, rapl: map[string]*raplState{},
-		stats: Stats{Skipped: map[string]int64{}}, batch: make([]tracecast.PowerSample, 0, BatchSize)}
+	rd := newReader(opts)
+	rd.fn, rd.batch = fn, make([]tracecast.PowerSample, 0, BatchSize)
 	in, err := input.Decompress(r)
 	if err != nil {
-		return rd.stats, &Error{File: opts.Name, Reason: err.Error()}
+		return rd.stats, &Error{File: rd.opts.Name, Kind: "input", Reason: err.Error()}
 	}
-	if opts.Format == Auto {
+	br := bufio.NewReaderSize(in, 1<<16)
+	input.SkipBOM(br)
+	isDoc := false
+	if rd.opts.Format == Auto || rd.opts.Format == Kwollect {
 		// A JSON array can only be Kwollect's answer.
-		br := bufio.NewReaderSize(in, 1<<16)
-		in = br
-		for n := 1; n <= 4096; n++ {
-			b, _ := br.Peek(n)
-			if len(b) < n {
-				break
-			}
-			if c := b[n-1]; c == '[' {
-				rd.opts.Format = Kwollect
-				break
-			} else if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-				break
-			}
+		peek, _ := br.Peek(4096)
+		if t := bytes.TrimLeft(peek, " \t\r\n"); len(t) > 0 {
+			isDoc = t[0] == '['
 		}
 	}
-	if rd.opts.Format == Kwollect {
-		err = rd.kwollect(in)
+	if isDoc {
+		err = rd.document(br)
 	} else {
-		err = rd.lines(in)
+		err = rd.lines(br)
+	}
+	if err == nil && rd.doc != nil {
+		err = rd.doc.end()
 	}
 	if err == nil {
 		err = rd.flush()
 	}
 	return rd.stats, err
+}
+
+// document reads a whole stream as a JSON array, in chunks: no line limit,
+// only the record limit.
+func (rd *reader) document(in io.Reader) error {
+	rd.doc = newDocument(rd)
+	buf := make([]byte, 1<<16)
+	last := byte('\n')
+	for {
+		n, rerr := in.Read(buf)
+		if n > 0 {
+			last = buf[n-1]
+			if err := rd.doc.feed(buf[:n]); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			rd.stats.Lines = rd.doc.line
+			if last == '\n' {
+				rd.stats.Lines--
+				return nil
+			}
+			// End the last line, as a line reader does.
+			return rd.doc.feed(newline)
+		}
+		if rerr != nil {
+			return &Error{File: rd.opts.Name, Line: rd.doc.line, Kind: "input", Reason: "read error: " + rerr.Error()}
+		}
+	}
 }
 
 func (rd *reader) flush() error {
@@ -184,39 +246,60 @@ func (rd *reader) intern(b []byte) string {
 		return s
 	}
 	s := string(b)
-	rd.nodes[s] = s
+	if len(rd.nodes) < maxNodes {
+		rd.nodes[s] = s
+	}
 	return s
 }
 
-const maxLine = 1 << 20
+// tooLong is what a line longer than MaxLineBytes is.
+func (rd *reader) tooLong(num int64) error {
+	return rd.bad(num, "line too long", "line longer than "+strconv.Itoa(rd.opts.MaxLineBytes)+" bytes (raise max_line_bytes)")
+}
 
+// lines splits the input into lines, holding at most MaxLineBytes of one:
+// a longer line is a bad line, skipped to its end in lenient mode.
 func (rd *reader) lines(in io.Reader) error {
-	buf := make([]byte, 0, 1<<16)
+	var buf []byte
 	chunk := make([]byte, 1<<16)
 	var num int64
 	var carry []byte
+	skipping := false // inside a line too long to keep
 	for {
 		n, rerr := in.Read(chunk)
 		data := chunk[:n]
 		for len(data) > 0 {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
-				carry = append(carry, data...)
-				if len(carry) > maxLine {
-					return &Error{File: rd.opts.Name, Line: num + 1, Reason: "line too long"}
+				if !skipping {
+					carry = append(carry, data...)
+					if len(carry) > rd.opts.MaxLineBytes {
+						num++
+						if err := rd.tooLong(num); err != nil {
+							return err
+						}
+						skipping, carry = true, nil
+					}
 				}
 				break
 			}
 			line := data[:i]
+			data = data[i+1:]
+			if skipping {
+				skipping = false
+				continue
+			}
 			if len(carry) > 0 {
 				buf = append(append(buf[:0], carry...), line...)
 				line = buf
 				carry = carry[:0]
 			}
-			data = data[i+1:]
 			num++
 			if err := rd.line(line, num); err != nil {
 				return err
+			}
+			if rd.doc != nil && cap(buf) > 1<<16 {
+				buf = nil
 			}
 		}
 		if rerr == io.EOF {
@@ -227,17 +310,34 @@ func (rd *reader) lines(in io.Reader) error {
 			return nil
 		}
 		if rerr != nil {
-			return &Error{File: rd.opts.Name, Reason: rerr.Error()}
+			return &Error{File: rd.opts.Name, Line: num + 1, Kind: "input", Reason: "read error: " + rerr.Error()}
 		}
 	}
 }
 
-func (rd *reader) line(b []byte, num int64) error {
+func (rd *reader) line(raw []byte, num int64) error {
 	rd.stats.Lines++
-	b = bytes.TrimRight(b, "\r")
-	b = bytes.TrimSpace(b)
+	if rd.stats.Lines == 1 {
+		raw = input.TrimBOM(raw)
+	}
+	if rd.doc != nil {
+		return rd.doc.feedLine(raw, num)
+	}
+	b := bytes.TrimSpace(raw)
 	if len(b) == 0 || b[0] == '#' {
 		return nil
+	}
+	if !rd.first {
+		rd.first = true
+		if b[0] == '[' && (rd.opts.Format == Auto || rd.opts.Format == Kwollect) {
+			// A document: its records are bounded, not its lines.
+			rd.opts.Format = Kwollect
+			rd.doc = newDocument(rd)
+			return rd.doc.feedLine(raw, num)
+		}
+	}
+	if len(raw) > rd.opts.MaxLineBytes {
+		return rd.tooLong(num)
 	}
 	if rd.opts.Format == Auto {
 		switch {
@@ -325,11 +425,11 @@ func (rd *reader) csvLine(b []byte, num int64) error {
 	}
 	t, err := parseTime(get(cTime))
 	if err != nil {
-		return rd.bad(num, "time", "bad time "+strconv.Quote(string(get(cTime))))
+		return rd.bad(num, "time", "bad time "+lineerr.QuoteBytes(get(cTime)))
 	}
 	v, err := parseFloat(get(cValue))
 	if err != nil {
-		return rd.bad(num, "value", "bad value "+strconv.Quote(string(get(cValue))))
+		return rd.bad(num, "value", "bad value "+lineerr.QuoteBytes(get(cValue)))
 	}
 	node := rd.opts.Node
 	if nb := get(cNode); len(nb) > 0 {
@@ -339,13 +439,13 @@ func (rd *reader) csvLine(b []byte, num int64) error {
 		var mx float64 = -1
 		if mb := get(cMax); len(mb) > 0 {
 			if mx, err = parseFloat(mb); err != nil || mx <= 0 {
-				return rd.bad(num, "value", "bad max_energy_range_uj "+strconv.Quote(string(mb)))
+				return rd.bad(num, "value", "bad max_energy_range_uj "+lineerr.QuoteBytes(mb))
 			}
 		}
 		return rd.raplReading(num, t, node, v, mx)
 	}
 	if v < 0 {
-		return rd.bad(num, "value", "negative power "+strconv.Quote(string(get(cValue))))
+		return rd.bad(num, "value", "negative power "+lineerr.QuoteBytes(get(cValue)))
 	}
 	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: v})
 }
@@ -377,10 +477,17 @@ func (rd *reader) raplReading(num int64, t float64, node string, e, max float64)
 		rd.stats.Wraps++
 	}
 	w := d * 1e-6 / (t - st.t)
+	if !(w <= maxValue) {
+		return rd.bad(num, "value", fmt.Sprintf("power out of range: %g µJ in %g s", d, t-st.t))
+	}
 	since := st.t
 	st.t, st.e = t, e
 	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: w, Mean: true, Since: since})
 }
+
+// maxValue bounds the magnitude of every number read (times, powers,
+// counters), so that differences and products stay finite.
+const maxValue = 1e300
 
 func parseFloat(b []byte) (float64, error) {
 	if len(b) == 0 {
@@ -390,7 +497,7 @@ func parseFloat(b []byte) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if v != v || v > 1e300 || v < -1e300 {
+	if v != v || v > maxValue || v < -maxValue {
 		return 0, errors.New("not finite")
 	}
 	return v, nil
@@ -409,7 +516,12 @@ func parseTime(b []byte) (float64, error) {
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
 		b = b[1 : len(b)-1]
 	}
-	tm, err := time.Parse(time.RFC3339Nano, string(b))
+	return rfc3339(string(b))
+}
+
+// rfc3339 reads an RFC 3339 time as Unix seconds.
+func rfc3339(s string) (float64, error) {
+	tm, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return 0, err
 	}

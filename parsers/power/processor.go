@@ -2,34 +2,38 @@ package power
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tracecast/tracecast"
 )
 
 // NewProcessor returns a pipeline processor that parses batches of lines
-// ([]tracecast.Line) of one power stream into batches of samples ([]tracecast.PowerSample
-// items): the line formats, CSV, JSON lines and RAPL (Auto guesses from the
-// first line). Kwollect's answer is one JSON document, not a line stream: a
-// stream of its records (one JSON object per line) is JSON lines.
+// ([]tracecast.Line) of one power stream into batches of samples
+// ([]tracecast.PowerSample items): CSV, JSON lines, RAPL, and Kwollect's
+// answer, a JSON array read as it streams in (one record held at a time;
+// see document). Auto guesses from the first line that is not blank or a
+// comment: '[' opens a Kwollect document.
 func NewProcessor(opts Options) (tracecast.Processor, error) {
-	if opts.Format == Kwollect {
-		return nil, errors.New("power: kwollect is a whole JSON document; in a pipeline send one record per line (format jsonl)")
+	if _, err := ParseFormat(string(opts.Format)); err != nil {
+		return nil, err
 	}
-	if opts.Name == "" {
-		opts.Name = "-"
-	}
-	if opts.Format == "" {
-		opts.Format = Auto
-	}
-	return &processor{rd: &reader{opts: opts, nodes: map[string]string{}, rapl: map[string]*raplState{},
-		stats: Stats{Skipped: map[string]int64{}}}}, nil
+	return &processor{rd: newReader(opts)}, nil
 }
 
 type processor struct {
 	rd     *reader
 	stream string
+}
+
+// emitTo sends the reader's batches downstream, each in a fresh slice:
+// downstream may keep it.
+func (p *processor) emitTo(ctx context.Context, emit tracecast.Emit) {
+	p.rd.batch = nil
+	p.rd.fn = func(ss []tracecast.PowerSample) error {
+		err := emit(ctx, tracecast.Batch{Stream: p.stream, Items: ss})
+		p.rd.batch = nil
+		return err
+	}
 }
 
 func (p *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
@@ -38,13 +42,7 @@ func (p *processor) Process(ctx context.Context, in tracecast.Batch, emit tracec
 		return fmt.Errorf("power: expects lines, got %T", in.Items)
 	}
 	p.stream = in.Stream
-	// Samples go out in a fresh slice per batch: downstream may keep it.
-	p.rd.batch = nil
-	p.rd.fn = func(ss []tracecast.PowerSample) error {
-		err := emit(ctx, tracecast.Batch{Stream: in.Stream, Items: ss})
-		p.rd.batch = nil
-		return err
-	}
+	p.emitTo(ctx, emit)
 	for _, l := range lines {
 		if err := p.rd.line(l.Data, l.Num); err != nil {
 			return err
@@ -53,7 +51,23 @@ func (p *processor) Process(ctx context.Context, in tracecast.Batch, emit tracec
 	return p.rd.flush()
 }
 
-func (p *processor) Flush(ctx context.Context, emit tracecast.Emit) error { return nil }
+// Flush ends the stream: a Kwollect document must be complete.
+func (p *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
+	p.emitTo(ctx, emit)
+	if p.rd.doc != nil {
+		if err := p.rd.doc.end(); err != nil {
+			return err
+		}
+	}
+	if err := p.rd.flush(); err != nil {
+		return err
+	}
+	st := p.rd.stats
+	for _, r := range st.Skipped.Reasons() {
+		p.rd.opts.Logger.Warn().Int64("lines", st.Skipped[r]).Str("reason", r).Str("power", p.rd.opts.Name).Msg("skipped power lines")
+	}
+	return nil
+}
 
 // Stats returns what the processor read and skipped.
 func (p *processor) Stats() Stats { return p.rd.stats }

@@ -73,6 +73,14 @@ type Validator interface {
 	Validate() error
 }
 
+// PathUser is implemented by options that name files: those the component
+// reads (inputs) and those it creates, truncates or replaces (outputs; "-"
+// is standard output, not a file). The runtime refuses, before anything is
+// opened, a pipeline where an output is also an input or another output.
+type PathUser interface {
+	Paths() (inputs, outputs []string)
+}
+
 // StreamNamer is implemented by source options that know the name of their
 // stream (a file path), which their parser uses in messages.
 type StreamNamer interface {

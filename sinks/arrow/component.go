@@ -44,6 +44,14 @@ func (o *SinkConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Paths: the file written, and with format file its temporary file.
+func (o *SinkConfig) Paths() (inputs, outputs []string) {
+	if f, _ := ParseFormat(o.Format); f == FormatFile {
+		return nil, []string{o.Path, o.Path + ".tmp"}
+	}
+	return nil, []string{o.Path}
+}
+
 func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 	tables := RecordTables(o.TimeUnit)
 	if o.Records != "" {

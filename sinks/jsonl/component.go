@@ -28,6 +28,9 @@ func (o *SinkConfig) Validate() error {
 	return component.CheckRecords(o.Records)
 }
 
+// Paths: the file written.
+func (o *SinkConfig) Paths() (inputs, outputs []string) { return nil, []string{o.Path} }
+
 func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 	s, err := New(Options{Path: o.Path})
 	if err != nil {

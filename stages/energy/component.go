@@ -58,8 +58,11 @@ func (o *StageConfig) Validate() error {
 	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
 		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
 	}
-	if o.Window < 0 || o.MaxGap < 0 || o.Lateness < 0 {
-		errs = append(errs, errors.New("window, max_gap, lateness: must not be negative"))
+	if o.Window < 0 || o.Lateness < 0 {
+		errs = append(errs, errors.New("window, lateness: must not be negative"))
+	}
+	if !(o.MaxGap > 0) {
+		errs = append(errs, fmt.Errorf("max_gap: must be positive (got %g)", o.MaxGap))
 	}
 	return errors.Join(errs...)
 }

@@ -62,6 +62,12 @@ func (o *StageConfig) Validate() error {
 	if o.Window <= 0 {
 		errs = append(errs, errors.New("window: required, a positive number of samples"))
 	}
+	if o.MaxSamples <= 0 {
+		errs = append(errs, fmt.Errorf("max_samples: must be positive (got %d)", o.MaxSamples))
+	}
+	if o.MaxStreams <= 0 {
+		errs = append(errs, fmt.Errorf("max_streams: must be positive (got %d)", o.MaxStreams))
+	}
 	if _, ok := signal.Presets[o.Rules]; !ok && o.Rules != "auto" {
 		errs = append(errs, fmt.Errorf("rules: %q is not auto, starpu or smpi", o.Rules))
 	}

@@ -127,6 +127,9 @@ func (o *StageConfig) Validate() error {
 	if _, err := ParseClass(o.Class); err != nil {
 		errs = append(errs, fmt.Errorf("class: %w", err))
 	}
+	if o.MaxSamples <= 0 {
+		errs = append(errs, fmt.Errorf("max_samples: must be positive (got %d)", o.MaxSamples))
+	}
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,95 @@
+// Package paths keeps a run's outputs from destroying its inputs: before
+// anything is opened, every file a run writes is compared with every file
+// it reads and with the other files it writes, by what they really are —
+// absolute, cleaned, symbolic links resolved, and for files that exist the
+// same inode (os.SameFile: hard links, bind mounts).
+package paths
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Use is one file a run reads or writes.
+type Use struct {
+	// Who names the user in messages: `sink "out"`, "-o".
+	Who string
+	// Path is the file as given; "" and "-" (standard input or output)
+	// are not files.
+	Path string
+	// Output is set for a file the run creates, truncates or replaces.
+	Output bool
+}
+
+// file is a Use resolved.
+type file struct {
+	Use
+	real string      // absolute, symbolic links resolved as far as they exist
+	info os.FileInfo // nil when the file does not exist (yet)
+}
+
+func resolve(u Use) file {
+	f := file{Use: u, real: filepath.Clean(u.Path)}
+	if abs, err := filepath.Abs(u.Path); err == nil {
+		f.real = abs
+	}
+	// Resolve the longest existing prefix: the file, or its directory.
+	dir, rest := f.real, ""
+	for {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			f.real = filepath.Join(r, rest)
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+	if fi, err := os.Stat(f.real); err == nil {
+		f.info = fi
+	}
+	return f
+}
+
+func same(a, b file) bool {
+	if a.info != nil && b.info != nil {
+		return os.SameFile(a.info, b.info)
+	}
+	return a.real == b.real
+}
+
+// Conflicts returns one error per output that is also an input, or that
+// another output writes too. Devices (/dev/null, /dev/stdout) are not
+// files a run can destroy and may be shared.
+func Conflicts(uses []Use) []error {
+	var fs []file
+	for _, u := range uses {
+		if u.Path == "" || u.Path == "-" {
+			continue
+		}
+		fs = append(fs, resolve(u))
+	}
+	var errs []error
+	for i, o := range fs {
+		if !o.Output || o.info != nil && !o.info.Mode().IsRegular() && !o.info.IsDir() {
+			continue
+		}
+		for j, x := range fs {
+			if i == j || !same(o, x) {
+				continue
+			}
+			switch {
+			case !x.Output:
+				errs = append(errs, fmt.Errorf("%s writes %s, which %s reads: it would destroy its input", o.Who, o.Path, x.Who))
+			case j < i && x.Path == o.Path:
+				errs = append(errs, fmt.Errorf("%s and %s both write %s: each would overwrite the other", x.Who, o.Who, o.Path))
+			case j < i:
+				errs = append(errs, fmt.Errorf("%s (%s) and %s (%s) write the same file: each would overwrite the other", x.Who, x.Path, o.Who, o.Path))
+			}
+		}
+	}
+	return errs
+}
