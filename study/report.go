@@ -217,6 +217,9 @@ func writeReport(c *ReproduceConfig, m *surface.Model, as, vs []*Analysis, took 
 // default forecaster against the seed's forecast (ks-paper), persistence
 // and climatology at the same issue times, and the coverage of its 90%
 // intervals.
+// exact is the MSE below which a forecast is exact (floating-point noise).
+const exact = 1e-20
+
 func forecastHeadline(p func(string, ...any), rs []int, vs []*Analysis) {
 	p("## Headline: forecast quality on the validation traces\n\n")
 	p("Forecasts of the idle>=25%% share over each validation trace's horizon (the window-size model's w × Δ, the seed's horizon), issued every horizon/10 with the default method (`auto`), scored as docs/forecasts.md defines. MSE ratio < 1: better than the baseline (mean over traces of the per-trace ratio; traces where every baseline is exact left out).\n\n")
@@ -234,7 +237,7 @@ func forecastHeadline(p func(string, ...any), rs []int, vs []*Analysis) {
 		}
 		for _, x := range vs {
 			v := x.Validate
-			if r == 0 || v == nil || x.R != r || v.Forecasts == 0 || (v.MSEKSPaper == 0 && v.MSEPersistence == 0 && v.MSEClimatology == 0) {
+			if r == 0 || v == nil || x.R != r || v.Forecasts == 0 || (v.MSEKSPaper < exact && v.MSEPersistence < exact && v.MSEClimatology < exact) {
 				continue
 			}
 			a.n++
@@ -261,8 +264,15 @@ func forecastHeadline(p func(string, ...any), rs []int, vs []*Analysis) {
 	p("\n")
 }
 
-// ratio is a/b, 1 when both are 0 (an exact forecast equals an exact baseline).
+// ratio is a/b, 1 when both are 0 (an exact forecast equals an exact
+// baseline); an MSE below 1e-20 is 0, the rounding of the integrals.
 func ratio(a, b float64) float64 {
+	if a < exact {
+		a = 0
+	}
+	if b < exact {
+		b = 0
+	}
 	if b == 0 {
 		if a == 0 {
 			return 1
