@@ -128,7 +128,7 @@ sinks:
 // addr until want distinct predictions are on the output topic (or 60 s),
 // then stops it: the predictions (kafkatest.ReadRecords), the message
 // count and the pipeline's error.
-func runLiveKafka(t *testing.T, addr string, want int) (map[string]string, int, error) {
+func runLiveKafka(t *testing.T, addr string, want int, more ...func()) (map[string]string, int, error) {
 	t.Helper()
 	cfg, err := Validate("live-kafka.yaml", nil)
 	if err != nil {
@@ -146,6 +146,9 @@ func runLiveKafka(t *testing.T, addr string, want int) (map[string]string, int, 
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg, RunOptions{}) }()
 	got, msgs := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", want, 60*time.Second)
+	for _, m := range more { // more reading while the pipeline runs
+		m()
+	}
 	cancel()
 	return got, msgs, <-done
 }
@@ -162,12 +165,55 @@ func TestLiveKafkaEndToEnd(t *testing.T) {
 	addr := kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.forecasts", "tracecast.alerts")
 	publishTraces(t, addr, "tracecast.traces", traces)
 
-	got, msgs, err := runLiveKafka(t, addr, len(want))
+	wantF := offlineForecasts(t, traces)
+	var gotF map[string]string
+	got, msgs, err := runLiveKafka(t, addr, len(want), func() {
+		gotF, _ = kafkatest.ReadRecords(t, addr, "tracecast.forecasts", "tracecast.forecast/1", len(wantF), 60*time.Second)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	kafkatest.CompareRecords(t, got, want)
-	t.Logf("%d traces, %d predictions (%d messages)", len(traces), len(got), msgs)
+	// Forecasts too are a function of the trace alone: the live ones, from
+	// interleaved Kafka messages, are the offline file replay's.
+	kafkatest.CompareRecords(t, gotF, wantF)
+	t.Logf("%d traces, %d predictions (%d messages), %d forecasts", len(traces), len(got), msgs, len(gotF))
+}
+
+// offlineForecasts runs the live pipelines' forecast stage on each trace
+// file (named as the Kafka key, the run id).
+func offlineForecasts(t *testing.T, traces map[string][]byte) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	want := map[string]string{}
+	for id, data := range traces {
+		path := filepath.Join(dir, id)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, id+".jsonl")
+		cfg, err := Parse(fmt.Appendf(nil, `version: 1
+name: offline
+settings: {status_interval: 0s}
+sources:
+  trace: {type: file, path: %q, parser: {type: paje, time_unit: ms}}
+stages:
+  f: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=25%%"], horizons: [10ms, 100ms, 1s], every: 5ms, time_unit: ms, run_id: %q}
+sinks:
+  p: {type: jsonl, inputs: [f], records: forecasts, path: %q}
+`, path, id, out), "offline.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Run(t.Context(), cfg, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range readJSONL(t, out) {
+			fid, b := kafkatest.Normalize(m)
+			want[fid] = b
+		}
+	}
+	return want
 }
 
 // TestLivePredictIgnoresBatching: the live predictions of a trace do not
