@@ -11,9 +11,12 @@ import (
 )
 
 // WithSignals wires SIGINT and SIGTERM to Run's two stops: the first signal
-// cancels the returned context (a graceful stop: pass it to Run), the second
-// closes hard (a hard stop: pass it as RunOptions.HardStop). stop releases
-// the signal handler; call it when Run returns.
+// cancels the returned context (a graceful stop: pass it to Run); a second
+// SIGINT (a person pressing Ctrl-C again) closes hard (a hard stop: pass it
+// as RunOptions.HardStop). Repeated SIGTERMs do not: `timeout`, systemd and
+// container runtimes send SIGTERM more than once, and the graceful stop
+// (bounded by settings.shutdown_timeout) must still flush, commit and exit
+// 0. stop releases the signal handler; call it when Run returns.
 func WithSignals(parent context.Context, log zerolog.Logger) (ctx context.Context, hard <-chan struct{}, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	hardCh := make(chan struct{})
@@ -30,11 +33,15 @@ func WithSignals(parent context.Context, log zerolog.Logger) (ctx context.Contex
 			case sig := <-sigs:
 				n++
 				if n == 1 {
-					log.Info().Str("signal", sig.String()).Msg("stopping gracefully; send it again to stop at once")
+					log.Info().Str("signal", sig.String()).Msg("stopping gracefully; Ctrl-C again to stop at once")
 					cancel()
 					continue
 				}
-				log.Warn().Str("signal", sig.String()).Msg("second signal: stopping at once")
+				if sig == syscall.SIGTERM {
+					log.Info().Str("signal", sig.String()).Msg("already stopping gracefully")
+					continue
+				}
+				log.Warn().Str("signal", sig.String()).Msg("second interrupt: stopping at once")
 				close(hardCh)
 				return
 			}

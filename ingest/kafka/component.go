@@ -27,15 +27,22 @@ type SourceConfig struct {
 	MaxWait        time.Duration `yaml:"max_wait"`
 	SessionTimeout time.Duration `yaml:"session_timeout"`
 	BatchLines     int           `yaml:"batch_lines"`
-	// TraceTimeout ends a trace silent that long (0: never); see
+	// TraceTimeout ends a trace silent that long (default 10m; 0s: never,
+	// which lets a dead producer hold its partition's commits back); see
 	// ingest/kafka.Options.
 	TraceTimeout time.Duration `yaml:"trace_timeout"`
 }
 
+// DefaultTraceTimeout ends a trace whose producer went silent: a run that
+// died without its end marker must not hold its partition's commits back
+// for ever (every restart would read the partition again from that trace).
+const DefaultTraceTimeout = 10 * time.Minute
+
 // DefaultSourceConfig read from a local broker.
 func DefaultSourceConfig() SourceConfig {
 	return SourceConfig{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.traces", Group: "tracecast",
-		Start: "earliest", CommitInterval: time.Second, MaxWait: 250 * time.Millisecond, SessionTimeout: 6 * time.Second, BatchLines: 4096}
+		Start: "earliest", CommitInterval: time.Second, MaxWait: 250 * time.Millisecond, SessionTimeout: 6 * time.Second, BatchLines: 4096,
+		TraceTimeout: DefaultTraceTimeout}
 }
 
 func (o *SourceConfig) ingest() Options {

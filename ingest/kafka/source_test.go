@@ -193,3 +193,11 @@ func TestStartsTraceWithoutHeaders(t *testing.T) {
 		}
 	}
 }
+
+// The shipped default ends a silent trace: a producer that died without its
+// end marker does not hold its partition's commits back for ever.
+func TestDefaultTraceTimeoutIsFinite(t *testing.T) {
+	if d := DefaultSourceConfig().TraceTimeout; d <= 0 || d > time.Hour {
+		t.Fatalf("default trace_timeout %v: want a finite inactivity timeout", d)
+	}
+}

@@ -107,7 +107,7 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 			one.Name = stream
 		}
 		return NewProcessor(one), nil
-	})
+	}).LogTo(env.Logger)
 	if o.StreamErrors == "drop" {
 		ps.DropFailedStreams(env.Logger)
 	}

@@ -3,7 +3,6 @@ package component
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/rs/zerolog"
 
@@ -18,11 +17,25 @@ const DefaultMaxStreams = 4096
 // source names streams by trace id). With a single stream (a file) it is
 // the processor itself. Streams are flushed at their StreamEnd marker, or
 // in order of first appearance at the end of input.
+//
+// At most max streams are open at once. A new stream beyond that evicts the
+// least recently active one: its state is dropped without flushing (its
+// records would be those of an unfinished trace), the eviction is logged
+// and counted, and its later batches are ignored until it ends or starts
+// again — the service stays up instead of failing, and failing again after
+// every restart on the same input.
 type PerStream struct {
 	newProc func(stream string) (tracecast.Processor, error)
 	max     int
 	procs   map[string]tracecast.Processor
 	order   []string
+	// used is when each open stream was last active (a batch counter).
+	used    map[string]uint64
+	tick    uint64
+	evicted map[string]bool
+	// Evictions counts the streams evicted so far.
+	Evictions int
+	log       zerolog.Logger
 	// drop, when set, turns a stream's error into the end of that stream
 	// (logged) instead of the pipeline's failure: one bad trace among many
 	// on a topic must not stop the others. Its later batches are ignored
@@ -42,17 +55,25 @@ func NewPerStream(max int, newProc func(stream string) (tracecast.Processor, err
 	if max <= 0 {
 		max = DefaultMaxStreams
 	}
-	return &PerStream{newProc: newProc, max: max, procs: map[string]tracecast.Processor{}}
+	return &PerStream{newProc: newProc, max: max, procs: map[string]tracecast.Processor{}, used: map[string]uint64{},
+		evicted: map[string]bool{}, log: zerolog.Nop()}
+}
+
+// LogTo sets the logger evictions are reported on.
+func (ps *PerStream) LogTo(log zerolog.Logger) *PerStream {
+	ps.log = log
+	return ps
 }
 
 func (ps *PerStream) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
-	if ps.failed[in.Stream] {
+	if ps.failed[in.Stream] || ps.evicted[in.Stream] {
 		return nil
 	}
+	ps.tick++
 	p := ps.procs[in.Stream]
 	if p == nil {
 		if len(ps.procs) >= ps.max {
-			return fmt.Errorf("stream %q: more than %d streams open at once (max_streams)", in.Stream, ps.max)
+			ps.evictOldest(in.Stream)
 		}
 		var err error
 		if p, err = ps.newProc(in.Stream); err != nil {
@@ -61,7 +82,24 @@ func (ps *PerStream) Process(ctx context.Context, in tracecast.Batch, emit trace
 		ps.procs[in.Stream] = p
 		ps.order = append(ps.order, in.Stream)
 	}
+	ps.used[in.Stream] = ps.tick
 	return ps.check(in.Stream, p.Process(ctx, in, emit))
+}
+
+// evictOldest drops the least recently active stream to make room for
+// stream.
+func (ps *PerStream) evictOldest(stream string) {
+	oldest, at := "", uint64(0)
+	for _, s := range ps.order {
+		if u := ps.used[s]; oldest == "" || u < at {
+			oldest, at = s, u
+		}
+	}
+	ps.forget(oldest)
+	ps.evicted[oldest] = true
+	ps.Evictions++
+	ps.log.Warn().Str("evicted", oldest).Str("for", stream).Int("max_streams", ps.max).Int("evictions", ps.Evictions).
+		Msg("too many streams open: the least recently active one is dropped unflushed, its later input ignored until it ends or restarts")
 }
 
 // check applies the error policy to a stream's error.
@@ -89,12 +127,14 @@ func (ps *PerStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 		}
 	}
 	ps.procs, ps.order = map[string]tracecast.Processor{}, nil
+	clear(ps.used)
 	return nil
 }
 
 // EndStream flushes and forgets one stream.
 func (ps *PerStream) EndStream(ctx context.Context, stream string, emit tracecast.Emit) error {
 	delete(ps.failed, stream)
+	delete(ps.evicted, stream)
 	p := ps.procs[stream]
 	if p == nil {
 		return nil
@@ -108,14 +148,18 @@ func (ps *PerStream) ResetStream(stream string) {
 	if stream == "" {
 		ps.procs, ps.order = map[string]tracecast.Processor{}, nil
 		clear(ps.failed)
+		clear(ps.evicted)
+		clear(ps.used)
 		return
 	}
 	delete(ps.failed, stream)
+	delete(ps.evicted, stream)
 	ps.forget(stream)
 }
 
 func (ps *PerStream) forget(stream string) {
 	delete(ps.procs, stream)
+	delete(ps.used, stream)
 	for i, s := range ps.order {
 		if s == stream {
 			ps.order = append(ps.order[:i], ps.order[i+1:]...)

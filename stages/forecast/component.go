@@ -168,7 +168,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 	}
 	return component.NewPerStream(o.MaxStreams, func(string) (tracecast.Processor, error) {
 		return &stage{o: o, cfg: cfg, env: env}, nil
-	}), nil
+	}).LogTo(env.Logger), nil
 }
 
 // stage forecasts one run (stream).

@@ -115,7 +115,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 	if _, err := one(""); err != nil { // report bad options at start
 		return nil, err
 	}
-	return component.NewPerStream(o.MaxStreams, one), nil
+	return component.NewPerStream(o.MaxStreams, one).LogTo(env.Logger), nil
 }
 
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {

@@ -150,7 +150,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 	if _, err := one(""); err != nil {
 		return nil, err
 	}
-	return component.NewPerStream(0, one), nil
+	return component.NewPerStream(0, one).LogTo(env.Logger), nil
 }
 
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
