@@ -90,10 +90,10 @@ func publishTraces(t testing.TB, addr, topic string, traces map[string][]byte) {
 
 // offlinePredictions runs the offline predict stage of live-kafka.yaml's
 // options on each trace file: id -> prediction JSON without emitted_at.
-func offlinePredictions(t *testing.T, traces map[string][]byte) map[string]string {
+func offlinePredictions(t *testing.T, traces map[string][]byte) (want, verdicts map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
-	want := map[string]string{}
+	want, verdicts = map[string]string{}, map[string]string{}
 	for id, data := range traces {
 		path := filepath.Join(dir, id)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -109,7 +109,8 @@ stages:
   idle: {type: predict, inputs: [trace], rules: starpu, period: 1, window: 100, queries: ["idle>=25%%", "idle>=50%%"], time_unit: ms}
 sinks:
   p: {type: jsonl, inputs: [idle], records: predictions, path: %q}
-`, path, out), "offline.yaml")
+  v: {type: jsonl, inputs: [idle], records: verdicts, path: %q}
+`, path, out, out+".verdicts"), "offline.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,8 +121,12 @@ sinks:
 			id, b := kafkatest.Normalize(m)
 			want[id] = b
 		}
+		for _, m := range readJSONL(t, out+".verdicts") {
+			id, b := kafkatest.Normalize(m)
+			verdicts[id] = b
+		}
 	}
-	return want
+	return want, verdicts
 }
 
 // runLiveKafka runs the shipped live-kafka pipeline against the broker at
@@ -158,7 +163,7 @@ func runLiveKafka(t *testing.T, addr string, want int, more ...func()) (map[stri
 // output topic are exactly those of the offline predict stage per trace.
 func TestLiveKafkaEndToEnd(t *testing.T) {
 	traces := testTraces(t)
-	want := offlinePredictions(t, traces)
+	want, wantV := offlinePredictions(t, traces)
 	if len(want) < 100 {
 		t.Fatalf("only %d offline predictions", len(want))
 	}
@@ -166,14 +171,18 @@ func TestLiveKafkaEndToEnd(t *testing.T) {
 	publishTraces(t, addr, "tracecast.traces", traces)
 
 	wantF := offlineForecasts(t, traces)
-	var gotF map[string]string
+	var gotF, gotV map[string]string
 	got, msgs, err := runLiveKafka(t, addr, len(want), func() {
+		gotV, _ = kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.verdict/1", len(wantV), 60*time.Second)
 		gotF, _ = kafkatest.ReadRecords(t, addr, "tracecast.forecasts", "tracecast.forecast/1", len(wantF), 60*time.Second)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	kafkatest.CompareRecords(t, got, want)
+	// The verdicts too (KS D and p of each window) equal the offline
+	// replay's: the first window's once had D = 0.36 live, 0.40 offline.
+	kafkatest.CompareRecords(t, gotV, wantV)
 	// Forecasts too are a function of the trace alone: the live ones, from
 	// interleaved Kafka messages, are the offline file replay's.
 	kafkatest.CompareRecords(t, gotF, wantF)
@@ -216,25 +225,29 @@ sinks:
 	return want
 }
 
-// TestLivePredictIgnoresBatching: the live predictions of a trace do not
-// depend on how its lines were cut into batches (a Kafka replay delivers
-// thousands of lines at once, a tailed run a few): R, the windows and the
-// likelihoods are functions of the trace alone.
+// TestLivePredictIgnoresBatching: the live predictions and verdicts of a
+// trace do not depend on how its lines were cut into batches (a Kafka
+// replay at full speed delivers thousands of lines at once, a tailed run a
+// few), and equal the offline replay's: R, the windows, the likelihoods and
+// the KS verdicts are functions of the trace alone. (The first window's
+// verdict once had D = 0.36 live against 0.40 offline: the live sampler did
+// not count a worker before its first state.)
 func TestLivePredictIgnoresBatching(t *testing.T) {
 	root, _ := filepath.Abs("..")
 	var first map[string]string
-	for _, n := range []int{1, 7, 4096} {
-		out := filepath.Join(t.TempDir(), "p.jsonl")
+	for _, n := range []int{0, 1, 7, 4096} { // 0: the offline stage
+		dir := t.TempDir()
 		cfg, err := Parse(fmt.Appendf(nil, `version: 1
 name: batching
 settings: {status_interval: 0s}
 sources:
   trace: {type: file, path: %q, batch_lines: %d, parser: {type: paje, time_unit: ms}}
 stages:
-  idle: {type: predict, inputs: [trace], live: true, rules: starpu, period: 1, window: 100, queries: ["idle>=50%%"], time_unit: ms}
+  idle: {type: predict, inputs: [trace], live: %v, rules: starpu, period: 1, window: 100, queries: ["idle>=25%%", "idle>=50%%"], time_unit: ms}
 sinks:
   p: {type: jsonl, inputs: [idle], records: predictions, path: %q}
-`, filepath.Join(root, DemoTracePath), n, out), "batching.yaml")
+  v: {type: jsonl, inputs: [idle], records: verdicts, path: %q}
+`, filepath.Join(root, DemoTracePath), max(n, 4096), n > 0, filepath.Join(dir, "p.jsonl"), filepath.Join(dir, "v.jsonl")), "batching.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,14 +255,16 @@ sinks:
 			t.Fatal(err)
 		}
 		got := map[string]string{}
-		for _, m := range readJSONL(t, out) {
-			id, b := kafkatest.Normalize(m)
-			got[id] = b
+		for _, f := range []string{"p.jsonl", "v.jsonl"} {
+			for _, m := range readJSONL(t, filepath.Join(dir, f)) {
+				id, b := kafkatest.Normalize(m)
+				got[id] = b
+			}
 		}
 		if first == nil {
 			first = got
-			if len(got) != 69 {
-				t.Fatalf("%d predictions, want 69", len(got))
+			if len(got) != 274 {
+				t.Fatalf("%d predictions and verdicts, want 274", len(got))
 			}
 			continue
 		}
@@ -264,7 +279,7 @@ func TestLiveKafkaDropsBadTrace(t *testing.T) {
 	good := testTraces(t)["cholesky"]
 	lines := bytes.SplitAfter(good, []byte("\n"))
 	bad := bytes.Join(append(append(lines[:len(lines)/2:len(lines)/2], []byte("999 not a paje event\n")), lines[len(lines)/2:]...), nil)
-	want := offlinePredictions(t, map[string][]byte{"good": good})
+	want, _ := offlinePredictions(t, map[string][]byte{"good": good})
 	addr := kafkatest.Start(t, 1, "tracecast.traces", "tracecast.predictions", "tracecast.forecasts", "tracecast.alerts")
 	publishTraces(t, addr, "tracecast.traces", map[string][]byte{"bad": bad, "good": good})
 	got, _, err := runLiveKafka(t, addr, len(want))

@@ -151,6 +151,12 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	return nil
 }
 
+// earlySample is a sample taken before R is fixed.
+type earlySample struct {
+	t float64
+	x int
+}
+
 // livePredict is the predict stage on a trace still being read: each class's
 // signal is sampled up to the input's watermark and fed to the engines, so
 // predictions come out while the run goes on.
@@ -161,7 +167,7 @@ type livePredict struct {
 	classes []signal.Class
 	lives   map[signal.Class]*signal.Live
 	engines map[signal.Class]*Engine
-	early   map[signal.Class][]int // samples before the engine exists
+	early   map[signal.Class][]earlySample // samples before the engine exists
 	trace   string
 	perSec  float64
 	out     struct {
@@ -182,7 +188,7 @@ func newLivePredict(env component.Env, o StageConfig) (tracecast.Processor, erro
 		unit = map[bool]string{true: "ms", false: "s"}[o.Rules == "starpu"]
 	}
 	st := &livePredict{o: o, env: env, rules: r,
-		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*Engine{}, early: map[signal.Class][]int{},
+		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*Engine{}, early: map[signal.Class][]earlySample{},
 		perSec: tracecast.PerSecond(unit)}
 	for _, q := range o.Queries {
 		// Percentages are resolved against R once the containers are known;
@@ -229,11 +235,11 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 	for _, c := range st.classes {
 		l := st.lives[c]
 		l.Add(es)
-		l.Advance(w, func(_ int, _ float64, x int) {
+		l.Advance(w, func(_ int, t float64, x int) {
 			if e := st.engines[c]; e != nil {
 				e.Add(x)
 			} else {
-				st.early[c] = append(st.early[c], x)
+				st.early[c] = append(st.early[c], earlySample{t, x})
 			}
 		})
 		// R (and the queries' counts) is fixed once the first window is
@@ -262,7 +268,14 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 			Verdict:    func(x tracecast.Verdict) { st.out.vs = append(st.out.vs, x) },
 			Alert:      func(x tracecast.Alert) { st.out.as = append(st.out.as, x) }})
 		st.engines[c] = e
-		for _, x := range st.early[c] {
+		// The offline signal counts every container from t_0, in the
+		// Outside class before its first state: so do the samples of the
+		// first window, whatever order the containers started in.
+		for _, s := range st.early[c] {
+			x := s.x
+			if c == l.Outside() {
+				x += l.StartedWithin(s.t, fix)
+			}
 			e.Add(x)
 		}
 		delete(st.early, c)

@@ -150,13 +150,6 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 		final = l.end
 	}
 	first := l.sweep(w)
-	// A new container counts at once, for the samples of this sweep too.
-	for _, ch := range l.changes {
-		if ch.from == newContainer {
-			l.r++
-			l.counts[ch.to]++
-		}
-	}
 	if !l.started {
 		if math.IsInf(first, 1) {
 			return
@@ -174,16 +167,37 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 			l.k++
 		}
 	}
+	// A container counts from its first state on, in time order like the
+	// class changes: how the input was cut into batches changes nothing.
 	for _, ch := range l.changes {
-		if ch.from == newContainer {
-			continue
-		}
 		sampleUntil(ch.t)
-		l.counts[ch.from]--
+		if ch.from == newContainer {
+			l.r++
+		} else {
+			l.counts[ch.from]--
+		}
 		l.counts[ch.to]++
 	}
 	sampleUntil(final)
 }
+
+// StartedWithin counts the selected containers whose first state starts in
+// (a, b): those a sample at a did not count yet. The offline signal counts
+// every container from t_0, in the rules' Outside class before its first
+// state; a live sampler that fixes R at b corrects its samples before b
+// with it.
+func (l *Live) StartedWithin(a, b float64) int {
+	n := 0
+	for _, c := range l.conts {
+		if c.stack != nil && c.first > a && c.first < b {
+			n++
+		}
+	}
+	return n
+}
+
+// Outside is the class of a selected container with no open state.
+func (l *Live) Outside() Class { return l.rules.Outside }
 
 // Changes sweeps everything before w and calls fn at every change of the
 // class count or of R (a container's first state), in time order, with the
