@@ -51,6 +51,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tracecast/tracecast/internal/kafkaname"
+
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 
@@ -100,6 +102,9 @@ type Options struct {
 func (o *Options) defaults() error {
 	if len(o.Brokers) == 0 || o.Topic == "" || o.Group == "" {
 		return errors.New("kafka source: brokers, topic and group are required")
+	}
+	if err := kafkaname.Topic(o.Topic); err != nil {
+		return fmt.Errorf("kafka source: %w", err)
 	}
 	switch o.Start {
 	case "":
