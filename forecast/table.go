@@ -1,12 +1,15 @@
 package forecast
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"text/tabwriter"
+
+	"github.com/tracecast/tracecast"
 )
 
 // WriteTable prints scores as a table for people: per (query, horizon), the
@@ -75,4 +78,42 @@ func (s Score) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// WriteScores writes scores as JSON lines (score records).
+func WriteScores(w io.Writer, scores []Score) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, s := range scores {
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadForecasts reads the forecast records of JSON lines (other records are
+// skipped); name is for errors (FILE:LINE: reason).
+func ReadForecasts(r io.Reader, name string) ([]tracecast.Forecast, error) {
+	var fs []tracecast.Forecast
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte(`"record":"forecast"`)) {
+			continue
+		}
+		var f tracecast.Forecast
+		if err := json.Unmarshal(line, &f); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		fs = append(fs, f)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(fs) == 0 {
+		return nil, fmt.Errorf("%s: no forecast record", name)
+	}
+	return fs, nil
 }

@@ -1,18 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
@@ -72,7 +65,7 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	runID := f.runID
 	if runID == "" {
 		var err error
-		if runID, err = defaultRunID(path); err != nil {
+		if runID, err = stage.RunIDOf(path); err != nil {
 			return err
 		}
 	}
@@ -94,9 +87,7 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	}
 	if len(f.horizons) == 0 {
 		span := steps.End - steps.T[0]
-		for _, share := range []float64{0.001, 0.01, 0.1} {
-			f.horizons = append(f.horizons, fc.HorizonLabel(round125(share*span)))
-		}
+		f.horizons = stage.DefaultHorizons(span)
 		log.Info().Strs("horizons", f.horizons).Str("run", fmt.Sprintf("%.3gs", span)).Msg("no --horizon: forecasting over 0.1%, 1% and 10% of the run")
 	}
 	opts := map[string]any{"rules": p.rules, "queries": p.queries, "horizons": f.horizons, "method": method,
@@ -168,12 +159,7 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(sf)
-	enc.SetEscapeHTML(false)
-	for _, s := range scores {
-		err = firstErr(err, enc.Encode(s))
-	}
-	return firstErr(err, sf.Close())
+	return firstErr(fc.WriteScores(sf, scores), sf.Close())
 }
 
 // traceSteps reads the idle step function of a trace (what forecasts are
@@ -210,7 +196,12 @@ reliability table. Definitions: docs/forecasts.md.`,
 			if format != "table" && format != "jsonl" {
 				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
 			}
-			fs, err := readForecasts(args[1])
+			in, name, closeIn, err := openInput(args[1])
+			if err != nil {
+				return err
+			}
+			fs, err := fc.ReadForecasts(in, name)
+			closeIn()
 			if err != nil {
 				return err
 			}
@@ -225,12 +216,7 @@ reliability table. Definitions: docs/forecasts.md.`,
 			if format == "table" {
 				return fc.WriteTable(os.Stdout, scores)
 			}
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetEscapeHTML(false)
-			for _, s := range scores {
-				err = firstErr(err, enc.Encode(s))
-			}
-			return err
+			return fc.WriteScores(os.Stdout, scores)
 		},
 	}
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
@@ -239,70 +225,4 @@ reliability table. Definitions: docs/forecasts.md.`,
 	cmd.Flags().BoolVar(&lenient, "lenient", false, "skip bad trace lines instead of failing")
 	cmd.Flags().BoolVarP(&noStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
 	return cmd
-}
-
-// readForecasts reads the forecast records of a JSON lines file.
-func readForecasts(path string) ([]tracecast.Forecast, error) {
-	in, name, closeIn, err := openInput(path)
-	if err != nil {
-		return nil, err
-	}
-	defer closeIn()
-	var fs []tracecast.Forecast
-	sc := bufio.NewScanner(in)
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 || !bytes.Contains(line, []byte(`"record":"forecast"`)) {
-			continue
-		}
-		var f tracecast.Forecast
-		if err := json.Unmarshal(line, &f); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
-		}
-		fs = append(fs, f)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(fs) == 0 {
-		return nil, fmt.Errorf("%s: no forecast record", name)
-	}
-	return fs, nil
-}
-
-// defaultRunID names a run by its trace's directory and file name (StarPU
-// calls every trace paje.trace) and a hash of its absolute path and first
-// MiB, so two runs never share ids.
-func defaultRunID(path string) (string, error) {
-	if path == "-" {
-		return "stdin", nil
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	in, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer in.Close()
-	h := sha256.New()
-	h.Write([]byte(abs))
-	h.Write([]byte{0})
-	if _, err := io.CopyN(h, in, 1<<20); err != nil && err != io.EOF {
-		return "", err
-	}
-	return strings.TrimSuffix(stage.RunID(path), ".trace") + "-" + hex.EncodeToString(h.Sum(nil))[:8], nil
-}
-
-// round125 rounds a positive duration down to 1, 2 or 5 times a power of ten.
-func round125(s float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(s)))
-	for _, m := range []float64{5, 2, 1} {
-		if m*p <= s {
-			return m * p
-		}
-	}
-	return p
 }

@@ -7,9 +7,13 @@ package forecast
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -339,4 +343,51 @@ func (st *stage) emit(ctx context.Context, emit tracecast.Emit) error {
 	// Downstream may keep the batches: start new slices.
 	st.out.fs, st.out.os, st.out.es, st.out.ks = nil, nil, nil, nil
 	return nil
+}
+
+// RunIDOf names the run of a trace file: RunID of its path (StarPU calls
+// every trace paje.trace; the directory names the run) and a hash of its
+// absolute path and first MiB, so two runs never share ids; "stdin" for -.
+func RunIDOf(path string) (string, error) {
+	if path == "-" {
+		return "stdin", nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	h := sha256.New()
+	h.Write([]byte(abs))
+	h.Write([]byte{0})
+	if _, err := io.CopyN(h, in, 1<<20); err != nil && err != io.EOF {
+		return "", err
+	}
+	return strings.TrimSuffix(RunID(path), ".trace") + "-" + hex.EncodeToString(h.Sum(nil))[:8], nil
+}
+
+// DefaultHorizons are the horizons when none is given: 0.1%, 1% and 10% of
+// the run's span (seconds), each rounded down to 1, 2 or 5 times a power of
+// ten.
+func DefaultHorizons(span float64) []string {
+	var hs []string
+	for _, share := range []float64{0.001, 0.01, 0.1} {
+		hs = append(hs, fc.HorizonLabel(round125(share*span)))
+	}
+	return hs
+}
+
+// round125 rounds a positive duration down to 1, 2 or 5 times a power of ten.
+func round125(s float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(s)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*p <= s {
+			return m * p
+		}
+	}
+	return p
 }

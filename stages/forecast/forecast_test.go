@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -208,5 +209,25 @@ func TestStepsMatchOfflineSignal(t *testing.T) {
 		if math.Abs(got.End-sig.End*scale) > 1e-12 {
 			t.Fatalf("%s: end %g, offline %g", tc.path, got.End, sig.End*scale)
 		}
+	}
+}
+
+func TestDefaultHorizonsAndRunID(t *testing.T) {
+	if got := fstage.DefaultHorizons(5.29); fmt.Sprint(got) != "[5ms 50ms 500ms]" {
+		t.Errorf("5.29 s run: %v", got)
+	}
+	if got := fstage.DefaultHorizons(0.0123); fmt.Sprint(got) != "[10us 100us 1ms]" {
+		t.Errorf("12.3 ms run: %v", got)
+	}
+	a, err := fstage.RunIDOf("../../testdata/smpi/jacobi-8.trace.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := fstage.RunIDOf("../../testdata/smpi/dynfarm-16.trace.gz")
+	if a == b || !strings.HasPrefix(a, "smpi/jacobi-8-") || len(a) != len("smpi/jacobi-8-")+8 {
+		t.Errorf("run ids %q %q", a, b)
+	}
+	if _, err := fstage.RunIDOf("/nonexistent"); err == nil {
+		t.Error("no error for a missing file")
 	}
 }
