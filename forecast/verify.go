@@ -211,3 +211,25 @@ func Same(a, b tracecast.Forecast) bool {
 	a.Lo, a.Hi, b.Lo, b.Hi = 0, 0, 0, 0
 	return lo && hi && a == b
 }
+
+// Outcomes is what happened for each forecast: the fraction of its
+// interval with at least Threshold containers in the class (NaN when the
+// interval ends after End).
+func Outcomes(s *Steps, fs []tracecast.Forecast) []float64 {
+	ind := map[int]*cumul{}
+	out := make([]float64, len(fs))
+	for i, f := range fs {
+		if len(s.T) == 0 || f.IssuedAt < s.T[0] || f.IssuedAt+f.Horizon > s.End {
+			out[i] = math.NaN()
+			continue
+		}
+		c := ind[f.Threshold]
+		if c == nil {
+			k := f.Threshold
+			c = s.cumul(func(i int) float64 { return b2f(s.X[i] >= k) })
+			ind[k] = c
+		}
+		out[i] = c.mean(f.IssuedAt, f.IssuedAt+f.Horizon)
+	}
+	return out
+}

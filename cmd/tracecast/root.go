@@ -36,7 +36,7 @@ Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console, json")
-	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newVerifyCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
+	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newVerifyCmd(), newReportCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
 	root.AddCommand(newBrokerCmd(), newPublishCmd(), newSubscribeCmd(), newLiveCmd())
 	root.AddCommand(ioCommands()...)
 	root.AddCommand(energyCommands()...)
