@@ -123,13 +123,13 @@ type PageOptions struct {
 
 // Page is the data of the HTML report; WriteHTML renders it.
 type Page struct {
-	Title   string          `json:"title"`
-	Summary []SummaryItem   `json:"summary"`
-	Gantt   gantt           `json:"gantt"`
-	Occ     occupancy       `json:"occupancy"`
-	Fc      forecastChart   `json:"forecast"`
+	Title   string           `json:"title"`
+	Summary []SummaryItem    `json:"summary"`
+	Gantt   gantt            `json:"gantt"`
+	Occ     occupancy        `json:"occupancy"`
+	Fc      forecastChart    `json:"forecast"`
 	Skill   []forecast.Score `json:"skill"`
-	Energy  []energyRow     `json:"energy,omitempty"`
+	Energy  []energyRow      `json:"energy,omitempty"`
 }
 
 // SummaryItem is one line of the trace's summary.
