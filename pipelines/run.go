@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -58,6 +59,13 @@ type RunOptions struct {
 	Progress func(progress.Snapshot)
 	// ProgressInterval defaults to 200ms.
 	ProgressInterval time.Duration
+	// Metrics, when set, gets the pipeline's Prometheus metrics while it
+	// runs (records in and out per component, queue fill, and what the
+	// components report: bad lines by reason, open traces, consumer lag,
+	// forecast skill).
+	Metrics prometheus.Registerer
+	// Health, when set, says whether the pipeline runs (/readyz).
+	Health *Health
 	// Embedded marks a command's own pipeline: the user ran a command, not
 	// a pipeline, so the start and stop lines are debug-level and a failure
 	// is left to the caller to report (once).
@@ -128,6 +136,7 @@ type node struct {
 
 	batchesIn, recordsIn, batchesOut, recordsOut atomic.Int64
 	running                                      atomic.Bool
+	metrics                                      nodeMetrics
 }
 
 // label names the node in errors: `sink "out" (arrow)`.
@@ -336,6 +345,9 @@ func emitter(n *node, graphCtx context.Context) tracecast.Emit {
 			n.batchesOut.Add(1)
 			n.recordsOut.Add(batchLen(b))
 		}
+		if n.kind == component.KindSource {
+			n.refreshMetrics(false) // a source's metrics, on its goroutine
+		}
 		return nil
 	}
 }
@@ -367,6 +379,15 @@ func (g *graph) run(ctx context.Context, opts RunOptions) error {
 		helpers.Go(func() { g.progressLoop(start, iv, opts.Progress, finished) })
 	}
 
+	if opts.Metrics != nil {
+		c := &collector{g: g, desc: map[string]*prometheus.Desc{}}
+		if err := opts.Metrics.Register(c); err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+		defer opts.Metrics.Unregister(c)
+	}
+	opts.Health.set(true)
+	defer opts.Health.set(false)
 	g.lifecycle().Int("sources", len(g.sources)).Int("stages", len(g.cfg.Stages)).Int("sinks", len(g.sinks)).
 		Int("edge_capacity", g.cfg.Settings.EdgeCapacity).Msg("pipeline started")
 	for _, n := range g.nodes {
@@ -471,6 +492,9 @@ func runProcessor(n *node, ctx context.Context) error {
 	for {
 		var env envelope
 		var ok bool
+		if len(n.in) == 0 {
+			n.metrics.idle(n) // about to wait: report the burst just done
+		}
 		select {
 		case env, ok = <-n.in:
 		case <-ctx.Done():
@@ -496,8 +520,11 @@ func runProcessor(n *node, ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		n.refreshMetrics(false)
 	}
-	return n.proc.Flush(ctx, emit)
+	err := n.proc.Flush(ctx, emit)
+	n.refreshMetrics(true)
+	return err
 }
 
 // forwardControl gives a control batch to the processor when it keeps
@@ -550,6 +577,9 @@ func runSink(n *node, ctx context.Context) (err error) {
 		}
 	}()
 	for {
+		if len(n.in) == 0 {
+			n.metrics.idle(n)
+		}
 		select {
 		case env, ok := <-n.in:
 			if !ok {
@@ -574,6 +604,7 @@ func runSink(n *node, ctx context.Context) (err error) {
 			if err := n.sink.Write(ctx, env.b); err != nil {
 				return err
 			}
+			n.refreshMetrics(false)
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -51,6 +51,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tracecast/tracecast/pipelines/component"
+
 	"github.com/tracecast/tracecast/internal/kafkaname"
 
 	"github.com/rs/zerolog"
@@ -152,6 +154,12 @@ type Source struct {
 	mu      sync.Mutex
 	acked   *checkpoint
 	ackedCh chan struct{}
+
+	// lag is each partition's messages behind its high watermark, as of
+	// the last fetch; lastCommit when offsets were last committed.
+	lagMu      sync.Mutex
+	lag        map[int]int64
+	lastCommit atomic.Int64 // unix nanoseconds
 }
 
 // New checks the options and returns a Source; it connects in Run.
@@ -360,12 +368,35 @@ func (s *Source) readPartition(ctx context.Context, pa kafkago.PartitionAssignme
 			}
 			continue
 		}
+		s.lagMu.Lock()
+		if s.lag == nil {
+			s.lag = map[int]int64{}
+		}
+		s.lag[pa.ID] = max(0, m.HighWaterMark-m.Offset-1)
+		s.lagMu.Unlock()
 		select {
 		case out <- m:
 		case <-ctx.Done():
 			return
 		}
 	}
+}
+
+// Metrics reports the consumer lag per partition, the age of the last
+// commit and the counts (component.MetricsReporter).
+func (s *Source) Metrics(add func(component.Metric)) {
+	s.lagMu.Lock()
+	for p, l := range s.lag {
+		add(component.Metric{Name: "kafka_consumer_lag", Help: "messages behind the partition's high watermark at the last fetch",
+			Labels: []string{"topic", s.o.Topic, "partition", strconv.Itoa(p)}, Value: float64(l)})
+	}
+	s.lagMu.Unlock()
+	if t := s.lastCommit.Load(); t > 0 {
+		add(component.Metric{Name: "kafka_last_commit_age_seconds", Help: "seconds since offsets were last committed",
+			Labels: []string{"topic", s.o.Topic}, Value: time.Since(time.Unix(0, t)).Seconds()})
+	}
+	add(component.Metric{Name: "kafka_messages_total", Help: "messages read", Labels: []string{"topic", s.o.Topic}, Value: float64(s.messages.Load()), Counter: true})
+	add(component.Metric{Name: "kafka_commits_total", Help: "offset commits", Labels: []string{"topic", s.o.Topic}, Value: float64(s.commits.Load()), Counter: true})
 }
 
 func header(m *kafkago.Message, key string) ([]byte, bool) {
@@ -571,6 +602,7 @@ func (s *Source) commit(gen *kafkago.Generation) {
 		return
 	}
 	s.commits.Add(1)
+	s.lastCommit.Store(time.Now().UnixNano())
 	s.o.Logger.Debug().Interface("offsets", cp.offsets).Msg("committed")
 }
 

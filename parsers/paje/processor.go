@@ -6,6 +6,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/pipelines/component"
 )
 
 // NewProcessor returns a pipeline processor that parses batches of
@@ -107,4 +108,15 @@ func (t *LineTimer) Time(line []byte) (float64, bool) {
 		return 0, false
 	}
 	return parseFloat(toks[1+d.idx[fTime]].b)
+}
+
+// Metrics reports the lines read, the entities emitted and the lines
+// skipped by reason (component.MetricsReporter).
+func (pr *processor) Metrics(add func(component.Metric)) {
+	st := pr.p.Stats()
+	add(component.Metric{Name: "lines_total", Help: "trace lines read", Value: float64(st.Lines), Counter: true})
+	add(component.Metric{Name: "entities_total", Help: "entities (states, links, variables, events, containers) emitted", Value: float64(st.Entities), Counter: true})
+	for reason, n := range st.Skipped {
+		add(component.Metric{Name: "bad_lines_total", Help: "lines skipped (lenient mode), by reason", Labels: []string{"reason", reason}, Value: float64(n), Counter: true})
+	}
 }

@@ -171,7 +171,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 		return nil, err
 	}
 	return component.NewPerStream(o.MaxStreams, func(string) (tracecast.Processor, error) {
-		return &stage{o: o, cfg: cfg, env: env}, nil
+		return &stage{o: o, cfg: cfg, env: env, skill: map[string]tracecast.Skill{}}, nil
 	}).LogTo(env.Logger), nil
 }
 
@@ -189,7 +189,9 @@ type stage struct {
 	stream  string
 	last    float64 // time of the last change given to the engine
 	late    int     // changes before it (beyond the parser's reorder horizon)
-	out     struct {
+	// skill is the last rolling score per query and horizon (metrics).
+	skill map[string]tracecast.Skill
+	out   struct {
 		fs []tracecast.Forecast
 		os []tracecast.Outcome
 		es []tracecast.Episode
@@ -252,7 +254,10 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 		Forecast: func(f tracecast.Forecast) { st.out.fs = append(st.out.fs, f) },
 		Outcome:  func(o tracecast.Outcome) { st.out.os = append(st.out.os, o) },
 		Episode:  func(e tracecast.Episode) { st.out.es = append(st.out.es, e) },
-		Skill:    func(k tracecast.Skill) { st.out.ks = append(st.out.ks, k) }})
+		Skill: func(k tracecast.Skill) {
+			st.out.ks = append(st.out.ks, k)
+			st.skill[k.Query+" "+fc.HorizonLabel(k.Horizon)] = k
+		}})
 	if err != nil {
 		return err
 	}
@@ -390,4 +395,23 @@ func round125(s float64) float64 {
 		}
 	}
 	return p
+}
+
+// Metrics reports the run's last rolling skill per query and horizon
+// against each baseline, and the interval coverage.
+func (st *stage) Metrics(add func(component.Metric)) {
+	for _, k := range st.skill {
+		h := fc.HorizonLabel(k.Horizon)
+		for _, b := range []struct {
+			name string
+			v    float64
+		}{{"ks-paper", k.SkillKSPaper}, {"persistence", k.SkillPersistence}, {"climatology", k.SkillClimatology}} {
+			if !math.IsNaN(b.v) {
+				add(component.Metric{Name: "forecast_skill", Help: "rolling skill of the forecasts (1 − MSE/MSE of the baseline) of the last run scored",
+					Labels: []string{"query", k.Query, "horizon", h, "baseline", b.name}, Value: b.v})
+			}
+		}
+		add(component.Metric{Name: "forecast_coverage", Help: "share of outcomes inside the forecasts' intervals (last run scored)",
+			Labels: []string{"query", k.Query, "horizon", h}, Value: k.Coverage})
+	}
 }
