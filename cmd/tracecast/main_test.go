@@ -184,3 +184,11 @@ func TestUsageExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// --version names the build: module version and VCS revision.
+func TestVersion(t *testing.T) {
+	r := run(t, nil, "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "tracecast version ") || !strings.Contains(r.stdout, "go1.") {
+		t.Fatalf("exit %d: %q", r.code, r.stdout)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime/debug"
 	"io"
 	"os"
 	"time"
@@ -30,6 +31,7 @@ Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
 78 invalid pipeline configuration.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			return setupLogging(os.Stderr)
 		},
@@ -60,6 +62,34 @@ func usageArgs(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		usageArgs(sub)
 	}
+}
+
+// version is the module version and the VCS revision the binary was built
+// from (go build records them), e.g. "v0.0.0-... (rev 1a2b3c4d5e6f, modified)".
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += " (rev " + rev + modified + ")"
+	}
+	return v + " " + bi.GoVersion
 }
 
 func usageErr(err error) error { return &exitError{code: 2, err: err} }
