@@ -106,14 +106,15 @@ func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
 }
 
 // Close flushes and closes the file (never standard output). An output
-// that received nothing gets its header, unless the pipeline failed (ctx
-// is done): then nothing is written. Calling Close again does nothing.
-func (s *Sink) Close(ctx context.Context) error {
+// that received nothing gets its header, also when the pipeline failed:
+// the output is then always a prefix of the whole one. Calling Close again
+// does nothing.
+func (s *Sink) Close(context.Context) error {
 	if s.closed {
 		return nil
 	}
 	s.closed = true
-	if s.ents == nil && s.smps == nil && ctx.Err() == nil {
+	if s.ents == nil && s.smps == nil {
 		if s.samples {
 			s.smps = NewSampleWriter(s.out)
 		} else {

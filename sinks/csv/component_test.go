@@ -27,7 +27,7 @@ func TestSink(t *testing.T) {
 		{name: "empty output: the entities' header", want: strings.Join(Header, ",") + "\n"},
 		{name: "empty output of samples", samples: true, want: "k,t,x\n"},
 		{name: "empty signal: its header", samples: true, batches: []any{[]tracecast.Sample{}}, want: "k,t,x\n"},
-		{name: "failed run, nothing received: nothing", samples: true, closeIn: failed, want: ""},
+		{name: "failed run, nothing received: the header", samples: true, closeIn: failed, want: "k,t,x\n"},
 		{name: "failed run: what was received", batches: []any{smps}, closeIn: failed, want: "k,t,x\n0,0.5,2\n1,1.25,0\n"},
 		{name: "two record types", batches: []any{ents, smps}, wantErr: "samples after entities"},
 		{name: "other records", batches: []any{[]tracecast.Line{{Data: []byte("x")}}}, wantErr: "writes entities or samples, not []tracecast.Line"},
