@@ -70,6 +70,10 @@ type Line struct {
 	// End is the stream position just after the line: a byte offset for
 	// files, the message offset + 1 for Kafka.
 	End int64
+	// Partial marks the last line of a stream that ended without a
+	// newline (a file cut short): it may be incomplete, which a parser
+	// that cannot read it says.
+	Partial bool
 }
 
 // Sample is one value of an event-occurrence signal: X of the selected

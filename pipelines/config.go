@@ -441,3 +441,30 @@ func findCycle(stages []*Component) []string {
 	}
 	return nil
 }
+
+// Override sets one option given as ID.KEY=VALUE, or ID.parser.KEY=VALUE
+// for a source's parser (tracecast run --set): see Component.SetOption. A
+// malformed override, or one naming no component, is an error quoting it.
+func (c *Config) Override(s string) error {
+	kv := strings.SplitN(s, "=", 2)
+	path := strings.Split(kv[0], ".")
+	if len(kv) != 2 || len(path) < 2 {
+		return fmt.Errorf("%q: want ID.KEY=VALUE", s)
+	}
+	comp := c.Lookup(path[0])
+	if comp == nil {
+		return fmt.Errorf("%q: no component %q in the pipeline", s, path[0])
+	}
+	if len(path) == 3 && path[1] == "parser" {
+		if comp.Parser == nil {
+			return fmt.Errorf("%q: source %q has no parser", s, path[0])
+		}
+		comp = comp.Parser
+		path = path[1:]
+	}
+	if len(path) != 2 {
+		return fmt.Errorf("%q: want ID.KEY=VALUE or ID.parser.KEY=VALUE", s)
+	}
+	comp.SetOption(path[1], kv[1])
+	return nil
+}

@@ -154,7 +154,7 @@ func TestCheckErrors(t *testing.T) {
 		{"unknown stage type", "version: 1\nsources:\n  a: {type: gen}\nstages:\n  s: {type: nope, inputs: [a]}\nsinks:\n  o: {type: capture, inputs: [s]}\n",
 			[]string{`unknown stage type "nope" (known: energy, forecast, iotime, predict, signal, tag)`}},
 		{"unknown sink type", "version: 1\nsources:\n  a: {type: gen}\nsinks:\n  o: {type: parquet, inputs: [a]}\n",
-			[]string{`unknown sink type "parquet" (known: arrow, capture, jsonl, kafka)`}},
+			[]string{`unknown sink type "parquet" (known: arrow, capture, csv, jsonl, kafka, pjdump)`}},
 		{"unknown option", "version: 1\nsources:\n  a:\n    type: file\n    path: x\n    sped: 2x\nsinks:\n  o: {type: capture, inputs: [a]}\n",
 			[]string{`f.yaml:6: sources.a.sped: unknown key "sped" (known: batch_lines, max_line_bytes, path, speed, strict_eol, time_unit)`}},
 		{"unknown parser option", "version: 1\nsources:\n  a:\n    type: file\n    path: x\n    parser:\n      type: paje\n      lenient: true\n      strict: 1\nsinks:\n  o: {type: capture, inputs: [a]}\n",
@@ -230,7 +230,7 @@ sinks:
 
 func TestKnownKeysAndDefaults(t *testing.T) {
 	r := builtin.Registry()
-	if got := strings.Join(r.Types(component.KindSink), ","); got != "arrow,jsonl,kafka" {
+	if got := strings.Join(r.Types(component.KindSink), ","); got != "arrow,csv,jsonl,kafka,pjdump" {
 		t.Errorf("sink types %s", got)
 	}
 	opts, ok := r.DefaultOptions(component.KindSource, "file")
@@ -266,5 +266,86 @@ func TestSetOption(t *testing.T) {
 	err = Check(r, cfg)
 	if err == nil || !strings.Contains(err.Error(), `s.yaml:3: sources.a.nope: unknown key "nope"`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestOverride(t *testing.T) {
+	const file = `version: 1
+name: o
+sources:
+  trace: {type: file, path: a.trace, parser: {type: paje}}
+  raw: {type: file, path: b.trace}
+sinks:
+  out: {type: jsonl, inputs: [trace, raw], path: out.jsonl}
+`
+	for _, tc := range []struct {
+		set     string
+		id, key string // where the value must land ("trace.parser" for the parser)
+		want    string
+		wantErr string
+	}{
+		{set: "trace.path=run.trace.gz", id: "trace", key: "path", want: "run.trace.gz"},
+		{set: "trace.parser.lenient=true", id: "trace.parser", key: "lenient", want: "true"},
+		{set: "out.path=x=y.jsonl", id: "out", key: "path", want: "x=y.jsonl"},
+		{set: "trace.path", wantErr: `"trace.path": want ID.KEY=VALUE`},
+		{set: "path=x", wantErr: `"path=x": want ID.KEY=VALUE`},
+		{set: "nope.path=x", wantErr: `"nope.path=x": no component "nope" in the pipeline`},
+		{set: "raw.parser.lenient=true", wantErr: `"raw.parser.lenient=true": source "raw" has no parser`},
+		{set: "trace.a.b=1", wantErr: `"trace.a.b=1": want ID.KEY=VALUE or ID.parser.KEY=VALUE`},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			cfg, err := Parse([]byte(file), "o.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cfg.Override(tc.set)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, parser := strings.CutSuffix(tc.id, ".parser")
+			c := cfg.Lookup(id)
+			if parser {
+				c = c.Parser
+			}
+			if v, _ := c.Option(tc.key); v != tc.want {
+				t.Errorf("%s.%s = %q, want %q", tc.id, tc.key, v, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadNamed(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(file, []byte("version: 1\nname: mine\nsources:\n  a: {type: file, path: x}\nsinks:\n  b: {type: jsonl, inputs: [a], path: y}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		arg, name, file, wantErr string
+	}{
+		{arg: "replay-starpu", name: "replay-starpu", file: "replay-starpu.yaml (built in)"},
+		{arg: file, name: "mine", file: file},
+		{arg: "no-such-pipeline", wantErr: "no-such-pipeline: no such file, and no built-in pipeline of that name (built in: "},
+		{arg: "no/such.yaml", wantErr: "no such file or directory"},
+	} {
+		cfg, err := LoadNamed(tc.arg)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: err = %v, want %q", tc.arg, err, tc.wantErr)
+			}
+			if strings.Contains(tc.wantErr, "built-in") != errors.Is(err, ErrNoPipeline) {
+				t.Errorf("%s: errors.Is(ErrNoPipeline) wrong: %v", tc.arg, err)
+			}
+			continue
+		}
+		if err != nil || cfg.Name != tc.name || cfg.File != tc.file {
+			t.Errorf("%s: %+v, %v", tc.arg, cfg, err)
+		}
 	}
 }

@@ -2,7 +2,10 @@ package pipelines
 
 import (
 	"embed"
+	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strings"
 )
@@ -41,4 +44,21 @@ func DemoTrace() []byte {
 		panic(err) // embedded at build time: cannot happen
 	}
 	return b
+}
+
+// ErrNoPipeline: LoadNamed found neither a file nor a built-in pipeline.
+var ErrNoPipeline = errors.New("no such file, and no built-in pipeline of that name")
+
+// LoadNamed reads a pipeline file, or, when no file has that name and the
+// name has no '/' or '.', the pipeline built into the binary under it
+// (parsed as "NAME.yaml (built in)"). Neither is ErrNoPipeline.
+func LoadNamed(arg string) (*Config, error) {
+	if _, err := os.Stat(arg); err == nil || strings.ContainsAny(arg, "/.") {
+		return Load(arg)
+	}
+	data, err := ShippedFile(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (built in: %s)", arg, ErrNoPipeline, strings.Join(Shipped(), ", "))
+	}
+	return Parse(data, arg+".yaml (built in)")
 }

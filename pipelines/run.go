@@ -70,6 +70,11 @@ type RunOptions struct {
 	// a pipeline, so the start and stop lines are debug-level and a failure
 	// is left to the caller to report (once).
 	Embedded bool
+	// Report, when set, receives the end-of-stream reports of components
+	// that make them (component.Env.Report), with the component's id;
+	// components log them otherwise. Components call it from their own
+	// goroutines, possibly at the same time.
+	Report func(id, stream string, report any)
 }
 
 // lifecycle is the event of a start or stop line.
@@ -178,7 +183,12 @@ func build(p *plan, opts RunOptions) (_ *graph, err error) {
 		return n
 	}
 	env := func(n *node) component.Env {
-		return component.Env{Pipeline: cfg.Name, ID: n.id, Kind: n.kind, Logger: n.log}
+		e := component.Env{Pipeline: cfg.Name, ID: n.id, Kind: n.kind, Logger: n.log}
+		if report := opts.Report; report != nil {
+			id := n.id
+			e.Report = func(stream string, r any) { report(id, stream, r) }
+		}
+		return e
 	}
 	buildErr := func(n *node, err error) error {
 		return fmt.Errorf("%s: %w", n.label(), err)

@@ -565,7 +565,7 @@ func TestWithSignals(t *testing.T) {
 		t.Fatal("hard stop after one signal")
 	default:
 	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
 	select {

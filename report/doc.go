@@ -8,6 +8,9 @@
 // output directory, as energy.arrow, totals.arrow, model.json and the
 // energy and power plots. An HTML report is to come here too.
 //
+// The demo's summary: Replay and Predictions summarize what the demo's
+// pipelines wrote (their JSON-lines outputs); WriteDemo renders them.
+//
 // The package computes and renders; it does not read traces or power
 // streams (the pipeline's components do) and prints nothing by itself: the
 // caller gives the writer.

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -274,13 +272,7 @@ decreasing time — the best performance for each power budget.
 			if format == "json" {
 				return energyWriteJSON(cmd.OutOrStdout(), "", front)
 			}
-			w := csv.NewWriter(cmd.OutOrStdout())
-			w.Write([]string{"config", "time", "power"})
-			for _, p := range front {
-				w.Write([]string{p.Config, strconv.FormatFloat(p.Time, 'g', -1, 64), strconv.FormatFloat(p.Power, 'g', -1, 64)})
-			}
-			w.Flush()
-			return w.Error()
+			return modelio.WritePoints(cmd.OutOrStdout(), front)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "csv", "output: csv or json")

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/report"
 )
 
 func newDemoCmd() *cobra.Command {
@@ -45,10 +45,16 @@ files and JSON lines). It prints a short summary of what came out.`,
 			if err != nil {
 				return err
 			}
-			if err := summarize(replay["records"], took); err != nil {
+			var rs report.Replay
+			var ps report.Predictions
+			err = readJSONL(replay["records"], func(r io.Reader, name string) (err error) { rs, err = report.ReadReplay(r, name); return err })
+			if err == nil {
+				err = readJSONL(idle["records"], func(r io.Reader, name string) (err error) { ps, err = report.ReadPredictions(r, name); return err })
+			}
+			if err != nil {
 				return err
 			}
-			if err := summarizePredictions(idle["records"]); err != nil {
+			if err := report.WriteDemo(os.Stdout, rs, took, ps); err != nil {
 				return err
 			}
 			for _, outputs := range []map[string]string{replay, idle} {
@@ -89,109 +95,12 @@ func runBuiltin(cmd *cobra.Command, name, trace, dir string, bar bool) (map[stri
 	return outputs, runPipeline(cmd.Context(), cfg, bar)
 }
 
-// summarizePredictions prints what the prediction phase said.
-func summarizePredictions(jsonlPath string) error {
-	f, err := os.Open(jsonlPath)
+// readJSONL opens a pipeline's JSON-lines output for read.
+func readJSONL(path string, read func(io.Reader, string) error) error {
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	var rec map[string]any
-	n := map[string]int{}
-	hits, verdicts := 0, 0
-	lik := map[string][]float64{}
-	horizon := 0.0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		rec = nil
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return fmt.Errorf("%s: %w", jsonlPath, err)
-		}
-		switch {
-		case rec["kind"] != nil:
-			n["alert "+rec["kind"].(string)]++
-		case rec["observed"] != nil:
-			verdicts++
-			if rec["hit"] == true {
-				hits++
-			}
-		case rec["likelihood"] != nil:
-			q := rec["query"].(string)
-			lik[q] = append(lik[q], rec["likelihood"].(float64))
-			horizon = rec["horizon_s"].(float64)
-		case rec["compared"] != nil:
-			n["window"]++
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	fmt.Printf("  prediction phase: %d windows of %.3g s; %d verdicts, KS hit rate %.1f%%; alerts: %d idle opportunities, %d regime changes\n",
-		n["window"], horizon, verdicts, 100*float64(hits)/float64(max(verdicts, 1)), n["alert idle-opportunity"], n["alert regime-change"])
-	qs := make([]string, 0, len(lik))
-	for q := range lik {
-		qs = append(qs, q)
-	}
-	sort.Strings(qs)
-	for _, q := range qs {
-		sum := 0.0
-		for _, v := range lik[q] {
-			sum += v
-		}
-		fmt.Printf("  P(%s) over the next %.3g s: mean %.2f over %d predictions\n", q, horizon, sum/float64(len(lik[q])), len(lik[q]))
-	}
-	return nil
-}
-
-// summarize prints what the replay produced, from its JSON-lines output.
-func summarize(jsonlPath string, took time.Duration) error {
-	f, err := os.Open(jsonlPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var rec struct {
-		Nature, Container, Type, Value string
-		Start, End                     float64
-	}
-	byNature := map[string]int{}
-	busy := map[string]float64{} // Worker State time per value
-	workers := map[string]bool{}
-	end := 0.0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			return fmt.Errorf("%s: %w", jsonlPath, err)
-		}
-		byNature[rec.Nature]++
-		end = max(end, rec.End)
-		if rec.Nature == "State" && rec.Type == "Worker State" {
-			busy[rec.Value] += rec.End - rec.Start
-			workers[rec.Container] = true
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
-	fmt.Printf("tracecast demo: StarPU Cholesky, %d workers, %.0f ms of execution, read in %s\n", len(workers), end, took.Round(time.Millisecond))
-	fmt.Printf("  records: %d containers, %d states, %d variables, %d events, %d links\n",
-		byNature["Container"], byNature["State"], byNature["Variable"], byNature["Event"], byNature["Link"])
-	var values []string
-	total := 0.0
-	for v, d := range busy {
-		values = append(values, v)
-		total += d
-	}
-	sort.Slice(values, func(i, j int) bool { return busy[values[i]] > busy[values[j]] })
-	fmt.Printf("  worker time by state (all imbrication levels):")
-	for i, v := range values {
-		if i == 6 {
-			break
-		}
-		fmt.Printf(" %s %.1f%%", v, 100*busy[v]/total)
-	}
-	fmt.Println()
-	return nil
+	return read(f, path)
 }

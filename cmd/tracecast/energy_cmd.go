@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/models/modelio"
-	"github.com/tracecast/tracecast/parsers/iocall"
-	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/report"
@@ -188,8 +184,8 @@ func energySpec(f *energyFlags, mapping map[string]string) pipelines.Spec {
 		"window": f.window, "max_gap": f.maxGap, "lateness": f.lateness, "offset": f.offset,
 		"result": true,
 	}
-	if u := energyTimeUnit(f.trace, f.timeUnit); u != "" {
-		stage["time_unit"] = u
+	if f.timeUnit != "auto" { // else the unit the paje parser detects
+		stage["time_unit"] = f.timeUnit
 	}
 	if len(mapping) > 0 {
 		stage["map"] = mapping
@@ -209,7 +205,7 @@ func energySpec(f *energyFlags, mapping map[string]string) pipelines.Spec {
 		// The calls go to the stage as they are, not through an iotime
 		// stage: every call, failed ones included, is time in I/O.
 		spec.Sources = append(spec.Sources, pipelines.Node{ID: "io", Type: "file", Options: map[string]any{"path": f.ioFile},
-			Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": string(energyIOFormat(f.ioFile, f.ioFormat)), "lenient": f.lenient}}})
+			Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": cmp.Or(f.ioFormat, "auto"), "lenient": f.lenient}}})
 		spec.Stages[0].Inputs = append(spec.Stages[0].Inputs, "io")
 		stage["io_offset"] = f.ioOffset
 	}
@@ -219,68 +215,6 @@ func energySpec(f *energyFlags, mapping map[string]string) pipelines.Spec {
 	return spec
 }
 
-// energyTimeUnit is the trace's time unit for the energy stage. The stage
-// sees entities, not the trace's header, so --time-unit auto is resolved
-// here: the header of a regular file is read as the paje parser will read
-// it, up to the first event, where the parser decides (ms for StarPU's
-// definitions, else s). Standard input and pipes cannot be read twice: ""
-// leaves the stage its default (ms with the StarPU rules, else s).
-func energyTimeUnit(path, unit string) string {
-	if unit != "auto" {
-		return unit
-	}
-	if st, err := os.Stat(path); path == "-" || err != nil || !st.Mode().IsRegular() {
-		return ""
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return "" // the pipeline's file source reports it
-	}
-	defer fh.Close()
-	r, err := input.Decompress(fh)
-	if err != nil {
-		return ""
-	}
-	o := paje.DefaultOptions()
-	o.Lenient = true // a bad line is the pipeline's to report
-	found := ""
-	o.OnTimeUnit = func(u string) { found = u }
-	p := paje.NewParser(o)
-	errFound := errors.New("unit found")
-	err = paje.SplitLines(r, o.MaxLineBytes, func(line []byte, num int64, _ bool) error {
-		if p.Line(line, num); found != "" {
-			return errFound
-		}
-		return nil
-	}, func(int64) error { return nil })
-	switch {
-	case found != "":
-		return found
-	case err == nil:
-		return "s" // no event: the parser never decides, seconds
-	}
-	return ""
-}
-
-// energyIOFormat is --io-format, or when empty the format guessed from
-// the file's name and first line. The iocall parser does not guess; this
-// reads the first line of a regular file as iocall.Read would. Standard
-// input and pipes cannot be read twice and are guessed by name only.
-func energyIOFormat(path, format string) iocall.Format {
-	if format != "" {
-		return iocall.Format(format)
-	}
-	var first []byte
-	if st, err := os.Stat(path); path != "-" && err == nil && st.Mode().IsRegular() {
-		if fh, err := os.Open(path); err == nil {
-			buf := make([]byte, 4096)
-			n, _ := io.ReadFull(fh, buf)
-			fh.Close()
-			first = buf[:n]
-			if i := bytes.IndexByte(first, '\n'); i >= 0 {
-				first = first[:i]
-			}
-		}
-	}
-	return iocall.Detect(path, first)
-}
+// energyPowerParser is the command's power parser type: the pipeline's
+// "power" parser, plus Kwollect's answer.
+const energyPowerParser = "power-document"

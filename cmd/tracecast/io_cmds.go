@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/models/iobench"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/stages/iotime"
@@ -68,22 +65,17 @@ devices are dropped unless --all-fds.`,
 				defer fo.Close()
 				w = fo
 			}
-			switch format {
-			case "csv":
-				cw := csv.NewWriter(w)
-				if err := cw.Write(iocall.CSVHeader); err != nil {
-					return err
-				}
-				if err := f.readCalls(cmd.Context(), "iocalls", args[0], func(c *tracecast.IOCall) error { return cw.Write(iocall.CSVRecord(c)) }); err != nil {
-					return err
-				}
-				cw.Flush()
-				return cw.Error()
-			case "jsonl":
-				enc := json.NewEncoder(w)
-				return f.readCalls(cmd.Context(), "iocalls", args[0], func(c *tracecast.IOCall) error { return enc.Encode(iocall.ToJSON(c)) })
+			if format != "csv" && format != "jsonl" {
+				return usageErr(fmt.Errorf("unknown --format %q (csv or jsonl)", format))
 			}
-			return usageErr(fmt.Errorf("unknown --format %q (csv or jsonl)", format))
+			iw, err := iocall.NewWriter(w, iocall.Format(format))
+			if err == nil {
+				err = f.readCalls(cmd.Context(), "iocalls", args[0], iw.Write)
+			}
+			if err != nil {
+				return err // what is buffered is not flushed: a failed run's output stops early
+			}
+			return iw.Flush()
 		},
 	}
 	f.register(cmd)

@@ -3,20 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 )
-
-// liveTopics are the topics the live pipelines use.
-const liveTopics = "tracecast.traces:4,tracecast.predictions:4,tracecast.forecasts:4,tracecast.alerts:4"
 
 func newLiveCmd() *cobra.Command {
 	var addr, dataDir, tracePath, speed string
@@ -29,7 +24,7 @@ func newLiveCmd() *cobra.Command {
 predictions of runs in progress, in one process:
 
   - a Kafka-protocol broker on --addr (as 'tracecast broker', with the topics
-    ` + liveTopics + `), unless --brokers names existing ones;
+    ` + live.Topics + `), unless --brokers names existing ones;
   - the live pipeline: with --trace, live-tail (follow that trace file while
     the run writes it); otherwise live-kafka (read the lines of every run
     published to tracecast.traces, e.g. by 'tracecast publish');
@@ -55,9 +50,9 @@ pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
 				return err
 			}
 			if len(brokers) == 0 {
-				c, err := startBroker(addr, dataDir, []string{liveTopics}, 4, time.Second)
+				c, err := live.StartBroker(live.BrokerOptions{Addr: addr, DataDir: dataDir, Topics: []string{live.Topics}, Partitions: 4, MinSessionTimeout: time.Second})
 				if err != nil {
-					return err
+					return optionErr(err)
 				}
 				defer c.Close()
 				brokers = c.ListenAddrs()
@@ -77,19 +72,8 @@ pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
 			if demo {
-				tmp, err := os.MkdirTemp("", "tracecast-live")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(tmp)
-				path := filepath.Join(tmp, "starpu-cholesky-2cpu.trace.gz")
-				if err := os.WriteFile(path, pipelines.DemoTrace(), 0o644); err != nil {
-					return err
-				}
 				go func() {
-					_, err := publishTrace(ctx, path, publishOptions{brokers: brokers, topic: "tracecast.traces", speed: speed,
-						perMessage: kafkaingest.DefaultLinesPerMessage})
-					if err != nil && ctx.Err() == nil {
+					if err := live.PublishDemo(ctx, brokers, "tracecast.traces", speed, log); err != nil && ctx.Err() == nil {
 						log.Error().Err(err).Msg("publishing the demo run")
 					}
 				}()

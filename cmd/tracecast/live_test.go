@@ -16,6 +16,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/live"
 )
 
 // liveEnv is a broker process with a data directory, four traces and their
@@ -98,7 +99,7 @@ func (e *liveEnv) start(name string, args ...string) *exec.Cmd {
 
 func (e *liveEnv) startBroker() {
 	e.t.Helper()
-	c := exec.Command(binary, "broker", "--addr", e.addr, "--data-dir", filepath.Join(e.dir, "broker"), "--topics", liveTopics)
+	c := exec.Command(binary, "broker", "--addr", e.addr, "--data-dir", filepath.Join(e.dir, "broker"), "--topics", live.Topics)
 	out, err := c.StdoutPipe()
 	if err != nil {
 		e.t.Fatal(err)

@@ -18,6 +18,12 @@ import (
 // invalid option is the user's flag: a usage error (exit 2), not a
 // configuration file's (78). more registers other component types.
 func runSpec(ctx context.Context, spec pipelines.Spec, sinks map[string]tracecast.Sink, more ...func(*component.Registry)) error {
+	return runSpecReporting(ctx, spec, sinks, nil, more...)
+}
+
+// runSpecReporting is runSpec with the components' end-of-stream reports
+// (a parser's statistics) handed to report instead of logged.
+func runSpecReporting(ctx context.Context, spec pipelines.Spec, sinks map[string]tracecast.Sink, report func(id, stream string, r any), more ...func(*component.Registry)) error {
 	reg := builtin.Registry()
 	for name, s := range sinks {
 		component.RegisterSinkValue(reg, name, s)
@@ -44,7 +50,7 @@ func runSpec(ctx context.Context, spec pipelines.Spec, sinks map[string]tracecas
 	}
 	ctx, hard, stop := pipelines.WithSignals(ctx, log)
 	defer stop()
-	return componentErr(pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: reg, Logger: log, HardStop: hard, Embedded: true}))
+	return componentErr(pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: reg, Logger: log, HardStop: hard, Embedded: true, Report: report}))
 }
 
 // componentErr is what a command shows of its pipeline's failure: the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
 	"io"
 	"os"
@@ -107,7 +108,7 @@ func setupLogging(w io.Writer) error {
 		}
 	case "console", "json":
 	default:
-		return usageErr(errorf("unknown --log-format %q (auto, console or json)", logFormat))
+		return usageErr(fmt.Errorf("unknown --log-format %q (auto, console or json)", logFormat))
 	}
 	zerolog.SetGlobalLevel(lvl)
 	log = newLogger(w)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -86,53 +87,21 @@ every component's options. Exit code 78 when a file is invalid.`,
 // loadPipeline reads a pipeline file, or a built-in pipeline by name, applies
 // the --set overrides and validates the result.
 func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
-	var cfg *pipelines.Config
-	var err error
-	if _, statErr := os.Stat(arg); statErr != nil && !strings.ContainsAny(arg, "/.") {
-		data, rerr := pipelines.ShippedFile(arg)
-		if rerr != nil {
-			return nil, usageErr(fmt.Errorf("%s: no such file, and no built-in pipeline of that name (built in: %s)", arg, strings.Join(pipelines.Shipped(), ", ")))
-		}
-		cfg, err = pipelines.Parse(data, arg+".yaml (built in)")
-	} else {
-		cfg, err = pipelines.Load(arg)
-	}
-	if err != nil {
+	cfg, err := pipelines.LoadNamed(arg)
+	if errors.Is(err, pipelines.ErrNoPipeline) {
+		return nil, usageErr(err)
+	} else if err != nil {
 		return nil, err
 	}
 	for _, s := range sets {
-		if err := applySet(cfg, s); err != nil {
-			return nil, usageErr(err)
+		if err := cfg.Override(s); err != nil {
+			return nil, usageErr(fmt.Errorf("--set %w", err))
 		}
 	}
 	if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
-}
-
-func applySet(cfg *pipelines.Config, s string) error {
-	kv := strings.SplitN(s, "=", 2)
-	path := strings.Split(kv[0], ".")
-	if len(kv) != 2 || len(path) < 2 {
-		return fmt.Errorf("--set %q: want ID.KEY=VALUE", s)
-	}
-	c := cfg.Lookup(path[0])
-	if c == nil {
-		return fmt.Errorf("--set %q: no component %q in the pipeline", s, path[0])
-	}
-	if len(path) == 3 && path[1] == "parser" {
-		if c.Parser == nil {
-			return fmt.Errorf("--set %q: source %q has no parser", s, path[0])
-		}
-		c = c.Parser
-		path = path[1:]
-	}
-	if len(path) != 2 {
-		return fmt.Errorf("--set %q: want ID.KEY=VALUE or ID.parser.KEY=VALUE", s)
-	}
-	c.SetOption(path[1], kv[1])
-	return nil
 }
 
 // runPipeline runs cfg with signal handling and, on a terminal, a progress

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/pipelines"
 )
@@ -82,83 +77,18 @@ samples it makes.`,
 				return usageErr(fmt.Errorf("-o %s: the extension says the format: .arrow or .csv", out))
 			}
 			spec := pipelines.Spec{Name: "signal", Sources: []pipelines.Node{traceSource(args[0], f.lenient, f.noStrict)},
-				Stages: []pipelines.Node{f.stage("signal")}}
+				Stages: []pipelines.Node{f.stage("signal")},
+				Sinks:  []pipelines.Node{{ID: "out", Type: "csv", Inputs: []string{"signal"}, Options: map[string]any{"path": out, "records": "samples"}}}}
 			if ext == ".arrow" {
-				spec.Sinks = []pipelines.Node{{ID: "out", Type: "arrow", Inputs: []string{"signal"}, Options: map[string]any{"path": out, "records": "samples"}}}
-				return runSpec(cmd.Context(), spec, nil)
+				spec.Sinks[0].Type = "arrow"
 			}
-			spec.Sinks = []pipelines.Node{{ID: "out", Type: "csv", Inputs: []string{"signal"}}}
 			if err := checkOutputs(args, out); err != nil {
 				return err
 			}
-			csv, err := newSampleCSV(out)
-			if err != nil {
-				return err
-			}
-			err = runSpec(cmd.Context(), spec, map[string]tracecast.Sink{"csv": csv})
-			return firstErr(err, csv.close(err == nil))
+			return runSpec(cmd.Context(), spec, nil)
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output: FILE.arrow, FILE.csv or - (CSV)")
 	return cmd
-}
-
-// sampleCSV writes signal samples as k,t,x rows.
-type sampleCSV struct {
-	f      *os.File
-	bw     *bufio.Writer
-	b      []byte
-	header bool
-}
-
-// writeHeader writes the header once: before the first sample, or at the
-// end of an empty signal (nothing when the run failed first).
-func (c *sampleCSV) writeHeader() {
-	if !c.header {
-		c.bw.WriteString("k,t,x\n")
-		c.header = true
-	}
-}
-
-func newSampleCSV(out string) (*sampleCSV, error) {
-	w := os.Stdout
-	if out != "-" {
-		f, err := os.Create(out)
-		if err != nil {
-			return nil, err
-		}
-		w = f
-	}
-	return &sampleCSV{f: w, bw: bufio.NewWriterSize(w, 1<<16)}, nil
-}
-
-func (c *sampleCSV) Write(_ context.Context, b tracecast.Batch) error {
-	ss, _ := b.Items.([]tracecast.Sample)
-	c.writeHeader()
-	for _, s := range ss {
-		c.b = strconv.AppendInt(c.b[:0], s.K, 10)
-		c.b = append(c.b, ',')
-		c.b = strconv.AppendFloat(c.b, s.T, 'f', -1, 64)
-		c.b = append(c.b, ',')
-		c.b = strconv.AppendInt(c.b, int64(s.X), 10)
-		c.b = append(c.b, '\n')
-		c.bw.Write(c.b)
-	}
-	return nil
-}
-
-func (c *sampleCSV) Close(context.Context) error { return nil }
-
-// close flushes and closes the output after the pipeline ran (ok: without
-// error).
-func (c *sampleCSV) close(ok bool) error {
-	if ok {
-		c.writeHeader()
-	}
-	err := c.bw.Flush()
-	if c.f != os.Stdout {
-		err = firstErr(err, c.f.Close())
-	}
-	return err
 }

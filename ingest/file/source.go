@@ -50,8 +50,9 @@ type Options struct {
 	// MaxLineBytes plus one read buffer is held in memory.
 	MaxLineBytes int
 	// StrictEOL makes a last line without '\n' an error. Otherwise it is
-	// emitted, Stats().Truncated is set and a warning is logged: a trace
-	// that is still being written, or was cut by a crash, ends that way.
+	// emitted marked Partial, Stats().Truncated is set and a warning is
+	// logged: a trace that is still being written, or was cut by a crash,
+	// ends that way.
 	StrictEOL bool
 	// Speed paces the replay by trace time; SpeedMax (zero) disables pacing.
 	Speed Speed
@@ -183,7 +184,9 @@ func (s *Source) Stats() Stats {
 // file. When ctx is cancelled it stops at the next batch boundary (or wakes
 // from a pacing sleep) and returns ctx.Err(); the lines of a partly filled
 // batch are then dropped, like any data a stopping source has not handed
-// over. Run may be called once.
+// over. An empty input is emitted as one empty batch, so that its stream
+// exists downstream (an empty trace still has its root container). Run
+// may be called once.
 func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 	if s.ran.Swap(true) {
 		return fmt.Errorf("file source %s: Run called twice", s.opts.Name)
@@ -305,10 +308,12 @@ func (s *Source) loop(ctx context.Context, lr *lineReader, emit tracecast.Emit) 
 			return fmt.Errorf("%s:%d: read: %w", o.Name, num+1, err)
 		}
 		if n == 0 { // clean end of input
-			if ferr := flush(); ferr != nil {
-				return ferr
+			if num == 0 {
+				// An empty input is still a stream (an empty trace):
+				// one empty batch makes it known downstream.
+				return emit(ctx, tracecast.Batch{Stream: o.Name, Items: []tracecast.Line{}, Watermark: math.NaN()})
 			}
-			return nil
+			return flush()
 		}
 		num++
 		offset += int64(n)
@@ -336,6 +341,9 @@ func (s *Source) loop(ctx context.Context, lr *lineReader, emit tracecast.Emit) 
 			}
 		}
 		b.add(line, num, offset)
+		if !nl {
+			b.lines[len(b.lines)-1].Partial = true
+		}
 		if len(b.lines) >= o.BatchLines || len(b.arena) >= o.BatchBytes {
 			select {
 			case <-ctx.Done():

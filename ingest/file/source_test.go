@@ -190,7 +190,17 @@ func TestSourceLines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if len(batches) == 0 {
+				t.Fatal("no batch: every input, an empty one too, is a stream downstream")
+			}
 			got := flatten(batches)
+			for i, b := range batches {
+				for j, l := range b {
+					if last := i == len(batches)-1 && j == len(b)-1; l.Partial != (last && tt.truncated) {
+						t.Errorf("line %d: Partial = %v, want %v", l.Num, l.Partial, last && tt.truncated)
+					}
+				}
+			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("lines =\n%+v\nwant\n%+v", got, tt.want)
 			}

@@ -3,6 +3,7 @@ package modelio
 import (
 	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -10,6 +11,18 @@ import (
 
 	"github.com/tracecast/tracecast/models"
 )
+
+// WritePoints writes points as CSV with the header config,time,power —
+// what ReadPoints reads — numbers in their shortest exact form.
+func WritePoints(w io.Writer, pts []models.Point) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"config", "time", "power"})
+	for _, p := range pts {
+		cw.Write([]string{p.Config, strconv.FormatFloat(p.Time, 'g', -1, 64), strconv.FormatFloat(p.Power, 'g', -1, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
 
 // readTable reads a CSV file whose first row names the columns and returns
 // the column index of each lower-cased, trimmed name, and the other rows.

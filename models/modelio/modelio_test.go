@@ -83,6 +83,21 @@ func TestReadPoints(t *testing.T) {
 	}
 }
 
+func TestWritePoints(t *testing.T) {
+	pts := []models.Point{{Config: "1c, 2GHz", Time: 100.5, Power: 50}, {Config: "2c", Time: 1e-7, Power: 70.25}}
+	var b strings.Builder
+	if err := WritePoints(&b, pts); err != nil {
+		t.Fatal(err)
+	}
+	if want := "config,time,power\n\"1c, 2GHz\",100.5,50\n2c,1e-07,70.25\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	back, err := ReadPoints(write(t, "p.csv", b.String()))
+	if err != nil || !reflect.DeepEqual(back, pts) {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+}
+
 // Seed 001 Table 4, i5 760 row: the file written from the six inputs reads
 // back and predicts the inputs.
 func TestPowerModelFile(t *testing.T) {

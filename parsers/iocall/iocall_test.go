@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,6 +215,28 @@ func TestCSVJSONRoundTrip(t *testing.T) {
 		csvb.WriteString(strings.Join(CSVRecord(&calls[i]), ",") + "\n")
 		j, _ := json.Marshal(ToJSON(&calls[i]))
 		jb.Write(append(j, '\n'))
+	}
+	// Writer writes the same bytes.
+	for _, tc := range []struct {
+		f    Format
+		want []byte
+	}{{FormatCSV, csvb.Bytes()}, {FormatJSONL, jb.Bytes()}} {
+		var b bytes.Buffer
+		w, err := NewWriter(&b, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range calls {
+			if err := w.Write(&calls[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil || !bytes.Equal(b.Bytes(), tc.want) {
+			t.Errorf("Writer %s: %v\n%s\nwant\n%s", tc.f, err, b.Bytes(), tc.want)
+		}
+	}
+	if _, err := NewWriter(io.Discard, FormatStrace); err == nil {
+		t.Error("Writer of strace: no error")
 	}
 	for _, in := range []struct {
 		name string

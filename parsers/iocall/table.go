@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -327,4 +329,41 @@ func CSVRecord(c *tracecast.IOCall) []string {
 func ToJSON(c *tracecast.IOCall) JSONCall {
 	fd, off, req, n := c.FD, c.Offset, c.Req, c.Bytes
 	return JSONCall{Time: c.Time, PID: c.PID, Op: c.Op, Path: c.Path, FD: &fd, Offset: &off, Requested: &req, Bytes: &n, Duration: c.Dur, Err: c.Err, Flags: c.Flags.String()}
+}
+
+// Writer writes I/O calls in the CSV schema (CSVHeader first) or the
+// JSON-lines schema: what Read reads back.
+type Writer struct {
+	csv  *csv.Writer
+	json *json.Encoder
+}
+
+// NewWriter returns a writer of format (FormatCSV or FormatJSONL) on w; a
+// CSV writer writes its header at once.
+func NewWriter(w io.Writer, format Format) (*Writer, error) {
+	switch format {
+	case FormatCSV:
+		cw := csv.NewWriter(w)
+		return &Writer{csv: cw}, cw.Write(CSVHeader)
+	case FormatJSONL:
+		return &Writer{json: json.NewEncoder(w)}, nil
+	}
+	return nil, fmt.Errorf("cannot write I/O calls as %q (csv or jsonl)", format)
+}
+
+// Write writes one call (CSV rows are buffered until Flush).
+func (w *Writer) Write(c *tracecast.IOCall) error {
+	if w.csv != nil {
+		return w.csv.Write(CSVRecord(c))
+	}
+	return w.json.Encode(ToJSON(c))
+}
+
+// Flush writes what is buffered and reports any write error.
+func (w *Writer) Flush() error {
+	if w.csv == nil {
+		return nil
+	}
+	w.csv.Flush()
+	return w.csv.Error()
 }

@@ -45,6 +45,10 @@ type ParserConfig struct {
 	// ends that trace only, logged, and goes on with the others (a topic
 	// of many runs).
 	StreamErrors string `yaml:"stream_errors"`
+	// PjdumpQuirks emits what pj_dump prints rather than every entity (its
+	// end of trace, and per container and type the entities of its window;
+	// Options.PjdumpQuirks): `tracecast states --format pjdump`.
+	PjdumpQuirks bool `yaml:"pjdump_quirks"`
 }
 
 // DefaultParserConfig mirrors DefaultOptions.
@@ -100,13 +104,14 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 	po.MaxContainers = o.MaxContainers
 	po.MaxOpenStates = o.MaxOpenStates
 	po.TimeUnit = o.TimeUnit
+	po.PjdumpQuirks = o.PjdumpQuirks
 	// One parser per stream: a Kafka source interleaves traces.
 	ps := component.NewPerStream(o.MaxStreams, func(stream string) (tracecast.Processor, error) {
 		one := po
 		if stream != "" {
 			one.Name = stream
 		}
-		return NewProcessor(one), nil
+		return &processor{p: NewParser(one), report: func(st Stats) { report(env, one.Name, st) }}, nil
 	}).LogTo(env.Logger)
 	if o.StreamErrors == "drop" {
 		ps.DropFailedStreams(env.Logger)
@@ -125,4 +130,23 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		TimeScale: 1,
 		Stateful:  true,
 	}, nil
+}
+
+// report hands a stream's statistics to env.Report, or logs them: skipped
+// lines (lenient) and an inexact pj_dump window as warnings, the counts at
+// debug level.
+func report(env component.Env, stream string, st Stats) {
+	if env.Report != nil {
+		env.Report(stream, st)
+		return
+	}
+	l := env.Logger
+	if n := st.Skipped.Total(); n > 0 {
+		l.Warn().Str("stream", stream).Int64("skipped", n).Interface("reasons", st.Skipped).Msg("skipped bad lines")
+	}
+	if st.QuirksInexact {
+		l.Warn().Str("stream", stream).Msg(QuirksInexactMessage)
+	}
+	l.Debug().Str("stream", stream).Int64("lines", st.Lines).Int64("entities", st.Entities).Int64("late", st.Late).
+		Int("max_buffered", st.MaxBuffered).Msg("trace read")
 }

@@ -22,3 +22,6 @@ type Stats struct {
 	// would drop were already emitted.
 	QuirksInexact bool
 }
+
+// QuirksInexactMessage explains Stats.QuirksInexact to a user.
+const QuirksInexactMessage = "the trace's last line is more than 0.1 s of trace time before its latest event: pj_dump would drop a few more entities near the end than this output does"

@@ -11,7 +11,9 @@ import (
 
 // NewProcessor returns a pipeline processor that parses batches of
 // tracecast.Line ([]Line items) from one stream and emits batches of
-// resolved entities ([]tracecast.Entity items).
+// resolved entities ([]tracecast.Entity items). Once the trace's time unit
+// is known (given, or detected at the first event), the batches carry it as
+// Batch.Meta["time_unit"], which file sinks record with their schema.
 func NewProcessor(opts Options) tracecast.Processor {
 	return &processor{p: NewParser(opts)}
 }
@@ -19,6 +21,10 @@ func NewProcessor(opts Options) tracecast.Processor {
 type processor struct {
 	p      *Parser
 	stream string
+	meta   map[string]string
+	// report, when set, receives the parser's statistics at the end of the
+	// stream, once its last entities are emitted.
+	report func(Stats)
 }
 
 func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
@@ -27,24 +33,66 @@ func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit trace
 		return fmt.Errorf("paje: expects lines, got %T", in.Items)
 	}
 	pr.stream = in.Stream
-	for i := range lines {
-		if err := pr.p.Line(lines[i].Data, lines[i].Num); err != nil {
-			return err
-		}
-		if pr.p.Pending() >= BatchSize {
-			if err := pr.emit(ctx, emit); err != nil {
+	err := pr.draining(ctx, emit, func() error {
+		for i := range lines {
+			pr.p.truncated = lines[i].Partial
+			err := pr.p.Line(lines[i].Data, lines[i].Num)
+			pr.p.truncated = false
+			if err != nil {
 				return err
 			}
+			if pr.p.Pending() >= BatchSize {
+				if err := pr.emit(ctx, emit); err != nil {
+					return err
+				}
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if pr.p.opts.PjdumpQuirks {
+		// pj_dump's window holds entities back by the batch they were
+		// taken in: take them only where Read does (see draining).
+		return nil
 	}
 	return pr.emit(ctx, emit)
 }
 
-func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
-	if err := pr.p.Finish(); err != nil {
+// draining runs fn. With PjdumpQuirks, entities go out in batches of
+// BatchSize also when one call completes many (a container destroyed with
+// its children, the end of the trace), where Read hands them out: the
+// window's output depends on it when it is inexact.
+func (pr *processor) draining(ctx context.Context, emit tracecast.Emit, fn func() error) error {
+	if !pr.p.opts.PjdumpQuirks {
+		return fn()
+	}
+	var drainErr error
+	pr.p.sim.drain = func() {
+		if drainErr == nil && pr.p.Pending() >= BatchSize {
+			drainErr = pr.emit(ctx, emit)
+		}
+	}
+	err := fn()
+	pr.p.sim.drain = nil
+	if err != nil {
 		return err
 	}
-	return pr.emit(ctx, emit)
+	return drainErr
+}
+
+func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
+	if err := pr.draining(ctx, emit, pr.p.Finish); err != nil {
+		return err
+	}
+	if err := pr.emit(ctx, emit); err != nil {
+		return err
+	}
+	if pr.report != nil {
+		pr.report(pr.p.Stats())
+	}
+	return nil
 }
 
 // emit sends what is complete, in a fresh slice: downstream may keep a
@@ -57,7 +105,10 @@ func (pr *processor) emit(ctx context.Context, emit tracecast.Emit) error {
 	if len(es) == 0 {
 		return nil
 	}
-	return emit(ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: pr.p.Watermark(), TypeWatermarks: pr.p.TypeWatermarks()})
+	if pr.meta == nil && pr.p.unit != "" {
+		pr.meta = map[string]string{"time_unit": pr.p.unit}
+	}
+	return emit(ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: pr.p.Watermark(), TypeWatermarks: pr.p.TypeWatermarks(), Meta: pr.meta})
 }
 
 // Stats returns the parser's counts (lines, entities, skipped lines by

@@ -13,8 +13,10 @@ import (
 	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/sinks/csv"
 	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
+	"github.com/tracecast/tracecast/sinks/pjdump"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stages/iotime"
@@ -42,6 +44,8 @@ func Register(r *component.Registry) {
 	jsonl.Register(r)
 	arrow.Register(r)
 	kafkasink.Register(r)
+	csv.Register(r)
+	pjdump.Register(r)
 }
 
 // Registry returns a new registry holding every built-in component.

@@ -48,6 +48,11 @@ type Env struct {
 	// Parser is the source's parser, for a source that wants its
 	// format-specific hooks (pacing by trace time); nil otherwise.
 	Parser *Parser
+	// Report, when set, receives what the component has to say about a
+	// stream when it ends — a parser's statistics (paje.Stats: lines,
+	// entities, lines skipped by reason) — instead of the log: a command
+	// prints it its own way. It is called on the component's goroutine.
+	Report func(stream string, report any)
 }
 
 // Parser is a built parser: the processor that turns a source's lines into

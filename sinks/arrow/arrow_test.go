@@ -375,3 +375,66 @@ func TestSinkCreatesDir(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTimeUnitMetadata: an entity output records the unit its records come
+// with (a paje parser's Batch.Meta), unless the sink's options fix one.
+func TestTimeUnitMetadata(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		table    string // the sink's time_unit option
+		meta     map[string]string
+		want     string
+		fixedOpt bool
+	}{
+		{name: "nothing said", want: "trace"},
+		{name: "the parser's unit", meta: map[string]string{"time_unit": "ms"}, want: "ms"},
+		{name: "the option without a parser's unit", table: "us", want: "us", fixedOpt: true},
+		{name: "the option over the parser's unit", table: "s", meta: map[string]string{"time_unit": "ms"}, want: "s", fixedOpt: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.arrow")
+			s, err := New(Options{Path: path, Tables: RecordTables(tc.table), FixedTimeUnit: tc.fixedOpt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Write(t.Context(), tracecast.Batch{Items: sampleEntities(3), Meta: tc.meta}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			schema, _ := readAll(t, path, FormatFile)
+			if u, _ := schema.Metadata().GetValue("time_unit"); u != tc.want {
+				t.Errorf("time_unit %q, want %q", u, tc.want)
+			}
+			if !schema.Equal(EntitySchema(tc.want)) {
+				t.Errorf("schema\n%v\nwant\n%v", schema, EntitySchema(tc.want))
+			}
+		})
+	}
+}
+
+// TestMetadataBytesAreStable: a batch's Meta (a map) reaches the schema in
+// key order, so the same records give the same bytes run after run.
+func TestMetadataBytesAreStable(t *testing.T) {
+	meta := map[string]string{"class": "idle", "period": "0.0005", "r": "4", "rules": "smpi", "t0": "0", "time_unit": "s"}
+	var first []byte
+	for i := range 20 {
+		var out bytes.Buffer
+		s, err := New(Options{Path: "-", Format: FormatStream, Stdout: &out, Tables: RecordTables("")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(t.Context(), tracecast.Batch{Items: []tracecast.Sample{{K: 1, T: 0.5, X: 2}}, Meta: meta}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = out.Bytes()
+		} else if !bytes.Equal(out.Bytes(), first) {
+			t.Fatalf("run %d wrote other bytes than the first", i)
+		}
+	}
+}

@@ -19,8 +19,9 @@ type SinkConfig struct {
 	// Format is file (default: footer on close, PATH.tmp renamed) or stream
 	// (each batch flushed; readable while written).
 	Format string `yaml:"format"`
-	// TimeUnit is recorded as the "time_unit" schema metadata of entity
-	// outputs (default "trace": the trace's own unit).
+	// TimeUnit is recorded as the "time_unit" schema metadata. Default: the
+	// unit the records come with (Batch.Meta: the paje parser's, given or
+	// detected; a signal's), else "trace" for entities.
 	TimeUnit string `yaml:"time_unit"`
 	// Records keeps only one record type (entities, samples, windows,
 	// predictions, verdicts, alerts); default: the type of the first batch
@@ -64,7 +65,7 @@ func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 			}
 		}
 	}
-	s, err := New(Options{Path: o.Path, Format: Format(o.Format), Tables: tables})
+	s, err := New(Options{Path: o.Path, Format: Format(o.Format), Tables: tables, FixedTimeUnit: o.TimeUnit != ""})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -53,6 +54,10 @@ type Options struct {
 	Allocator memory.Allocator
 	// Stdout replaces os.Stdout for Path "-" (for tests and embedding).
 	Stdout io.Writer
+	// FixedTimeUnit keeps the tables' own time_unit metadata even when the
+	// batches' Meta says another (a unit set in the sink's options wins
+	// over the one a parser detected).
+	FixedTimeUnit bool
 }
 
 // Sink writes batches as Arrow IPC record batches, one record batch per
@@ -215,7 +220,12 @@ func (s *Sink) start(items any) error {
 			return fmt.Errorf("arrow sink %s: no Arrow schema for items of type %T (known: %v)", s.name, items, known)
 		}
 	}
-	schema := withMetadata(t.Schema(), s.meta)
+	meta := s.meta
+	if _, ok := meta["time_unit"]; ok && s.opts.FixedTimeUnit {
+		meta = maps.Clone(meta)
+		delete(meta, "time_unit")
+	}
+	schema := withMetadata(t.Schema(), meta)
 	s.b = newBuilder(s.opts.Allocator, t, schema)
 	wopts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(s.opts.Allocator)}
 	if s.opts.Format == FormatStream {

@@ -2,7 +2,9 @@ package arrow
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -103,8 +105,9 @@ func withMetadata(schema *arrow.Schema, meta map[string]string) *arrow.Schema {
 			keys, values = append(keys, k), append(values, md.Values()[i])
 		}
 	}
-	for k, v := range meta {
-		keys, values = append(keys, k), append(values, v)
+	// In key order: the same metadata gives the same bytes.
+	for _, k := range slices.Sorted(maps.Keys(meta)) {
+		keys, values = append(keys, k), append(values, meta[k])
 	}
 	m := arrow.NewMetadata(keys, values)
 	return arrow.NewSchema(schema.Fields(), &m)

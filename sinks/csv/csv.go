@@ -1,7 +1,8 @@
-// Package csv writes resolved Paje entities as RFC 4180 CSV with a header
-// row: one table for all natures, the columns that do not apply left empty.
-// Unlike pj_dump's comma-separated lines, values holding commas, quotes or
-// newlines are quoted, so any CSV reader (R, pandas, DuckDB) loads it.
+// Package csv writes records as RFC 4180 CSV with a header row: the "csv"
+// sink. Resolved Paje entities are one table for all natures, the columns
+// that do not apply left empty; unlike pj_dump's comma-separated lines,
+// values holding commas, quotes or newlines are quoted, so any CSV reader
+// (R, pandas, DuckDB) loads it. Signal samples are k,t,x rows.
 package csv
 
 import (

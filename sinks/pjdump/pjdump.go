@@ -1,6 +1,7 @@
-// Package pjdump writes resolved Paje entities as text: the line format of
-// pajeng's pj_dump (so existing scripts keep working) and real CSV with a
-// header row.
+// Package pjdump writes resolved Paje entities in the line format of
+// pajeng's pj_dump, so that existing scripts keep working: the "pjdump"
+// sink, and the Writer and AppendLine it is made of. (CSV with a header row
+// is package sinks/csv.)
 package pjdump
 
 import (

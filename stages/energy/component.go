@@ -1,6 +1,7 @@
 package energy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,7 +30,7 @@ func Register(r *component.Registry) {
 // of order a node's samples may come.
 type StageConfig struct {
 	Rules    string            `yaml:"rules"`     // starpu (default) or smpi
-	TimeUnit string            `yaml:"time_unit"` // of the trace: s, ms (default for starpu), us, ns
+	TimeUnit string            `yaml:"time_unit"` // of the trace: s, ms, us, ns (default: the paje parser's, else ms for starpu)
 	Node     string            `yaml:"node"`      // node of unmapped workers
 	Map      map[string]string `yaml:"map"`       // worker container -> node
 	NodeType string            `yaml:"node_type"` // unmapped workers go to their ancestor of this type
@@ -73,6 +74,8 @@ type stage struct {
 	col     *Collector
 	samples []tracecast.PowerSample
 	stream  string
+	// unit is the trace's time unit as its parser said (Batch.Meta).
+	unit string
 }
 
 func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
@@ -90,6 +93,9 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 	case []tracecast.Entity:
 		if st.stream == "" {
 			st.stream = in.Stream
+		}
+		if u := in.Meta["time_unit"]; u != "" && st.unit == "" {
+			st.unit = u // the paje parser's, given or detected
 		}
 		// The iotime stage's records are the storage class.
 		if len(items) > 0 && items[0].Type == iotime.StateType {
@@ -115,10 +121,7 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 // Flush builds the nodes' timelines, integrates the samples and emits the
 // rows: node × class × window, then the totals (window -1).
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
-	unit := st.o.TimeUnit
-	if unit == "" {
-		unit = map[bool]string{true: "ms", false: "s"}[st.o.Rules == "starpu"]
-	}
+	unit := cmp.Or(st.o.TimeUnit, st.unit, map[bool]string{true: "ms", false: "s"}[st.o.Rules == "starpu"])
 	perSec, _ := tracecast.UnitsPerSecond(unit)
 	tls, err := st.col.Build(perSec)
 	if err != nil {

@@ -1,0 +1,97 @@
+package live
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// Topics are the topics the live pipelines use, with their partitions.
+const Topics = "tracecast.traces:4,tracecast.predictions:4,tracecast.forecasts:4,tracecast.alerts:4"
+
+// BrokerOptions configure StartBroker.
+type BrokerOptions struct {
+	// Addr is where the broker listens: 127.0.0.1 or localhost only.
+	Addr string
+	// DataDir, when set, persists topics, messages and group offsets.
+	DataDir string
+	// Topics are created at start (kfake does not create topics on first
+	// use): NAME or NAME:PARTITIONS, each element comma-separated.
+	Topics []string
+	// Partitions is the default number of partitions.
+	Partitions int32
+	// MinSessionTimeout is the shortest consumer-group session timeout
+	// accepted.
+	MinSessionTimeout time.Duration
+}
+
+// StartBroker starts an in-process kfake cluster. A bad address or topic
+// is an *OptionError.
+func StartBroker(o BrokerOptions) (*kfake.Cluster, error) {
+	port, err := loopbackPort(o.Addr)
+	if err != nil {
+		return nil, &OptionError{Option: "addr", Value: o.Addr, Err: err}
+	}
+	topics, err := ParseTopics(o.Topics, o.Partitions)
+	if err != nil {
+		return nil, err
+	}
+	opts := []kfake.Opt{kfake.Ports(port), kfake.DefaultNumPartitions(int(o.Partitions)), kfake.GroupMinSessionTimeout(o.MinSessionTimeout)}
+	if o.DataDir != "" {
+		opts = append(opts, kfake.DataDir(o.DataDir))
+	}
+	for _, t := range topics {
+		opts = append(opts, kfake.SeedTopics(t.Partitions, t.Name))
+	}
+	return kfake.NewCluster(opts...)
+}
+
+// loopbackPort is the port of a loopback address.
+func loopbackPort(addr string) (int, error) {
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0, err
+	}
+	if host != "127.0.0.1" && host != "localhost" && host != "" {
+		return 0, errors.New("the broker listens on loopback only (127.0.0.1)")
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return 0, errors.New("bad port")
+	}
+	return port, nil
+}
+
+// Topic is a topic to create.
+type Topic struct {
+	Name       string
+	Partitions int32
+}
+
+// ParseTopics reads NAME or NAME:PARTITIONS specs, several per element
+// when comma-separated; partitions defaults to def. A bad count is an
+// *OptionError naming the spec.
+func ParseTopics(specs []string, def int32) ([]Topic, error) {
+	var out []Topic
+	for _, t := range specs {
+		for _, one := range strings.Split(t, ",") {
+			name, parts, _ := strings.Cut(strings.TrimSpace(one), ":")
+			n := def
+			if parts != "" {
+				v, err := strconv.Atoi(parts)
+				if err != nil || v <= 0 {
+					return nil, &OptionError{Option: "topics", Value: one, Err: errors.New("bad partition count")}
+				}
+				n = int32(v)
+			}
+			if name != "" {
+				out = append(out, Topic{Name: name, Partitions: n})
+			}
+		}
+	}
+	return out, nil
+}

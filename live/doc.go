@@ -1,0 +1,19 @@
+// Package live is the Kafka plumbing around tracecast's live pipelines: a
+// development broker (franz-go's kfake), the replay of an archived trace
+// into a topic the way a running application publishes its lines, and the
+// subscriber side, which reads the records the live pipelines publish (JSON
+// or Arrow messages) as a scheduler does. The commands broker, publish,
+// subscribe and live are flags over it.
+package live
+
+import "fmt"
+
+// OptionError is a bad option value: its Error reads `option "value":
+// reason`, so that a command can put its flag's dashes in front.
+type OptionError struct {
+	Option, Value string
+	Err           error
+}
+
+func (e *OptionError) Error() string { return fmt.Sprintf("%s %q: %v", e.Option, e.Value, e.Err) }
+func (e *OptionError) Unwrap() error { return e.Err }

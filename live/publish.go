@@ -1,0 +1,111 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+	kafkago "github.com/segmentio/kafka-go"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/ingest/file"
+	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/stages/predict"
+)
+
+// PublishOptions say how Publish replays a trace file into a topic.
+type PublishOptions struct {
+	Brokers []string
+	Topic   string
+	// Speed paces the replay by trace time: max (default), realtime, Nx.
+	Speed string
+	// Trace is the trace id, the messages' key; default the file's name.
+	Trace string
+	// TimeUnit is the trace's unit for pacing: auto (default: ms for
+	// StarPU, s otherwise), s, ms, us, ns.
+	TimeUnit string
+	// LinesPerMessage defaults to ingest/kafka's DefaultLinesPerMessage.
+	LinesPerMessage int
+	// NoEnd leaves the trace open: no end-of-trace marker.
+	NoEnd bool
+	// Logger receives the source's warnings and the summary line.
+	Logger zerolog.Logger
+}
+
+// Publish replays the trace file at path (plain or gzip, "-" for standard
+// input) into the topic as a live producer sends it (package ingest/kafka:
+// numbered lines keyed by trace id, then an end marker), paced by trace
+// time, and returns the number of lines sent. A bad option is an
+// *OptionError.
+func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) {
+	if o.Speed == "" {
+		o.Speed = "max"
+	}
+	sp, err := file.ParseSpeed(o.Speed)
+	if err != nil {
+		return 0, &OptionError{Option: "speed", Value: o.Speed, Err: err}
+	}
+	if o.Topic == "" {
+		return 0, &OptionError{Option: "topic", Err: errors.New("required")}
+	}
+	if o.Trace == "" {
+		o.Trace = predict.TraceID(path)
+	}
+	fo := file.Options{Path: path, Speed: sp, Logger: o.Logger}
+	if sp != file.SpeedMax {
+		lt := &paje.LineTimer{}
+		if o.TimeUnit != "auto" && o.TimeUnit != "" {
+			if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); !ok {
+				return 0, &OptionError{Option: "time-unit", Value: o.TimeUnit, Err: errors.New("auto, s, ms, us or ns")}
+			}
+			lt.SetUnit(o.TimeUnit)
+		}
+		fo.TimeOf, fo.TimeScale = lt.Seconds, 1
+	}
+	src, err := file.New(fo)
+	if err != nil {
+		return 0, err
+	}
+	tr := &kafkago.Transport{}
+	defer tr.CloseIdleConnections()
+	w := &kafkago.Writer{Addr: kafkago.TCP(o.Brokers...), Topic: o.Topic, Balancer: &kafkago.Hash{},
+		RequiredAcks: kafkago.RequireAll, BatchTimeout: 5 * time.Millisecond, Transport: tr}
+	defer w.Close()
+	start := time.Now()
+	p := &kafkaingest.Producer{W: w, Trace: o.Trace, LinesPerMessage: o.LinesPerMessage}
+	err = src.Run(ctx, func(ctx context.Context, b tracecast.Batch) error {
+		return p.Lines(ctx, b.Items.([]tracecast.Line))
+	})
+	if err != nil {
+		return p.Sent(), err
+	}
+	if !o.NoEnd {
+		if err := p.End(ctx); err != nil {
+			return p.Sent(), err
+		}
+	}
+	o.Logger.Info().Str("topic", o.Topic).Str("trace", o.Trace).Int64("lines", p.Sent()).
+		Float64("lines_per_s", float64(p.Sent())/time.Since(start).Seconds()).Msg("published")
+	return p.Sent(), nil
+}
+
+// PublishDemo publishes the StarPU trace built into the binary to topic,
+// paced by speed, as if the run were happening now.
+func PublishDemo(ctx context.Context, brokers []string, topic, speed string, log zerolog.Logger) error {
+	tmp, err := os.MkdirTemp("", "tracecast-live")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	path := filepath.Join(tmp, "starpu-cholesky-2cpu.trace.gz")
+	if err := os.WriteFile(path, pipelines.DemoTrace(), 0o644); err != nil {
+		return err
+	}
+	_, err = Publish(ctx, path, PublishOptions{Brokers: brokers, Topic: topic, Speed: speed, Logger: log})
+	return err
+}

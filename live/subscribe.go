@@ -1,0 +1,224 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/rs/zerolog"
+	kafkago "github.com/segmentio/kafka-go"
+
+	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
+)
+
+// SubscribeOptions say what Subscribe reads and keeps.
+type SubscribeOptions struct {
+	Brokers []string
+	Topic   string
+	// Group, when set, joins that consumer group and commits each message
+	// once its records are handled (members share the partitions);
+	// without it every partition is read from the start.
+	Group string
+	// FromStart starts a group without committed offsets at the oldest
+	// message (else at the newest).
+	FromStart bool
+	// Query and Kind keep only the records of one query (idle>=25%, case
+	// insensitive) and the alerts of one kind.
+	Query, Kind string
+	// Limit stops after this many records (0: none); the records of the
+	// message that reaches it are all handled.
+	Limit int
+	// IdleExit stops when no message came for this long (0: never).
+	IdleExit time.Duration
+	// Logger receives retried fetch errors and undecodable messages.
+	Logger zerolog.Logger
+}
+
+// Subscribe reads the topic until ctx ends, the limit is reached or the
+// topic stays silent for IdleExit, and calls handle with the records of
+// each message that pass the filters (JSON objects, see Records). An error
+// from handle stops it.
+func Subscribe(ctx context.Context, o SubscribeOptions, handle func(records [][]byte) error) error {
+	cfg := kafkago.ReaderConfig{Brokers: o.Brokers, Topic: o.Topic, GroupID: o.Group, MaxWait: 250 * time.Millisecond}
+	if o.FromStart || o.Group == "" {
+		cfg.StartOffset = kafkago.FirstOffset
+	}
+	n := 0
+	take := func(m kafkago.Message) error {
+		recs := o.keep(m)
+		n += len(recs)
+		return handle(recs)
+	}
+	done := func() bool { return o.Limit > 0 && n >= o.Limit }
+	if o.Group == "" {
+		return subscribeAll(ctx, cfg, o.IdleExit, take, done)
+	}
+	r := kafkago.NewReader(cfg)
+	defer r.Close()
+	for !done() {
+		fctx, cancel := withIdle(ctx, o.IdleExit)
+		m, err := r.FetchMessage(fctx)
+		cancel()
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+				return nil
+			}
+			o.Logger.Warn().Err(err).Msg("fetch (retrying)")
+			continue
+		}
+		if err := take(m); err != nil {
+			return err
+		}
+		if err := r.CommitMessages(ctx, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func withIdle(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// subscribeAll reads every partition from the start, without a group,
+// until done.
+func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, idle time.Duration, take func(kafkago.Message) error, done func() bool) error {
+	conn, err := kafkago.DialContext(ctx, "tcp", cfg.Brokers[0])
+	if err != nil {
+		return err
+	}
+	parts, err := conn.ReadPartitions(cfg.Topic)
+	conn.Close()
+	if err != nil {
+		return fmt.Errorf("topic %s: %w", cfg.Topic, err)
+	}
+	msgs := make(chan kafkago.Message)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, p := range parts {
+		c := cfg
+		c.Partition = p.ID
+		r := kafkago.NewReader(c)
+		go func() {
+			defer r.Close()
+			for {
+				m, err := r.ReadMessage(ctx)
+				if err != nil {
+					if ctx.Err() != nil {
+						return
+					}
+					continue
+				}
+				select {
+				case msgs <- m:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	for !done() {
+		var timeout <-chan time.Time
+		if idle > 0 {
+			timeout = time.After(idle)
+		}
+		select {
+		case m := <-msgs:
+			if err := take(m); err != nil {
+				return err
+			}
+		case <-timeout:
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return nil
+}
+
+// keep returns the records of m that pass the filters; an undecodable
+// Arrow message is logged and skipped.
+func (o SubscribeOptions) keep(m kafkago.Message) [][]byte {
+	recs, err := Records(m)
+	if err != nil {
+		o.Logger.Warn().Err(err).Int64("offset", m.Offset).Msg("undecodable Arrow message: skipped")
+		return nil
+	}
+	kept := recs[:0]
+	for _, r := range recs {
+		if Match(r, o.Query, o.Kind) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// Records returns the records a message of the kafka sink carries, each a
+// JSON object with "schema" (tracecast.prediction/1, ...): the message's
+// value for a JSON message; for an Arrow message (format arrow: header
+// content-type application/vnd.apache.arrow.stream) one object per row,
+// "schema" first, from the message's schema header.
+func Records(m kafkago.Message) ([][]byte, error) {
+	var schema, ctype string
+	for _, h := range m.Headers {
+		switch h.Key {
+		case "schema":
+			schema = string(h.Value)
+		case "content-type":
+			ctype = string(h.Value)
+		}
+	}
+	if ctype != kafkasink.ArrowContentType {
+		return [][]byte{m.Value}, nil
+	}
+	r, err := ipc.NewReader(bytes.NewReader(m.Value))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	var buf bytes.Buffer
+	for r.Next() {
+		if err := array.RecordToJSON(r.Record(), &buf); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	prefix, _ := json.Marshal(schema)
+	var rows [][]byte
+	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		if len(line) < 2 || line[0] != '{' {
+			continue
+		}
+		row := append([]byte(`{"schema":`), prefix...)
+		if len(line) > 2 {
+			row = append(row, ',')
+		}
+		rows = append(rows, append(row, line[1:]...))
+	}
+	return rows, nil
+}
+
+// Match reports whether a JSON record passes the filters: its query is
+// query (case-insensitive) and its kind is kind, each when not empty. A
+// record that is not JSON passes only without filters.
+func Match(rec []byte, query, kind string) bool {
+	if query == "" && kind == "" {
+		return true
+	}
+	var m struct{ Query, Kind string }
+	if json.Unmarshal(rec, &m) != nil {
+		return false
+	}
+	return (query == "" || strings.EqualFold(m.Query, query)) && (kind == "" || m.Kind == kind)
+}
