@@ -26,6 +26,10 @@ type Health struct {
 // Ready reports whether the pipeline runs.
 func (h *Health) Ready() bool { return h != nil && h.ready.Load() }
 
+// Set says whether the service runs (for services without a pipeline: the
+// broker).
+func (h *Health) Set(v bool) { h.set(v) }
+
 func (h *Health) set(v bool) {
 	if h != nil {
 		h.ready.Store(v)

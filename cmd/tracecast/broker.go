@@ -15,6 +15,7 @@ import (
 
 func newBrokerCmd() *cobra.Command {
 	var o live.BrokerOptions
+	var metricsAddr string
 	cmd := &cobra.Command{
 		Use:   "broker [--addr 127.0.0.1:9092] [--data-dir DIR] [--topics NAME[:PARTITIONS],...]",
 		Short: "Run a Kafka-protocol broker for development, tests, CI and the demo",
@@ -28,11 +29,17 @@ output when it accepts connections and stops on SIGINT/SIGTERM.
 It is a faithful fake for tests and demos, not a production Kafka.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			_, health, stopMetrics, err := serveMetrics(metricsAddr)
+			if err != nil {
+				return err
+			}
+			defer stopMetrics()
 			c, err := live.StartBroker(o)
 			if err != nil {
 				return optionErr(err)
 			}
 			defer c.Close()
+			health.Set(true)
 			fmt.Printf("READY %s\n", strings.Join(c.ListenAddrs(), ","))
 			log.Info().Strs("addrs", c.ListenAddrs()).Str("data_dir", o.DataDir).Msg("broker ready")
 			sig := make(chan os.Signal, 1)
@@ -47,6 +54,7 @@ It is a faithful fake for tests and demos, not a production Kafka.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Addr, "addr", "127.0.0.1:9092", "listen address (loopback only)")
+	f.StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
 	f.StringVar(&o.DataDir, "data-dir", "", "persist topics, messages and offsets in DIR (survives restarts)")
 	f.StringSliceVar(&o.Topics, "topics", nil, "topics to create at start: NAME or NAME:PARTITIONS, comma-separated or repeated")
 	f.Int32Var(&o.Partitions, "partitions", 4, "default number of partitions")

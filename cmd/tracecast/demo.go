@@ -92,7 +92,7 @@ func runBuiltin(cmd *cobra.Command, name, trace, dir string, bar bool) (map[stri
 	if cfg, err = loadPipeline(name, sets); err != nil {
 		return nil, err
 	}
-	return outputs, runPipeline(cmd.Context(), cfg, bar)
+	return outputs, runPipeline(cmd.Context(), cfg, bar, "")
 }
 
 // readJSONL opens a pipeline's JSON-lines output for read.

@@ -14,7 +14,7 @@ import (
 )
 
 func newLiveCmd() *cobra.Command {
-	var addr, dataDir, tracePath, speed string
+	var addr, dataDir, tracePath, speed, metricsAddr string
 	var brokers, sets []string
 	var demo, noProgress bool
 	cmd := &cobra.Command{
@@ -78,7 +78,7 @@ pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
 					}
 				}()
 			}
-			return runPipeline(ctx, cfg, !noProgress)
+			return runPipeline(ctx, cfg, !noProgress, metricsAddr)
 		},
 	}
 	f := cmd.Flags()
@@ -90,5 +90,6 @@ pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
 	f.StringVar(&speed, "speed", "realtime", "pace of the --demo run: realtime, Nx or max")
 	f.StringArrayVar(&sets, "set", nil, "override a pipeline option: ID.KEY=VALUE (repeatable)")
 	f.BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")
+	f.StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
 	return cmd
 }

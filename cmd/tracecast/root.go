@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/rs/zerolog"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"os"
 	"strings"
 
@@ -16,7 +18,7 @@ import (
 func newRunCmd() *cobra.Command {
 	var sets []string
 	var noProgress bool
-	var speed string
+	var speed, metricsAddr string
 	cmd := &cobra.Command{
 		Use:   "run [flags] PIPELINE",
 		Short: "Run a pipeline declared in YAML",
@@ -51,9 +53,10 @@ set through its source: --set trace.parser.lenient=true.`,
 					return err
 				}
 			}
-			return runPipeline(cmd.Context(), cfg, !noProgress)
+			return runPipeline(cmd.Context(), cfg, !noProgress, metricsAddr)
 		},
 	}
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
 	cmd.Flags().StringVar(&speed, "speed", "", "replay pace of every file source: max, realtime or Nx (10x, 0.5x), by trace time")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override an option: ID.KEY=VALUE (repeatable)")
 	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")
@@ -104,12 +107,40 @@ func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 	return cfg, nil
 }
 
-// runPipeline runs cfg with signal handling and, on a terminal, a progress
-// bar.
-func runPipeline(parent context.Context, cfg *pipelines.Config, bar bool) error {
+// metricsHelp documents --metrics-addr.
+const metricsHelp = "serve Prometheus metrics on http://ADDR/metrics, and /healthz, /readyz (a loopback address: 127.0.0.1:9464)"
+
+// serveMetrics starts the metrics server on addr ("" : none) with Go and
+// process metrics, and returns the registry for the pipeline's, the health
+// to report, and a stop function.
+func serveMetrics(addr string) (*prometheus.Registry, *pipelines.Health, func(), error) {
+	if addr == "" {
+		return nil, nil, func() {}, nil
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	h := &pipelines.Health{}
+	_, stop, err := pipelines.ServeMetrics(addr, reg, h, log)
+	if err != nil {
+		return nil, nil, nil, usageErr(err)
+	}
+	return reg, h, stop, nil
+}
+
+// runPipeline runs cfg with signal handling, on a terminal a progress bar,
+// and metrics on metricsAddr when given.
+func runPipeline(parent context.Context, cfg *pipelines.Config, bar bool, metricsAddr string) error {
+	reg, health, stopMetrics, err := serveMetrics(metricsAddr)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	ctx, hard, stop := pipelines.WithSignals(parent, log)
 	defer stop()
-	opts := pipelines.RunOptions{Logger: log, HardStop: hard}
+	opts := pipelines.RunOptions{Logger: log, HardStop: hard, Health: health}
+	if reg != nil {
+		opts.Metrics = reg
+	}
 	if bar && progress.IsTerminal(os.Stderr) {
 		b := progress.NewBar(os.Stderr)
 		opts.Progress = b.Update
