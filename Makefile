@@ -4,7 +4,7 @@ PKGS    ?= ./...
 FUZZTIME ?= 60s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval
+.PHONY: all build test deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos
 
 all: build
 
@@ -54,6 +54,14 @@ fmt:
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run $(STATICCHECK) $(PKGS)
+
+# chaos runs the live service's fault suite against the real binary and
+# broker: broker restart, SIGKILL/SIGTERM of the pipeline, a group member
+# killed, publication at full speed into a running service, a producer
+# dying mid-trace, 5000 traces open at once; each compares the records with
+# an offline replay and reports the pipeline's peak RSS.
+chaos:
+	$(GO) test -tags chaos -count=1 -v -timeout 30m -run 'TestChaos|TestLiveKafkaProcesses' ./cmd/tracecast/
 
 # forecast-eval scores predict's default method on the acceptance set of
 # docs/forecasts.md (needs ../shared; generates SMPI runs with smpirun).
