@@ -15,6 +15,7 @@ import (
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
+	"github.com/tracecast/tracecast/sinks/parquet"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stages/iotime"
@@ -42,6 +43,7 @@ func Register(r *component.Registry) {
 	jsonl.Register(r)
 	arrow.Register(r)
 	kafkasink.Register(r)
+	parquet.Register(r)
 }
 
 // Registry returns a new registry holding every built-in component.
