@@ -190,22 +190,26 @@ func (e Episode) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 // skills 1 − MSE/MSE_baseline (NaN, null, when the baseline is exact) and
 // the interval coverage. A live pipeline publishes it as the run goes; the
 // last one of a run covers all its outcomes.
+//
+// The json tags name the fields as AppendJSON does, and so the Arrow and
+// Parquet columns, where the Go names' initialisms (MSEP) would not split.
 type Skill struct {
-	ID               string
-	Run              string
-	Query            string
-	Horizon          float64
-	Method           string
-	Until            float64
-	N                int
-	MSEP, MSEMean    float64
-	MSEPersistence   float64
-	MSEClimatology   float64
-	MSEKSPaper       float64
-	SkillPersistence float64
-	SkillClimatology float64
-	SkillKSPaper     float64
-	Coverage         float64
+	ID               string  `json:"id"`
+	Run              string  `json:"run"`
+	Query            string  `json:"query"`
+	Horizon          float64 `json:"horizon"`
+	Method           string  `json:"method"`
+	Until            float64 `json:"until"`
+	N                int     `json:"n"`
+	MSEP             float64 `json:"mse_p"`
+	MSEMean          float64 `json:"mse_mean"`
+	MSEPersistence   float64 `json:"mse_persistence"`
+	MSEClimatology   float64 `json:"mse_climatology"`
+	MSEKSPaper       float64 `json:"mse_ks_paper"`
+	SkillPersistence float64 `json:"skill_persistence"`
+	SkillClimatology float64 `json:"skill_climatology"`
+	SkillKSPaper     float64 `json:"skill_ks_paper"`
+	Coverage         float64 `json:"coverage"`
 }
 
 // AppendJSON writes the skill as one JSON object, "record" first.

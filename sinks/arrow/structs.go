@@ -14,8 +14,9 @@ import (
 
 // StructTable returns a Table for []T where T is a flat struct of strings,
 // bools, ints, floats and time.Time (timestamp[us, UTC]) — the result records (windows, predictions,
-// verdicts, alerts). Columns are the exported fields in order, named in
-// snake_case (HorizonS → horizon_s); ints become int64. The schema metadata
+// verdicts, alerts). Columns are the exported fields in order, named by
+// their json tag, else in snake_case (HorizonS → horizon_s); ints become
+// int64. The schema metadata
 // carries "tracecast.schema" = name (versioned, like "tracecast.prediction/1")
 // plus meta. Reflection runs once per column per record, not per byte: fine
 // for result records, which are few; hot record types (entities, samples)
@@ -48,7 +49,7 @@ func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 		default:
 			dt = primitive(rt, f)
 		}
-		fields = append(fields, arrow.Field{Name: snake(f.Name), Type: dt})
+		fields = append(fields, arrow.Field{Name: columnName(f), Type: dt})
 		idx = append(idx, i)
 	}
 	md := arrow.NewMetadata(keys, values)
@@ -144,6 +145,15 @@ func primitive(rt reflect.Type, f reflect.StructField) arrow.DataType {
 		return arrow.PrimitiveTypes.Float64
 	}
 	panic(fmt.Sprintf("arrow.StructTable: field %s.%s of kind %v", rt, f.Name, f.Type.Kind()))
+}
+
+// columnName is a field's column: the name of its json tag, as in the
+// record's JSON, else snake(f.Name).
+func columnName(f reflect.StructField) string {
+	if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+		return name
+	}
+	return snake(f.Name)
 }
 
 // snake turns a Go field name into a column name: HorizonS → horizon_s,
