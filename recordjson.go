@@ -68,13 +68,15 @@ func appendStrOrNull(b []byte, k, v string) []byte {
 	return appendStr(b, k, v)
 }
 
-// appendTime writes an RFC 3339 UTC timestamp, null for the zero time.
+// appendTime writes an RFC 3339 UTC timestamp to the microsecond (the
+// precision of the Arrow and Parquet timestamp[us, UTC] columns), null for
+// the zero time.
 func appendTime(b []byte, k string, t time.Time) []byte {
 	if t.IsZero() {
 		return appendNull(b, k)
 	}
 	b = append(appendKey(b, k), '"')
-	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = t.UTC().Truncate(time.Microsecond).AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"')
 }
 

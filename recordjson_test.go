@@ -10,7 +10,7 @@ import (
 // TestRecordJSON: each record's JSON has "record" first, the Arrow column
 // names, and null — not a placeholder — for what does not apply.
 func TestRecordJSON(t *testing.T) {
-	at := time.Date(2026, 1, 2, 3, 4, 5, 678000, time.FixedZone("CET", 3600))
+	at := time.Date(2026, 1, 2, 3, 4, 5, 678999, time.FixedZone("CET", 3600)) // to the microsecond: 000678
 	tests := []struct {
 		name string
 		rec  interface{ AppendJSON([]byte) []byte }

@@ -386,7 +386,8 @@ func TestConfigValidate(t *testing.T) {
 
 // TestDuckDBReads: DuckDB reads entity, forecast, prediction and signal
 // files: the row counts, the column types (timestamps as UTC timestamps),
-// the nulls (NaN stays NaN), the values and the key-value metadata.
+// the nulls (an empty forecast interval is null, as in JSON), the values
+// and the key-value metadata.
 func TestDuckDBReads(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, tables []arrow.Table, b tracecast.Batch) string {
@@ -427,7 +428,7 @@ func TestDuckDBReads(t *testing.T) {
 		"SELECT count(*), count(number), count(start_container), count(extra), sum(duration) FROM "+entPath,
 		"SELECT nature, count(*) FROM "+entPath+" GROUP BY nature ORDER BY nature",
 		"SELECT decode(key), decode(value) FROM parquet_kv_metadata("+entPath+") WHERE decode(key) NOT LIKE 'ARROW:%' ORDER BY 1",
-		"SELECT id, lo, hi, isnan(lo), method, workers FROM "+fcPath+" ORDER BY id",
+		"SELECT id, lo, hi, lo IS NULL, method, workers FROM "+fcPath+" ORDER BY id",
 		"SELECT typeof(emitted_at), strftime(emitted_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f'), query, likelihood FROM "+predPath,
 		"SELECT count(*), sum(x), min(t), max(t), max(k) FROM "+sigPath,
 		"SELECT decode(key), decode(value) FROM parquet_kv_metadata("+sigPath+") WHERE decode(key) NOT LIKE 'ARROW:%' ORDER BY 1",
@@ -448,7 +449,7 @@ func TestDuckDBReads(t *testing.T) {
 	if got := fmt.Sprint(res[2].Rows); got != "[[time_unit s] [tracecast.schema tracecast.entity/1]]" {
 		t.Errorf("entity metadata: %s", got)
 	}
-	if got := fmt.Sprint(res[3].Rows); got != "[[r/idle>=25%/10ms/0 NaN NaN true auto 12] [r/idle>=25%/10ms/1 0.1 0.9 false auto 12]]" {
+	if got := fmt.Sprint(res[3].Rows); got != "[[r/idle>=25%/10ms/0 <nil> <nil> true auto 12] [r/idle>=25%/10ms/1 0.1 0.9 false auto 12]]" {
 		t.Errorf("forecasts: %s", got)
 	}
 	if got := fmt.Sprint(res[4].Rows); got != "[[TIMESTAMP WITH TIME ZONE 2026-01-02 03:04:05.000678 idle>=25% 0.75]]" {
