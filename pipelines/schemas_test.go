@@ -37,7 +37,7 @@ sources:
   power: {type: file, path: %q, parser: {type: power, format: rapl}}
 stages:
   idle: {type: predict, inputs: [trace], rules: starpu, class: idle, period: 1, window: 100, queries: ["idle>=50%%", "idle>=100%%", "compute>=100%%"], time_unit: ms}
-  fc: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=50%%"], horizons: [10ms, 100ms], skill_every: 1s, time_unit: ms}
+  fc: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=50%%"], horizons: [100ms], skill_every: 1s, time_unit: ms}
   sig: {type: signal, inputs: [trace], rules: starpu, class: idle, period: 1}
   energy: {type: energy, inputs: [trace, power], window: 0.5}
 sinks:
@@ -50,7 +50,7 @@ sources:
   power: {type: file, path: %q, parser: {type: power, format: csv}}
 stages:
   idle: {type: predict, inputs: [trace], rules: smpi, class: idle, period: 0.0001, window: 20, queries: ["idle>=25%%"]}
-  fc: {type: forecast, inputs: [trace], queries: ["idle>=25%%"], horizons: [1ms, 10ms]}
+  fc: {type: forecast, inputs: [trace], queries: ["idle>=25%%"], horizons: [10ms], every: 5ms}
 sinks:
   out: {type: jsonl, inputs: [trace, idle, fc, power], path: OUT}
 `, filepath.Join(root, "testdata", "smpi", "dynfarm-16.trace.gz"), filepath.Join(root, "testdata", "power", "cholesky-2cpu.watts.csv.gz"))},

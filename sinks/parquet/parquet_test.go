@@ -243,8 +243,8 @@ func heapAfterGC() uint64 {
 // dictionaries and the writer's tables come on top of the row group); with one row group for everything (the bound off) it grows with
 // the output, since a row group is held in memory until it ends.
 func TestMemoryIsBounded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 600 k entities")
+	if testing.Short() || raceEnabled {
+		t.Skip("writes 600 k entities and measures the heap: not with -short or -race")
 	}
 	heaps := func(rowGroupBytes int64) ([]float64, int64) {
 		batch := entities(6000)
