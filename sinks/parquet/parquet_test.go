@@ -14,6 +14,8 @@ import (
 	"time"
 
 	arrowlib "github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
@@ -467,4 +469,90 @@ func TestDuckDBReads(t *testing.T) {
 	if got := fmt.Sprint(res[8].Rows); got != "[[number OPTIONAL] [start REQUIRED]]" {
 		t.Errorf("repetition: %s", got)
 	}
+}
+
+// TestEveryRecordTable: a record of every record type (nulls included)
+// reads back with arrow/go's pqarrow reader — which restores the Arrow
+// types from ARROW:schema — with the Arrow schema's fields and the values
+// the Arrow sink writes.
+func TestEveryRecordTable(t *testing.T) {
+	nan := math.NaN()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 678000, time.UTC)
+	batches := []any{
+		entities(10),
+		[]tracecast.Sample{{K: 1, T: 2.5, X: 3}},
+		[]tracecast.Window{{Trace: "t", Class: "idle", N: 10}, {Trace: "t", Index: 1, N: 10, D: 0.5, P: 0.25, Hit: true, Compared: true}},
+		[]tracecast.Prediction{{ID: "p", Query: "idle>=25%", Likelihood: 0.5, EmittedAt: at}, {ID: "q"}},
+		[]tracecast.Verdict{{ID: "v", Hit: true, EmittedAt: at}},
+		[]tracecast.Alert{{ID: "a", Kind: "regime-change", Value: 3}},
+		[]tracecast.Forecast{{ID: "f", Lo: nan, Hi: nan}, {ID: "g", Lo: 0.1, Hi: 0.9}},
+		[]tracecast.Outcome{{ID: "o", Inside: true, Lo: nan, Hi: 1}},
+		[]tracecast.Episode{{ID: "e", State: "open", End: nan}, {ID: "e/closed", State: "closed", End: 2}},
+		[]tracecast.Skill{{ID: "s", N: 3, MSEP: 0.5, SkillKSPaper: nan}},
+		[]tracecast.EnergyRow{{Node: "n", Window: -1, EnergyJ: 3}, {Node: "n", Window: 2}},
+		[]tracecast.PowerSample{{T: 1, Watts: 90}, {T: 2, Watts: 91, Mean: true, Since: 1}},
+	}
+	if len(batches) != len(arrow.RecordTables("")) {
+		t.Fatalf("%d batches for %d record tables", len(batches), len(arrow.RecordTables("")))
+	}
+	for _, items := range batches {
+		rt, _ := tracecast.RecordTypeOf(items)
+		t.Run(rt.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			pqPath := filepath.Join(dir, "x.parquet")
+			p, err := New(Options{Path: pqPath, Tables: arrow.RecordTables("ms")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := arrow.New(arrow.Options{Path: filepath.Join(dir, "x.arrow"), Tables: arrow.RecordTables("ms")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []tracecast.Sink{p, a} {
+				if err := s.Write(t.Context(), tracecast.Batch{Items: items}); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Close(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tbl, _, kv := readTable(t, pqPath)
+			if !sameFields(tbl.Schema(), a.Schema()) {
+				t.Errorf("Parquet read back as\n%v\nthe Arrow sink writes\n%v", tbl.Schema(), a.Schema())
+			}
+			if kv["tracecast.schema"] != rt.Schema {
+				t.Errorf("metadata %v", kv)
+			}
+			want := arrowRows(t, filepath.Join(dir, "x.arrow"))
+			if got := rows(tbl); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("rows\n%v\nwant (Arrow)\n%v", got, want)
+			}
+		})
+	}
+}
+
+// arrowRows renders an Arrow IPC file's rows like rows does.
+func arrowRows(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recs []arrowlib.Record
+	for i := range r.NumRecords() {
+		rec, err := r.Record(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	tbl := array.NewTableFromRecords(r.Schema(), recs)
+	defer tbl.Release()
+	return rows(tbl)
 }

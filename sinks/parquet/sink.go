@@ -3,10 +3,12 @@
 // natively (DuckDB reads Arrow IPC only through an extension).
 //
 // The schemas are the Arrow outputs' (package sinks/arrow: the entity
-// schema, the signal schema, one per result record type), converted by
-// arrow/go's pqarrow: utf8 columns become Parquet strings, float64
-// doubles, int32/int64 integers, timestamp[us, UTC] a UTC-adjusted
+// schema, the signal schema, one per result record type), converted as
+// arrow/go's pqarrow converts them: utf8 columns become Parquet strings,
+// float64 doubles, int32/int64 integers, timestamp[us, UTC] a UTC-adjusted
 // TIMESTAMP(MICROS); nullable columns are OPTIONAL, the others REQUIRED.
+// The sink writes the Arrow records it builds with sinks/arrow through
+// arrow/go's Parquet file writer (columns.go says why not through pqarrow).
 // The Arrow schema metadata ("tracecast.schema", "time_unit", a signal's
 // class, period, R, t0) is the file's key-value metadata, next to the
 // serialized Arrow schema ("ARROW:schema") that Arrow readers use to get
@@ -48,7 +50,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	pq "github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/apache/arrow/go/v15/parquet/file"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/sinks/arrow"
@@ -92,8 +94,10 @@ type Sink struct {
 	buf  *bufio.Writer
 	tmp  string
 
-	b *arrow.Builder
-	w *pqarrow.FileWriter
+	b   *arrow.Builder
+	w   *file.Writer
+	rgw file.BufferedRowGroupWriter // the row group being filled
+	cw  columnWriter
 	// meta is the first batches' Batch.Meta, added to the schema.
 	meta map[string]string
 
@@ -180,15 +184,15 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	}
 	defer rec.Release()
 	for off := int64(0); off < rec.NumRows(); {
-		if s.rowGroups == 0 || s.full {
+		if s.rgw == nil || s.full {
 			// Writes out the current row group, if any.
-			s.w.NewBufferedRowGroup()
+			s.rgw = s.w.AppendBufferedRowGroup()
 			s.rowGroups++
 			s.groupRows, s.full = 0, false
 		}
 		end := min(rec.NumRows(), off+s.opts.RowGroupRows-s.groupRows)
 		part := rec.NewSlice(off, end)
-		err := s.w.WriteBuffered(part)
+		err := s.writeRecord(part)
 		part.Release()
 		if err != nil {
 			return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
@@ -196,7 +200,21 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 		s.rows += end - off
 		s.groupRows += end - off
 		off = end
-		s.full = s.groupRows >= s.opts.RowGroupRows || s.w.RowGroupTotalCompressedBytes() >= s.opts.RowGroupBytes
+		s.full = s.groupRows >= s.opts.RowGroupRows || s.rgw.TotalCompressedBytes() >= s.opts.RowGroupBytes
+	}
+	return nil
+}
+
+// writeRecord appends every column of rec to the row group's.
+func (s *Sink) writeRecord(rec arrowlib.Record) error {
+	for i, col := range rec.Columns() {
+		w, err := s.rgw.Column(i)
+		if err != nil {
+			return err
+		}
+		if err := s.cw.write(w, col); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -216,12 +234,18 @@ func (s *Sink) start(items any) error {
 		}
 	}
 	b := arrow.NewBuilder(s.opts.Allocator, t, s.meta)
-	w, err := pqarrow.NewFileWriter(b.Schema(), s.buf, s.writerProperties(b.Schema()), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	root, err := parquetSchema(b.Schema())
 	if err != nil {
 		b.Release()
 		return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
 	}
-	s.b, s.w = b, w
+	kv, err := keyValueMetadata(b.Schema(), s.opts.Allocator)
+	if err != nil {
+		b.Release()
+		return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
+	}
+	s.b = b
+	s.w = file.NewParquetWriter(s.buf, root, file.WithWriterProps(s.writerProperties(b.Schema())), file.WithWriteMetadata(kv))
 	return nil
 }
 
