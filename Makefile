@@ -13,7 +13,8 @@ build:
 
 # deps installs what the tests need beside Go: pajeng's pj_dump (the peer
 # tool the reader is checked against), python3 (shared/tools/paje_sort.py),
-# Node.js + npm (the independent Arrow reader), strace and sqlite3 (real
+# Node.js + npm (the independent Arrow reader, tools/arrowcheck, and DuckDB
+# for the Parquet output, tools/duckcheck), strace and sqlite3 (real
 # programs traced for the I/O prediction), chromium (the HTML report is
 # checked in a headless browser). Debian/Ubuntu with apt, as root.
 deps:
@@ -32,6 +33,7 @@ deps:
 		else echo "please install:$$missing (Debian packages)"; exit 1; fi; \
 	fi
 	@[ -d tools/arrowcheck/node_modules/apache-arrow ] || npm ci --silent --no-audit --no-fund --prefix tools/arrowcheck
+	@[ -d tools/duckcheck/node_modules/@duckdb/node-api ] || npm ci --silent --no-audit --no-fund --prefix tools/duckcheck
 	$(GO) mod download
 
 # test runs every test, with the race detector, short fuzzing passes of the

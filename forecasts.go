@@ -28,8 +28,10 @@ type Forecast struct {
 	Mean     float64
 	// WorkerSeconds = Mean·Workers·Horizon: the expected idle worker-seconds.
 	WorkerSeconds float64
-	Lo, Hi        float64
-	Method        string
+	// Lo and Hi are NaN (null) for an empty interval.
+	Lo     float64 `tracecast:"nullable"`
+	Hi     float64 `tracecast:"nullable"`
+	Method string
 }
 
 // Outcome is what happened over a forecast's interval, published once the
@@ -46,7 +48,8 @@ type Outcome struct {
 	// P, Lo, Hi and Mean are the forecast's; ObservedP and ObservedMean
 	// what happened; Inside says whether ObservedP fell in [Lo, Hi].
 	P            float64
-	Lo, Hi       float64
+	Lo           float64 `tracecast:"nullable"`
+	Hi           float64 `tracecast:"nullable"`
 	Mean         float64
 	ObservedP    float64
 	ObservedMean float64
@@ -158,7 +161,7 @@ type Episode struct {
 	Horizon   float64
 	State     string
 	Start     float64
-	End       float64 // NaN (null) while open
+	End       float64 `tracecast:"nullable"` // NaN (null) while open
 	Value     float64
 	Threshold float64
 	Message   string
@@ -190,22 +193,26 @@ func (e Episode) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 // skills 1 − MSE/MSE_baseline (NaN, null, when the baseline is exact) and
 // the interval coverage. A live pipeline publishes it as the run goes; the
 // last one of a run covers all its outcomes.
+//
+// The json tags name the fields as AppendJSON does, and so the Arrow and
+// Parquet columns, where the Go names' initialisms (MSEP) would not split.
 type Skill struct {
-	ID               string
-	Run              string
-	Query            string
-	Horizon          float64
-	Method           string
-	Until            float64
-	N                int
-	MSEP, MSEMean    float64
-	MSEPersistence   float64
-	MSEClimatology   float64
-	MSEKSPaper       float64
-	SkillPersistence float64
-	SkillClimatology float64
-	SkillKSPaper     float64
-	Coverage         float64
+	ID               string  `json:"id"`
+	Run              string  `json:"run"`
+	Query            string  `json:"query"`
+	Horizon          float64 `json:"horizon"`
+	Method           string  `json:"method"`
+	Until            float64 `json:"until"`
+	N                int     `json:"n"`
+	MSEP             float64 `json:"mse_p" tracecast:"nullable"`
+	MSEMean          float64 `json:"mse_mean" tracecast:"nullable"`
+	MSEPersistence   float64 `json:"mse_persistence" tracecast:"nullable"`
+	MSEClimatology   float64 `json:"mse_climatology" tracecast:"nullable"`
+	MSEKSPaper       float64 `json:"mse_ks_paper" tracecast:"nullable"`
+	SkillPersistence float64 `json:"skill_persistence" tracecast:"nullable"`
+	SkillClimatology float64 `json:"skill_climatology" tracecast:"nullable"`
+	SkillKSPaper     float64 `json:"skill_ks_paper" tracecast:"nullable"`
+	Coverage         float64 `json:"coverage" tracecast:"nullable"`
 }
 
 // AppendJSON writes the skill as one JSON object, "record" first.

@@ -96,10 +96,15 @@ type Window struct {
 	// D is the two-sample KS statistic against window Index−1, P its
 	// p-value; Hit is true when H0 (same distribution) is not rejected.
 	// Window 0 has nothing to compare with: Compared is false.
-	D        float64 `json:"d"`
-	P        float64 `json:"p"`
-	Hit      bool    `json:"hit"`
+	D        float64 `json:"d" tracecast:"nullable"`
+	P        float64 `json:"p" tracecast:"nullable"`
+	Hit      bool    `json:"hit" tracecast:"nullable"`
 	Compared bool    `json:"compared"`
+}
+
+// Absent: d, p and hit do not apply to a window compared with none.
+func (w *Window) Absent(column string) bool {
+	return !w.Compared && (column == "d" || column == "p" || column == "hit")
 }
 
 // Prediction says, from the ECDF of the last complete window, how likely
@@ -119,8 +124,8 @@ type Prediction struct {
 	R          int     `json:"r"`
 	Likelihood float64 `json:"likelihood"`
 	// EmittedAt is when the record was produced (UTC wall clock; not part
-	// of the id).
-	EmittedAt time.Time `json:"emitted_at"`
+	// of the id); null when zero.
+	EmittedAt time.Time `json:"emitted_at" tracecast:"nullable"`
 }
 
 // Verdict is published when a predicted window completes: the KS test
@@ -147,7 +152,7 @@ type Verdict struct {
 	Class        string    `json:"class"`
 	HorizonS     float64   `json:"horizon_s"`
 	MissesInARow int       `json:"misses_in_a_row"`
-	EmittedAt    time.Time `json:"emitted_at"`
+	EmittedAt    time.Time `json:"emitted_at" tracecast:"nullable"`
 }
 
 // Alert is raised for schedulers: an idle opportunity (a prediction's
@@ -165,7 +170,7 @@ type Alert struct {
 	Start     float64   `json:"start"`
 	End       float64   `json:"end"`
 	Message   string    `json:"message"`
-	EmittedAt time.Time `json:"emitted_at"`
+	EmittedAt time.Time `json:"emitted_at" tracecast:"nullable"`
 }
 
 // PerSecond is UnitsPerSecond for a unit already checked (or where an
@@ -201,17 +206,26 @@ type PowerSample struct {
 	// (RAPL) give.
 	Watts float64
 	Mean  bool
-	// Since is, for Mean samples, the start of the interval they cover.
-	Since float64
+	// Since is, for Mean samples, the start of the interval they cover
+	// (absent otherwise).
+	Since float64 `tracecast:"nullable"`
 }
 
+// Absent: since applies to mean samples only.
+func (p *PowerSample) Absent(column string) bool { return column == "since" && !p.Mean }
+
 // EnergyRow (an energy stage's record) is the energy of one class on one node in one window.
+// Window is -1 on the rows of totals over the run (absent: null in every
+// output).
 type EnergyRow struct {
 	Node       string  `json:"node"`
-	Window     int64   `json:"window"`
+	Window     int64   `json:"window" tracecast:"nullable"`
 	Start      float64 `json:"start"`
 	End        float64 `json:"end"`
 	Class      string  `json:"class"`
 	EnergyJ    float64 `json:"energy_j"`
 	OccupancyS float64 `json:"occupancy_s"`
 }
+
+// Absent: the totals over the run (Window -1) have no window.
+func (e *EnergyRow) Absent(column string) bool { return column == "window" && e.Window < 0 }

@@ -33,6 +33,19 @@ func (t RecordType) Each(items any, fn func(rec any, trace string) error) error 
 	return t.each(items, fn)
 }
 
+// Partial is implemented by record types some of whose fields do not
+// always apply (a first window's d, p and hit, which compare it with no
+// window): Absent reports whether the field of that column name does not
+// apply to this record. Every output writes null there — JSON, Arrow,
+// Parquet — never a placeholder.
+//
+// The fields that can be absent are tagged `tracecast:"nullable"`: their
+// Arrow and Parquet columns are nullable, and a NaN or a zero time in one
+// is null too (an empty forecast interval, an open episode's end).
+type Partial interface {
+	Absent(column string) bool
+}
+
 func declare[T any](name, plural, schema string, trace func(*T) string) RecordType {
 	return RecordType{Name: name, Plural: plural, Schema: schema, Items: reflect.TypeFor[[]T](),
 		each: func(items any, fn func(any, string) error) error {

@@ -153,8 +153,8 @@ func TestCheckErrors(t *testing.T) {
 			[]string{`f.yaml:5: sources.a.parser.type: unknown parser type "pje" (known: iocall, num, paje, power)`}},
 		{"unknown stage type", "version: 1\nsources:\n  a: {type: gen}\nstages:\n  s: {type: nope, inputs: [a]}\nsinks:\n  o: {type: capture, inputs: [s]}\n",
 			[]string{`unknown stage type "nope" (known: energy, forecast, iotime, predict, signal, tag)`}},
-		{"unknown sink type", "version: 1\nsources:\n  a: {type: gen}\nsinks:\n  o: {type: parquet, inputs: [a]}\n",
-			[]string{`unknown sink type "parquet" (known: arrow, capture, csv, jsonl, kafka, pjdump)`}},
+		{"unknown sink type", "version: 1\nsources:\n  a: {type: gen}\nsinks:\n  o: {type: orc, inputs: [a]}\n",
+			[]string{`unknown sink type "orc" (known: arrow, capture, csv, jsonl, kafka, parquet, pjdump)`}},
 		{"unknown option", "version: 1\nsources:\n  a:\n    type: file\n    path: x\n    sped: 2x\nsinks:\n  o: {type: capture, inputs: [a]}\n",
 			[]string{`f.yaml:6: sources.a.sped: unknown key "sped" (known: batch_lines, max_line_bytes, path, speed, strict_eol, time_unit)`}},
 		{"unknown parser option", "version: 1\nsources:\n  a:\n    type: file\n    path: x\n    parser:\n      type: paje\n      lenient: true\n      strict: 1\nsinks:\n  o: {type: capture, inputs: [a]}\n",
@@ -230,7 +230,7 @@ sinks:
 
 func TestKnownKeysAndDefaults(t *testing.T) {
 	r := builtin.Registry()
-	if got := strings.Join(r.Types(component.KindSink), ","); got != "arrow,csv,jsonl,kafka,pjdump" {
+	if got := strings.Join(r.Types(component.KindSink), ","); got != "arrow,csv,jsonl,kafka,parquet,pjdump" {
 		t.Errorf("sink types %s", got)
 	}
 	opts, ok := r.DefaultOptions(component.KindSource, "file")

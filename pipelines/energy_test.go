@@ -59,7 +59,7 @@ sinks:
 			}
 			total, windows := 0.0, 0
 			for _, r := range readJSONL(t, out) {
-				if r["window"].(float64) == -1 {
+				if r["window"] == nil { // the totals over the run
 					total += r["energy_j"].(float64)
 				} else {
 					windows++

@@ -95,7 +95,7 @@ func TestStatesFormats(t *testing.T) {
 		t.Fatalf("csv: exit %d, %.100q", r.code, r.stdout)
 	}
 	r = run(t, nil, "states", "--format", "jsonl", trace)
-	if r.code != 0 || !strings.HasPrefix(r.stdout, `{"nature":"State","container":"rank-0"`) {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, `{"record":"entity","nature":"State","container":"rank-0"`) {
 		t.Fatalf("jsonl: exit %d, %.100q", r.code, r.stdout)
 	}
 	out := filepath.Join(t.TempDir(), "ring.arrow")

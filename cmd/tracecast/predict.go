@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/sinks/jsonl"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
 	"github.com/tracecast/tracecast/stats/ks"
@@ -439,39 +440,29 @@ DIR/records.jsonl. Every prediction, verdict and alert has a deterministic id
 }
 
 // writeRecordsJSONL writes predictions, verdicts and alerts (and windows
-// when asked) as JSON lines, each with a "record" field naming its kind.
+// when asked) as JSON lines, as the jsonl sink does: "record" first.
 func writeRecordsJSONL(w io.Writer, res *results, windows bool) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false) // queries hold >=
-	put := func(kind string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		m := map[string]any{}
-		if err := json.Unmarshal(b, &m); err != nil {
-			return err
-		}
-		m["record"] = kind
-		return enc.Encode(m)
+	var line []byte
+	put := func(rec jsonl.Appender) {
+		line = append(rec.AppendJSON(line[:0]), '\n')
+		bw.Write(line)
 	}
-	var err error
 	if windows {
 		for _, x := range res.windows {
-			err = firstErr(err, put("window", x))
+			put(x)
 		}
 	}
 	for _, x := range res.predictions {
-		err = firstErr(err, put("prediction", x))
+		put(x)
 	}
 	for _, x := range res.verdicts {
-		err = firstErr(err, put("verdict", x))
+		put(x)
 	}
 	for _, x := range res.alerts {
-		err = firstErr(err, put("alert", x))
+		put(x)
 	}
-	return firstErr(err, bw.Flush())
+	return bw.Flush()
 }
 
 func firstErr(a, b error) error {

@@ -56,9 +56,9 @@ func newSignalCmd() *cobra.Command {
 		Short: "Sample the event-occurrence signal of a trace (how many workers are idle, computing, ...)",
 		Long: `signal reads a trace, classifies the states of the selected containers
 (--rules: StarPU workers or SMPI ranks) and writes x_k, the number of
-containers in --class at t_k = t_0 + kΔ, as Arrow (FILE.arrow) or CSV
-(FILE.csv, or - for standard output). Period and times are in the trace's
-own unit (milliseconds for StarPU).
+containers in --class at t_k = t_0 + kΔ, as Arrow (FILE.arrow), Parquet
+(FILE.parquet) or CSV (FILE.csv, or - for standard output). Period and
+times are in the trace's own unit (milliseconds for StarPU).
 
 Semantics: the innermost (top-of-stack) state decides a container's class;
 states are [start, end) intervals; t_0 is the first state start among the
@@ -70,17 +70,17 @@ samples it makes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usageErr(fmt.Errorf("-o FILE is required (.arrow or .csv, - for CSV on standard output)"))
+				return usageErr(fmt.Errorf("-o FILE is required (.arrow, .parquet or .csv, - for CSV on standard output)"))
 			}
 			ext := strings.ToLower(filepath.Ext(out))
-			if out != "-" && ext != ".csv" && ext != ".arrow" {
-				return usageErr(fmt.Errorf("-o %s: the extension says the format: .arrow or .csv", out))
+			if out != "-" && ext != ".csv" && ext != ".arrow" && ext != ".parquet" {
+				return usageErr(fmt.Errorf("-o %s: the extension says the format: .arrow, .parquet or .csv", out))
 			}
 			spec := pipelines.Spec{Name: "signal", Sources: []pipelines.Node{traceSource(args[0], f.lenient, f.noStrict)},
 				Stages: []pipelines.Node{f.stage("signal")},
 				Sinks:  []pipelines.Node{{ID: "out", Type: "csv", Inputs: []string{"signal"}, Options: map[string]any{"path": out, "records": "samples"}}}}
-			if ext == ".arrow" {
-				spec.Sinks[0].Type = "arrow"
+			if ext == ".arrow" || ext == ".parquet" {
+				spec.Sinks[0].Type = ext[1:]
 			}
 			if err := checkOutputs(args, out); err != nil {
 				return err
@@ -89,6 +89,6 @@ samples it makes.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&out, "output", "o", "", "output: FILE.arrow, FILE.csv or - (CSV)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output: FILE.arrow, FILE.parquet, FILE.csv or - (CSV)")
 	return cmd
 }

@@ -435,3 +435,35 @@ func TestParseFormat(t *testing.T) {
 		t.Error("xml accepted")
 	}
 }
+
+// TestRecordsReadBack: the JSON records a pipeline writes for I/O calls
+// (tracecast.IOCall.AppendJSON: "record" first, null for what is unknown)
+// are JSON-lines input this parser reads back as the same calls.
+func TestRecordsReadBack(t *testing.T) {
+	for _, fixture := range []string{"dd_tt_y.strace", "cp_tt_y.strace", "sh_fork.strace"} {
+		calls, _, err := ReadFile("../../testdata/iocall/"+fixture, "", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var jb []byte
+		for i := range calls {
+			jb = append(calls[i].AppendJSON(jb), '\n')
+		}
+		var got []tracecast.IOCall
+		_, err = Read(bytes.NewReader(jb), "", Options{File: "records.jsonl"}, func(c *tracecast.IOCall) error { got = append(got, *c); return nil })
+		if err != nil {
+			t.Fatal(fixture, err)
+		}
+		if len(got) != len(calls) {
+			t.Fatalf("%s: %d calls want %d", fixture, len(got), len(calls))
+		}
+		for i := range got {
+			g, w := got[i], calls[i]
+			g.Line, w.Line = 0, 0
+			if g != w {
+				t.Errorf("%s call %d:\n got %+v\nwant %+v", fixture, i, g, w)
+				break
+			}
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 	"github.com/tracecast/tracecast/sinks/pjdump"
+	"github.com/tracecast/tracecast/sinks/parquet"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stages/iotime"
@@ -46,6 +47,7 @@ func Register(r *component.Registry) {
 	kafkasink.Register(r)
 	csv.Register(r)
 	pjdump.Register(r)
+	parquet.Register(r)
 }
 
 // Registry returns a new registry holding every built-in component.

@@ -1,6 +1,7 @@
 // Package arrow writes batches as Apache Arrow IPC, the columnar output that
 // analysis tools (pyarrow, polars, DuckDB, R arrow, arrow-js) read without a
-// parser. It is the only tracecast package that imports Arrow.
+// parser. Its tables (RecordTables) are the schemas of every columnar
+// output: sinks/parquet writes the same ones through Builder.
 //
 // # Formats
 //

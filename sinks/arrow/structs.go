@@ -2,7 +2,7 @@ package arrow
 
 import (
 	"fmt"
-	"github.com/tracecast/tracecast"
+	"math"
 	"reflect"
 	"strings"
 	"time"
@@ -10,12 +10,17 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+
+	"github.com/tracecast/tracecast"
 )
 
 // StructTable returns a Table for []T where T is a flat struct of strings,
 // bools, ints, floats and time.Time (timestamp[us, UTC]) — the result records (windows, predictions,
-// verdicts, alerts). Columns are the exported fields in order, named in
-// snake_case (HorizonS → horizon_s); ints become int64. The schema metadata
+// verdicts, alerts). Columns are the exported fields in order, named by
+// their json tag, else in snake_case (HorizonS → horizon_s); ints become
+// int64. Fields tagged `tracecast:"nullable"` are nullable columns: null
+// where the record says the field is absent (tracecast.Partial), or holds
+// NaN or the zero time, as in the JSON outputs. The schema metadata
 // carries "tracecast.schema" = name (versioned, like "tracecast.prediction/1")
 // plus meta. Reflection runs once per column per record, not per byte: fine
 // for result records, which are few; hot record types (entities, samples)
@@ -48,9 +53,10 @@ func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 		default:
 			dt = primitive(rt, f)
 		}
-		fields = append(fields, arrow.Field{Name: snake(f.Name), Type: dt})
+		fields = append(fields, arrow.Field{Name: columnName(f), Type: dt, Nullable: f.Tag.Get("tracecast") == "nullable"})
 		idx = append(idx, i)
 	}
+	partial := reflect.PointerTo(rt).Implements(reflect.TypeFor[tracecast.Partial]())
 	md := arrow.NewMetadata(keys, values)
 	schema := arrow.NewSchema(fields, &md)
 	return &reflectTable{schema: schema, items: reflect.SliceOf(rt), bind: func(b *array.RecordBuilder) func(reflect.Value) {
@@ -70,6 +76,9 @@ func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 					fb.Append(arrow.Timestamp(v.Field(i).Interface().(time.Time).UnixMicro()))
 				}
 			}
+			if fields[c].Nullable {
+				add[c] = orNull(add[c], b.Field(c), i, fields[c].Name, partial)
+			}
 		}
 		return func(v reflect.Value) {
 			for _, a := range add {
@@ -77,6 +86,27 @@ func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 			}
 		}
 	}}
+}
+
+// orNull wraps the appender of a nullable column (field i, column name):
+// null when the record says the field is absent (tracecast.Partial), or
+// holds NaN or the zero time.
+func orNull(add func(reflect.Value), b array.Builder, i int, name string, partial bool) func(reflect.Value) {
+	return func(v reflect.Value) {
+		absent := partial && v.CanAddr() && v.Addr().Interface().(tracecast.Partial).Absent(name)
+		switch f := v.Field(i); {
+		case absent:
+		case f.Kind() == reflect.Float64 || f.Kind() == reflect.Float32:
+			absent = math.IsNaN(f.Float())
+		case f.Type() == reflect.TypeFor[time.Time]():
+			absent = f.Interface().(time.Time).IsZero()
+		}
+		if absent {
+			b.AppendNull()
+		} else {
+			add(v)
+		}
+	}
 }
 
 // reflectTable is a Table for a slice type known at run time.
@@ -144,6 +174,15 @@ func primitive(rt reflect.Type, f reflect.StructField) arrow.DataType {
 		return arrow.PrimitiveTypes.Float64
 	}
 	panic(fmt.Sprintf("arrow.StructTable: field %s.%s of kind %v", rt, f.Name, f.Type.Kind()))
+}
+
+// columnName is a field's column: the name of its json tag, as in the
+// record's JSON, else snake(f.Name).
+func columnName(f reflect.StructField) string {
+	if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+		return name
+	}
+	return snake(f.Name)
 }
 
 // snake turns a Go field name into a column name: HorizonS → horizon_s,

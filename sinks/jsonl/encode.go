@@ -1,7 +1,6 @@
 package jsonl
 
 import (
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -11,7 +10,9 @@ import (
 // AppendEntity appends e to dst as one JSON object, without a newline, and
 // returns the extended buffer. It allocates nothing when dst has room.
 //
-// Only the fields that mean something for e's nature are written:
+// "record": "entity" comes first, as in every record's JSON; then only the
+// fields that mean something for e's nature are written (the others, null
+// in the Arrow and Parquet outputs, are absent):
 //
 //	Container: nature container type start end duration value
 //	State:     nature container type start end duration imbrication value
@@ -22,7 +23,7 @@ import (
 // An unknown nature gets every field. "extra" (an object of the user-defined
 // fields, in header order) is added to any nature when it is non-empty.
 func AppendEntity(dst []byte, e *tracecast.Entity) []byte {
-	dst = append(dst, `{"nature":`...)
+	dst = append(dst, `{"record":"entity","nature":`...)
 	dst = AppendString(dst, e.Nature.String())
 	dst = append(dst, `,"container":`...)
 	dst = AppendString(dst, e.Container)
@@ -92,23 +93,10 @@ func AppendLine(dst []byte, l *tracecast.Line) []byte {
 // fixed precision either loses digits or pads noise. Plain strconv 'g' would
 // also be shortest, but it switches to exponents for ordinary timestamps
 // ("1.718e+09"), which hurts reading the output. JSON has no NaN or
-// infinity: they are written as null.
+// infinity: they are written as null. (It is tracecast.AppendJSONNumber,
+// which the records' own encoders use.)
 func AppendFloat(dst []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(dst, "null"...)
-	}
-	abs := math.Abs(f)
-	if abs == 0 || (abs >= 1e-6 && abs < 1e21) {
-		return strconv.AppendFloat(dst, f, 'f', -1, 64)
-	}
-	n := len(dst)
-	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
-	// Trim a leading zero of the exponent: "1e-07" -> "1e-7".
-	if m := len(dst); m-n >= 4 && dst[m-4] == 'e' && dst[m-3] == '-' && dst[m-2] == '0' {
-		dst[m-2] = dst[m-1]
-		dst = dst[:m-1]
-	}
-	return dst
+	return tracecast.AppendJSONNumber(dst, f)
 }
 
 // AppendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as

@@ -6,9 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tracecast/tracecast"
 )
@@ -23,33 +25,33 @@ func TestAppendEntity(t *testing.T) {
 			name: "state",
 			e: tracecast.Entity{Nature: tracecast.NatureState, Container: "CPU0", Type: "S", Start: 1.5, End: 2,
 				Imbrication: 1, Value: "Running", Number: 9, Key: "ignored"},
-			want: `{"nature":"State","container":"CPU0","type":"S","start":1.5,"end":2,"duration":0.5,"imbrication":1,"value":"Running"}`,
+			want: `{"record":"entity","nature":"State","container":"CPU0","type":"S","start":1.5,"end":2,"duration":0.5,"imbrication":1,"value":"Running"}`,
 		},
 		{
 			name: "container",
 			e:    tracecast.Entity{Nature: tracecast.NatureContainer, Container: "0", Type: "T", Start: 0, End: 10, Value: "root"},
-			want: `{"nature":"Container","container":"0","type":"T","start":0,"end":10,"duration":10,"value":"root"}`,
+			want: `{"record":"entity","nature":"Container","container":"0","type":"T","start":0,"end":10,"duration":10,"value":"root"}`,
 		},
 		{
 			name: "variable",
 			e:    tracecast.Entity{Nature: tracecast.NatureVariable, Container: "n", Type: "power", Start: 1, End: 3, Number: 1e-7},
-			want: `{"nature":"Variable","container":"n","type":"power","start":1,"end":3,"duration":2,"number":1e-7}`,
+			want: `{"record":"entity","nature":"Variable","container":"n","type":"power","start":1,"end":3,"duration":2,"number":1e-7}`,
 		},
 		{
 			name: "event",
 			e:    tracecast.Entity{Nature: tracecast.NatureEvent, Container: "c", Type: "E", Start: 0.1, End: 0.1, Value: "v"},
-			want: `{"nature":"Event","container":"c","type":"E","start":0.1,"value":"v"}`,
+			want: `{"record":"entity","nature":"Event","container":"c","type":"E","start":0.1,"value":"v"}`,
 		},
 		{
 			name: "link with extra",
 			e: tracecast.Entity{Nature: tracecast.NatureLink, Container: "root", Type: "L", Start: 1, End: 4, Value: "MPI",
 				StartContainer: "a", EndContainer: "b", Key: "k1", Extra: []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `"x"`}}},
-			want: `{"nature":"Link","container":"root","type":"L","start":1,"end":4,"duration":3,"value":"MPI","start_container":"a","end_container":"b","key":"k1","extra":{"Size":"42","Tag":"\"x\""}}`,
+			want: `{"record":"entity","nature":"Link","container":"root","type":"L","start":1,"end":4,"duration":3,"value":"MPI","start_container":"a","end_container":"b","key":"k1","extra":{"Size":"42","Tag":"\"x\""}}`,
 		},
 		{
 			name: "unknown nature gets everything",
 			e:    tracecast.Entity{Container: "c", Type: "t", Start: math.NaN(), End: math.Inf(1)},
-			want: `{"nature":"","container":"c","type":"t","start":null,"end":null,"duration":null,"imbrication":0,"value":"","number":0,"start_container":"","end_container":"","key":""}`,
+			want: `{"record":"entity","nature":"","container":"c","type":"t","start":null,"end":null,"duration":null,"imbrication":0,"value":"","number":0,"start_container":"","end_container":"","key":""}`,
 		},
 	}
 	for _, tt := range tests {
@@ -130,13 +132,14 @@ func TestSink(t *testing.T) {
 		items []any
 		want  string
 	}{
-		{"entities", []any{ents, ents[:1]}, `{"nature":"State","container":"c","type":"S","start":0,"end":1,"duration":1,"imbrication":0,"value":"a"}
-{"nature":"Event","container":"c","type":"E","start":2,"value":"b"}
-{"nature":"State","container":"c","type":"S","start":0,"end":1,"duration":1,"imbrication":0,"value":"a"}
+		{"entities", []any{ents, ents[:1]}, `{"record":"entity","nature":"State","container":"c","type":"S","start":0,"end":1,"duration":1,"imbrication":0,"value":"a"}
+{"record":"entity","nature":"Event","container":"c","type":"E","start":2,"value":"b"}
+{"record":"entity","nature":"State","container":"c","type":"S","start":0,"end":1,"duration":1,"imbrication":0,"value":"a"}
 `},
 		{"lines", []any{[]tracecast.Line{{Data: []byte("%EventDef"), Num: 1, End: 10}}}, `{"num":1,"end":10,"data":"%EventDef"}
 `},
-		{"generic structs", []any{[]point{{1.5, "<a>"}, {2, "b"}}}, `{"x":1.5,"y":"\u003ca\u003e"}
+		// No HTML escaping: "<a>" stays "<a>".
+		{"generic structs", []any{[]point{{1.5, "<a>"}, {2, "b"}}}, `{"x":1.5,"y":"<a>"}
 {"x":2,"y":"b"}
 `},
 		{"appender", []any{[]fast{{1}, {2}}}, `{"n":1}
@@ -234,4 +237,75 @@ func BenchmarkAppendEntity(b *testing.B) {
 		buf = AppendEntity(buf[:0], &e)
 	}
 	b.SetBytes(int64(len(buf)))
+}
+
+// filled returns a one-record batch of rt's type with every string field
+// set to s, numbers to 1.5 or 3, bools true and times to a UTC instant.
+func filled(rt tracecast.RecordType, s string) any {
+	items := reflect.MakeSlice(rt.Items, 1, 1)
+	v := items.Index(0)
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !f.CanSet() {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(s)
+		case reflect.Float64, reflect.Float32:
+			f.SetFloat(1.5)
+		case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint8:
+			if f.CanInt() {
+				f.SetInt(3)
+			} else {
+				f.SetUint(1)
+			}
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Struct:
+			if f.Type() == reflect.TypeFor[time.Time]() {
+				f.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)))
+			}
+		}
+	}
+	return items.Interface()
+}
+
+// TestEveryRecordTypeCarriesItsName: the sink writes every record type of
+// the registry with "record" (the type's name) first, as valid JSON,
+// without HTML escaping; and AppendRecord (the Kafka sink's encoder)
+// writes the same bytes.
+func TestEveryRecordTypeCarriesItsName(t *testing.T) {
+	for _, rt := range tracecast.RecordTypes() {
+		t.Run(rt.Name, func(t *testing.T) {
+			var out bytes.Buffer
+			s, err := New(Options{Path: "-", Stdout: &out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := filled(rt, "idle>=25% <&>")
+			if err := s.Write(t.Context(), tracecast.Batch{Items: items}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			line := strings.TrimSuffix(out.String(), "\n")
+			if !strings.HasPrefix(line, `{"record":"`+rt.Name+`",`) || !json.Valid([]byte(line)) {
+				t.Errorf("%s", line)
+			}
+			hasString := rt.Name != "sample" // k, t, x
+			if strings.Contains(line, `\u00`) || hasString != strings.Contains(line, "idle>=25% <&>") {
+				t.Errorf("escaped: %s", line)
+			}
+			var direct []byte
+			err = rt.Each(items, func(rec any, _ string) error {
+				direct, err = AppendRecord(nil, rec)
+				return err
+			})
+			if err != nil || string(direct) != line {
+				t.Errorf("AppendRecord: %s, %v; the sink wrote %s", direct, err, line)
+			}
+		})
+	}
 }

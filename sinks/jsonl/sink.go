@@ -5,8 +5,11 @@
 // Entities ([]tracecast.Entity) and raw lines ([]tracecast.Line) go through a
 // hand-written encoder (AppendEntity, AppendLine) that allocates nothing per
 // record, because a trace has millions of them. Any other item type, such as
-// the records of later stages, is written through encoding/json, one element
-// of the Items slice per line, unless its elements implement Appender.
+// the records of later stages, is written one element of the Items slice
+// per line through its AppendJSON (Appender: every record type of the root
+// registry has one), else through encoding/json without HTML escaping.
+// Every record of the registry carries "record", its type's name, first;
+// see tracecast.RecordType and the JSON Schemas in docs/schemas/.
 //
 // Numbers are written in the shortest form that round-trips (see
 // AppendFloat). The output is buffered and flushed after every batch, so a
@@ -15,6 +18,7 @@ package jsonl
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,16 +157,45 @@ func (s *Sink) writeValue(v reflect.Value) error {
 	if app == nil {
 		app, _ = v.Interface().(Appender)
 	}
+	var err error
 	if app != nil {
 		s.scratch = app.AppendJSON(s.scratch[:0])
-		return s.writeLine()
+	} else {
+		s.scratch, err = appendMarshal(s.scratch[:0], v.Interface())
 	}
-	data, err := json.Marshal(v.Interface())
 	if err != nil {
 		return err
 	}
-	s.scratch = append(s.scratch[:0], data...)
 	return s.writeLine()
+}
+
+// AppendRecord appends rec as one JSON object, without a newline: an
+// entity with AppendEntity, a record that implements Appender (every type
+// of the root registry, tracecast.RecordTypes, does) with its AppendJSON —
+// both begin with "record" — anything else with encoding/json, without its
+// HTML escaping. The Kafka sink's messages use it too.
+func AppendRecord(dst []byte, rec any) ([]byte, error) {
+	switch r := rec.(type) {
+	case tracecast.Entity:
+		return AppendEntity(dst, &r), nil
+	case *tracecast.Entity:
+		return AppendEntity(dst, r), nil
+	case Appender:
+		return r.AppendJSON(dst), nil
+	}
+	return appendMarshal(dst, rec)
+}
+
+// appendMarshal is encoding/json's encoding without HTML escaping: a
+// query "idle>=25%" stays greppable, not "idle\u003e=25%".
+func appendMarshal(dst []byte, v any) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return dst, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // Close flushes the buffer and closes the file (never standard output).

@@ -2,20 +2,23 @@
 // subscribe to: one JSON message per record (a versioned schema), keyed by
 // trace id so that one trace's records stay in one partition, in order.
 //
-// Message value: the record's JSON object (the same fields as the JSON-lines
-// output) plus "schema", e.g. "tracecast.prediction/1"; consumers dispatch
-// on it and de-duplicate on "id". The schema version changes with any
-// incompatible change of the fields.
+// Message value: "schema" (the versioned schema name, e.g.
+// "tracecast.prediction/1") then the record's JSON object as the JSON-lines
+// output writes it ("record", e.g. "prediction", first; null for what does
+// not apply; no HTML escaping; docs/schemas/ has its JSON Schema).
+// Consumers dispatch on "record" or "schema" and de-duplicate on "id". The
+// schema version changes with any incompatible change of the fields.
+// Headers say the same without parsing the value: "record" (the record
+// type), "schema" and "content-type: application/json".
 //
 // With FormatArrow, a message carries instead the records of one batch for
 // one trace as a standalone Arrow IPC stream (schema, one record batch),
-// the same columns as the Arrow file outputs; headers "schema" (as above)
-// and "content-type: application/vnd.apache.arrow.stream" say what it is.
+// the same columns as the Arrow file outputs, with headers "record",
+// "schema" and "content-type: application/vnd.apache.arrow.stream".
 package kafka
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -24,6 +27,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/sinks/jsonl"
 )
 
 // Options configure a Sink.
@@ -52,8 +56,11 @@ const (
 	FormatArrow Format = "arrow"
 )
 
-// ArrowContentType is the content-type header of Arrow messages.
-const ArrowContentType = "application/vnd.apache.arrow.stream"
+// The content-type headers of Arrow and JSON messages.
+const (
+	ArrowContentType = "application/vnd.apache.arrow.stream"
+	JSONContentType  = "application/json"
+)
 
 // Sink writes batches to a topic. Write returns once every message is
 // acknowledged by all in-sync replicas.
@@ -123,14 +130,14 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 		if err != nil {
 			return err
 		}
-		s.buf = append(s.buf, kafkago.Message{Key: []byte(trace), Value: value})
+		s.buf = append(s.buf, kafkago.Message{Key: []byte(trace), Value: value, Headers: Headers(rt, JSONContentType)})
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	if s.enc != nil {
-		if err := s.arrowMessages(b.Items, rt.Schema); err != nil {
+		if err := s.arrowMessages(b.Items, rt); err != nil {
 			return err
 		}
 	}
@@ -145,7 +152,7 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 
 // arrowMessages queues one Arrow message per run of records of one trace
 // (s.keys holds each record's trace id).
-func (s *Sink) arrowMessages(items any, schema string) error {
+func (s *Sink) arrowMessages(items any, rt tracecast.RecordType) error {
 	v := reflect.ValueOf(items)
 	for i := 0; i < len(s.keys); {
 		j := i + 1
@@ -156,16 +163,23 @@ func (s *Sink) arrowMessages(items any, schema string) error {
 		if err != nil {
 			return fmt.Errorf("kafka sink: %w", err)
 		}
-		s.buf = append(s.buf, kafkago.Message{Key: []byte(s.keys[i]), Value: value, Headers: []kafkago.Header{
-			{Key: "schema", Value: []byte(schema)}, {Key: "content-type", Value: []byte(ArrowContentType)}}})
+		s.buf = append(s.buf, kafkago.Message{Key: []byte(s.keys[i]), Value: value, Headers: Headers(rt, ArrowContentType)})
 		i = j
 	}
 	return nil
 }
 
-// Encode is a record's message value: its JSON object with "schema" added.
+// Headers are a message's headers: "record" (the record type's name),
+// "schema" (its versioned schema) and "content-type".
+func Headers(rt tracecast.RecordType, contentType string) []kafkago.Header {
+	return []kafkago.Header{{Key: "record", Value: []byte(rt.Name)}, {Key: "schema", Value: []byte(rt.Schema)},
+		{Key: "content-type", Value: []byte(contentType)}}
+}
+
+// Encode is a record's message value: "schema" first, then the fields of
+// its JSON-lines object (jsonl.AppendRecord), "record" included.
 func Encode(schema string, record any) ([]byte, error) {
-	b, err := json.Marshal(record)
+	b, err := jsonl.AppendRecord(nil, record)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +188,7 @@ func Encode(schema string, record any) ([]byte, error) {
 	}
 	out := make([]byte, 0, len(b)+len(schema)+16)
 	out = append(out, `{"schema":`...)
-	sb, _ := json.Marshal(schema)
-	out = append(out, sb...)
+	out = jsonl.AppendString(out, schema)
 	if len(b) > 2 {
 		out = append(out, ',')
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 
@@ -57,6 +58,7 @@ func TestPublishPredictions(t *testing.T) {
 			}
 			var got struct {
 				Schema string
+				Record string
 				ID     string
 				Trace  string
 				Window int64
@@ -64,8 +66,12 @@ func TestPublishPredictions(t *testing.T) {
 			if err := json.Unmarshal(m.Value, &got); err != nil {
 				t.Fatal(err)
 			}
-			if got.Schema != "tracecast.prediction/1" || got.Trace != string(m.Key) {
+			if got.Schema != "tracecast.prediction/1" || got.Record != "prediction" || got.Trace != string(m.Key) {
 				t.Fatalf("message %s: %+v", m.Value, got)
+			}
+			// JSON messages say what they are in their headers too.
+			if hdr := headers(m); hdr["record"] != "prediction" || hdr["schema"] != "tracecast.prediction/1" || hdr["content-type"] != "application/json" {
+				t.Fatalf("message %s: headers %v", m.Value, hdr)
 			}
 			if q, ok := part[got.Trace]; ok && q != p {
 				t.Fatalf("trace %s in partitions %d and %d", got.Trace, q, p)
@@ -84,14 +90,34 @@ func TestPublishPredictions(t *testing.T) {
 	}
 }
 
+// TestEncode: a message value is "schema" then the record's JSON-lines
+// object, "record" first, without HTML escaping (a query "idle>=25%" was
+// published as "idle\u003e=25%", even from a record's own MarshalJSON).
 func TestEncode(t *testing.T) {
-	b, err := Encode("tracecast.alert/1", tracecast.Alert{ID: "x", Kind: "regime-change"})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name, schema string
+		rec          any
+		want         string
+	}{
+		{"alert", "tracecast.alert/1", tracecast.Alert{ID: "x", Trace: "t", Kind: "idle-opportunity", Query: "idle>=25%"},
+			`{"schema":"tracecast.alert/1","record":"alert","id":"x","trace":"t","window":0,"kind":"idle-opportunity","query":"idle>=25%","value":0,"threshold":0,"start":0,"end":0,"message":"","emitted_at":null}`},
+		{"forecast", "tracecast.forecast/1", tracecast.Forecast{ID: "r/idle>=25%/10ms/0", Run: "r", Query: "idle>=25%", Lo: math.NaN(), Hi: 1},
+			`{"schema":"tracecast.forecast/1","record":"forecast","id":"r/idle>=25%/10ms/0","run":"r","class":"","query":"idle>=25%","threshold":0,"workers":0,"issued_at":0,"horizon":0,"p":0,"mean":0,"worker_seconds":0,"lo":null,"hi":1,"method":""}`},
+		{"entity", "tracecast.entity/1", tracecast.Entity{Nature: tracecast.NatureState, Container: "w0", Type: "S", Start: 1, End: 2, Value: "a<b"},
+			`{"schema":"tracecast.entity/1","record":"entity","nature":"State","container":"w0","type":"S","start":1,"end":2,"duration":1,"imbrication":0,"value":"a<b"}`},
+		{"window not compared", "tracecast.window/1", tracecast.Window{Trace: "t", Class: "idle", N: 10},
+			`{"schema":"tracecast.window/1","record":"window","trace":"t","class":"idle","index":0,"start":0,"end":0,"n":10,"d":null,"p":null,"hit":null,"compared":false}`},
 	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil || m["schema"] != "tracecast.alert/1" || m["id"] != "x" || m["kind"] != "regime-change" {
-		t.Fatalf("%s: %v", b, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := Encode(tt.schema, tt.rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", b, tt.want)
+			}
+		})
 	}
 }
 
@@ -124,11 +150,8 @@ func TestArrowMessages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hdr := map[string]string{}
-		for _, h := range m.Headers {
-			hdr[h.Key] = string(h.Value)
-		}
-		if string(m.Key) != want.key || hdr["schema"] != "tracecast.prediction/1" || hdr["content-type"] != ArrowContentType {
+		hdr := headers(m)
+		if string(m.Key) != want.key || hdr["record"] != "prediction" || hdr["schema"] != "tracecast.prediction/1" || hdr["content-type"] != ArrowContentType {
 			t.Fatalf("message key %s headers %v", m.Key, hdr)
 		}
 		ir, err := ipc.NewReader(bytes.NewReader(m.Value))
@@ -148,4 +171,13 @@ func TestArrowMessages(t *testing.T) {
 		}
 		ir.Release()
 	}
+}
+
+// headers returns a message's headers by key.
+func headers(m kafkago.Message) map[string]string {
+	hdr := map[string]string{}
+	for _, h := range m.Headers {
+		hdr[h.Key] = string(h.Value)
+	}
+	return hdr
 }
