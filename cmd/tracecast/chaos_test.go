@@ -160,6 +160,10 @@ func TestChaosFiveThousandOpenTraces(t *testing.T) {
 	t.Logf("%d traces open at once: %d predictions (%d messages); peak RSS of the pipeline %.0f MiB", n, len(got), msgs, peakRSS(p.Process.Pid))
 	if t.Failed() {
 		t.Log(e.logTail("pipeline"))
+		if b, err := os.ReadFile(e.dir + "/pipeline.log"); err == nil {
+			os.WriteFile(os.TempDir()+"/chaos-pipeline.log", b, 0o644)
+			t.Logf("the pipeline's log: %s", os.TempDir()+"/chaos-pipeline.log")
+		}
 	}
 }
 
