@@ -271,8 +271,12 @@ func (c Client) explain(addr string, err error) error {
 		if c.TLS == nil {
 			hint = " (or the broker requires TLS)"
 		}
-		return fmt.Errorf("kafka %s: SASL authentication %s as %q failed: wrong user or password, or a mechanism the broker does not accept for this user%s: %w",
-			addr, c.SASL.Name(), c.User, hint, err)
+		as := ""
+		if c.User != "" {
+			as = fmt.Sprintf(" as %q", c.User)
+		}
+		return fmt.Errorf("kafka %s: SASL authentication %s%s failed: wrong user or password, or a mechanism the broker does not accept for this user%s: %w",
+			addr, c.SASL.Name(), as, hint, err)
 	case closed || tlsErr:
 		var need []string
 		if c.TLS == nil {

@@ -58,11 +58,17 @@ func Normalize(rec map[string]any) (string, string) {
 // the first message with its id fails the test.
 func ReadRecords(t testing.TB, addr, topic, schema string, want int, deadline time.Duration) (map[string]string, int) {
 	t.Helper()
+	return ReadRecordsWith(t, kafkago.DefaultDialer, addr, topic, schema, want, deadline)
+}
+
+// ReadRecordsWith is ReadRecords connecting with dialer (TLS, SASL).
+func ReadRecordsWith(t testing.TB, dialer *kafkago.Dialer, addr, topic, schema string, want int, deadline time.Duration) (map[string]string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
 	defer cancel()
 	got := map[string]string{}
 	msgs := 0
-	conn, err := kafkago.DialContext(ctx, "tcp", addr)
+	conn, err := dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +79,7 @@ func ReadRecords(t testing.TB, addr, topic, schema string, want int, deadline ti
 	}
 	for len(got) < want && ctx.Err() == nil {
 		for _, p := range parts {
-			r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond})
+			r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond, Dialer: dialer})
 			for {
 				rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
 				m, err := r.ReadMessage(rctx)
