@@ -116,6 +116,17 @@ func (c *Component) Option(key string) (string, bool) {
 	return "", false
 }
 
+// DecodeOption decodes an option of the component, as written in the file
+// or set since, into out; false when the component has no such option.
+func (c *Component) DecodeOption(key string, out any) (bool, error) {
+	for i := 0; i+1 < len(c.options.Content); i += 2 {
+		if c.options.Content[i].Value == key {
+			return true, c.options.Content[i+1].Decode(out)
+		}
+	}
+	return false, nil
+}
+
 // Config is a parsed and structurally checked pipeline file.
 type Config struct {
 	// File is the path the config was read from (for messages).
