@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracecast/tracecast/internal/kafkaname"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -73,8 +74,8 @@ type Topic struct {
 }
 
 // ParseTopics reads NAME or NAME:PARTITIONS specs, several per element
-// when comma-separated; partitions defaults to def. A bad count is an
-// *OptionError naming the spec.
+// when comma-separated; partitions defaults to def. A bad count or a name
+// Kafka refuses (internal/kafkaname) is an *OptionError naming the spec.
 func ParseTopics(specs []string, def int32) ([]Topic, error) {
 	var out []Topic
 	for _, t := range specs {
@@ -88,9 +89,13 @@ func ParseTopics(specs []string, def int32) ([]Topic, error) {
 				}
 				n = int32(v)
 			}
-			if name != "" {
-				out = append(out, Topic{Name: name, Partitions: n})
+			if name == "" {
+				continue
 			}
+			if err := kafkaname.Topic(name); err != nil {
+				return nil, &OptionError{Option: "topics", Value: one, Err: err}
+			}
+			out = append(out, Topic{Name: name, Partitions: n})
 		}
 	}
 	return out, nil

@@ -3,7 +3,9 @@
 // into a topic the way a running application publishes its lines, and the
 // subscriber side, which reads the records the live pipelines publish (JSON
 // or Arrow messages) as a scheduler does. The commands broker, publish,
-// subscribe and live are flags over it.
+// subscribe and live are flags over it; Kafka gives them, and run, the
+// flags (and TRACECAST_* variables) that say how to reach a cluster:
+// --brokers for every kafka source and sink of a pipeline, TLS and SASL.
 package live
 
 import "fmt"

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,10 +10,12 @@ import (
 
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/sasl"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/ingest/file"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/internal/kafkaconn"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/stages/predict"
@@ -21,7 +24,10 @@ import (
 // PublishOptions say how Publish replays a trace file into a topic.
 type PublishOptions struct {
 	Brokers []string
-	Topic   string
+	// TLS (nil: plaintext) and SASL (nil: none) secure the connections.
+	TLS   *tls.Config
+	SASL  sasl.Mechanism
+	Topic string
 	// Speed paces the replay by trace time: max (default), realtime, Nx.
 	Speed string
 	// Trace is the trace id, the messages' key; default the file's name.
@@ -41,7 +47,8 @@ type PublishOptions struct {
 // input) into the topic as a live producer sends it (package ingest/kafka:
 // numbered lines keyed by trace id, then an end marker), paced by trace
 // time, and returns the number of lines sent. A bad option is an
-// *OptionError.
+// *OptionError; a broker that refuses the connection (wrong password,
+// untrusted certificate) an error saying so.
 func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) {
 	if o.Speed == "" {
 		o.Speed = "max"
@@ -52,6 +59,9 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	}
 	if o.Topic == "" {
 		return 0, &OptionError{Option: "topic", Err: errors.New("required")}
+	}
+	if len(o.Brokers) == 0 {
+		return 0, &OptionError{Option: "brokers", Err: errors.New("at least one")}
 	}
 	if o.Trace == "" {
 		o.Trace = predict.TraceID(path)
@@ -71,7 +81,11 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
-	tr := &kafkago.Transport{}
+	client := kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}
+	if err := client.Check(ctx, o.Brokers); err != nil {
+		return 0, err
+	}
+	tr := client.Transport()
 	defer tr.CloseIdleConnections()
 	w := &kafkago.Writer{Addr: kafkago.TCP(o.Brokers...), Topic: o.Topic, Balancer: &kafkago.Hash{},
 		RequiredAcks: kafkago.RequireAll, BatchTimeout: 5 * time.Millisecond, Transport: tr}
@@ -94,9 +108,10 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	return p.Sent(), nil
 }
 
-// PublishDemo publishes the StarPU trace built into the binary to topic,
-// paced by speed, as if the run were happening now.
-func PublishDemo(ctx context.Context, brokers []string, topic, speed string, log zerolog.Logger) error {
+// PublishDemo publishes the StarPU trace built into the binary as Publish
+// does (o.Trace defaults to the file's name), as if the run were happening
+// now.
+func PublishDemo(ctx context.Context, o PublishOptions) error {
 	tmp, err := os.MkdirTemp("", "tracecast-live")
 	if err != nil {
 		return err
@@ -106,6 +121,6 @@ func PublishDemo(ctx context.Context, brokers []string, topic, speed string, log
 	if err := os.WriteFile(path, pipelines.DemoTrace(), 0o644); err != nil {
 		return err
 	}
-	_, err = Publish(ctx, path, PublishOptions{Brokers: brokers, Topic: topic, Speed: speed, Logger: log})
+	_, err = Publish(ctx, path, o)
 	return err
 }

@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,14 +14,19 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/sasl"
 
+	"github.com/tracecast/tracecast/internal/kafkaconn"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 )
 
 // SubscribeOptions say what Subscribe reads and keeps.
 type SubscribeOptions struct {
 	Brokers []string
-	Topic   string
+	// TLS (nil: plaintext) and SASL (nil: none) secure the connections.
+	TLS   *tls.Config
+	SASL  sasl.Mechanism
+	Topic string
 	// Group, when set, joins that consumer group and commits each message
 	// once its records are handled (members share the partitions);
 	// without it every partition is read from the start.
@@ -43,9 +49,17 @@ type SubscribeOptions struct {
 // Subscribe reads the topic until ctx ends, the limit is reached or the
 // topic stays silent for IdleExit, and calls handle with the records of
 // each message that pass the filters (JSON objects, see Records). An error
-// from handle stops it.
+// from handle stops it, as does a broker that refuses the connection (wrong
+// password, untrusted certificate).
 func Subscribe(ctx context.Context, o SubscribeOptions, handle func(records [][]byte) error) error {
-	cfg := kafkago.ReaderConfig{Brokers: o.Brokers, Topic: o.Topic, GroupID: o.Group, MaxWait: 250 * time.Millisecond}
+	if len(o.Brokers) == 0 {
+		return &OptionError{Option: "brokers", Err: errors.New("at least one")}
+	}
+	client := kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}
+	if err := client.Check(ctx, o.Brokers); err != nil {
+		return err
+	}
+	cfg := kafkago.ReaderConfig{Brokers: o.Brokers, Topic: o.Topic, GroupID: o.Group, MaxWait: 250 * time.Millisecond, Dialer: client.Dialer()}
 	if o.FromStart || o.Group == "" {
 		cfg.StartOffset = kafkago.FirstOffset
 	}
@@ -92,7 +106,7 @@ func withIdle(ctx context.Context, d time.Duration) (context.Context, context.Ca
 // subscribeAll reads every partition from the start, without a group,
 // until done.
 func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, idle time.Duration, take func(kafkago.Message) error, done func() bool) error {
-	conn, err := kafkago.DialContext(ctx, "tcp", cfg.Brokers[0])
+	conn, err := cfg.Dialer.DialContext(ctx, "tcp", cfg.Brokers[0])
 	if err != nil {
 		return err
 	}

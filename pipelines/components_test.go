@@ -130,4 +130,14 @@ func TestDescribe(t *testing.T) {
 	if i < 0 || file.Options[i].Default != "max" || file.Options[i].Type != "string" {
 		t.Fatalf("file source options: %+v", file.Options)
 	}
+	// A mapping option names its keys (the kafka components' tls and sasl).
+	for _, d := range builtin.Registry().Describe() {
+		if d.Name != "kafka" {
+			continue
+		}
+		i := slices.IndexFunc(d.Options, func(o component.OptionDescription) bool { return o.Key == "sasl" })
+		if i < 0 || d.Options[i].Type != "mapping {mechanism, user, password_env, password_file}" {
+			t.Errorf("%s kafka options: %+v", d.Kind, d.Options)
+		}
+	}
 }

@@ -69,6 +69,32 @@ func (c *Component) SetOption(key, value string) {
 			v = doc.Content[0]
 		}
 	}
+	c.setNode(key, v)
+}
+
+// SetOptionValue sets an option of the component to value encoded as YAML
+// (a list, a struct with yaml tags as a mapping), replacing the file's
+// value if any; like SetOption, it is decoded and validated at the next
+// Registry.Check or Run.
+func (c *Component) SetOptionValue(key string, value any) error {
+	v := &yaml.Node{}
+	if err := v.Encode(value); err != nil {
+		return fmt.Errorf("%s.%s: %w", c.path, key, err)
+	}
+	setLine(v, c.Line)
+	c.setNode(key, v)
+	return nil
+}
+
+// setLine gives n and its children the component's line, for messages.
+func setLine(n *yaml.Node, line int) {
+	n.Line = line
+	for _, ch := range n.Content {
+		setLine(ch, line)
+	}
+}
+
+func (c *Component) setNode(key string, v *yaml.Node) {
 	for i := 0; i+1 < len(c.options.Content); i += 2 {
 		if c.options.Content[i].Value == key {
 			c.options.Content[i+1] = v
@@ -90,6 +116,17 @@ func (c *Component) Option(key string) (string, bool) {
 	return "", false
 }
 
+// DecodeOption decodes an option of the component, as written in the file
+// or set since, into out; false when the component has no such option.
+func (c *Component) DecodeOption(key string, out any) (bool, error) {
+	for i := 0; i+1 < len(c.options.Content); i += 2 {
+		if c.options.Content[i].Value == key {
+			return true, c.options.Content[i+1].Decode(out)
+		}
+	}
+	return false, nil
+}
+
 // Config is a parsed and structurally checked pipeline file.
 type Config struct {
 	// File is the path the config was read from (for messages).
@@ -107,6 +144,28 @@ type Config struct {
 // sources, stages, sinks.
 func (c *Config) Components() []*Component {
 	return slices.Concat(c.Sources, c.Stages, c.Sinks)
+}
+
+// KafkaType is the type name of the kafka source and sink.
+const KafkaType = "kafka"
+
+// SetKafka sets an option of every kafka component, sources and sinks, to
+// value (see Component.SetOptionValue), replacing the file's: what the
+// commands' --brokers, --tls-* and --sasl-* flags do, so that one flag
+// reaches every component that talks to Kafka. It returns the components
+// set (none when the pipeline has no kafka component).
+func (c *Config) SetKafka(key string, value any) ([]*Component, error) {
+	var set []*Component
+	for _, comp := range slices.Concat(c.Sources, c.Sinks) {
+		if comp.Type != KafkaType {
+			continue
+		}
+		if err := comp.SetOptionValue(key, value); err != nil {
+			return nil, err
+		}
+		set = append(set, comp)
+	}
+	return set, nil
 }
 
 // Lookup returns the source, stage or sink with the given id.

@@ -37,6 +37,8 @@
 //	    session_timeout: 6s         # a silent member leaves the group after this
 //	    batch_lines: 4096
 //	    trace_timeout: 0s           # end a trace silent that long (0: never)
+//	    tls: {ca: ca.pem, cert: client.pem, key: client-key.pem}  # optional; {} for the system's CAs
+//	    sasl: {mechanism: SCRAM-SHA-512, user: u, password_env: KAFKA_PASSWORD}  # or password_file; never the password
 //	    parser: {type: paje, time_unit: ms}
 //	stages:
 //	  idle: {type: predict, inputs: [trace], ...}     # see predict.StageConfig, signal.StageConfig

@@ -46,6 +46,12 @@ func publishTraces(t testing.TB, addr, topic string, traces map[string][]byte) {
 	t.Helper()
 	tr := &kafkago.Transport{}
 	defer tr.CloseIdleConnections()
+	publishTracesWith(t, tr, addr, topic, traces)
+}
+
+// publishTracesWith is publishTraces through the transport tr (TLS, SASL).
+func publishTracesWith(t testing.TB, tr *kafkago.Transport, addr, topic string, traces map[string][]byte) {
+	t.Helper()
 	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: topic, Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, Transport: tr}
 	defer w.Close()
 	type cursor struct {

@@ -9,13 +9,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracecast/tracecast/live"
-	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 )
 
 func newLiveCmd() *cobra.Command {
 	var addr, dataDir, tracePath, speed, metricsAddr string
-	var brokers, sets []string
+	var sets []string
+	var kafka *live.Kafka
 	var demo, noProgress bool
 	cmd := &cobra.Command{
 		Use:   "live [--demo | --trace PATH] [--addr 127.0.0.1:9092 | --brokers ADDR,...]",
@@ -49,31 +48,38 @@ pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
 			if err != nil {
 				return err
 			}
-			if len(brokers) == 0 {
+			if err := kafka.Resolve(); err != nil {
+				return optionErr(err)
+			}
+			if len(kafka.Brokers) == 0 {
+				if kafka.Secure() {
+					return usageErr(fmt.Errorf("--tls and --sasl-* need --brokers: the broker live starts has neither"))
+				}
 				c, err := live.StartBroker(live.BrokerOptions{Addr: addr, DataDir: dataDir, Topics: []string{live.Topics}, Partitions: 4, MinSessionTimeout: time.Second})
 				if err != nil {
 					return optionErr(err)
 				}
 				defer c.Close()
-				brokers = c.ListenAddrs()
-				fmt.Printf("READY broker %s\n", strings.Join(brokers, ","))
+				kafka.Brokers = c.ListenAddrs()
+				fmt.Printf("READY broker %s\n", strings.Join(kafka.Brokers, ","))
 			}
 			for _, c := range cfg.Components() {
-				if c.Type == "kafka" {
-					c.SetOption("brokers", "["+strings.Join(brokers, ",")+"]")
-				}
 				if c.Type == "tail" {
 					c.SetOption("path", tracePath)
 				}
 			}
-			if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
+			if err := optionErr(kafka.Apply(cfg)); err != nil {
 				return err
 			}
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
 			if demo {
+				o := live.PublishOptions{Topic: "tracecast.traces", Speed: speed, Logger: log}
+				if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
+					return optionErr(err)
+				}
 				go func() {
-					if err := live.PublishDemo(ctx, brokers, "tracecast.traces", speed, log); err != nil && ctx.Err() == nil {
+					if err := live.PublishDemo(ctx, o); err != nil && ctx.Err() == nil {
 						log.Error().Err(err).Msg("publishing the demo run")
 					}
 				}()
@@ -84,7 +90,7 @@ pipeline options as in 'tracecast run'. Ctrl-C stops gracefully.`,
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:9092", "where the broker listens (loopback only)")
 	f.StringVar(&dataDir, "data-dir", "", "persist the broker's topics and offsets in DIR")
-	f.StringSliceVar(&brokers, "brokers", nil, "use these Kafka brokers instead of starting one")
+	kafka = live.AddKafkaFlags(f, "use these Kafka brokers instead of starting one")
 	f.StringVar(&tracePath, "trace", "", "follow this trace file (live-tail) instead of reading traces from Kafka")
 	f.BoolVar(&demo, "demo", false, "publish the built-in StarPU trace to tracecast.traces, paced by --speed")
 	f.StringVar(&speed, "speed", "realtime", "pace of the --demo run: realtime, Nx or max")

@@ -11,6 +11,7 @@ import (
 
 func newPublishCmd() *cobra.Command {
 	var o live.PublishOptions
+	var kafka *live.Kafka
 	cmd := &cobra.Command{
 		Use:   "publish TRACE --topic T [--speed realtime|Nx|max] [--brokers ADDR]",
 		Short: "Replay an archived trace into a Kafka topic, as a live run would produce it",
@@ -34,12 +35,16 @@ gives the trace's unit for pacing (auto: ms for StarPU, s otherwise).`,
 				return usageErr(errors.New("--topic is required"))
 			}
 			o.Logger = log
-			_, err := live.Publish(cmd.Context(), args[0], o)
+			var err error
+			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
+				return optionErr(err)
+			}
+			_, err = live.Publish(cmd.Context(), args[0], o)
 			return optionErr(err)
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&o.Brokers, "brokers", []string{"127.0.0.1:9092"}, "Kafka brokers")
+	kafka = live.AddKafkaFlags(f, "Kafka brokers", "127.0.0.1:9092")
 	f.StringVar(&o.Topic, "topic", "", "topic to write the trace's lines to")
 	f.StringVar(&o.Speed, "speed", "max", "pace: max, realtime or Nx (10x, 0.5x), by trace time")
 	f.StringVar(&o.Trace, "trace", "", "trace id, the messages' key (default: the file name)")

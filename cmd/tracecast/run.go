@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/progress"
@@ -19,6 +20,7 @@ func newRunCmd() *cobra.Command {
 	var sets []string
 	var noProgress bool
 	var speed, metricsAddr string
+	var kafka *live.Kafka
 	cmd := &cobra.Command{
 		Use:   "run [flags] PIPELINE",
 		Short: "Run a pipeline declared in YAML",
@@ -43,6 +45,9 @@ set through its source: --set trace.parser.lenient=true.`,
 			if err != nil {
 				return err
 			}
+			if err := optionErr(kafka.Apply(cfg)); err != nil {
+				return err
+			}
 			if speed != "" {
 				for _, c := range cfg.Sources {
 					if c.Type == "file" {
@@ -57,6 +62,7 @@ set through its source: --set trace.parser.lenient=true.`,
 		},
 	}
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
+	kafka = live.AddKafkaFlags(cmd.Flags(), "point every kafka source and sink of the pipeline at these brokers")
 	cmd.Flags().StringVar(&speed, "speed", "", "replay pace of every file source: max, realtime or Nx (10x, 0.5x), by trace time")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override an option: ID.KEY=VALUE (repeatable)")
 	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")

@@ -10,6 +10,7 @@ import (
 
 func newSubscribeCmd() *cobra.Command {
 	var o live.SubscribeOptions
+	var kafka *live.Kafka
 	cmd := &cobra.Command{
 		Use:   "subscribe [--topic tracecast.predictions] [--query Q] [--brokers ADDR]",
 		Short: "Show what a scheduler receives: predictions, verdicts and alerts from Kafka",
@@ -30,6 +31,10 @@ from.`,
 			out := bufio.NewWriter(os.Stdout)
 			defer out.Flush()
 			o.Logger = log
+			var err error
+			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
+				return optionErr(err)
+			}
 			return live.Subscribe(cmd.Context(), o, func(recs [][]byte) error {
 				for _, r := range recs {
 					out.Write(r)
@@ -40,7 +45,7 @@ from.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&o.Brokers, "brokers", []string{"127.0.0.1:9092"}, "Kafka brokers")
+	kafka = live.AddKafkaFlags(f, "Kafka brokers", "127.0.0.1:9092")
 	f.StringVar(&o.Topic, "topic", "tracecast.predictions", "topic to read")
 	f.StringVar(&o.Group, "group", "", "consumer group (commits what was printed); empty: read every partition from the start")
 	f.BoolVar(&o.FromStart, "from-start", false, "with --group, start at the oldest message when the group has no committed offset")

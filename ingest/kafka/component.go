@@ -1,10 +1,12 @@
 package kafka
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/kafkaconn"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
 
@@ -31,6 +33,13 @@ type SourceConfig struct {
 	// which lets a dead producer hold its partition's commits back); see
 	// ingest/kafka.Options.
 	TraceTimeout time.Duration `yaml:"trace_timeout"`
+	// TLS and SASL secure the connections: `tls: {ca: ca.pem, cert:
+	// client.pem, key: client-key.pem}` (`tls: {}` for TLS with the
+	// system's CAs), `sasl: {mechanism: SCRAM-SHA-256, user: tracecast,
+	// password_env: KAFKA_PASSWORD}` (or password_file); see
+	// internal/kafkaconn.
+	TLS  *kafkaconn.TLS  `yaml:"tls"`
+	SASL *kafkaconn.SASL `yaml:"sasl"`
 }
 
 // DefaultTraceTimeout ends a trace whose producer went silent: a run that
@@ -50,13 +59,14 @@ func (o *SourceConfig) ingest() Options {
 		MaxWait: o.MaxWait, SessionTimeout: o.SessionTimeout, BatchLines: o.BatchLines, TraceTimeout: o.TraceTimeout}
 }
 
-// Validate checks the options.
+// Validate checks the options (the tls files and the sasl password are
+// read when the source is built).
 func (o *SourceConfig) Validate() error {
 	if o.BatchLines <= 0 {
 		return fmt.Errorf("batch_lines: must be positive (got %d)", o.BatchLines)
 	}
 	_, err := New(o.ingest())
-	return err
+	return errors.Join(err, o.TLS.Check(), o.SASL.Check())
 }
 
 // progressSource adapts the source's counts to ProgressReporter.
@@ -69,6 +79,11 @@ func (s progressSource) SourceProgress() component.SourceProgress {
 func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {
 	io := o.ingest()
 	io.Logger = env.Logger
+	c, err := kafkaconn.Load(o.TLS, o.SASL)
+	if err != nil {
+		return nil, fmt.Errorf("kafka source: %w", err)
+	}
+	io.TLS, io.SASL = c.TLS, c.SASL
 	s, err := New(io)
 	if err != nil {
 		return nil, err

@@ -42,6 +42,7 @@ package kafka
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
@@ -53,10 +54,12 @@ import (
 
 	"github.com/tracecast/tracecast/pipelines/component"
 
+	"github.com/tracecast/tracecast/internal/kafkaconn"
 	"github.com/tracecast/tracecast/internal/kafkaname"
 
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/sasl"
 
 	"github.com/tracecast/tracecast"
 )
@@ -98,7 +101,15 @@ type Options struct {
 	// restart would read the partition again from its start. Later messages
 	// of that trace are skipped. 0 (the default) waits forever.
 	TraceTimeout time.Duration
-	Logger       zerolog.Logger
+	// TLS (nil: plaintext) and SASL (nil: none) secure the connections to
+	// the brokers (see internal/kafkaconn for building them from options).
+	TLS    *tls.Config
+	SASL   sasl.Mechanism
+	Logger zerolog.Logger
+}
+
+func (o *Options) client() kafkaconn.Client {
+	return kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}
 }
 
 func (o *Options) defaults() error {
@@ -183,14 +194,20 @@ type checkpoint struct {
 	offsets map[int]int64
 }
 
-// Run consumes until ctx is cancelled or the group fails for good.
+// Run consumes until ctx is cancelled or the group fails for good: a broker
+// that refuses the connection (a wrong password, an untrusted certificate,
+// TLS or SASL missing) is an error; one that cannot be reached is retried.
 func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 	start := kafkago.FirstOffset
 	if s.o.Start == "latest" {
 		start = kafkago.LastOffset
 	}
+	client := s.o.client()
+	if err := client.Check(ctx, s.o.Brokers); err != nil {
+		return fmt.Errorf("kafka source: %w", err)
+	}
 	group, err := kafkago.NewConsumerGroup(kafkago.ConsumerGroupConfig{
-		ID: s.o.Group, Brokers: s.o.Brokers, Topics: []string{s.o.Topic},
+		ID: s.o.Group, Brokers: s.o.Brokers, Topics: []string{s.o.Topic}, Dialer: client.Dialer(),
 		SessionTimeout: s.o.SessionTimeout, HeartbeatInterval: s.o.HeartbeatInterval,
 		RebalanceTimeout: 2 * s.o.SessionTimeout, JoinGroupBackoff: 500 * time.Millisecond,
 		WatchPartitionChanges: true, PartitionWatchInterval: 5 * time.Second,
@@ -211,6 +228,9 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 			}
 			if errors.Is(err, kafkago.ErrGroupClosed) {
 				return err
+			}
+			if err := client.Check(ctx, s.o.Brokers); err != nil {
+				return fmt.Errorf("kafka source: %w", err)
 			}
 			s.o.Logger.Warn().Err(err).Str("group", s.o.Group).Msg("joining the consumer group; retrying")
 			continue
@@ -343,7 +363,7 @@ func ignoreStop(ctx context.Context, err error) error {
 // generation ends. Fetch errors are transient (a broker restart): it keeps
 // trying, since returning would end the generation for every partition.
 func (s *Source) readPartition(ctx context.Context, pa kafkago.PartitionAssignment, out chan<- kafkago.Message) {
-	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: s.o.Brokers, Topic: s.o.Topic, Partition: pa.ID,
+	r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: s.o.Brokers, Topic: s.o.Topic, Partition: pa.ID, Dialer: s.o.client().Dialer(),
 		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: s.o.MaxWait, ReadBackoffMin: 50 * time.Millisecond, ReadBackoffMax: time.Second,
 		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
 			s.o.Logger.Debug().Int("partition", pa.ID).Msgf("kafka reader: "+msg, args...)

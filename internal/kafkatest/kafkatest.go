@@ -1,11 +1,23 @@
 // Package kafkatest starts a real Kafka-protocol broker (franz-go's kfake)
 // in-process for tests: one per test, on a random loopback port, with the
-// topics created before any client starts.
+// topics created before any client starts; StartSecure's requires TLS
+// (with certificates generated for the test) or SASL users.
 package kafkatest
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -46,11 +58,17 @@ func Normalize(rec map[string]any) (string, string) {
 // the first message with its id fails the test.
 func ReadRecords(t testing.TB, addr, topic, schema string, want int, deadline time.Duration) (map[string]string, int) {
 	t.Helper()
+	return ReadRecordsWith(t, kafkago.DefaultDialer, addr, topic, schema, want, deadline)
+}
+
+// ReadRecordsWith is ReadRecords connecting with dialer (TLS, SASL).
+func ReadRecordsWith(t testing.TB, dialer *kafkago.Dialer, addr, topic, schema string, want int, deadline time.Duration) (map[string]string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
 	defer cancel()
 	got := map[string]string{}
 	msgs := 0
-	conn, err := kafkago.DialContext(ctx, "tcp", addr)
+	conn, err := dialer.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +79,7 @@ func ReadRecords(t testing.TB, addr, topic, schema string, want int, deadline ti
 	}
 	for len(got) < want && ctx.Err() == nil {
 		for _, p := range parts {
-			r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond})
+			r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond, Dialer: dialer})
 			for {
 				rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
 				m, err := r.ReadMessage(rctx)
@@ -113,5 +131,118 @@ func CompareRecords(t testing.TB, got, want map[string]string) {
 	}
 	if missing > 0 {
 		t.Errorf("%d of %d predictions missing", missing, len(want))
+	}
+}
+
+// Secure says what StartSecure's broker requires.
+type Secure struct {
+	// TLS serves TLS only, with a certificate for 127.0.0.1 and localhost
+	// signed by the Certs' CA.
+	TLS bool
+	// ClientCert requires a client certificate signed by the CA (mutual
+	// TLS); with TLS only.
+	ClientCert bool
+	// Users are SASL users: mechanism (PLAIN, SCRAM-SHA-256,
+	// SCRAM-SHA-512) -> user -> password. None: no SASL.
+	Users map[string]map[string]string
+}
+
+// StartSecure runs a broker that requires what s says, and returns its
+// address and the test certificates (written in a t.TempDir()).
+func StartSecure(t testing.TB, s Secure, partitions int32, topics ...string) (string, Certs) {
+	t.Helper()
+	certs := NewCerts(t)
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...), kfake.GroupMinSessionTimeout(time.Second)}
+	if s.TLS {
+		c := &tls.Config{Certificates: []tls.Certificate{certs.Server}, MinVersion: tls.VersionTLS12}
+		if s.ClientCert {
+			c.ClientAuth = tls.RequireAndVerifyClientCert
+			c.ClientCAs = x509.NewCertPool()
+			c.ClientCAs.AddCert(certs.caCert)
+		}
+		opts = append(opts, kfake.TLS(c))
+	}
+	if len(s.Users) > 0 {
+		opts = append(opts, kfake.EnableSASL())
+		for mech, users := range s.Users {
+			for u, p := range users {
+				opts = append(opts, kfake.Superuser(mech, u, p))
+			}
+		}
+	}
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c.ListenAddrs()[0], certs
+}
+
+// Certs are test certificates generated for one test (no key is committed):
+// PEM files of a CA, of a client certificate and its key signed by it, and
+// of another CA that signed nothing here (a CA the broker's certificate
+// does not chain to); Server is the broker's certificate.
+type Certs struct {
+	CA, ClientCert, ClientKey, OtherCA string
+	Server                             tls.Certificate
+
+	caCert *x509.Certificate
+}
+
+// NewCerts generates the certificates in a t.TempDir().
+func NewCerts(t testing.TB) Certs {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, typ string, der []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	serial := int64(0)
+	newCert := func(tmpl *x509.Certificate, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*x509.Certificate, *ecdsa.PrivateKey, []byte) {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serial++
+		tmpl.SerialNumber = big.NewInt(serial)
+		tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour)
+		if parent == nil {
+			parent, parentKey = tmpl, key
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cert, err := x509.ParseCertificate(der)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cert, key, der
+	}
+	ca := func(name string) (*x509.Certificate, *ecdsa.PrivateKey, []byte) {
+		return newCert(&x509.Certificate{Subject: pkix.Name{CommonName: name}, IsCA: true, BasicConstraintsValid: true,
+			KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}, nil, nil)
+	}
+	caCert, caKey, caDER := ca("tracecast test CA")
+	_, _, otherDER := ca("another CA")
+	_, serverKey, serverDER := newCert(&x509.Certificate{Subject: pkix.Name{CommonName: "localhost"},
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}, caCert, caKey)
+	_, clientKey, clientDER := newCert(&x509.Certificate{Subject: pkix.Name{CommonName: "tracecast client"},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}, caCert, caKey)
+	clientKeyDER, err := x509.MarshalPKCS8PrivateKey(clientKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Certs{
+		CA:         write("ca.pem", "CERTIFICATE", caDER),
+		OtherCA:    write("other-ca.pem", "CERTIFICATE", otherDER),
+		ClientCert: write("client.pem", "CERTIFICATE", clientDER),
+		ClientKey:  write("client-key.pem", "PRIVATE KEY", clientKeyDER),
+		Server:     tls.Certificate{Certificate: [][]byte{serverDER, caDER}, PrivateKey: serverKey},
+		caCert:     caCert,
 	}
 }

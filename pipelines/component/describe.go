@@ -90,6 +90,14 @@ func typeName(t reflect.Type) string {
 		return "number"
 	case reflect.Bool:
 		return "boolean"
+	case reflect.Struct:
+		var keys []string
+		for i := range t.NumField() {
+			if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" && t.Field(i).IsExported() {
+				keys = append(keys, k)
+			}
+		}
+		return "mapping {" + strings.Join(keys, ", ") + "}"
 	}
 	return "string"
 }

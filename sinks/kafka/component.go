@@ -3,10 +3,13 @@ package kafka
 import (
 	"errors"
 	"fmt"
+	"time"
+
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/kafkaconn"
+	"github.com/tracecast/tracecast/internal/kafkaname"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/sinks/arrow"
-	"time"
 )
 
 // Register registers the "kafka" sink.
@@ -25,6 +28,9 @@ type SinkConfig struct {
 	// Format: json (default; a message per record) or arrow (an Arrow IPC
 	// stream per batch and trace).
 	Format string `yaml:"format"`
+	// TLS and SASL secure the connections, as the kafka source's.
+	TLS  *kafkaconn.TLS  `yaml:"tls"`
+	SASL *kafkaconn.SASL `yaml:"sasl"`
 }
 
 // DefaultSinkConfig publish to a local broker.
@@ -40,17 +46,23 @@ func (o *SinkConfig) Validate() error {
 	}
 	if o.Topic == "" {
 		errs = append(errs, errors.New("topic: required"))
+	} else if err := kafkaname.Topic(o.Topic); err != nil {
+		errs = append(errs, err)
 	}
 	if o.Format != "" && o.Format != string(FormatJSON) && o.Format != string(FormatArrow) {
 		errs = append(errs, fmt.Errorf("format: %q is not json or arrow", o.Format))
 	}
-	errs = append(errs, component.CheckRecords(o.Records))
+	errs = append(errs, component.CheckRecords(o.Records), o.TLS.Check(), o.SASL.Check())
 	return errors.Join(errs...)
 }
 
 func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
+	c, err := kafkaconn.Load(o.TLS, o.SASL)
+	if err != nil {
+		return nil, fmt.Errorf("kafka sink: %w", err)
+	}
 	s, err := New(Options{Brokers: o.Brokers, Topic: o.Topic, BatchTimeout: o.BatchTimeout,
-		Format: Format(o.Format), Tables: arrow.RecordTables("")})
+		Format: Format(o.Format), Tables: arrow.RecordTables(""), TLS: c.TLS, SASL: c.SASL})
 	if err != nil {
 		return nil, err
 	}

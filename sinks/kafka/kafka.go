@@ -19,13 +19,17 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"reflect"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
+	"github.com/segmentio/kafka-go/sasl"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/kafkaconn"
+	"github.com/tracecast/tracecast/internal/kafkaname"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/jsonl"
 )
@@ -39,8 +43,14 @@ type Options struct {
 	// second. Write hands a whole batch to the writer at once, so waiting
 	// gathers nothing more: it is only delay. Default 1 ms.
 	BatchTimeout time.Duration
-	// Transport is kafka-go's transport (nil: the default).
+	// Transport is kafka-go's transport (nil: the sink's own, with TLS
+	// and SASL).
 	Transport kafkago.RoundTripper
+	// TLS (nil: plaintext) and SASL (nil: none) secure the connections of
+	// the sink's own transport (see internal/kafkaconn for building them
+	// from options).
+	TLS  *tls.Config
+	SASL sasl.Mechanism
 	// Format is FormatJSON (default: a message per record) or FormatArrow
 	// (a message per batch and trace); Arrow needs Tables.
 	Format Format
@@ -68,7 +78,11 @@ type Sink struct {
 	w   *kafkago.Writer
 	enc *arrow.StreamEncoder // FormatArrow
 	own *kafkago.Transport   // closed with the sink, so no connection outlives it
-	buf []kafkago.Message
+	// check, until the first write, tells a broker that refuses the
+	// connection (wrong password, untrusted certificate) from one not up
+	// yet, which the writer retries.
+	check func(context.Context) error
+	buf   []kafkago.Message
 	// keys holds the trace id of each record of the batch being written
 	// (Arrow format).
 	keys []string
@@ -78,6 +92,9 @@ type Sink struct {
 func New(o Options) (*Sink, error) {
 	if len(o.Brokers) == 0 || o.Topic == "" {
 		return nil, errors.New("kafka sink: brokers and topic are required")
+	}
+	if err := kafkaname.Topic(o.Topic); err != nil {
+		return nil, fmt.Errorf("kafka sink: %w", err)
 	}
 	var enc *arrow.StreamEncoder
 	switch o.Format {
@@ -93,12 +110,15 @@ func New(o Options) (*Sink, error) {
 	if o.BatchTimeout <= 0 {
 		o.BatchTimeout = time.Millisecond
 	}
+	client := kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}
 	var own *kafkago.Transport
 	if o.Transport == nil {
-		own = &kafkago.Transport{}
+		own = client.Transport()
 		o.Transport = own
 	}
-	return &Sink{own: own, enc: enc, w: &kafkago.Writer{
+	brokers := o.Brokers
+	check := func(ctx context.Context) error { return client.Check(ctx, brokers) }
+	return &Sink{own: own, enc: enc, check: check, w: &kafkago.Writer{
 		Addr:         kafkago.TCP(o.Brokers...),
 		Topic:        o.Topic,
 		Balancer:     &kafkago.Hash{},
@@ -111,8 +131,15 @@ func New(o Options) (*Sink, error) {
 // Write publishes one message per record (JSON), or per run of records of
 // one trace (Arrow). Schema names and trace ids come from the root record
 // registry (tracecast.RecordTypeOf), by typed code rather than reflection on
-// each record.
+// each record. The first write fails when a broker refuses the connection
+// (see kafkaconn.Client.Check).
 func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
+	if s.check != nil {
+		if err := s.check(ctx); err != nil {
+			return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
+		}
+		s.check = nil
+	}
 	rt, ok := tracecast.RecordTypeOf(b.Items)
 	if !ok {
 		return fmt.Errorf("kafka sink: no schema for %T records", b.Items)
