@@ -20,6 +20,7 @@ import (
 	"github.com/tracecast/tracecast/stages/iotime"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stages/tasks"
 )
 
 // Register registers every built-in component type.
@@ -38,6 +39,7 @@ func Register(r *component.Registry) {
 	forecast.Register(r)
 	iotime.Register(r)
 	energy.Register(r)
+	tasks.Register(r)
 	// Sinks.
 	jsonl.Register(r)
 	arrow.Register(r)
