@@ -20,7 +20,7 @@ import (
 // taskCommands are the commands of issue 18: task records from traces and
 // Eiger's models of them.
 func taskCommands() []*cobra.Command {
-	return []*cobra.Command{newTasksCmd()}
+	return []*cobra.Command{newTasksCmd(), newFitModelCmd(), newPredictTaskCmd()}
 }
 
 type tasksFlags struct {

@@ -8,7 +8,8 @@
 // event 20 of StarPU 1.3+ traces, read with the paje parser's user_defined
 // option). Its parameters are Size, the data handles described in Params
 // (see ParseParams), the NUMA node of each handle (NumaNodes → h<i>_numa)
-// and every other extra field holding a decimal number,
+// and every other extra field holding a decimal number (Priority, which
+// StarPU prints unsigned, read as the signed number it is),
 // except the identifiers JobId (the record's job_id), Footprint (its
 // footprint: StarPU's hash of the data sizes, hexadecimal) and Tag
 // (hexadecimal).
@@ -37,7 +38,19 @@ const (
 	FieldTag       = "Tag"
 	FieldParams    = "Params"
 	FieldNuma      = "NumaNodes"
+	FieldPriority  = "Priority"
 )
+
+// Priority reads StarPU's Priority field. starpu_fxt.c prints the task's
+// (signed int) priority with %lu, so a negative priority comes out as
+// 2⁶⁴ − k (18446744073709551615 is −1): such values are read back as the
+// negative numbers they are.
+func Priority(s string) (float64, bool) {
+	if u, err := strconv.ParseUint(s, 10, 64); err == nil && u >= 1<<63 {
+		return float64(int64(u)), true
+	}
+	return Number(s)
+}
 
 // Extractor recognises tasks among entities.
 type Extractor struct {
@@ -72,6 +85,10 @@ func (x *Extractor) Task(run string, e *tracecast.Entity) (tracecast.Task, bool)
 				if n, ok := Number(v); ok {
 					t.Params["h"+strconv.Itoa(i)+"_numa"] = n
 				}
+			}
+		case FieldPriority:
+			if v, ok := Priority(f.Value); ok {
+				t.Params[f.Name] = v
 			}
 		default:
 			if v, ok := Number(f.Value); ok {

@@ -57,6 +57,11 @@ func TestNumberAndKind(t *testing.T) {
 			t.Errorf("Number(%q) ok = %v", s, got)
 		}
 	}
+	for s, want := range map[string]float64{"18446744073709551615": -1, "18446744073709551613": -3, "40": 40, "-2": -2} {
+		if got, ok := Priority(s); !ok || got != want {
+			t.Errorf("Priority(%q) = %v, %v; want %v", s, got, ok, want)
+		}
+	}
 	for w, k := range map[string]string{"CPU0": "CPU", "CUDA12": "CUDA", "OpenCL1": "OpenCL", "42": "42", "worker": "worker"} {
 		if got := WorkerKind(w); got != k {
 			t.Errorf("WorkerKind(%q) = %q, want %q", w, got, k)
