@@ -10,6 +10,9 @@ import (
 // Size, Params, Footprint, JobId, ... extra fields), with its parameters as
 // numbers. Times are seconds, whatever the trace's unit.
 type Task struct {
+	// ID is RUN/JOB_ID: deterministic, for consumers that de-duplicate
+	// what an at-least-once delivery may repeat.
+	ID string `json:"id"`
 	// Run names the run: the trace's stream (its path, or its trace id on
 	// Kafka).
 	Run     string `json:"run"`

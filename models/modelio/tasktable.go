@@ -24,7 +24,7 @@ import (
 
 // taskColumns are a task table's columns that are not parameters
 // (tracecast.task/1 without params).
-var taskColumns = []string{"run", "codelet", "worker", "worker_kind", "job_id", "footprint", "start_s", "duration_s",
+var taskColumns = []string{"id", "run", "codelet", "worker", "worker_kind", "job_id", "footprint", "start_s", "duration_s",
 	"energy_j", "predicted_duration_s", "predicted_energy_j"}
 
 // tableBuilder gathers cells into columns; rows may name different columns.

@@ -20,6 +20,7 @@ import (
 	"github.com/tracecast/tracecast/stages/iotime"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stages/taskmodel"
 	"github.com/tracecast/tracecast/stages/tasks"
 )
 
@@ -40,6 +41,7 @@ func Register(r *component.Registry) {
 	iotime.Register(r)
 	energy.Register(r)
 	tasks.Register(r)
+	taskmodel.Register(r)
 	// Sinks.
 	jsonl.Register(r)
 	arrow.Register(r)

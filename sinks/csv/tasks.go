@@ -10,7 +10,7 @@ import (
 
 // TaskHeader is the fixed part of a task table's header; the parameter
 // columns follow, one per parameter name, sorted.
-var TaskHeader = []string{"run", "codelet", "worker", "worker_kind", "job_id", "footprint", "start_s", "duration_s",
+var TaskHeader = []string{"id", "run", "codelet", "worker", "worker_kind", "job_id", "footprint", "start_s", "duration_s",
 	"energy_j", "predicted_duration_s", "predicted_energy_j"}
 
 // WriteTasks writes tasks as one wide CSV table: the fixed columns, then a
@@ -42,7 +42,7 @@ func WriteTasks(w io.Writer, ts []tracecast.Task) error {
 	row := make([]string, len(TaskHeader)+len(params))
 	for i := range ts {
 		t := &ts[i]
-		copy(row, []string{t.Run, t.Codelet, t.Worker, t.WorkerKind, t.JobID, t.Footprint, num(t.StartS), num(t.DurationS),
+		copy(row, []string{t.ID, t.Run, t.Codelet, t.Worker, t.WorkerKind, t.JobID, t.Footprint, num(t.StartS), num(t.DurationS),
 			opt(t.EnergyJ), opt(t.PredictedDurationS), opt(t.PredictedEnergyJ)})
 		for j, k := range params {
 			if v, ok := t.Params[k]; ok {

@@ -99,6 +99,7 @@ func (x *Extractor) Task(run string, e *tracecast.Entity) (tracecast.Task, bool)
 	if t.JobID == "" {
 		return tracecast.Task{}, false
 	}
+	t.ID = run + "/" + t.JobID
 	return t, true
 }
 
