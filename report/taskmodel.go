@@ -113,7 +113,7 @@ func WriteTaskModelText(w io.Writer, f *eiger.File) error {
 					notes = append(notes, fmt.Sprintf("%d negative predictions", s.Negative))
 				}
 				if s.Failed > 0 {
-					notes = append(notes, fmt.Sprintf("%d predictions failed", s.Failed))
+					notes = append(notes, fmt.Sprintf("%d of %d rows not predictable: a term undefined there; scores over the others", s.Failed, s.N))
 				}
 				if s.R2 != nil && *s.R2 < 0 {
 					notes = append(notes, "worse than the mean")

@@ -123,7 +123,7 @@ type Model struct {
 // DefaultThreshold is the default least gain in adjusted R² for a
 // regressor to enter (the seed leaves it to experiment; see docs/tasks.md
 // for how it was chosen).
-const DefaultThreshold = 0.001
+const DefaultThreshold = 0.01
 
 // relTol is the relative size under which a variance or a residual counts
 // as zero (floating-point noise of exactly dependent data).

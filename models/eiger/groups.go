@@ -86,9 +86,10 @@ type Group struct {
 	Fitted, HeldOut [][2]float64 `json:"-"`
 }
 
-// Scores are held-out errors: MAPE (%, rows with a non-zero target) and
-// R² = 1 − SSE/SST (SST about the group's mean; nil when it is 0), with
-// how many predictions were negative and how many failed.
+// Scores are held-out errors over the N − Failed rows predicted: MAPE (%,
+// rows with a non-zero target) and R² = 1 − SSE/SST (SST about those
+// rows' mean; nil when it is 0), with how many predictions were negative
+// and how many failed (a term undefined at the row: x^-1 at 0, ...).
 type Scores struct {
 	N        int      `json:"n"`
 	MAPE     *float64 `json:"mape_pct"`
@@ -349,6 +350,7 @@ type score struct {
 	Scores
 	sse, ape float64
 	nz       int
+	ys       []float64 // targets of the rows predicted
 }
 
 func (s *score) add(y, p float64, ok bool) {
@@ -357,6 +359,7 @@ func (s *score) add(y, p float64, ok bool) {
 		s.Failed++
 		return
 	}
+	s.ys = append(s.ys, y)
 	s.sse += (y - p) * (y - p)
 	if y != 0 {
 		s.ape += math.Abs((y - p) / y)
@@ -367,20 +370,22 @@ func (s *score) add(y, p float64, ok bool) {
 	}
 }
 
-func (s *score) done(y []float64) Scores {
-	if s.nz > 0 && s.Failed == 0 {
+// done computes the scores over the rows predicted (Failed says how many
+// were not: a term undefined there).
+func (s *score) done() Scores {
+	if s.nz > 0 {
 		mape := 100 * s.ape / float64(s.nz)
 		s.MAPE = &mape
 	}
 	mean, sst := 0.0, 0.0
-	for _, v := range y {
+	for _, v := range s.ys {
 		mean += v
 	}
-	mean /= float64(len(y))
-	for _, v := range y {
+	mean /= float64(max(len(s.ys), 1))
+	for _, v := range s.ys {
 		sst += (v - mean) * (v - mean)
 	}
-	if sst > 0 && s.Failed == 0 {
+	if sst > 0 {
 		r2 := 1 - s.sse/sst
 		s.R2 = &r2
 	}
@@ -484,10 +489,10 @@ func crossValidate(ins []string, x [][]float64, y, size []float64, fp []string, 
 			}
 		}
 	}
-	v.Eiger = ei.done(y)
-	v.History = hi.done(y)
+	v.Eiger = ei.done()
+	v.History = hi.done()
 	if stOK {
-		sc := st.done(y)
+		sc := st.done()
 		v.StarPU = &sc
 	} else {
 		v.StarPUNote = stNote

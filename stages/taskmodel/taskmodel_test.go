@@ -48,7 +48,7 @@ func demoTasks(t *testing.T) []tracecast.Task {
 }
 
 // TestGoldenModel: the demo trace's duration models, as fit-model builds
-// them with its defaults (per codelet and worker kind, threshold 0.001,
+// them with its defaults (per codelet and worker kind, threshold 0.01,
 // one cluster, 5 folds), are the golden file the sample pipeline serves
 // (-update rewrites it).
 func TestGoldenModel(t *testing.T) {
