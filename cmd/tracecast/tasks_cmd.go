@@ -119,10 +119,16 @@ func runTasks(ctx context.Context, stdout, stderr io.Writer, traces []string, f 
 		}
 	}
 
+	// The summary is counted as the tasks pass; only CSV, whose header
+	// needs every parameter name, holds them all.
 	var all []tracecast.Task
+	sum := newTasksSummary()
 	collect := pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
 		if ts, ok := b.Items.([]tracecast.Task); ok {
-			all = append(all, ts...)
+			sum.add(ts)
+			if format == "csv" {
+				all = append(all, ts...)
+			}
 		}
 		return nil
 	})
@@ -144,7 +150,7 @@ func runTasks(ctx context.Context, stdout, stderr io.Writer, traces []string, f 
 			return err
 		}
 	}
-	return writeTasksSummary(stderr, traces, all, len(f.powers) > 0, f.out)
+	return sum.write(stderr, traces, len(f.powers) > 0, f.out)
 }
 
 // tasksSpec is the tasks command's pipeline: each trace (paje, user-defined
@@ -194,23 +200,31 @@ func tasksSpec(traces []string, f *tasksFlags, mapping map[string]string, format
 	return spec
 }
 
-// writeTasksSummary prints, per codelet and worker kind, the number of
-// tasks, their mean duration and, with power, their mean energy.
-func writeTasksSummary(w io.Writer, traces []string, ts []tracecast.Task, withPower bool, out string) error {
-	type acc struct {
-		n, withE   int
-		dur, e     float64
-		minD, maxD float64
-	}
-	by := map[string]*acc{}
-	var keys []string
+// tasksSummary counts, per codelet and worker kind, the tasks, their
+// durations and, with power, their energies.
+type tasksSummary struct {
+	by   map[string]*taskAcc
+	keys []string
+	n    int
+}
+
+type taskAcc struct {
+	n, withE   int
+	dur, e     float64
+	minD, maxD float64
+}
+
+func newTasksSummary() *tasksSummary { return &tasksSummary{by: map[string]*taskAcc{}} }
+
+func (s *tasksSummary) add(ts []tracecast.Task) {
 	for i := range ts {
+		s.n++
 		k := ts[i].Codelet + " (" + ts[i].WorkerKind + ")"
-		a := by[k]
+		a := s.by[k]
 		if a == nil {
-			a = &acc{minD: ts[i].DurationS, maxD: ts[i].DurationS}
-			by[k] = a
-			keys = append(keys, k)
+			a = &taskAcc{minD: ts[i].DurationS, maxD: ts[i].DurationS}
+			s.by[k] = a
+			s.keys = append(s.keys, k)
 		}
 		a.n++
 		a.dur += ts[i].DurationS
@@ -220,8 +234,13 @@ func writeTasksSummary(w io.Writer, traces []string, ts []tracecast.Task, withPo
 			a.e += *ts[i].EnergyJ
 		}
 	}
-	sort.Strings(keys)
-	fmt.Fprintf(w, "tracecast tasks: %d tasks from %d trace(s)", len(ts), len(traces))
+}
+
+// write prints the table: tasks, mean, min and max duration (ms) and, with
+// power, the mean energy (mJ) and how many tasks got none.
+func (s *tasksSummary) write(w io.Writer, traces []string, withPower bool, out string) error {
+	sort.Strings(s.keys)
+	fmt.Fprintf(w, "tracecast tasks: %d tasks from %d trace(s)", s.n, len(traces))
 	if out != "" && out != "-" {
 		fmt.Fprintf(w, " -> %s", out)
 	}
@@ -231,8 +250,8 @@ func writeTasksSummary(w io.Writer, traces []string, ts []tracecast.Task, withPo
 		fmt.Fprintf(w, " %12s %9s", "mean mJ", "no energy")
 	}
 	fmt.Fprintln(w)
-	for _, k := range keys {
-		a := by[k]
+	for _, k := range s.keys {
+		a := s.by[k]
 		fmt.Fprintf(w, "  %-32s %7d %12.4f %12.4f %12.4f", k, a.n, a.dur/float64(a.n)*1e3, a.minD*1e3, a.maxD*1e3)
 		if withPower {
 			if a.withE > 0 {
@@ -244,7 +263,7 @@ func writeTasksSummary(w io.Writer, traces []string, ts []tracecast.Task, withPo
 		}
 		fmt.Fprintln(w)
 	}
-	if len(ts) == 0 {
+	if s.n == 0 {
 		fmt.Fprintln(w, "  no task: the traces have no worker state with a JobId field (StarPU ≥ 1.3 writes them)")
 	}
 	return nil
