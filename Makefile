@@ -14,7 +14,8 @@ build:
 # deps installs what the tests need beside Go: pajeng's pj_dump (the peer
 # tool the reader is checked against), python3 (shared/tools/paje_sort.py),
 # Node.js + npm (the independent Arrow reader), strace and sqlite3 (real
-# programs traced for the I/O prediction). Debian/Ubuntu with apt, as root.
+# programs traced for the I/O prediction), R (lm, the independent check of
+# the task models). Debian/Ubuntu with apt, as root.
 deps:
 	@missing=""; \
 	command -v pj_dump >/dev/null || missing="$$missing pajeng"; \
@@ -23,6 +24,7 @@ deps:
 	command -v npm     >/dev/null || missing="$$missing npm"; \
 	command -v strace  >/dev/null || missing="$$missing strace"; \
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
+	command -v Rscript >/dev/null || missing="$$missing r-base-core"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
