@@ -207,6 +207,20 @@ func FitGroups(t *Table, s Spec) (*File, error) {
 		}
 		return nil, fmt.Errorf("%s: no column %q (columns: %s)", t.Source, s.Target, strings.Join(t.Columns, ", "))
 	}
+	some := false
+	for _, v := range tgt {
+		if !math.IsNaN(v) {
+			some = true
+			break
+		}
+	}
+	if !some {
+		msg := fmt.Sprintf("%s: no row has a value of %s", t.Source, s.Target)
+		if s.Target == "energy_j" {
+			msg += " (tracecast tasks gives energies with --power)"
+		}
+		return nil, errors.New(msg)
+	}
 	for _, g := range s.GroupBy {
 		if _, ok := t.Text[g]; !ok {
 			return nil, fmt.Errorf("%s: no group column %q", t.Source, g)

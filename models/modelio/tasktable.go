@@ -86,7 +86,8 @@ func (b *tableBuilder) finish() (*eiger.Table, map[string]string) {
 		for len(b.t.Text[col]) < n {
 			b.t.Text[col] = append(b.t.Text[col], "")
 		}
-		if b.kind[col] != 1 {
+		// Numbers, or nothing at all (energy_j without power): numeric.
+		if b.kind[col] > 1 {
 			delete(b.t.Num, col)
 			if b.kind[col] != 3 {
 				delete(b.bad, col)
