@@ -689,6 +689,21 @@ func (md *Model) Restore() error {
 			return errors.New("keep: index out of range")
 		}
 	}
+	for _, c := range md.Components {
+		if len(c) != len(md.Inputs) {
+			return errors.New("components: each needs one loading per input")
+		}
+	}
+	for j := range md.Inputs {
+		if !(md.Scale[j] > 0) {
+			return fmt.Errorf("scale of %s: must be positive", md.Inputs[j])
+		}
+	}
+	for j := range md.ClusterScale {
+		if !(md.ClusterScale[j] > 0) {
+			return errors.New("cluster_scale: must be positive")
+		}
+	}
 	if len(md.Clusters) == 0 {
 		return errors.New("no cluster")
 	}

@@ -79,6 +79,22 @@ func TestSyntheticRecovery(t *testing.T) {
 			if _, _, err := back.Predict(map[string]float64{"n": 4}); err == nil {
 				t.Error("a missing input predicted")
 			}
+			// Damaged files are refused, not run.
+			for _, damage := range []func(m *Model){
+				func(m *Model) { m.Scale = m.Scale[1:] },
+				func(m *Model) { m.Clusters[0].Terms[1] = "n^3" },
+				func(m *Model) { m.Clusters[0].Weights = m.Clusters[0].Weights[1:] },
+				func(m *Model) { m.Keep[0] = 99 },
+				func(m *Model) { m.Scale[0] = 0 },
+				func(m *Model) { m.Clusters = nil },
+			} {
+				var bad Model
+				json.Unmarshal(b, &bad)
+				damage(&bad)
+				if err := bad.Restore(); err == nil {
+					t.Error("a damaged model restored")
+				}
+			}
 		})
 	}
 }
