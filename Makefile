@@ -16,7 +16,8 @@ build:
 # Node.js + npm (the independent Arrow reader, tools/arrowcheck, and DuckDB
 # for the Parquet output, tools/duckcheck), strace and sqlite3 (real
 # programs traced for the I/O prediction), chromium (the HTML report is
-# checked in a headless browser). Debian/Ubuntu with apt, as root.
+# checked in a headless browser), R (lm, the independent check of the task
+# models). Debian/Ubuntu with apt, as root.
 deps:
 	@missing=""; \
 	command -v pj_dump >/dev/null || missing="$$missing pajeng"; \
@@ -26,6 +27,7 @@ deps:
 	command -v strace  >/dev/null || missing="$$missing strace"; \
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v Rscript >/dev/null || missing="$$missing r-base-core"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -78,6 +78,8 @@ var recordTypes = []RecordType{
 	declare[EnergyRow]("energy", "energy", "tracecast.energy/1", nil),
 	declare[PowerSample]("power", "power", "tracecast.power/1", nil),
 	declare[IOCall]("iocall", "iocalls", "tracecast.iocall/1", nil),
+	declare[Task]("task", "tasks", "tracecast.task/1", func(r *Task) string { return r.Run }),
+	declare[TaskModel]("taskmodel", "taskmodels", "tracecast.taskmodel/1", nil),
 }
 
 var recordTypeByItems = func() map[reflect.Type]RecordType {

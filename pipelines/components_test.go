@@ -79,6 +79,11 @@ func TestSamplePipelinesRun(t *testing.T) {
 				p, _ := s.Option("path")
 				s.SetOption("path", filepath.Join("..", p))
 			}
+			for _, s := range cfg.Stages {
+				if p, ok := s.Option("model"); ok {
+					s.SetOption("model", filepath.Join("..", p))
+				}
+			}
 			var outs []string
 			for _, s := range cfg.Sinks {
 				p, _ := s.Option("path")

@@ -191,7 +191,7 @@ func TestParquetEqualsJSON(t *testing.T) {
 	for _, table := range arrow.RecordTables("ms") {
 		rt, _ := tracecast.RecordTypeOf(reflect.MakeSlice(table.ItemsType(), 0, 0).Interface())
 		tables[rt.Name] = table
-		fmt.Fprintf(&sinks, "  pq-%s: {type: parquet, inputs: [trace, idle, fc, sig, energy, power, watts], records: %s, path: %q, time_unit: ms}\n",
+		fmt.Fprintf(&sinks, "  pq-%s: {type: parquet, inputs: [trace, idle, fc, sig, energy, power, watts, tm], records: %s, path: %q, time_unit: ms}\n",
 			rt.Plural, rt.Plural, filepath.Join(dir, rt.Name+".parquet"))
 	}
 	cfg, err := Parse(fmt.Appendf(nil, `version: 1
@@ -206,10 +206,13 @@ stages:
   fc: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=50%%"], horizons: [100ms], skill_every: 1s, time_unit: ms}
   sig: {type: signal, inputs: [trace], rules: starpu, class: idle, period: 1}
   energy: {type: energy, inputs: [trace, power], window: 0.5}
+  tk: {type: tasks, inputs: [trace]}
+  tm: {type: taskmodel, inputs: [tk], model: %q}
 sinks:
-  jsonl: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power, watts], path: %q}
+  jsonl: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power, watts, tm], path: %q}
 %s`, filepath.Join("testdata", "starpu-cholesky-2cpu.trace.gz"), filepath.Join("..", "testdata", "power", "cholesky-2cpu.rapl.csv.gz"),
-		filepath.Join("..", "testdata", "power", "cholesky-2cpu.watts.csv.gz"), js, sinks.String()), "parquet-json.yaml")
+		filepath.Join("..", "testdata", "power", "cholesky-2cpu.watts.csv.gz"), filepath.Join("..", "testdata", "tasks", "cholesky-2cpu.duration.model.json"),
+		js, sinks.String()), "parquet-json.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

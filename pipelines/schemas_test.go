@@ -40,10 +40,12 @@ stages:
   fc: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=50%%"], horizons: [100ms], skill_every: 1s, time_unit: ms}
   sig: {type: signal, inputs: [trace], rules: starpu, class: idle, period: 1}
   energy: {type: energy, inputs: [trace, power], window: 0.5}
+  tk: {type: tasks, inputs: [trace, power], energy: true}
+  tm: {type: taskmodel, inputs: [tk], model: %q}
 sinks:
-  out: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power], path: OUT}
-  kafka: {type: kafka, inputs: [idle, fc, energy], brokers: [%q], topic: records}
-`, starpu, filepath.Join(root, "testdata", "power", "cholesky-2cpu.rapl.csv.gz"), addr)},
+  out: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power, tm], path: OUT}
+  kafka: {type: kafka, inputs: [idle, fc, energy, tm], brokers: [%q], topic: records}
+`, starpu, filepath.Join(root, "testdata", "power", "cholesky-2cpu.rapl.csv.gz"), filepath.Join(root, "testdata", "tasks", "cholesky-2cpu.duration.model.json"), addr)},
 		{"smpi", fmt.Sprintf(`
 sources:
   trace: {type: file, path: %q, parser: {type: paje}}

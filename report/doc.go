@@ -6,7 +6,10 @@
 // (stages/energy.Result) and the given or fitted per-state powers of seed
 // 000's model; it renders as the table `tracecast energy` prints and, in an
 // output directory, as energy.arrow, totals.arrow, model.json and the
-// energy and power plots. An HTML report is to come here too.
+// energy and power plots. Task models (tracecast fit-model): the table of
+// each group's model, training fit and cross-validation against the
+// baselines, and measured-vs-predicted and residual plots. An HTML report
+// is to come here too.
 //
 // The demo's summary: Replay and Predictions summarize what the demo's
 // pipelines wrote (their JSON-lines outputs); WriteDemo renders them.

@@ -44,7 +44,7 @@ func TestSynthesize(t *testing.T) {
 		{name: "defaults", edit: func(*SynthConfig) {}},
 		{name: "transfers and two kinds", edit: func(c *SynthConfig) { c.TransferProb, c.Codelets = 0.3, "a:5:0.2:1,b:20" }},
 		{name: "fixed shape", edit: func(c *SynthConfig) { c.Levels, c.MaxOutDegree, c.EdgeRatio = 40, 10, 1.8 }},
-		{name: "bad codelets", edit: func(c *SynthConfig) { c.Codelets = "bad" }, usage: `--codelets: codelet "bad": want NAME:MEAN_MS[:CV[:WEIGHT]]`},
+		{name: "bad codelets", edit: func(c *SynthConfig) { c.Codelets = "bad" }, usage: `--codelets: codelet "bad": want NAME:MEAN_MS[:CV[:WEIGHT[:N1/N2/...[:EXP]]]]`},
 		{name: "one task", edit: func(c *SynthConfig) { c.Tasks = 1 }, usage: "--tasks 1 --workers 8: need at least 2 tasks and 1 worker"},
 		{name: "no worker", edit: func(c *SynthConfig) { c.Workers = 0 }, usage: "--tasks 1000 --workers 0: need at least 2 tasks and 1 worker"},
 		{name: "impossible DAG", edit: func(c *SynthConfig) { c.Levels = 5000 }, usage: "synth: impossible DAG"},

@@ -225,4 +225,3 @@ func commitLag(t *testing.T, addr string) int64 {
 	}
 	return lag
 }
-

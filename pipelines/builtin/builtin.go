@@ -16,13 +16,15 @@ import (
 	"github.com/tracecast/tracecast/sinks/csv"
 	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
-	"github.com/tracecast/tracecast/sinks/pjdump"
 	"github.com/tracecast/tracecast/sinks/parquet"
+	"github.com/tracecast/tracecast/sinks/pjdump"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stages/iotime"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"
+	"github.com/tracecast/tracecast/stages/taskmodel"
+	"github.com/tracecast/tracecast/stages/tasks"
 )
 
 // Register registers every built-in component type.
@@ -41,6 +43,8 @@ func Register(r *component.Registry) {
 	forecast.Register(r)
 	iotime.Register(r)
 	energy.Register(r)
+	tasks.Register(r)
+	taskmodel.Register(r)
 	// Sinks.
 	jsonl.Register(r)
 	arrow.Register(r)

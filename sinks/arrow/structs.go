@@ -1,6 +1,7 @@
 package arrow
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -18,9 +19,12 @@ import (
 // bools, ints, floats and time.Time (timestamp[us, UTC]) — the result records (windows, predictions,
 // verdicts, alerts). Columns are the exported fields in order, named by
 // their json tag, else in snake_case (HorizonS → horizon_s); ints become
-// int64. Fields tagged `tracecast:"nullable"` are nullable columns: null
-// where the record says the field is absent (tracecast.Partial), or holds
-// NaN or the zero time, as in the JSON outputs. The schema metadata
+// int64. A *float64 is a nullable float64 (nil: null); a map[string]float64
+// and a json.RawMessage are utf8 columns holding a JSON object (keys
+// sorted), as the entity table's extra. Fields tagged `tracecast:"nullable"`
+// are nullable columns: null where the record says the field is absent
+// (tracecast.Partial), or holds NaN or the zero time, as in the JSON
+// outputs. The schema metadata
 // carries "tracecast.schema" = name (versioned, like "tracecast.prediction/1")
 // plus meta. Reflection runs once per column per record, not per byte: fine
 // for result records, which are few; hot record types (entities, samples)
@@ -47,13 +51,18 @@ func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 			continue
 		}
 		var dt arrow.DataType
+		nullable := false
 		switch {
 		case f.Type == reflect.TypeFor[time.Time]():
 			dt = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+		case f.Type == reflect.TypeFor[*float64]():
+			dt, nullable = arrow.PrimitiveTypes.Float64, true
+		case f.Type == reflect.TypeFor[map[string]float64](), f.Type == reflect.TypeFor[json.RawMessage]():
+			dt, nullable = arrow.BinaryTypes.String, true
 		default:
 			dt = primitive(rt, f)
 		}
-		fields = append(fields, arrow.Field{Name: columnName(f), Type: dt, Nullable: f.Tag.Get("tracecast") == "nullable"})
+		fields = append(fields, arrow.Field{Name: columnName(f), Type: dt, Nullable: nullable || f.Tag.Get("tracecast") == "nullable"})
 		idx = append(idx, i)
 	}
 	partial := reflect.PointerTo(rt).Implements(reflect.TypeFor[tracecast.Partial]())
@@ -62,15 +71,31 @@ func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 	return &reflectTable{schema: schema, items: reflect.SliceOf(rt), bind: func(b *array.RecordBuilder) func(reflect.Value) {
 		add := make([]func(reflect.Value), len(idx))
 		for c, i := range idx {
+			ft := rt.Field(i).Type
 			switch fb := b.Field(c).(type) {
 			case *array.StringBuilder:
-				add[c] = func(v reflect.Value) { fb.Append(v.Field(i).String()) }
+				switch ft {
+				case reflect.TypeFor[map[string]float64](), reflect.TypeFor[json.RawMessage]():
+					add[c] = func(v reflect.Value) { appendJSON(fb, v.Field(i)) }
+				default:
+					add[c] = func(v reflect.Value) { fb.Append(v.Field(i).String()) }
+				}
 			case *array.BooleanBuilder:
 				add[c] = func(v reflect.Value) { fb.Append(v.Field(i).Bool()) }
 			case *array.Int64Builder:
 				add[c] = func(v reflect.Value) { fb.Append(v.Field(i).Int()) }
 			case *array.Float64Builder:
-				add[c] = func(v reflect.Value) { fb.Append(v.Field(i).Float()) }
+				if ft.Kind() == reflect.Pointer {
+					add[c] = func(v reflect.Value) {
+						if p := v.Field(i); p.IsNil() {
+							fb.AppendNull()
+						} else {
+							fb.Append(p.Elem().Float())
+						}
+					}
+				} else {
+					add[c] = func(v reflect.Value) { fb.Append(v.Field(i).Float()) }
+				}
 			case *array.TimestampBuilder:
 				add[c] = func(v reflect.Value) {
 					fb.Append(arrow.Timestamp(v.Field(i).Interface().(time.Time).UnixMicro()))
@@ -107,6 +132,26 @@ func orNull(add func(reflect.Value), b array.Builder, i int, name string, partia
 			add(v)
 		}
 	}
+}
+
+// appendJSON appends a map or raw JSON field as its JSON text; nil (or an
+// empty raw message) is null.
+func appendJSON(fb *array.StringBuilder, v reflect.Value) {
+	if v.IsNil() || v.Len() == 0 && v.Kind() == reflect.Slice {
+		fb.AppendNull()
+		return
+	}
+	if raw, ok := v.Interface().(json.RawMessage); ok {
+		fb.Append(string(raw))
+		return
+	}
+	b, err := json.Marshal(v.Interface())
+	if err != nil {
+		// Only non-finite numbers fail: the producers do not emit them.
+		fb.AppendNull()
+		return
+	}
+	fb.Append(string(b))
 }
 
 // reflectTable is a Table for a slice type known at run time.

@@ -491,6 +491,9 @@ func TestEveryRecordTable(t *testing.T) {
 		[]tracecast.Skill{{ID: "s", N: 3, MSEP: 0.5, SkillKSPaper: nan}},
 		[]tracecast.EnergyRow{{Node: "n", Window: -1, EnergyJ: 3}, {Node: "n", Window: 2}},
 		[]tracecast.PowerSample{{T: 1, Watts: 90}, {T: 2, Watts: 91, Mean: true, Since: 1}},
+		[]tracecast.Task{{ID: "r/1", Run: "r", Codelet: "GEMM", Worker: "CPU0", WorkerKind: "CPU", DurationS: 0.01, Params: map[string]float64{"Size": 4}},
+			{ID: "r/2", EnergyJ: ptr(1.5), PredictedDurationS: ptr(0.02)}},
+		[]tracecast.TaskModel{{ID: "duration_s/GEMM/CPU", Group: "GEMM/CPU", Target: "duration_s", N: 3, Model: []byte(`{"terms":["1"]}`), EmittedAt: at}},
 	}
 	if len(batches) != len(arrow.RecordTables("")) {
 		t.Fatalf("%d batches for %d record tables", len(batches), len(arrow.RecordTables("")))
@@ -556,3 +559,5 @@ func arrowRows(t *testing.T, path string) []string {
 	defer tbl.Release()
 	return rows(tbl)
 }
+
+func ptr(f float64) *float64 { return &f }

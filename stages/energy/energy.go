@@ -262,6 +262,33 @@ type Options struct {
 	Lateness float64
 	// Offset is added to trace seconds to get power-stream time.
 	Offset float64
+	// OnSlice, when set, is called for every slice of energy integrated,
+	// in time order per node: what attributes energy to something finer
+	// than classes (the tasks stage's per-task energy) uses it.
+	OnSlice func(Slice)
+}
+
+// Slice is one integrated piece of a node's run: between A and B (trace
+// seconds) the power goes linearly from WattsA to WattsB (constant for
+// counter-derived samples), the node's state does not change, and its
+// energy is shared equally among Activities (the node's workers, plus its
+// processes in I/O).
+type Slice struct {
+	Node           string
+	A, B           float64
+	WattsA, WattsB float64
+	Activities     int32
+}
+
+// EnergyBetween is the energy of the slice between a and b (clamped to
+// the slice), joules: the integral of its linear power.
+func (s Slice) EnergyBetween(a, b float64) float64 {
+	a, b = math.Max(a, s.A), math.Min(b, s.B)
+	if b <= a || s.B <= s.A {
+		return 0
+	}
+	at := func(t float64) float64 { return s.WattsA + (s.WattsB-s.WattsA)*(t-s.A)/(s.B-s.A) }
+	return (at(a) + at(b)) / 2 * (b - a)
 }
 
 // NodeWindow sums one node's window over classes.
@@ -425,6 +452,9 @@ func (j *Joiner) consume(ns *nodeState, s tracecast.PowerSample) {
 		var acts int32
 		for _, n := range cnt {
 			acts += n
+		}
+		if j.opts.OnSlice != nil {
+			j.opts.OnSlice(Slice{Node: ns.tl.Node, A: a, B: cut, WattsA: at(a), WattsB: at(cut), Activities: acts})
 		}
 		for _, nw := range [2]*NodeWindow{ns.win(j, w), &ns.total} {
 			nw.Covered += cut - a

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -58,10 +59,52 @@ func TestParseCodelets(t *testing.T) {
 	if err != nil || len(cs) != 2 || cs[0].Weight != 3 || cs[1].CV != 0.3 {
 		t.Fatalf("%v %+v", err, cs)
 	}
-	for _, bad := range []string{"", "X", "X:-1", "X:1:2:3:4", "a b:1"} {
+	cs, err = ParseCodelets("GEMM:4:0.1:1:64/128:2.5,TRSM:2:0:1:32")
+	if err != nil || len(cs) != 2 || len(cs[0].Sizes) != 2 || cs[0].SizeExp != 2.5 || cs[1].Sizes[0] != 32 || cs[1].SizeExp != 3 {
+		t.Fatalf("%v %+v", err, cs)
+	}
+	for _, bad := range []string{"", "X", "X:-1", "X:1:2:3:4:5:6", "X:1:2:3:0", "X:1:2:3:4/x", "X:1:2:3:4:e", "a b:1"} {
 		if _, err := ParseCodelets(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestSizedCodelets: tasks of a codelet with tile sizes say their size
+// (Size, Params, GFlop) and last MEAN·(N/N1)^EXP on average.
+func TestSizedCodelets(t *testing.T) {
+	d, err := NewDAG(DAGParams{Tasks: 1000, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	cs := []Codelet{{Name: "GEMM", MeanMS: 1, CV: 0, Weight: 1, Sizes: []int{100, 200}, SizeExp: 3}}
+	if _, err := WriteTrace(&b, d, TraceParams{Workers: 4, Seed: 4, Codelets: cs}); err != nil {
+		t.Fatal(err)
+	}
+	n := map[int]int{}
+	for _, line := range strings.Split(b.String(), "\n") {
+		f := strings.Split(line, "\t")
+		if f[0] != "20" {
+			continue
+		}
+		switch f[5] {
+		case "120000":
+			n[100]++
+			if f[6] != `"M100x100x4_M100x100x4_M100x100x4"` || f[12] != "0.002000" {
+				t.Fatalf("line %q", line)
+			}
+		case "480000":
+			n[200]++
+			if f[6] != `"M200x200x4_M200x200x4_M200x200x4"` || f[12] != "0.016000" {
+				t.Fatalf("line %q", line)
+			}
+		default:
+			t.Fatalf("line %q", line)
+		}
+	}
+	if n[100] < 400 || n[200] < 400 || n[100]+n[200] != 1000 {
+		t.Errorf("sizes %v", n)
 	}
 }
 

@@ -22,12 +22,19 @@ var header string
 // Codelet is a kind of task with its duration distribution.
 type Codelet struct {
 	Name   string
-	MeanMS float64 // mean duration, ms
+	MeanMS float64 // mean duration, ms (of the first size, with Sizes)
 	CV     float64 // coefficient of variation (lognormal); 0: constant
 	Weight float64 // relative frequency
+	// Sizes, when set, are tile sizes N drawn uniformly per task: the task
+	// works on three N×N matrices of 4-byte floats (a GEMM's handles), its
+	// mean duration is MeanMS·(N/Sizes[0])^SizeExp, and the trace says so
+	// (Size 3·N²·4, Params M<N>x<N>x4 three times, GFlop 2N³/10⁹).
+	Sizes   []int
+	SizeExp float64
 }
 
-// ParseCodelets reads "NAME:MEAN_MS[:CV[:WEIGHT]],...".
+// ParseCodelets reads "NAME:MEAN_MS[:CV[:WEIGHT[:N1/N2/...[:EXP]]]],...":
+// with tile sizes, the mean duration is MEAN_MS·(N/N1)^EXP (EXP default 3).
 func ParseCodelets(s string) ([]Codelet, error) {
 	var out []Codelet
 	for _, f := range strings.Split(s, ",") {
@@ -37,8 +44,26 @@ func ParseCodelets(s string) ([]Codelet, error) {
 		}
 		parts := strings.Split(f, ":")
 		c := Codelet{Name: parts[0], CV: 0.3, Weight: 1}
-		if c.Name == "" || strings.ContainsAny(c.Name, " \t\"") || len(parts) < 2 || len(parts) > 4 {
-			return nil, fmt.Errorf("codelet %q: want NAME:MEAN_MS[:CV[:WEIGHT]]", f)
+		if c.Name == "" || strings.ContainsAny(c.Name, " \t\"") || len(parts) < 2 || len(parts) > 6 {
+			return nil, fmt.Errorf("codelet %q: want NAME:MEAN_MS[:CV[:WEIGHT[:N1/N2/...[:EXP]]]]", f)
+		}
+		if len(parts) >= 5 {
+			for _, n := range strings.Split(parts[4], "/") {
+				v, err := strconv.Atoi(n)
+				if err != nil || v <= 0 || v > 1<<20 {
+					return nil, fmt.Errorf("codelet %q: bad tile size %q", f, n)
+				}
+				c.Sizes = append(c.Sizes, v)
+			}
+			c.SizeExp = 3
+			if len(parts) == 6 {
+				e, err := strconv.ParseFloat(parts[5], 64)
+				if err != nil || math.IsInf(e, 0) || math.IsNaN(e) || math.Abs(e) > 10 {
+					return nil, fmt.Errorf("codelet %q: bad size exponent %q", f, parts[5])
+				}
+				c.SizeExp = e
+			}
+			parts = parts[:4]
 		}
 		vals := []*float64{&c.MeanMS, &c.CV, &c.Weight}
 		for i, p := range parts[1:] {
@@ -171,6 +196,8 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 	r := rand.New(rand.NewPCG(p.Seed, 0x7ace))
 	// Per-task codelet, duration and transfer, drawn in task order.
 	kind := make([]uint8, n)
+	tile := make([]int, n) // tile size N of tasks of codelets with Sizes
+	rs := rand.New(rand.NewPCG(p.Seed, 0x512e))
 	dur := make([]float64, n)
 	fetch := make([]float64, n)
 	totalW := 0.0
@@ -191,6 +218,10 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 		if c.CV > 0 {
 			s2 := math.Log1p(c.CV * c.CV)
 			dur[i] = c.MeanMS * math.Exp(r.NormFloat64()*math.Sqrt(s2)-s2/2)
+		}
+		if len(c.Sizes) > 0 {
+			tile[i] = c.Sizes[rs.IntN(len(c.Sizes))]
+			dur[i] *= math.Pow(float64(tile[i])/float64(c.Sizes[0]), c.SizeExp)
 		}
 		dur[i] = math.Max(dur[i], 4*o)
 		sum.BusyMS += dur[i]
@@ -274,9 +305,17 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 			id := int(e.task)
 			buf = append(buf[:0], "20\t"...)
 			buf = ts(buf, e.t)
-			buf = fmt.Appendf(buf, "\tw%d\tWS\t\"%s\"\t%d\t\"M%dx%d\"\t%08x\t%016x\t%d\t%d\t%d\t%.6f\t%d\t%d\t%d\t-1\t\"-1\"\n",
-				e.w, c.Name, 460800, 240, 240, uint32(k)*0x9e3779b1+0x752078c9, uint64(id)+1, id+1, id, -int(d.Level[id]),
-				dur[id]*1e-3, id%64, id/64, d.Level[id])
+			if nt := tile[id]; nt > 0 {
+				// Sized tasks: three N×N float matrices, GEMM's flops.
+				m := fmt.Sprintf("M%dx%dx4", nt, nt)
+				buf = fmt.Appendf(buf, "\tw%d\tWS\t\"%s\"\t%d\t\"%s_%s_%s\"\t%08x\t%016x\t%d\t%d\t%d\t%.6f\t%d\t%d\t%d\t-1\t\"-1_-1_-1\"\n",
+					e.w, c.Name, 3*nt*nt*4, m, m, m, uint32(nt)*0x9e3779b1+uint32(k), uint64(id)+1, id+1, id, -int(d.Level[id]),
+					2*math.Pow(float64(nt), 3)/1e9, id%64, id/64, d.Level[id])
+			} else {
+				buf = fmt.Appendf(buf, "\tw%d\tWS\t\"%s\"\t%d\t\"M%dx%d\"\t%08x\t%016x\t%d\t%d\t%d\t%.6f\t%d\t%d\t%d\t-1\t\"-1\"\n",
+					e.w, c.Name, 460800, 240, 240, uint32(k)*0x9e3779b1+0x752078c9, uint64(id)+1, id+1, id, -int(d.Level[id]),
+					dur[id]*1e-3, id%64, id/64, d.Level[id])
+			}
 			put(buf)
 		}
 	}

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tracecast/tracecast/models/eiger"
+	"github.com/tracecast/tracecast/models/modelio"
+	"github.com/tracecast/tracecast/report"
+)
+
+type fitModelFlags struct {
+	target, inputs, regressors, out, plots, sizeColumn string
+	groups                                             []string
+	threshold                                          float64
+	clusters, folds                                    int
+	seed                                               uint64
+	pca                                                bool
+}
+
+func newFitModelCmd() *cobra.Command {
+	var f fitModelFlags
+	cmd := &cobra.Command{
+		Use:   "fit-model FILE.csv|TASKS.arrow|TASKS.jsonl --target COLUMN [--group COLUMN] [--threshold T] [--clusters K] [--inputs a,b] [--pca] [-o model.json]",
+		Short: "Models of a task metric from its parameters (seed 003's Eiger construction)",
+		Long: `fit-model builds, per group of rows, an analytical model of the target column
+as a function of the inputs, with Eiger's construction (seed 003, §3.1.1):
+
+  1. zero-variance elimination by PCA: constant inputs are dropped, and one
+     input per direction of zero variance (a linear combination of others);
+     with --pca the regressors apply to the principal components instead;
+  2. k-means clustering (--clusters, default 1; deterministic seeding,
+     --seed), one model per cluster;
+  3. Algorithm 1: forward selection over Table 1's pool (x^-2, x^-1, x^-0.5,
+     log2(x), x^0.5, x, x^2, x*y) by adjusted R²; a regressor enters when it
+     raises adjusted R² by more than --threshold; least squares by QR.
+
+Input: a tracecast tasks file (JSON lines, Arrow, CSV) — inputs default to
+the tasks' parameters, groups to codelet and worker_kind — or any CSV with
+a header row (lwperf style), whose numeric columns are the inputs by
+default. --inputs and --regressors restrict them (§3.1.1.3, last
+paragraph).
+
+The model of each group is printed with its training fit and, with
+--folds K (default 5), K-fold cross-validated errors (MAPE, R²) next to
+two baselines on the same folds: the mean (StarPU's history model: per
+footprint when the table has one) and StarPU's regression a·size^b + c on
+--size-column (Size). A model predicting negative values for its own
+training rows is flagged UNUSABLE. -o writes the models as JSON (for
+predict-task and the taskmodel stage), --plots DIR measured-vs-predicted
+and residual plots (PNG and SVG) per group.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runFitModel(cmd.OutOrStdout(), args[0], &f, cmd.Flags().Changed("group"))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.target, "target", "", "column to model (duration_s, energy_j, ...)")
+	fl.StringSliceVar(&f.groups, "group", nil, "columns whose values group the rows, one model per group (default for tasks: codelet,worker_kind; none: one model)")
+	fl.Float64Var(&f.threshold, "threshold", eiger.DefaultThreshold, "least gain in adjusted R² for a regressor to enter the model")
+	fl.IntVar(&f.clusters, "clusters", 1, "k of k-means: models per group")
+	fl.StringVar(&f.inputs, "inputs", "", "comma-separated input columns (default: the tasks' parameters, or every numeric column)")
+	fl.StringVar(&f.regressors, "regressors", "", "comma-separated pool functions allowed: "+strings.Join(eiger.PoolNames, ","))
+	fl.BoolVar(&f.pca, "pca", false, "fit on the principal components (of non-zero variance) instead of the inputs")
+	fl.IntVar(&f.folds, "folds", 5, "folds of the cross-validation (0: none)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of k-means++ and of the folds")
+	fl.StringVar(&f.sizeColumn, "size-column", "Size", "data size for StarPU's a·size^b + c baseline")
+	fl.StringVarP(&f.out, "output", "o", "", "write the models here (JSON)")
+	fl.StringVar(&f.plots, "plots", "", "directory for measured-vs-predicted and residual plots (PNG, SVG)")
+	return cmd
+}
+
+func runFitModel(w io.Writer, path string, f *fitModelFlags, groupSet bool) error {
+	if f.target == "" {
+		return usageErr(fmt.Errorf("--target is required"))
+	}
+	if f.clusters < 1 {
+		return usageErr(fmt.Errorf("--clusters must be at least 1"))
+	}
+	if f.folds < 0 || f.folds == 1 {
+		return usageErr(fmt.Errorf("--folds must be 0 (none) or at least 2"))
+	}
+	if !(f.threshold >= 0) {
+		return usageErr(fmt.Errorf("--threshold must not be negative"))
+	}
+	pool, err := eiger.ParsePool(f.regressors)
+	if err != nil {
+		return usageErr(err)
+	}
+	if f.out != "" {
+		if err := checkOutputs([]string{path}, f.out); err != nil {
+			return err
+		}
+	}
+	t, err := modelio.ReadTaskTable(path)
+	if err != nil {
+		return err
+	}
+	spec := eiger.Spec{Target: f.target, Options: eiger.Options{Threshold: f.threshold, Clusters: f.clusters, PCA: f.pca, Pool: pool, Seed: f.seed},
+		Folds: f.folds}
+	isTasks := len(t.Params) > 0
+	switch {
+	case groupSet && len(f.groups) == 1 && f.groups[0] == "none":
+	case groupSet:
+		spec.GroupBy = f.groups
+	case isTasks:
+		spec.GroupBy = []string{"codelet", "worker_kind"}
+	}
+	if f.inputs != "" {
+		for _, in := range strings.Split(f.inputs, ",") {
+			spec.Inputs = append(spec.Inputs, strings.TrimSpace(in))
+		}
+	}
+	for _, col := range append([]string{f.target}, spec.Inputs...) {
+		if msg, ok := t.NotNumeric[col]; ok {
+			return fmt.Errorf("%s", msg)
+		}
+	}
+	if _, ok := t.Num[f.sizeColumn]; ok {
+		spec.SizeColumn = f.sizeColumn
+	}
+	if _, ok := t.Text["footprint"]; ok && isTasks {
+		spec.FootprintColumn = "footprint"
+	}
+	file, err := eiger.FitGroups(t.Table, spec)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteTaskModelText(w, file); err != nil {
+		return err
+	}
+	if f.plots != "" {
+		if err := os.MkdirAll(f.plots, 0o755); err != nil {
+			return err
+		}
+		names, err := report.WriteTaskModelPlots(f.plots, file)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\nplots: %d group(s) in %s (.png, .svg)\n", len(names), f.plots)
+	}
+	if f.out != "" {
+		if err := modelio.WriteTaskModel(f.out, file); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "models: %s\n", f.out)
+	}
+	return nil
+}
+
+type predictTaskFlags struct {
+	model, codelet, workerKind string
+	keys, params               []string
+}
+
+func newPredictTaskCmd() *cobra.Command {
+	var f predictTaskFlags
+	cmd := &cobra.Command{
+		Use:   "predict-task --model FILE --codelet NAME [--worker-kind KIND] --param NAME=VALUE...",
+		Short: "Evaluate a fit-model model: a task's predicted duration (or energy) from its parameters",
+		Long: `predict-task finds the model of the group (--codelet and --worker-kind for
+models of tasks grouped as fit-model does by default; --key COLUMN=VALUE for
+other group columns), picks the cluster nearest to the parameters, and
+prints the prediction as JSON. A parameter the model needs and lacks, a
+value outside a term's domain (x^-1 at 0, log2 of a non-positive value) and
+a negative prediction (a duration or an energy below 0: the model does not
+hold there) are errors.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPredictTask(cmd.OutOrStdout(), &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "model file written by fit-model -o")
+	fl.StringVar(&f.codelet, "codelet", "", "the task's codelet (group column codelet)")
+	fl.StringVar(&f.workerKind, "worker-kind", "", "the worker kind (group column worker_kind), e.g. CPU")
+	fl.StringArrayVar(&f.keys, "key", nil, "COLUMN=VALUE of another group column (repeatable)")
+	fl.StringArrayVar(&f.params, "param", nil, "NAME=VALUE: a parameter of the task (repeatable)")
+	return cmd
+}
+
+func runPredictTask(w io.Writer, f *predictTaskFlags) error {
+	if f.model == "" {
+		return usageErr(fmt.Errorf("--model is required"))
+	}
+	key := map[string]string{}
+	if f.codelet != "" {
+		key["codelet"] = f.codelet
+	}
+	if f.workerKind != "" {
+		key["worker_kind"] = f.workerKind
+	}
+	for _, kv := range f.keys {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usageErr(fmt.Errorf("--key %q: want COLUMN=VALUE", kv))
+		}
+		key[k] = v
+	}
+	params := map[string]float64{}
+	for _, kv := range f.params {
+		k, v, ok := strings.Cut(kv, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || k == "" || err != nil {
+			return usageErr(fmt.Errorf("--param %q: want NAME=NUMBER", kv))
+		}
+		params[k] = x
+	}
+	file, err := modelio.ReadTaskModel(f.model)
+	if err != nil {
+		return err
+	}
+	for _, col := range file.GroupBy {
+		if _, ok := key[col]; !ok {
+			flag := "--key " + col + "=VALUE"
+			switch col {
+			case "codelet":
+				flag = "--codelet"
+			case "worker_kind":
+				flag = "--worker-kind"
+			}
+			return usageErr(fmt.Errorf("the models are per %s: give %s", strings.Join(file.GroupBy, ", "), flag))
+		}
+	}
+	g, err := file.Find(key)
+	if err != nil {
+		return err
+	}
+	if g.Model == nil {
+		return fmt.Errorf("group %s has no model: %s", g.Name, g.Error)
+	}
+	v, cluster, err := g.Model.Predict(params)
+	if err != nil {
+		return fmt.Errorf("group %s: %w", g.Name, err)
+	}
+	if v < 0 {
+		return fmt.Errorf("group %s: the model predicts %s = %g, below 0: it does not hold for these parameters", g.Name, file.Target, v)
+	}
+	var unused []string
+	for k := range params {
+		if !slices.Contains(g.Model.Required(), k) {
+			unused = append(unused, k)
+		}
+	}
+	slices.Sort(unused)
+	out := map[string]any{"group": g.Name, "target": file.Target, "value": v, "cluster": cluster,
+		"model": report.Formula(file.Target, &g.Model.Clusters[cluster])}
+	if len(unused) > 0 {
+		out["unused_params"] = unused
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
