@@ -110,7 +110,9 @@ func TestChaosFiveThousandOpenTraces(t *testing.T) {
 		args = append(args, "--set", id+".brokers=["+e.addr+"]")
 	}
 	p := e.start("pipeline", args...)
-	w := &kafkago.Writer{Addr: kafkago.TCP(e.addr), Topic: "tracecast.traces", Balancer: &kafkago.Hash{}, BatchTimeout: 5 * time.Millisecond, BatchSize: 1000}
+	// One batch per partition per call: kafka-go writes the batches of one
+	// call concurrently, which could reorder a partition's messages.
+	w := &kafkago.Writer{Addr: kafkago.TCP(e.addr), Topic: "tracecast.traces", Balancer: &kafkago.Hash{}, BatchTimeout: 5 * time.Millisecond, BatchSize: 100000, BatchBytes: 1 << 30}
 	defer w.Close()
 	prods := make([]*kafkaingest.Producer, n)
 	for i := range prods {
