@@ -31,6 +31,7 @@ type Parser struct {
 	held     []quirkBatch
 	spare    []quirkBatch
 	finished bool
+	batch    []tracecast.Entity
 }
 
 // NewParser returns a parser with the given options.
@@ -49,6 +50,9 @@ func NewParser(opts Options) *Parser {
 	}
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultOptions().MaxBuffered
+	}
+	if opts.Threads <= 0 {
+		opts.Threads = DefaultOptions().Threads
 	}
 	p := &Parser{opts: opts, hdr: newHeader(opts.NoStrict), stats: Stats{Skipped: map[string]int64{}}}
 	p.sim = newSim(&p.opts)
@@ -234,6 +238,40 @@ func (p *Parser) Take(dst []tracecast.Entity) []tracecast.Entity {
 	clear(p.sim.out)
 	p.sim.out = p.sim.out[:0]
 	return dst
+}
+
+// send hands the completed entities to fn, without copying them, once at
+// least min of them are pending (fn must not keep the slice).
+func (p *Parser) send(min int, fn func([]tracecast.Entity) error) error {
+	if p.Pending() < min {
+		return nil
+	}
+	s := p.sim
+	if !p.opts.PjdumpQuirks {
+		p.stats.Entities += int64(len(s.out))
+		err := fn(s.out)
+		clear(s.out)
+		s.out = s.out[:0]
+		return err
+	}
+	p.hold()
+	for p.releasable() {
+		b := p.held[0]
+		p.stats.Entities += int64(len(b.es))
+		err := fn(b.es)
+		p.release()
+		if err != nil {
+			return err
+		}
+	}
+	if p.finished {
+		p.batch = p.finishQuirks(s.endAt, p.batch[:0])
+		p.stats.Entities += int64(len(p.batch))
+		err := fn(p.batch)
+		clear(p.batch)
+		return err
+	}
+	return nil
 }
 
 // Pending is the number of completed entities not yet taken.
