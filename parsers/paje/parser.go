@@ -289,10 +289,11 @@ func (p *Parser) TypeWatermarks() map[string]float64 {
 	bound := s.maxLine - max(p.horizon, 0)
 	m := make(map[string]float64)
 	for _, c := range s.live {
-		for t, sl := range c.slots {
-			if t.kind != tkState {
+		for _, sl := range c.slots {
+			if sl == nil || sl.t.kind != tkState {
 				continue
 			}
+			t := sl.t
 			w, ok := m[t.name]
 			if !ok {
 				w = bound
@@ -317,6 +318,9 @@ func (p *Parser) Watermark() float64 {
 	w := s.maxLine - max(p.horizon, 0)
 	for _, c := range s.live {
 		for _, sl := range c.slots {
+			if sl == nil {
+				continue
+			}
 			if len(sl.stack) > 0 {
 				w = min(w, sl.stack[0].start)
 			}

@@ -13,8 +13,11 @@ import (
 	"github.com/tracecast/tracecast"
 )
 
-// BatchSize is how many entities Read hands to its callback at a time.
-const BatchSize = 4096
+// BatchSize is about how many entities Read hands to its callback at a
+// time (a Processor emits batches of this size too). With PjdumpQuirks the
+// parser holds a few batches back (pj_dump's window): the size bounds that
+// memory, 2048 entities of 160 bytes each.
+const BatchSize = 2048
 
 // Read parses a whole trace from r (plain or gzip) and calls fn with batches
 // of completed entities; fn must not keep the slice. It returns the parser's

@@ -77,7 +77,7 @@ func (s *sim) flushVars(c *container, t *ptype, sl *slot, th float64) *simError 
 		if err != nil {
 			break
 		}
-		if s.drain != nil && len(s.out) >= 4096 {
+		if s.drain != nil && len(s.out) >= BatchSize {
 			s.drain()
 		}
 	}
