@@ -19,8 +19,8 @@ import "unsafe"
 const (
 	slabBytes   = 16 << 10
 	strTabSlots = 1 << 12 // interned values
-	// maxSlabbed is the longest string carved out of a slab; longer ones
-	// are allocated on their own.
+	// maxSlabbed is the longest string interned or carved out of a slab;
+	// longer ones are allocated on their own.
 	maxSlabbed = 1 << 10
 )
 
@@ -50,6 +50,9 @@ const internAfter = 16
 
 // get returns a string equal to b.
 func (t *strTable) get(b []byte) string {
+	if len(b) > maxSlabbed {
+		return string(b) // long values are neither interned nor slabbed
+	}
 	h := hashBytes(b)
 	i := h & (strTabSlots - 1)
 	if s := t.slots[i]; s == string(b) {
