@@ -2,6 +2,7 @@ package paje
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -296,5 +297,60 @@ func TestParallelStops(t *testing.T) {
 	})
 	if err != stop {
 		t.Fatalf("got %v, want the callback's error", err)
+	}
+}
+
+// processLines runs a Processor over data cut into batches of batch lines
+// and returns what it emitted.
+func processLines(data []byte, o Options, batch int) readResult {
+	var r readResult
+	pr := NewProcessor(o)
+	emit := func(_ context.Context, b tracecast.Batch) error {
+		es := b.Items.([]tracecast.Entity)
+		r.es = append(r.es, es...)
+		r.batches = append(r.batches, len(es))
+		return nil
+	}
+	var lines []tracecast.Line
+	flush := func() bool {
+		if r.err = pr.Process(context.Background(), tracecast.Batch{Stream: "s", Items: lines}, emit); r.err != nil {
+			return false
+		}
+		lines = lines[:0]
+		return true
+	}
+	num := int64(0)
+	for l := range bytes.SplitSeq(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'}) {
+		num++
+		lines = append(lines, tracecast.Line{Data: bytes.TrimSuffix(l, []byte{'\r'}), Num: num})
+		if len(lines) == batch && !flush() {
+			break
+		}
+	}
+	if r.err == nil && (len(lines) == 0 || flush()) {
+		r.err = pr.Flush(context.Background(), emit)
+	}
+	r.st = pr.(*processor).Stats()
+	return r
+}
+
+// TestProcessorThreads: a Processor tokenizing its batches on several
+// goroutines emits what it does on one, batch for batch.
+func TestProcessorThreads(t *testing.T) {
+	traces, _ := filepath.Glob("../../testdata/smpi/*.trace")
+	inputs := map[string][]byte{"starpu": gunzip(t, starpuTrace)}
+	for _, tr := range traces {
+		inputs[filepath.Base(tr)] = readTrace(t, tr)
+	}
+	inputs["edges"] = []byte("\ufeff" + hdr + "4 1 w1 S Idle\n\n5 2 w1 S " + strings.Repeat("A", 5000) + " t\n6 3 w1 S\n# c\n4 4 w9 S Run\n4 5 w1 S Idle\n")
+	for name, data := range inputs {
+		for mode, o := range readModes(name) {
+			o.MaxLineBytes = 4096
+			for _, batch := range []int{1, 300, 1024, 5000} {
+				want := processLines(data, withThreads(o, 1, 0), batch)
+				got := processLines(data, withThreads(o, 3, 0), batch)
+				sameRead(t, name+" "+mode+" batches of "+itoa(batch), got, want, true)
+			}
+		}
 	}
 }

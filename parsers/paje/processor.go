@@ -3,6 +3,8 @@ package paje
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"sync"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/input"
@@ -10,14 +12,40 @@ import (
 
 // NewProcessor returns a pipeline processor that parses batches of
 // tracecast.Line ([]Line items) from one stream and emits batches of
-// resolved entities ([]tracecast.Entity items).
+// resolved entities ([]tracecast.Entity items). With opts.Threads > 1, the
+// lines of a large batch are tokenized on that many goroutines, then
+// resolved in order: the output is the same.
 func NewProcessor(opts Options) tracecast.Processor {
-	return &processor{p: NewParser(opts)}
+	pr := &processor{p: NewParser(opts)}
+	if pr.p.opts.Threads > 1 {
+		pr.parts = make([]tokPart, pr.p.opts.Threads)
+	}
+	return pr
 }
 
 type processor struct {
 	p      *Parser
 	stream string
+	// parts are the threads' tokenized shares of a batch.
+	parts []tokPart
+}
+
+// minParallelLines is the smallest batch tokenized in parallel: below it,
+// starting goroutines costs more than it saves.
+const minParallelLines = 256
+
+// tokPart is one thread's share of a batch: its lines' tokens.
+type tokPart struct {
+	toks    []token
+	recs    []lineTok
+	scratch []token
+}
+
+// lineTok is a tokenized line: its tokens are toks[tok:end].
+type lineTok struct {
+	tok, end int
+	reason   string
+	tooLong  bool
 }
 
 func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
@@ -26,6 +54,9 @@ func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit trace
 		return fmt.Errorf("paje: expects lines, got %T", in.Items)
 	}
 	pr.stream = in.Stream
+	if pr.parts != nil && len(lines) >= minParallelLines {
+		return pr.processParallel(ctx, lines, emit)
+	}
 	for i := range lines {
 		if err := pr.p.Line(lines[i].Data, lines[i].Num); err != nil {
 			return err
@@ -37,6 +68,74 @@ func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit trace
 		}
 	}
 	return pr.emit(ctx, emit)
+}
+
+// processParallel is Process with the lines tokenized in parallel first:
+// what Parser.Line does, in two steps.
+func (pr *processor) processParallel(ctx context.Context, lines []tracecast.Line, emit tracecast.Emit) error {
+	p := pr.p
+	n := len(pr.parts)
+	share := (len(lines) + n - 1) / n
+	first := p.stats.Lines == 0 // the stream's first line may start with a BOM
+	var wg sync.WaitGroup
+	for k := range pr.parts {
+		lo, hi := min(k*share, len(lines)), min((k+1)*share, len(lines))
+		work := func() { pr.parts[k].tokenize(lines[lo:hi], p.opts.MaxLineBytes, first && k == 0) }
+		if k == n-1 {
+			work() // the last share on this goroutine
+			continue
+		}
+		wg.Go(work)
+	}
+	wg.Wait()
+	for k := range pr.parts {
+		part := &pr.parts[k]
+		for j := range part.recs {
+			if p.err != nil {
+				return p.err
+			}
+			r := &part.recs[j]
+			num := lines[k*share+j].Num
+			p.stats.Lines++
+			var err error
+			if r.tooLong {
+				err = p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
+			} else {
+				err = p.tokens(part.toks[r.tok:r.end], r.reason, num)
+			}
+			if err != nil {
+				return err
+			}
+			if p.Pending() >= BatchSize {
+				if err := pr.emit(ctx, emit); err != nil {
+					return err
+				}
+			}
+		}
+		clear(part.toks) // the lines' bytes go back to the source
+	}
+	return pr.emit(ctx, emit)
+}
+
+// tokenize tokenizes lines into the part, as Parser.Line would.
+func (t *tokPart) tokenize(lines []tracecast.Line, max int, first bool) {
+	t.toks, t.recs = t.toks[:0], t.recs[:0]
+	for i := range lines {
+		data := lines[i].Data
+		if i == 0 && first {
+			data = input.TrimBOM(data)
+		}
+		if len(data) > max {
+			t.recs = append(t.recs, lineTok{tooLong: true})
+			continue
+		}
+		toks, reason := tokenize(data, t.scratch)
+		t.scratch = toks
+		r := lineTok{tok: len(t.toks), reason: reason}
+		t.toks = append(t.toks, toks...)
+		r.end = len(t.toks)
+		t.recs = append(t.recs, r)
+	}
 }
 
 func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
