@@ -26,6 +26,9 @@ type Parser struct {
 	unit    string
 
 	truncated bool
+	// pre is what was decoded ahead of the parser for the current line
+	// (reader.go), if anything.
+	pre decoded
 
 	// held is the output held back for pj_dump's window (compat.go).
 	held     []quirkBatch
@@ -56,6 +59,7 @@ func NewParser(opts Options) *Parser {
 	}
 	p := &Parser{opts: opts, hdr: newHeader(opts.NoStrict), stats: Stats{Skipped: map[string]int64{}}}
 	p.sim = newSim(&p.opts)
+	p.sim.pre = &p.pre
 	p.horizon = opts.ReorderHorizon
 	if opts.TimeUnit != "auto" && opts.TimeUnit != "" {
 		p.setUnit(opts.TimeUnit)
@@ -135,7 +139,10 @@ func (p *Parser) tokens(toks []token, r string, num int64) error {
 	if p.hdr.cur != nil {
 		return p.bad(num, "header", "event line inside the definition of event "+lineerr.Cut(p.hdr.cur.id)+" (missing %EndEventDef)")
 	}
-	d := p.hdr.defs[string(toks[0].b)]
+	d := p.pre.def
+	if d == nil {
+		d = p.hdr.lookup(toks[0].b)
+	}
 	if d == nil {
 		return p.bad(num, "unknown event id", "unknown event id "+quote(string(toks[0].b)))
 	}
@@ -172,7 +179,10 @@ func (h *header) unit() string {
 func (p *Parser) process(d *eventDef, toks []token, num int64) error {
 	now := 0.0
 	if i := d.idx[fTime]; i >= 0 {
-		t, ok := parseFloat(toks[i].b)
+		t, ok := p.pre.time, p.pre.timeOK
+		if p.pre.def == nil {
+			t, ok = parseFloat(toks[i].b)
+		}
 		if !ok {
 			return p.bad(num, "bad number", "bad time "+quote(string(toks[i].b)))
 		}

@@ -201,7 +201,7 @@ func (t *LineTimer) Time(line []byte) (float64, bool) {
 		t.hdr.line(toks, 0)
 		return 0, false
 	}
-	d := t.hdr.defs[string(toks[0].b)]
+	d := t.hdr.lookup(toks[0].b)
 	if d == nil || !d.timed() || len(toks) <= int(d.idx[fTime])+1 {
 		return 0, false
 	}

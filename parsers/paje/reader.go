@@ -70,7 +70,7 @@ func (p *Parser) readChunks(sp *splitter, send func(int) error) error {
 		if !ok {
 			return err
 		}
-		c.tokenize(p.opts.MaxLineBytes)
+		c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
 		if err := p.chunk(c, send); err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func (p *Parser) readParallel(sp *splitter, threads int, send func(int) error) e
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				c.tokenize(p.opts.MaxLineBytes)
+				c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
 				c.done <- struct{}{}
 			}
 		}()
@@ -230,6 +230,37 @@ type lineRec struct {
 	tok, end uint32 // its tokens are toks[tok:end]
 	reason   int32  // index in reasons of the tokenizer's complaint, or -1
 	flags    uint8
+	dec      decoded
+}
+
+// decoded is what is worked out ahead of the parser, in parallel, for an
+// event line whose definition was already known: the definition (nil if
+// not decoded), the time and a variable's value. Definitions are never
+// replaced, so the one found is the one the parser would find.
+type decoded struct {
+	def           *eventDef
+	time, val     float64
+	timeOK, valOK bool
+}
+
+// decode fills dec for a line's tokens with the definitions of snap.
+func (dec *decoded) decode(toks []token, snap *defSnap) {
+	*dec = decoded{}
+	if len(toks) == 0 || !toks[0].quoted && len(toks[0].b) > 0 && toks[0].b[0] == '%' {
+		return // blank, or a header line
+	}
+	d := snap.lookup(toks[0].b)
+	if d == nil || len(toks)-1 != d.nfields {
+		return
+	}
+	dec.def = d
+	if i := d.idx[fTime]; i >= 0 {
+		dec.time, dec.timeOK = parseFloat(toks[1+i].b)
+	}
+	switch d.kind {
+	case evSetVariable, evAddVariable, evSubVariable:
+		dec.val, dec.valOK = parseFloat(toks[1+d.idx[fValue]].b)
+	}
 }
 
 const (
@@ -333,9 +364,10 @@ func (s *splitter) fill(c *chunk) (bool, error) {
 	}
 }
 
-// tokenize splits c into lines and tokenizes them (any goroutine). Blank
-// lines are only counted.
-func (c *chunk) tokenize(max int) {
+// tokenize splits c into lines, tokenizes them and decodes their events
+// with the definitions of snap (any goroutine). Blank lines are only
+// counted.
+func (c *chunk) tokenize(max int, snap *defSnap) {
 	c.lines, c.toks, c.reasons, c.nlines = c.lines[:0], c.toks[:0], c.reasons[:0], 0
 	if c.tooLong {
 		c.nlines = 1
@@ -376,6 +408,8 @@ func (c *chunk) tokenize(max int) {
 		if reason != "" {
 			l.reason = int32(len(c.reasons))
 			c.reasons = append(c.reasons, reason)
+		} else {
+			l.dec.decode(toks, snap)
 		}
 		// Token offsets within data, from where their slices start.
 		base := cap(data)
@@ -415,8 +449,9 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 				reason = c.reasons[l.reason]
 			}
 			p.truncated = l.flags&linePartial != 0
+			p.pre = l.dec
 			err = p.tokens(p.toks, reason, num)
-			p.truncated = false
+			p.truncated, p.pre = false, decoded{}
 		}
 		if err != nil {
 			return err

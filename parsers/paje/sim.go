@@ -124,6 +124,9 @@ type sim struct {
 	freeLinks []*pendingLink
 	// fieldSlab is where user-defined fields are carved from.
 	fieldSlab []tracecast.Field
+	// pre is what was decoded ahead of the parser for the current line
+	// (the parser's, shared).
+	pre *decoded
 	// destroyed remembers destroyed containers' names by key: pj_dump
 	// ignores events sent to them and still accepts them as link ends.
 	destroyed map[string]string
@@ -426,7 +429,10 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	case evResetState:
 		s.closeStates(c, t, sl, now)
 	case evSetVariable, evAddVariable, evSubVariable:
-		v, ok := parseFloat(get(fValue))
+		v, ok := s.pre.val, s.pre.valOK
+		if s.pre.def == nil {
+			v, ok = parseFloat(get(fValue))
+		}
 		if !ok {
 			return fail("bad number", "bad variable value "+quote(string(get(fValue))))
 		}
