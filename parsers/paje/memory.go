@@ -55,11 +55,8 @@ func (o Options) HeapBound() int64 {
 	// A chunk: its bytes, a record per line (at least two bytes each) and
 	// per token (at most one per two bytes); grown to hold a long line.
 	size := int64(o.chunkSize())
-	chunk := max(size+size/2*int64(unsafe.Sizeof(lineRec{}))+size/2*int64(unsafe.Sizeof(tokRec{})), line)
-	chunks := int64(1)
-	if o.Threads > 1 {
-		chunks = int64(2*o.Threads + 2)
-	}
+	chunk := max(size+size/2*int64(unsafe.Sizeof(lineRec{}))+size/2*int64(unsafe.Sizeof(token{})), line)
+	chunks := int64(chunksInFlight(o.Threads))
 	reader := chunks*chunk + line // and the carried part of a line
 	held := int64(0)
 	if o.PjdumpQuirks {

@@ -78,10 +78,11 @@ func (p *Parser) readChunks(sp *splitter, send func(int) error) error {
 }
 
 // readParallel reads chunks on one goroutine, tokenizes them on threads
-// goroutines and resolves them here, in order. At most 2·threads+2 chunks
-// exist at a time.
+// goroutines and resolves them here, in order. At most threads+3 chunks
+// exist at a time: one being filled, one per thread, one being resolved
+// and one ready.
 func (p *Parser) readParallel(sp *splitter, threads int, send func(int) error) error {
-	n := 2*threads + 2
+	n := chunksInFlight(threads)
 	free := make(chan *chunk, n)
 	work := make(chan *chunk, n)
 	order := make(chan *chunk, n)
@@ -201,10 +202,10 @@ func readSerial(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (S
 // DefaultChunkBytes is the size of the chunks Read cuts its input into
 // (a chunk grows, up to MaxLineBytes+1, only to hold a line longer than
 // this).
-const DefaultChunkBytes = 128 << 10
+const DefaultChunkBytes = 64 << 10
 
 // chunk is a run of whole lines of the input, with their tokens once
-// tokenized. Offsets are 32-bit: a chunk is at most MaxChunkBytes.
+// tokenized. A chunk is at most MaxChunkBytes.
 type chunk struct {
 	buf []byte // the chunk's buffer; data is a prefix of it
 	// data holds whole lines, each with its newline, except the last line
@@ -217,7 +218,7 @@ type chunk struct {
 
 	// Filled by tokenize.
 	lines   []lineRec
-	toks    []tokRec
+	toks    []token // slices of data
 	reasons []string
 	nlines  int64 // lines in the chunk, blank ones included
 
@@ -268,17 +269,19 @@ const (
 	lineTooLong                   // longer than MaxLineBytes
 )
 
-// tokRec is one token: data[off:end&^tokQuoted], quoted when end has
-// tokQuoted set.
-type tokRec struct{ off, end uint32 }
-
-const tokQuoted = 1 << 31
-
 // MaxChunkBytes bounds a chunk, and so the longest line Read accepts
 // whatever MaxLineBytes says: offsets into a chunk are 31-bit.
 const MaxChunkBytes = 1<<31 - 1
 
 func newChunk() *chunk { return &chunk{done: make(chan struct{}, 1)} }
+
+// chunksInFlight is how many chunks Read uses with threads goroutines.
+func chunksInFlight(threads int) int {
+	if threads <= 1 {
+		return 1
+	}
+	return threads + 3
+}
 
 // splitter cuts its input into chunks of whole lines. It is used by one
 // goroutine at a time.
@@ -374,7 +377,6 @@ func (c *chunk) tokenize(max int, snap *defSnap) {
 		c.lines = append(c.lines, lineRec{rel: 1, reason: -1, flags: lineTooLong})
 		return
 	}
-	var scratch [32]token
 	data := c.data
 	for pos := 0; pos < len(data); {
 		line := data[pos:]
@@ -399,27 +401,25 @@ func (c *chunk) tokenize(max int, snap *defSnap) {
 		if c.nlines == 1 && c.first {
 			line = input.TrimBOM(line)
 		}
-		toks, reason := tokenize(line, scratch[:0])
+		// Tokens go straight after the chunk's others (appended there
+		// when they fit, copied there when tokenize had to grow them).
+		start := len(c.toks)
+		toks, reason := tokenize(line, c.toks[start:])
 		if len(toks) == 0 && reason == "" {
 			pos = next // blank: nothing to resolve
 			continue
 		}
-		l := lineRec{rel: uint32(c.nlines), tok: uint32(len(c.toks)), reason: -1, flags: flags}
+		if start+len(toks) <= cap(c.toks) && len(toks) > 0 && &c.toks[:start+1][start] == &toks[0] {
+			c.toks = c.toks[:start+len(toks)] // appended in place
+		} else {
+			c.toks = append(c.toks[:start], toks...)
+		}
+		l := lineRec{rel: uint32(c.nlines), tok: uint32(start), reason: -1, flags: flags}
 		if reason != "" {
 			l.reason = int32(len(c.reasons))
 			c.reasons = append(c.reasons, reason)
 		} else {
 			l.dec.decode(toks, snap)
-		}
-		// Token offsets within data, from where their slices start.
-		base := cap(data)
-		for _, t := range toks {
-			off := uint32(base - cap(t.b))
-			end := off + uint32(len(t.b))
-			if t.quoted {
-				end |= tokQuoted
-			}
-			c.toks = append(c.toks, tokRec{off, end})
 		}
 		l.end = uint32(len(c.toks))
 		c.lines = append(c.lines, l)
@@ -439,18 +439,13 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 		if l.flags&lineTooLong != 0 {
 			err = p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
 		} else {
-			p.toks = p.toks[:0]
-			for _, t := range c.toks[l.tok:l.end] {
-				end := t.end &^ tokQuoted
-				p.toks = append(p.toks, token{b: c.data[t.off:end:end], quoted: t.end&tokQuoted != 0})
-			}
 			reason := ""
 			if l.reason >= 0 {
 				reason = c.reasons[l.reason]
 			}
 			p.truncated = l.flags&linePartial != 0
 			p.pre = l.dec
-			err = p.tokens(p.toks, reason, num)
+			err = p.tokens(c.toks[l.tok:l.end], reason, num)
 			p.truncated, p.pre = false, decoded{}
 		}
 		if err != nil {

@@ -442,9 +442,9 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 			return fail("bad number", "variable value "+quote(string(get(fValue)))+" out of range (pj_dump reads values as C floats, at most 3.4e38 in magnitude)")
 		}
 		if s.horizon <= 0 {
-			return s.applyVar(c, t, sl, varChange{t: now, v: v, op: d.kind, line: line})
+			return s.applyVar(c, t, sl, newVarChange(now, v, d.kind, line))
 		}
-		return s.bufferVar(c, t, sl, varChange{t: now, v: v, op: d.kind, line: line})
+		return s.bufferVar(c, t, sl, newVarChange(now, v, d.kind, line))
 	case evStartLink, evEndLink:
 		return s.link(d, c, t, sl, get, now, line, extra)
 	}
