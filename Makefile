@@ -45,6 +45,7 @@ test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 $(PKGS)
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 15s -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 15s -fuzzminimizetime 50x ./parsers/iocall
 	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 10s -fuzzminimizetime 50x ./parsers/power
 	LOG_LEVEL=warn reproduce/run.sh ci
@@ -86,6 +87,7 @@ bench-live:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/iocall
 	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
 	$(GO) test -run '^$$' -fuzz FuzzFastJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power

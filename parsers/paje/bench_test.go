@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/sinks/pjdump"
 )
 
+// benchData is the trace the benchmarks read: TRACECAST_BENCH_TRACE (a
+// plain or gzip trace, read into memory), or the StarPU trace of the
+// repository.
 func benchData(b *testing.B) []byte {
 	b.Helper()
 	if p := os.Getenv("TRACECAST_BENCH_TRACE"); p != "" {
@@ -20,6 +25,24 @@ func benchData(b *testing.B) []byte {
 		return data
 	}
 	return gunzip(b, starpuTrace)
+}
+
+// benchThreads are the thread counts the reader benchmarks run with: 1,
+// and GOMAXPROCS when it is more.
+func benchThreads() []int {
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		return []int{1, n}
+	}
+	return []int{1}
+}
+
+// reportPerLine reports allocations per line of the input: the benchmark
+// must have run b.N reads of data.
+func reportPerLine(b *testing.B, data []byte, before runtime.MemStats) {
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	lines := float64(bytes.Count(data, []byte{'\n'})) * float64(b.N)
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/lines, "allocs/line")
 }
 
 // BenchmarkTokenize measures the tokenizer alone (set TRACECAST_BENCH_TRACE
@@ -37,33 +60,79 @@ func BenchmarkTokenize(b *testing.B) {
 }
 
 // BenchmarkResolve measures the whole reader: lines, header, reorder buffer
-// and state resolution into entities.
+// and state resolution into entities, with 1 and GOMAXPROCS threads.
 func BenchmarkResolve(b *testing.B) {
 	data := benchData(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	o := DefaultOptions()
-	for b.Loop() {
-		if _, err := Read(bytes.NewReader(data), o, func([]tracecast.Entity) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
+	for _, threads := range benchThreads() {
+		b.Run("threads="+strconv.Itoa(threads), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			o := DefaultOptions()
+			o.Threads = threads
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			for b.Loop() {
+				if _, err := Read(bytes.NewReader(data), o, func([]tracecast.Entity) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportPerLine(b, data, ms)
+		})
 	}
 }
 
 // BenchmarkStatesPjdump is `tracecast states --format pjdump` without the
-// file system: resolution, pj_dump's window and text output.
+// file system: resolution, pj_dump's window and text output (written on
+// the reading goroutine here).
 func BenchmarkStatesPjdump(b *testing.B) {
 	data := benchData(b)
+	for _, threads := range benchThreads() {
+		b.Run("threads="+strconv.Itoa(threads), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			o := DefaultOptions()
+			o.PjdumpQuirks = true
+			o.Threads = threads
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			for b.Loop() {
+				w := pjdump.NewWriter(io.Discard, false)
+				if _, err := Read(bytes.NewReader(data), o, w.Write); err != nil {
+					b.Fatal(err)
+				}
+				w.Flush()
+			}
+			reportPerLine(b, data, ms)
+		})
+	}
+}
+
+// BenchmarkLiveHeap reports the reader's live heap while it reads the
+// trace as `states --format pjdump` does: the largest heap left after a
+// collection forced every 200 batches (live-MiB), measured for the memory
+// limit of internal/memlimit. It forces collections: its time means
+// nothing.
+func BenchmarkLiveHeap(b *testing.B) {
+	data := benchData(b)
 	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
 	o := DefaultOptions()
 	o.PjdumpQuirks = true
-	o.ReorderHorizon = 0
+	var peak uint64
 	for b.Loop() {
+		n := 0
 		w := pjdump.NewWriter(io.Discard, false)
-		if _, err := Read(bytes.NewReader(data), o, w.Write); err != nil {
+		if _, err := Read(bytes.NewReader(data), o, func(es []tracecast.Entity) error {
+			if n++; n%200 == 0 {
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapAlloc)
+			}
+			return w.Write(es)
+		}); err != nil {
 			b.Fatal(err)
 		}
-		w.Flush()
 	}
+	// The input itself is in memory: not the reader's.
+	b.ReportMetric(float64(peak-uint64(len(data)))/(1<<20), "live-MiB")
 }

@@ -59,35 +59,52 @@ func (s *sim) emit(sl *slot, e tracecast.Entity) {
 // takeQuirks moves the completed entities into the hold queue and appends to
 // dst the batches that are now safely inside pj_dump's window.
 func (p *Parser) takeQuirks(dst []tracecast.Entity) []tracecast.Entity {
-	s := p.sim
-	if len(s.out) > 0 {
-		// Hand the output slices to the held batch and take pooled ones:
-		// no copy.
-		b := quirkBatch{es: s.out, meta: s.outMeta, maxStart: math.Inf(-1)}
-		for i := range b.es {
-			if b.es[i].Nature != tracecast.NatureContainer {
-				b.maxStart = max(b.maxStart, b.es[i].Start)
-			}
-		}
-		p.held = append(p.held, b)
-		s.out, s.outMeta = nil, nil
-		if n := len(p.spare); n > 0 {
-			s.out, s.outMeta = p.spare[n-1].es, p.spare[n-1].meta
-			p.spare = p.spare[:n-1]
-		}
+	p.hold()
+	for p.releasable() {
+		dst = append(dst, p.held[0].es...)
+		p.release()
 	}
-	th := s.maxLine - s.quirkWindow
-	n := 0
-	for n < len(p.held) && p.held[n].maxStart < th {
-		b := p.held[n]
-		dst = append(dst, b.es...)
-		s.releasedMax = max(s.releasedMax, b.maxStart)
-		clear(b.es)
-		p.spare = append(p.spare, quirkBatch{es: b.es[:0], meta: b.meta[:0]})
-		n++
-	}
-	p.held = append(p.held[:0], p.held[n:]...)
 	return dst
+}
+
+// hold moves the completed entities into the hold queue, without copying
+// them: the output slices become the held batch's, and pooled ones take
+// their place.
+func (p *Parser) hold() {
+	s := p.sim
+	if len(s.out) == 0 {
+		return
+	}
+	b := quirkBatch{es: s.out, meta: s.outMeta, maxStart: math.Inf(-1)}
+	for i := range b.es {
+		if b.es[i].Nature != tracecast.NatureContainer {
+			b.maxStart = max(b.maxStart, b.es[i].Start)
+		}
+	}
+	p.held = append(p.held, b)
+	s.out, s.outMeta = nil, nil
+	if n := len(p.spare); n > 0 {
+		s.out, s.outMeta = p.spare[n-1].es, p.spare[n-1].meta
+		p.spare = p.spare[:n-1]
+	}
+}
+
+// releasable reports whether the oldest held batch is safely inside
+// pj_dump's window: all its entities start more than quirkWindow before the
+// latest time seen.
+func (p *Parser) releasable() bool {
+	return len(p.held) > 0 && p.held[0].maxStart < p.sim.maxLine-p.sim.quirkWindow
+}
+
+// release forgets the oldest held batch and pools its slices.
+func (p *Parser) release() {
+	b := p.held[0]
+	p.sim.releasedMax = max(p.sim.releasedMax, b.maxStart)
+	clear(b.es)
+	p.spare = append(p.spare, quirkBatch{es: b.es[:0], meta: b.meta[:0]})
+	n := copy(p.held, p.held[1:])
+	p.held[n] = quirkBatch{}
+	p.held = p.held[:n]
 }
 
 // finishQuirks applies the window with the final END to what is held and

@@ -39,6 +39,10 @@ type ParserConfig struct {
 	// TimeUnit of the trace: auto (StarPU headers mean ms, else s), s, ms,
 	// us, ns.
 	TimeUnit string `yaml:"time_unit"`
+	// Threads is how many goroutines tokenize each batch of lines in
+	// parallel before it is resolved in order (default: all cores,
+	// GOMAXPROCS); the output does not depend on it.
+	Threads int `yaml:"threads"`
 	// MaxStreams bounds the traces parsed at once (a Kafka source).
 	MaxStreams int `yaml:"max_streams"`
 	// StreamErrors: fail (default) stops the pipeline on a bad line; drop
@@ -64,13 +68,14 @@ func DefaultParserConfig() ParserConfig {
 		MaxContainers:         d.MaxContainers,
 		MaxOpenStates:         d.MaxOpenStates,
 		TimeUnit:              d.TimeUnit,
+		Threads:               d.Threads,
 		MaxStreams:            component.DefaultMaxStreams,
 	}
 }
 
 // Validate checks the options.
 func (o *ParserConfig) Validate() error {
-	po := Options{MaxBuffered: o.MaxBuffered, MaxLineBytes: o.MaxLineBytes, MaxContainers: o.MaxContainers, MaxOpenStates: o.MaxOpenStates}
+	po := Options{MaxBuffered: o.MaxBuffered, MaxLineBytes: o.MaxLineBytes, MaxContainers: o.MaxContainers, MaxOpenStates: o.MaxOpenStates, Threads: o.Threads}
 	var errs []error
 	for _, l := range append(po.limits(), limit{"max_streams", "", o.MaxStreams}) {
 		if l.v <= 0 {
@@ -105,6 +110,7 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 	po.MaxOpenStates = o.MaxOpenStates
 	po.TimeUnit = o.TimeUnit
 	po.PjdumpQuirks = o.PjdumpQuirks
+	po.Threads = o.Threads
 	// One parser per stream: a Kafka source interleaves traces.
 	ps := component.NewPerStream(o.MaxStreams, func(stream string) (tracecast.Processor, error) {
 		one := po

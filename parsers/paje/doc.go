@@ -8,7 +8,13 @@
 // several definitions, and user-defined fields are kept by name. Unlike
 // pj_dump, it does not hold the trace in memory: an entity is emitted as soon
 // as it is complete, so memory is bounded by the live containers, open states
-// and pending links, plus the reorder buffer.
+// and pending links, plus the reorder buffer (Options.HeapBound).
+//
+// Read cuts its input into chunks of whole lines, tokenizes and decodes them
+// on Options.Threads goroutines and resolves them in order on the calling
+// one: the output does not depend on the number of threads. Nothing is
+// allocated per line once the trace's containers and recurring values are
+// known.
 //
 // StarPU writes its traces in milliseconds and not in time order. The reader
 // holds events in a reorder buffer and processes them in time order as long as

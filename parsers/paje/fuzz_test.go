@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -82,4 +83,38 @@ func smallLimits() Options {
 	o.MaxBuffered = 1000
 	o.Lenient = true
 	return o
+}
+
+// FuzzParallel reads arbitrary bytes sequentially (readSerial, line by
+// line) and with Read cut into chunks of a fuzzed size on one and on several
+// threads: the entities, statistics and errors must be the same, the
+// batches too between the two Reads. Goroutines make coverage
+// nondeterministic: run it with a short -fuzzminimizetime (make fuzz does).
+func FuzzParallel(f *testing.F) {
+	seeds, _ := filepath.Glob("../../testdata/smpi/*-4.trace")
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint16(100), uint8(2), false)
+	}
+	f.Add([]byte(hdr+"4 1 w1 S Idle\r\n\n5 2 w1 S Fetch t\n6 3 w1 S\n8 1 L p w1 v k1\n9 2 L p w2 v k1\n3 4 W w1"), uint16(7), uint8(3), true)
+	f.Add([]byte("\ufeff"+hdr+"4 1 w1 S "+strings.Repeat("A", 300)+"\n4 2 w1 S Idle\n"), uint16(16), uint8(4), false)
+	f.Add(gunzip(f, starpuTrace)[:4000], uint16(1000), uint8(2), true)
+	f.Fuzz(func(t *testing.T, data []byte, chunkBytes uint16, threads uint8, strict bool) {
+		if len(data) > 1<<16 {
+			return
+		}
+		o := smallLimits()
+		o.MaxLineBytes = 256
+		o.Lenient = !strict
+		want := collect(readSerial, data, o)
+		size := 1 + int(chunkBytes)%2048
+		one := collect(Read, data, withThreads(o, 1, size))
+		sameRead(t, "threads 1, chunks of "+itoa(size), one, want, false)
+		n := 2 + int(threads)%4
+		got := collect(Read, data, withThreads(o, n, size))
+		sameRead(t, "threads "+itoa(n)+", chunks of "+itoa(size), got, one, true)
+	})
 }

@@ -2,6 +2,7 @@ package paje
 
 import (
 	"strings"
+	"sync/atomic"
 
 	"github.com/tracecast/tracecast/internal/lineerr"
 )
@@ -130,13 +131,90 @@ func (d *eventDef) timed() bool { return d.idx[fTime] >= 0 }
 // header accumulates %-lines into event definitions.
 type header struct {
 	defs     map[string]*eventDef
+	byNum    [maxNumID]*eventDef // defs of the ids "0" to "255"
 	cur      *eventDef
 	curNames map[string]bool
 	noStrict bool
+	// snap is the definitions so far, for the goroutines that decode
+	// lines ahead of the parser (reader.go). A definition is never
+	// replaced nor removed: one found there is the one in force at any
+	// later line.
+	snap atomic.Pointer[defSnap]
+}
+
+// defSnap is an immutable copy of a header's definitions.
+type defSnap struct {
+	byNum [maxNumID]*eventDef
+	defs  map[string]*eventDef
+}
+
+// maxNumID bounds the event ids looked up in an array: StarPU and SimGrid
+// number their events from 0.
+const maxNumID = 256
+
+// numID returns the value of an event id written as a small decimal
+// number without leading zeros ("0" to "255"), else -1.
+func numID(b []byte) int {
+	if len(b) == 0 || len(b) > 3 || len(b) > 1 && b[0] == '0' {
+		return -1
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n >= maxNumID {
+		return -1
+	}
+	return n
+}
+
+// lookup returns the definition of event id b, or nil.
+func (h *header) lookup(b []byte) *eventDef {
+	if n := numID(b); n >= 0 {
+		return h.byNum[n]
+	}
+	return h.defs[string(b)]
+}
+
+// lookup returns the definition of event id b in the snapshot, or nil.
+func (s *defSnap) lookup(b []byte) *eventDef {
+	if s == nil {
+		return nil
+	}
+	if n := numID(b); n >= 0 {
+		return s.byNum[n]
+	}
+	return s.defs[string(b)]
 }
 
 func newHeader(noStrict bool) *header {
 	return &header{defs: make(map[string]*eventDef), noStrict: noStrict}
+}
+
+// maxSnapDefs bounds the definitions published: each snapshot copies them
+// all (real traces have a few dozen; past this, the parser looks up the
+// others itself).
+const maxSnapDefs = 1024
+
+// add records a complete definition and publishes a new snapshot.
+func (h *header) add(d *eventDef) {
+	h.defs[d.id] = d
+	if n := numID([]byte(d.id)); n >= 0 {
+		h.byNum[n] = d
+	}
+	if len(h.defs) > maxSnapDefs {
+		return
+	}
+	s := &defSnap{byNum: h.byNum, defs: make(map[string]*eventDef, len(h.defs))}
+	for id, d := range h.defs {
+		if numID([]byte(id)) < 0 {
+			s.defs[id] = d
+		}
+	}
+	h.snap.Store(s)
 }
 
 // line handles one header line (it starts with '%'). It returns a reason on
@@ -205,7 +283,7 @@ func (h *header) line(toks []token, num int64) string {
 			}
 			return r
 		}
-		h.defs[d.id] = d
+		h.add(d)
 		return ""
 	}
 	// A field line: "% Name Type".

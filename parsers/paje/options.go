@@ -3,6 +3,7 @@ package paje
 import (
 	"errors"
 	"fmt"
+	"runtime"
 )
 
 // Options configure a Parser. The zero value is not useful: start from
@@ -49,6 +50,23 @@ type Options struct {
 	// TimeUnit is the unit of the trace's timestamps: "s", "ms", "us", "ns",
 	// or "" / "auto" to detect it (StarPU headers mean milliseconds).
 	TimeUnit string
+	// Threads is how many goroutines split and tokenize the input in
+	// parallel in Read (and in a Processor's batches), ahead of the one
+	// that resolves it in order; 1 reads on the calling goroutine only.
+	// The output does not depend on it. DefaultOptions sets GOMAXPROCS.
+	Threads int
+
+	// chunkBytes, when positive, replaces DefaultChunkBytes (tests cut
+	// small inputs into many chunks with it).
+	chunkBytes int
+}
+
+// chunkSize is the size of Read's chunks.
+func (o *Options) chunkSize() int {
+	if o.chunkBytes > 0 {
+		return o.chunkBytes
+	}
+	return DefaultChunkBytes
 }
 
 // limits are the bounded options, with their YAML key and command flag.
@@ -58,6 +76,7 @@ func (o *Options) limits() []limit {
 		{"max_containers", "--max-containers", o.MaxContainers},
 		{"max_open_states", "--max-open-states", o.MaxOpenStates},
 		{"max_buffered", "--max-buffered", o.MaxBuffered},
+		{"threads", "--threads", o.Threads},
 	}
 }
 
@@ -89,5 +108,6 @@ func DefaultOptions() Options {
 		MaxContainers:  1 << 20,
 		MaxOpenStates:  1 << 22,
 		TimeUnit:       "auto",
+		Threads:        runtime.GOMAXPROCS(0),
 	}
 }

@@ -26,11 +26,15 @@ type Parser struct {
 	unit    string
 
 	truncated bool
+	// pre is what was decoded ahead of the parser for the current line
+	// (reader.go), if anything.
+	pre decoded
 
 	// held is the output held back for pj_dump's window (compat.go).
 	held     []quirkBatch
 	spare    []quirkBatch
 	finished bool
+	batch    []tracecast.Entity
 }
 
 // NewParser returns a parser with the given options.
@@ -50,8 +54,12 @@ func NewParser(opts Options) *Parser {
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultOptions().MaxBuffered
 	}
+	if opts.Threads <= 0 {
+		opts.Threads = DefaultOptions().Threads
+	}
 	p := &Parser{opts: opts, hdr: newHeader(opts.NoStrict), stats: Stats{Skipped: map[string]int64{}}}
 	p.sim = newSim(&p.opts)
+	p.sim.pre = &p.pre
 	p.horizon = opts.ReorderHorizon
 	if opts.TimeUnit != "auto" && opts.TimeUnit != "" {
 		p.setUnit(opts.TimeUnit)
@@ -131,7 +139,10 @@ func (p *Parser) tokens(toks []token, r string, num int64) error {
 	if p.hdr.cur != nil {
 		return p.bad(num, "header", "event line inside the definition of event "+lineerr.Cut(p.hdr.cur.id)+" (missing %EndEventDef)")
 	}
-	d := p.hdr.defs[string(toks[0].b)]
+	d := p.pre.def
+	if d == nil {
+		d = p.hdr.lookup(toks[0].b)
+	}
 	if d == nil {
 		return p.bad(num, "unknown event id", "unknown event id "+quote(string(toks[0].b)))
 	}
@@ -168,7 +179,10 @@ func (h *header) unit() string {
 func (p *Parser) process(d *eventDef, toks []token, num int64) error {
 	now := 0.0
 	if i := d.idx[fTime]; i >= 0 {
-		t, ok := parseFloat(toks[i].b)
+		t, ok := p.pre.time, p.pre.timeOK
+		if p.pre.def == nil {
+			t, ok = parseFloat(toks[i].b)
+		}
 		if !ok {
 			return p.bad(num, "bad number", "bad time "+quote(string(toks[i].b)))
 		}
@@ -236,6 +250,40 @@ func (p *Parser) Take(dst []tracecast.Entity) []tracecast.Entity {
 	return dst
 }
 
+// send hands the completed entities to fn, without copying them, once at
+// least min of them are pending (fn must not keep the slice).
+func (p *Parser) send(min int, fn func([]tracecast.Entity) error) error {
+	if p.Pending() < min {
+		return nil
+	}
+	s := p.sim
+	if !p.opts.PjdumpQuirks {
+		p.stats.Entities += int64(len(s.out))
+		err := fn(s.out)
+		clear(s.out)
+		s.out = s.out[:0]
+		return err
+	}
+	p.hold()
+	for p.releasable() {
+		b := p.held[0]
+		p.stats.Entities += int64(len(b.es))
+		err := fn(b.es)
+		p.release()
+		if err != nil {
+			return err
+		}
+	}
+	if p.finished {
+		p.batch = p.finishQuirks(s.endAt, p.batch[:0])
+		p.stats.Entities += int64(len(p.batch))
+		err := fn(p.batch)
+		clear(p.batch)
+		return err
+	}
+	return nil
+}
+
 // Pending is the number of completed entities not yet taken.
 func (p *Parser) Pending() int {
 	if p.finished && len(p.held) > 0 {
@@ -251,10 +299,11 @@ func (p *Parser) TypeWatermarks() map[string]float64 {
 	bound := s.maxLine - max(p.horizon, 0)
 	m := make(map[string]float64)
 	for _, c := range s.live {
-		for t, sl := range c.slots {
-			if t.kind != tkState {
+		for _, sl := range c.slots {
+			if sl == nil || sl.t.kind != tkState {
 				continue
 			}
+			t := sl.t
 			w, ok := m[t.name]
 			if !ok {
 				w = bound
@@ -279,6 +328,9 @@ func (p *Parser) Watermark() float64 {
 	w := s.maxLine - max(p.horizon, 0)
 	for _, c := range s.live {
 		for _, sl := range c.slots {
+			if sl == nil {
+				continue
+			}
 			if len(sl.stack) > 0 {
 				w = min(w, sl.stack[0].start)
 			}

@@ -3,6 +3,8 @@ package paje
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"sync"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/input"
@@ -13,9 +15,15 @@ import (
 // tracecast.Line ([]Line items) from one stream and emits batches of
 // resolved entities ([]tracecast.Entity items). Once the trace's time unit
 // is known (given, or detected at the first event), the batches carry it as
-// Batch.Meta["time_unit"], which file sinks record with their schema.
+// Batch.Meta["time_unit"], which file sinks record with their schema. With
+// opts.Threads > 1, the lines of a large batch are tokenized on that many
+// goroutines, then resolved in order: the output is the same.
 func NewProcessor(opts Options) tracecast.Processor {
-	return &processor{p: NewParser(opts)}
+	pr := &processor{p: NewParser(opts)}
+	if pr.p.opts.Threads > 1 {
+		pr.parts = make([]tokPart, pr.p.opts.Threads)
+	}
+	return pr
 }
 
 type processor struct {
@@ -25,6 +33,26 @@ type processor struct {
 	// report, when set, receives the parser's statistics at the end of the
 	// stream, once its last entities are emitted.
 	report func(Stats)
+	// parts are the threads' tokenized shares of a batch.
+	parts []tokPart
+}
+
+// minParallelLines is the smallest batch tokenized in parallel: below it,
+// starting goroutines costs more than it saves.
+const minParallelLines = 256
+
+// tokPart is one thread's share of a batch: its lines' tokens.
+type tokPart struct {
+	toks    []token
+	recs    []lineTok
+	scratch []token
+}
+
+// lineTok is a tokenized line: its tokens are toks[tok:end].
+type lineTok struct {
+	tok, end int
+	reason   string
+	tooLong  bool
 }
 
 func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
@@ -33,22 +61,29 @@ func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit trace
 		return fmt.Errorf("paje: expects lines, got %T", in.Items)
 	}
 	pr.stream = in.Stream
-	err := pr.draining(ctx, emit, func() error {
-		for i := range lines {
-			pr.p.truncated = lines[i].Partial
-			err := pr.p.Line(lines[i].Data, lines[i].Num)
-			pr.p.truncated = false
-			if err != nil {
-				return err
-			}
-			if pr.p.Pending() >= BatchSize {
-				if err := pr.emit(ctx, emit); err != nil {
+	var err error
+	// A truncated last line (Partial) is judged as Line judges it: the
+	// parallel path takes whole lines only.
+	if pr.parts != nil && len(lines) >= minParallelLines && !lines[len(lines)-1].Partial {
+		err = pr.draining(ctx, emit, func() error { return pr.resolveParallel(ctx, lines, emit) })
+	} else {
+		err = pr.draining(ctx, emit, func() error {
+			for i := range lines {
+				pr.p.truncated = lines[i].Partial
+				err := pr.p.Line(lines[i].Data, lines[i].Num)
+				pr.p.truncated = false
+				if err != nil {
 					return err
 				}
+				if pr.p.Pending() >= BatchSize {
+					if err := pr.emit(ctx, emit); err != nil {
+						return err
+					}
+				}
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -80,6 +115,74 @@ func (pr *processor) draining(ctx context.Context, emit tracecast.Emit, fn func(
 		return err
 	}
 	return drainErr
+}
+
+// resolveParallel is Process's loop with the lines tokenized in parallel
+// first: what Parser.Line does, in two steps.
+func (pr *processor) resolveParallel(ctx context.Context, lines []tracecast.Line, emit tracecast.Emit) error {
+	p := pr.p
+	n := len(pr.parts)
+	share := (len(lines) + n - 1) / n
+	first := p.stats.Lines == 0 // the stream's first line may start with a BOM
+	var wg sync.WaitGroup
+	for k := range pr.parts {
+		lo, hi := min(k*share, len(lines)), min((k+1)*share, len(lines))
+		work := func() { pr.parts[k].tokenize(lines[lo:hi], p.opts.MaxLineBytes, first && k == 0) }
+		if k == n-1 {
+			work() // the last share on this goroutine
+			continue
+		}
+		wg.Go(work)
+	}
+	wg.Wait()
+	for k := range pr.parts {
+		part := &pr.parts[k]
+		for j := range part.recs {
+			if p.err != nil {
+				return p.err
+			}
+			r := &part.recs[j]
+			num := lines[k*share+j].Num
+			p.stats.Lines++
+			var err error
+			if r.tooLong {
+				err = p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
+			} else {
+				err = p.tokens(part.toks[r.tok:r.end], r.reason, num)
+			}
+			if err != nil {
+				return err
+			}
+			if p.Pending() >= BatchSize {
+				if err := pr.emit(ctx, emit); err != nil {
+					return err
+				}
+			}
+		}
+		clear(part.toks) // the lines' bytes go back to the source
+	}
+	return nil
+}
+
+// tokenize tokenizes lines into the part, as Parser.Line would.
+func (t *tokPart) tokenize(lines []tracecast.Line, max int, first bool) {
+	t.toks, t.recs = t.toks[:0], t.recs[:0]
+	for i := range lines {
+		data := lines[i].Data
+		if i == 0 && first {
+			data = input.TrimBOM(data)
+		}
+		if len(data) > max {
+			t.recs = append(t.recs, lineTok{tooLong: true})
+			continue
+		}
+		toks, reason := tokenize(data, t.scratch)
+		t.scratch = toks
+		r := lineTok{tok: len(t.toks), reason: reason}
+		t.toks = append(t.toks, toks...)
+		r.end = len(t.toks)
+		t.recs = append(t.recs, r)
+	}
 }
 
 func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
@@ -154,7 +257,7 @@ func (t *LineTimer) Time(line []byte) (float64, bool) {
 		t.hdr.line(toks, 0)
 		return 0, false
 	}
-	d := t.hdr.defs[string(toks[0].b)]
+	d := t.hdr.lookup(toks[0].b)
 	if d == nil || !d.timed() || len(toks) <= int(d.idx[fTime])+1 {
 		return 0, false
 	}

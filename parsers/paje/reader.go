@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 
 	"github.com/tracecast/tracecast/internal/input"
 
@@ -12,72 +13,137 @@ import (
 	"github.com/tracecast/tracecast"
 )
 
-// BatchSize is how many entities Read hands to its callback at a time.
-const BatchSize = 4096
+// BatchSize is about how many entities Read hands to its callback at a
+// time (a Processor emits batches of this size too). With PjdumpQuirks the
+// parser holds a few batches back (pj_dump's window): the size bounds that
+// memory, 2048 entities of 160 bytes each.
+const BatchSize = 2048
 
 // Read parses a whole trace from r (plain or gzip) and calls fn with batches
 // of completed entities; fn must not keep the slice. It returns the parser's
 // statistics and the first error: a bad line (strict mode), a read error or
 // fn's error.
+//
+// The input is cut into chunks of whole lines. With opts.Threads > 1, one
+// goroutine reads (and decompresses) the chunks, opts.Threads goroutines
+// split and tokenize them in parallel, and the calling goroutine resolves
+// them in input order, so that the output is the same as with one thread:
+// the same entities, in the same batches, with the same errors and
+// statistics. With one thread everything runs on the calling goroutine.
 func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, error) {
 	p := NewParser(opts)
 	in, err := input.Decompress(r)
 	if err != nil {
 		return p.Stats(), inputError(p.opts.Name, err)
 	}
-	var batch []tracecast.Entity
 	var fnErr error
-	flush := func(min int) error {
-		if p.Pending() < min {
-			return nil
+	send := func(min int) error {
+		if fnErr == nil {
+			fnErr = p.send(min, fn)
 		}
-		batch = p.Take(batch[:0])
-		fnErr = fn(batch)
 		return fnErr
 	}
-	p.sim.drain = func() {
-		if fnErr == nil {
-			flush(BatchSize)
-		}
-	}
-	// Splitting and tokenizing run on their own goroutine, resolving on
-	// this one: two cores instead of one.
-	chunks, free := make(chan *chunk, 4), make(chan *chunk, 4)
-	for range 4 {
-		free <- &chunk{}
-	}
-	stop := make(chan struct{})
-	readErr := make(chan error, 1)
-	go func() {
-		readErr <- tokenizeChunks(in, p.opts.MaxLineBytes, chunks, free, stop)
-	}()
-	err = nil
-	for c := range chunks {
-		if err == nil {
-			err = p.chunk(c, flush)
-		}
-		free <- c
-		if err != nil {
-			close(stop)
-			for c := range chunks {
-				free <- c
-			}
-			break
-		}
-	}
-	if rerr := <-readErr; err == nil {
-		err = rerr
+	p.sim.drain = func() { send(BatchSize) }
+	sp := &splitter{r: in, max: p.opts.MaxLineBytes, size: p.opts.chunkSize()}
+	if p.opts.Threads > 1 {
+		err = p.readParallel(sp, p.opts.Threads, send)
+	} else {
+		err = p.readChunks(sp, send)
 	}
 	if err == nil {
 		err = p.Finish()
 	}
 	if err == nil {
-		err = flush(1)
+		err = send(1)
 	}
 	if err != fnErr {
 		err = inputError(p.opts.Name, err)
 	}
 	return p.Stats(), err
+}
+
+// readChunks reads the chunks one after the other on this goroutine.
+func (p *Parser) readChunks(sp *splitter, send func(int) error) error {
+	c := newChunk()
+	for {
+		ok, err := sp.fill(c)
+		if !ok {
+			return err
+		}
+		c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
+		if err := p.chunk(c, send); err != nil {
+			return err
+		}
+	}
+}
+
+// readParallel reads chunks on one goroutine, tokenizes them on threads
+// goroutines and resolves them here, in order. At most threads+3 chunks
+// exist at a time: one being filled, one per thread, one being resolved
+// and one ready.
+func (p *Parser) readParallel(sp *splitter, threads int, send func(int) error) error {
+	n := chunksInFlight(threads)
+	free := make(chan *chunk, n)
+	work := make(chan *chunk, n)
+	order := make(chan *chunk, n)
+	for range n {
+		free <- newChunk()
+	}
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(order)
+		defer close(work)
+		for {
+			var c *chunk
+			select {
+			case <-stop: // before a free chunk, which may be ready too
+				readErr <- nil
+				return
+			default:
+			}
+			select {
+			case c = <-free:
+			case <-stop:
+				readErr <- nil
+				return
+			}
+			ok, err := sp.fill(c)
+			if !ok {
+				readErr <- err
+				return
+			}
+			// Both channels have room for every chunk: these never block.
+			order <- c
+			work <- c
+		}
+	}()
+	var wg sync.WaitGroup
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
+				c.done <- struct{}{}
+			}
+		}()
+	}
+	var err error
+	for c := range order {
+		<-c.done
+		if err == nil {
+			if err = p.chunk(c, send); err != nil {
+				close(stop)
+			}
+		}
+		free <- c
+	}
+	wg.Wait()
+	if rerr := <-readErr; err == nil {
+		err = rerr
+	}
+	return err
 }
 
 // inputError names the input in a read error (a corrupt gzip stream, an I/O
@@ -95,10 +161,12 @@ func inputError(name string, err error) error {
 	return &Error{File: name, Kind: "input", Reason: reason}
 }
 
-// readSerial is Read on one goroutine: what the fuzz target runs, because
-// goroutine interleavings make coverage nondeterministic and stall
-// coverage-guided fuzzing. Read and readSerial must give the same output
-// (TestMutationsTerminate checks it).
+// readSerial reads line by line with SplitLines and Parser.Line, on one
+// goroutine: the reference the chunked paths are checked against, and what
+// the fuzz target runs (goroutine interleavings make coverage
+// nondeterministic and stall coverage-guided fuzzing). Read and readSerial
+// give the same output, statistics and errors (TestMutationsTerminate,
+// FuzzParallel).
 func readSerial(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, error) {
 	p := NewParser(opts)
 	in, err := input.Decompress(r)
@@ -131,136 +199,263 @@ func readSerial(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (S
 	return p.Stats(), inputError(p.opts.Name, err)
 }
 
-// chunk is a run of lines, split and tokenized ahead of the parser.
+// DefaultChunkBytes is the size of the chunks Read cuts its input into
+// (a chunk grows, up to MaxLineBytes+1, only to hold a line longer than
+// this).
+const DefaultChunkBytes = 64 << 10
+
+// chunk is a run of whole lines of the input, with their tokens once
+// tokenized. A chunk is at most MaxChunkBytes.
 type chunk struct {
-	data  []byte
-	lines []chunkLine
-	toks  []chunkTok
-	// blank counts the lines without a token (empty, or spaces and tabs
-	// only) that were dropped: they only count as read.
-	blank int64
+	buf []byte // the chunk's buffer; data is a prefix of it
+	// data holds whole lines, each with its newline, except the last line
+	// of the input, which may lack it.
+	data []byte
+	// first is true for the input's first chunk (its first line may start
+	// with a byte order mark); tooLong for a chunk that stands for one line
+	// longer than the maximum, whose bytes were dropped.
+	first, tooLong bool
+
+	// Filled by tokenize.
+	lines   []lineRec
+	toks    []token // slices of data
+	reasons []string
+	nlines  int64 // lines in the chunk, blank ones included
+
+	done chan struct{} // receives once the chunk is tokenized
 }
 
-type chunkLine struct {
-	num              int64
-	off, end         int
-	tok, tokEnd      int
-	reason           string // the tokenizer's complaint, if any
-	tooLong, partial bool
+// lineRec is one non-blank line of a chunk.
+type lineRec struct {
+	rel      uint32 // 1-based line number within the chunk
+	tok, end uint32 // its tokens are toks[tok:end]
+	reason   int32  // index in reasons of the tokenizer's complaint, or -1
+	flags    uint8
+	dec      decoded
 }
 
-type chunkTok struct {
-	off, end int
-	quoted   bool
+// decoded is what is worked out ahead of the parser, in parallel, for an
+// event line whose definition was already known: the definition (nil if
+// not decoded), the time and a variable's value. Definitions are never
+// replaced, so the one found is the one the parser would find.
+type decoded struct {
+	def           *eventDef
+	time, val     float64
+	timeOK, valOK bool
 }
 
-// A chunk is sent when it holds chunkBytes of line data or chunkLines
-// lines, whichever comes first: short lines alone never fill the data.
+// decode fills dec for a line's tokens with the definitions of snap.
+func (dec *decoded) decode(toks []token, snap *defSnap) {
+	*dec = decoded{}
+	if len(toks) == 0 || !toks[0].quoted && len(toks[0].b) > 0 && toks[0].b[0] == '%' {
+		return // blank, or a header line
+	}
+	d := snap.lookup(toks[0].b)
+	if d == nil || len(toks)-1 != d.nfields {
+		return
+	}
+	dec.def = d
+	if i := d.idx[fTime]; i >= 0 {
+		dec.time, dec.timeOK = parseFloat(toks[1+i].b)
+	}
+	switch d.kind {
+	case evSetVariable, evAddVariable, evSubVariable:
+		dec.val, dec.valOK = parseFloat(toks[1+d.idx[fValue]].b)
+	}
+}
+
 const (
-	chunkBytes = 1 << 18
-	chunkLines = 1 << 14
+	linePartial uint8 = 1 << iota // the input's last line, without a newline
+	lineTooLong                   // longer than MaxLineBytes
 )
 
-// tokenizeChunks splits r into lines, tokenizes them and sends them in
-// chunks until r ends or stop is closed. It closes out when done.
-func tokenizeChunks(r io.Reader, max int, out chan<- *chunk, free <-chan *chunk, stop <-chan struct{}) error {
-	defer close(out)
-	var c *chunk
-	var toks []token
-	next := func() bool {
-		select {
-		case c = <-free:
-		case <-stop:
-			return false
-		}
-		c.data, c.lines, c.toks, c.blank = c.data[:0], c.lines[:0], c.toks[:0], 0
-		return true
+// MaxChunkBytes bounds a chunk, and so the longest line Read accepts
+// whatever MaxLineBytes says: offsets into a chunk are 31-bit.
+const MaxChunkBytes = 1<<31 - 1
+
+func newChunk() *chunk { return &chunk{done: make(chan struct{}, 1)} }
+
+// chunksInFlight is how many chunks Read uses with threads goroutines.
+func chunksInFlight(threads int) int {
+	if threads <= 1 {
+		return 1
 	}
-	send := func() bool {
-		select {
-		case out <- c:
-			c = nil
-			return true
-		case <-stop:
-			return false
-		}
-	}
-	if !next() {
-		return nil
-	}
-	errStopped := errors.New("stopped")
-	err := SplitLines(r, max, func(line []byte, num int64, complete bool) error {
-		if num == 1 {
-			line = input.TrimBOM(line)
-		}
-		if len(line) == 0 {
-			c.blank++
-			return nil
-		}
-		var reason string
-		if toks, reason = tokenize(line, toks); len(toks) == 0 && reason == "" {
-			// A blank line costs nothing: the parser would ignore it.
-			c.blank++
-			return nil
-		}
-		l := chunkLine{num: num, off: len(c.data), tok: len(c.toks), partial: !complete, reason: reason}
-		c.data = append(c.data, line...)
-		l.end = len(c.data)
-		for _, t := range toks {
-			off := l.off
-			if len(t.b) > 0 {
-				off = l.off + cap(line) - cap(t.b)
-			}
-			c.toks = append(c.toks, chunkTok{off: off, end: off + len(t.b), quoted: t.quoted})
-		}
-		l.tokEnd = len(c.toks)
-		c.lines = append(c.lines, l)
-		if len(c.data) >= chunkBytes || len(c.lines) >= chunkLines {
-			if !send() || !next() {
-				return errStopped
-			}
-		}
-		return nil
-	}, func(num int64) error {
-		c.lines = append(c.lines, chunkLine{num: num, tooLong: true})
-		return nil
-	})
-	if err == errStopped {
-		return nil
-	}
-	if c != nil && (len(c.lines) > 0 || c.blank > 0) {
-		send()
-	}
-	return err
+	return threads + 3
 }
 
-// chunk feeds a tokenized chunk to the parser.
-func (p *Parser) chunk(c *chunk, flush func(int) error) error {
-	p.stats.Lines += c.blank
+// splitter cuts its input into chunks of whole lines. It is used by one
+// goroutine at a time.
+type splitter struct {
+	r         io.Reader
+	max, size int
+	carry     []byte // the start of the next chunk's first line
+	skipping  bool   // dropping the rest of a line longer than max
+	eof       bool
+	first     bool // the first chunk has been filled
+}
+
+// fill fills c with the next lines. It returns false at the end of the
+// input, with the read error if there was one.
+func (s *splitter) fill(c *chunk) (bool, error) {
+	if cap(c.buf) < s.size || cap(c.buf) > 4*s.size {
+		// A chunk grown for a long line goes back to the normal size.
+		c.buf = make([]byte, 0, s.size)
+	}
+	c.first, c.tooLong = !s.first, false
+	data := append(c.buf[:0], s.carry...)
+	s.carry = s.carry[:0]
+	for {
+		var err error
+		for !s.eof && len(data) < cap(data) {
+			var n int
+			n, err = s.r.Read(data[len(data):cap(data)])
+			data = data[:len(data)+n]
+			if err == io.EOF {
+				s.eof, err = true, nil
+			} else if err != nil {
+				break
+			}
+		}
+		if err != nil {
+			// A read error ends the input where it happens.
+			c.buf = data
+			return false, err
+		}
+		if s.skipping {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				data = data[:0]
+				if s.eof {
+					c.buf = data
+					return false, nil
+				}
+				continue
+			}
+			s.skipping = false
+			data = data[:copy(data, data[i+1:])]
+			if !s.eof {
+				continue
+			}
+		}
+		if s.eof {
+			c.buf = data
+			if len(data) == 0 {
+				return false, nil
+			}
+			c.data = data
+			s.first = true
+			return true, nil
+		}
+		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+			s.carry = append(s.carry, data[i+1:]...)
+			c.buf, c.data = data, data[:i+1]
+			s.first = true
+			return true, nil
+		}
+		// The buffer is full and holds part of one line.
+		if len(data) > s.max || len(data) >= MaxChunkBytes {
+			// Too long: it stands for the line, whose bytes are dropped
+			// up to its newline.
+			c.buf, c.data, c.tooLong = data, nil, true
+			s.skipping = true
+			s.first = true
+			return true, nil
+		}
+		grown := make([]byte, len(data), min(2*cap(data), s.max+1, MaxChunkBytes))
+		copy(grown, data)
+		data = grown
+	}
+}
+
+// tokenize splits c into lines, tokenizes them and decodes their events
+// with the definitions of snap (any goroutine). Blank lines are only
+// counted.
+func (c *chunk) tokenize(max int, snap *defSnap) {
+	c.lines, c.toks, c.reasons, c.nlines = c.lines[:0], c.toks[:0], c.reasons[:0], 0
+	if c.tooLong {
+		c.nlines = 1
+		c.lines = append(c.lines, lineRec{rel: 1, reason: -1, flags: lineTooLong})
+		return
+	}
+	data := c.data
+	for pos := 0; pos < len(data); {
+		line := data[pos:]
+		var flags uint8
+		next := len(data)
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line, next = line[:i], pos+i+1
+		} else {
+			flags = linePartial
+		}
+		c.nlines++
+		if len(line) > max {
+			c.lines = append(c.lines, lineRec{rel: uint32(c.nlines), reason: -1, flags: lineTooLong})
+			pos = next
+			continue
+		}
+		if flags == 0 {
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+		}
+		if c.nlines == 1 && c.first {
+			line = input.TrimBOM(line)
+		}
+		// Tokens go straight after the chunk's others (appended there
+		// when they fit, copied there when tokenize had to grow them).
+		start := len(c.toks)
+		toks, reason := tokenize(line, c.toks[start:])
+		if len(toks) == 0 && reason == "" {
+			pos = next // blank: nothing to resolve
+			continue
+		}
+		if start+len(toks) <= cap(c.toks) && len(toks) > 0 && &c.toks[:start+1][start] == &toks[0] {
+			c.toks = c.toks[:start+len(toks)] // appended in place
+		} else {
+			c.toks = append(c.toks[:start], toks...)
+		}
+		l := lineRec{rel: uint32(c.nlines), tok: uint32(start), reason: -1, flags: flags}
+		if reason != "" {
+			l.reason = int32(len(c.reasons))
+			c.reasons = append(c.reasons, reason)
+		} else {
+			l.dec.decode(toks, snap)
+		}
+		l.end = uint32(len(c.toks))
+		c.lines = append(c.lines, l)
+		pos = next
+	}
+}
+
+// chunk resolves a tokenized chunk; send is called after every line with
+// the batch size to reach.
+func (p *Parser) chunk(c *chunk, send func(int) error) error {
+	base := p.stats.Lines
 	for i := range c.lines {
 		l := &c.lines[i]
+		num := base + int64(l.rel)
+		p.stats.Lines = num
 		var err error
-		switch {
-		case l.tooLong:
-			p.stats.Lines++
-			err = p.bad(l.num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
-		default:
-			p.toks = p.toks[:0]
-			for _, t := range c.toks[l.tok:l.tokEnd] {
-				p.toks = append(p.toks, token{b: c.data[t.off:t.end:t.end], quoted: t.quoted})
+		if l.flags&lineTooLong != 0 {
+			err = p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
+		} else {
+			reason := ""
+			if l.reason >= 0 {
+				reason = c.reasons[l.reason]
 			}
-			p.truncated = l.partial
-			p.stats.Lines++
-			err = p.tokens(p.toks, l.reason, l.num)
-			p.truncated = false
+			p.truncated = l.flags&linePartial != 0
+			p.pre = l.dec
+			err = p.tokens(c.toks[l.tok:l.end], reason, num)
+			p.truncated, p.pre = false, decoded{}
 		}
 		if err != nil {
 			return err
 		}
-		if err := flush(BatchSize); err != nil {
+		if err := send(BatchSize); err != nil {
 			return err
 		}
 	}
+	p.stats.Lines = base + c.nlines
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"unsafe"
 
 	"github.com/tracecast/tracecast"
 )
@@ -22,7 +23,10 @@ var typeKindNames = [...]string{"container", "state", "event", "variable", "link
 
 // ptype is a Paje type (container, state, event, variable or link type).
 type ptype struct {
-	name   string
+	name string
+	key  string // alias, or name when there is no alias
+	// id numbers the types densely: it indexes container.slots.
+	id     int
 	kind   typeKind
 	parent *ptype
 	// values maps an entity value's alias (or name) to its name.
@@ -38,8 +42,9 @@ type container struct {
 	typ    *ptype
 	parent *container
 	start  float64
-	slots  map[*ptype]*slot
-	extra  []tracecast.Field
+	// slots[t.id] is the container's slot of type t, nil if unused.
+	slots []*slot
+	extra []tracecast.Field
 	// live is the container's index in sim.live, -1 once destroyed.
 	live int
 	// last is the latest event time on the container: it may not be
@@ -88,6 +93,7 @@ type openState struct {
 }
 
 type pendingLink struct {
+	key              string // its key in slot.links, Entity.Key once complete
 	hasStart, hasEnd bool
 	start, end       float64
 	value            string
@@ -108,7 +114,19 @@ type sim struct {
 	endTime    float64
 	anyTime    bool
 	out        []tracecast.Entity
-	strs       map[string]string
+	ntypes     int
+	strs       *strTable
+	// typeCache and contCache are direct-mapped caches in front of
+	// types and containers, by hash of the key.
+	typeCache [64]*ptype
+	contCache [256]*container
+	// freeLinks are pending links to reuse.
+	freeLinks []*pendingLink
+	// fieldSlab is where user-defined fields are carved from.
+	fieldSlab []tracecast.Field
+	// pre is what was decoded ahead of the parser for the current line
+	// (the parser's, shared).
+	pre *decoded
 	// destroyed remembers destroyed containers' names by key: pj_dump
 	// ignores events sent to them and still accepts them as link ends.
 	destroyed map[string]string
@@ -141,33 +159,19 @@ type sim struct {
 }
 
 func newSim(opts *Options) *sim {
-	rootType := &ptype{name: "0", kind: tkContainer}
+	rootType := &ptype{name: "0", key: "0", kind: tkContainer}
 	s := &sim{
 		opts:       opts,
 		types:      map[string]*ptype{"0": rootType},
+		ntypes:     1,
 		containers: make(map[string]*container),
-		strs:       make(map[string]string),
+		strs:       &strTable{},
 		destroyed:  make(map[string]string),
 	}
 	s.root = &container{name: "0", key: "0", typ: rootType}
 	s.containers["0"] = s.root
 	s.live = append(s.live, s.root)
 	return s
-}
-
-// intern returns a string equal to b, allocated once per distinct value.
-func (s *sim) intern(b []byte) string {
-	if v, ok := s.strs[string(b)]; ok {
-		return v
-	}
-	if len(s.strs) >= 1<<16 {
-		// Values that are ids (StarPU's task ids in events) would grow
-		// the table with the trace: past this size, stop interning.
-		return string(b)
-	}
-	v := string(b)
-	s.strs[v] = v
-	return v
 }
 
 // errf is a processing error of the current line.
@@ -179,8 +183,34 @@ type simError struct {
 
 func fail(kind, reason string) *simError { return &simError{kind: kind, reason: reason} }
 
-func (s *sim) lookupType(b []byte, want typeKind) (*ptype, *simError) {
+// typeOf returns the type of key b, or nil.
+func (s *sim) typeOf(b []byte) *ptype {
+	i := hashBytes(b) & uint32(len(s.typeCache)-1)
+	if t := s.typeCache[i]; t != nil && t.key == string(b) {
+		return t // types are never redefined nor forgotten
+	}
 	t := s.types[string(b)]
+	if t != nil {
+		s.typeCache[i] = t
+	}
+	return t
+}
+
+// containerOf returns the live container of key b, or nil.
+func (s *sim) containerOf(b []byte) *container {
+	i := hashBytes(b) & uint32(len(s.contCache)-1)
+	if c := s.contCache[i]; c != nil && c.live >= 0 && c.key == string(b) {
+		return c // keys are unique among live containers
+	}
+	c := s.containers[string(b)]
+	if c != nil {
+		s.contCache[i] = c
+	}
+	return c
+}
+
+func (s *sim) lookupType(b []byte, want typeKind) (*ptype, *simError) {
+	t := s.typeOf(b)
 	if t == nil {
 		return nil, fail("unknown type", "unknown type "+quote(string(b)))
 	}
@@ -191,7 +221,7 @@ func (s *sim) lookupType(b []byte, want typeKind) (*ptype, *simError) {
 }
 
 func (s *sim) lookupContainer(b []byte) (*container, *simError) {
-	c := s.containers[string(b)]
+	c := s.containerOf(b)
 	if c == nil {
 		return nil, fail("unknown container", "unknown container "+quote(string(b)))
 	}
@@ -225,7 +255,7 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 		if parent.values == nil {
 			parent.values = make(map[string]string)
 		}
-		parent.values[key] = s.intern([]byte(name))
+		parent.values[key] = name
 		return nil
 	}
 	if parent.kind != tkContainer {
@@ -234,7 +264,7 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 	if _, dup := s.types[key]; dup {
 		return fail("definition", "type "+quote(key)+" already defined")
 	}
-	t := &ptype{name: name, parent: parent}
+	t := &ptype{name: name, key: key, id: s.ntypes, parent: parent}
 	switch d.kind {
 	case evDefineContainerType:
 		t.kind = tkContainer
@@ -255,35 +285,33 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 		}
 	}
 	s.types[key] = t
+	s.ntypes++
 	return nil
 }
 
-// value resolves an entity value alias to its name, creating the value on
-// first use like pajeng does.
+// value resolves an entity value alias to its name; any other value is
+// its own name (pajeng creates it on first use).
 func (s *sim) value(t *ptype, b []byte) string {
-	if v, ok := t.values[string(b)]; ok {
-		return v
+	if len(t.values) > 0 {
+		if v, ok := t.values[string(b)]; ok {
+			return v
+		}
 	}
-	if t.values == nil {
-		t.values = make(map[string]string)
-	}
-	v := s.intern(b)
-	if len(t.values) < 1<<12 { // values that are ids (task ids) are not kept
-		t.values[v] = v
-	}
-	return v
+	return s.strs.get(b)
 }
 
 func (s *sim) slot(c *container, t *ptype) *slot {
-	sl := c.slots[t]
-	if sl == nil {
-		if c.slots == nil {
-			c.slots = make(map[*ptype]*slot, 4)
+	if t.id < len(c.slots) {
+		if sl := c.slots[t.id]; sl != nil {
+			return sl
 		}
-		sl = &slot{last: math.Inf(-1), linkStart: math.Inf(-1), linkEnd: math.Inf(-1), vApplied: math.Inf(-1), c: c, t: t}
-		c.slots[t] = sl
-		c.slotOrder = append(c.slotOrder, t)
 	}
+	if t.id >= len(c.slots) {
+		c.slots = append(c.slots, make([]*slot, t.id+1-len(c.slots))...)
+	}
+	sl := &slot{last: math.Inf(-1), linkStart: math.Inf(-1), linkEnd: math.Inf(-1), vApplied: math.Inf(-1), c: c, t: t}
+	c.slots[t.id] = sl
+	c.slotOrder = append(c.slotOrder, t)
 	return sl
 }
 
@@ -329,9 +357,9 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	}
 	var extra []tracecast.Field
 	if s.opts.UserDefined && len(d.extras) > 0 {
-		extra = make([]tracecast.Field, len(d.extras))
+		extra = s.fields(len(d.extras))
 		for i, x := range d.extras {
-			extra[i] = tracecast.Field{Name: x.name, Value: string(toks[x.col].b)}
+			extra[i] = tracecast.Field{Name: x.name, Value: s.strs.get(toks[x.col].b)}
 		}
 	}
 	switch d.kind {
@@ -348,7 +376,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		return s.destroy(get, now)
 	}
 
-	c := s.containers[string(get(fContainer))]
+	c := s.containerOf(get(fContainer))
 	if c == nil {
 		if _, gone := s.destroyed[string(get(fContainer))]; gone {
 			return nil // pj_dump ignores events sent to destroyed containers
@@ -401,7 +429,10 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	case evResetState:
 		s.closeStates(c, t, sl, now)
 	case evSetVariable, evAddVariable, evSubVariable:
-		v, ok := parseFloat(get(fValue))
+		v, ok := s.pre.val, s.pre.valOK
+		if s.pre.def == nil {
+			v, ok = parseFloat(get(fValue))
+		}
 		if !ok {
 			return fail("bad number", "bad variable value "+quote(string(get(fValue))))
 		}
@@ -411,9 +442,9 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 			return fail("bad number", "variable value "+quote(string(get(fValue)))+" out of range (pj_dump reads values as C floats, at most 3.4e38 in magnitude)")
 		}
 		if s.horizon <= 0 {
-			return s.applyVar(c, t, sl, varChange{t: now, v: v, op: d.kind, line: line})
+			return s.applyVar(c, t, sl, newVarChange(now, v, d.kind, line))
 		}
-		return s.bufferVar(c, t, sl, varChange{t: now, v: v, op: d.kind, line: line})
+		return s.bufferVar(c, t, sl, newVarChange(now, v, d.kind, line))
 	case evStartLink, evEndLink:
 		return s.link(d, c, t, sl, get, now, line, extra)
 	}
@@ -421,11 +452,11 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 }
 
 func (s *sim) create(get func(field) []byte, now float64, extra []tracecast.Field) *simError {
-	t := s.types[string(get(fType))]
+	t := s.typeOf(get(fType))
 	if t == nil || t.kind != tkContainer {
 		return fail("unknown type", "unknown container type "+quote(string(get(fType))))
 	}
-	parent := s.containers[string(get(fContainer))]
+	parent := s.containerOf(get(fContainer))
 	if parent == nil {
 		if _, gone := s.destroyed[string(get(fContainer))]; gone {
 			// pj_dump creates it in the destroyed parent; we cannot,
@@ -452,7 +483,7 @@ func (s *sim) create(get func(field) []byte, now float64, extra []tracecast.Fiel
 	if len(s.live) >= s.opts.MaxContainers {
 		return fail("limit", "more than "+strconv.Itoa(s.opts.MaxContainers)+" live containers (raise --max-containers)")
 	}
-	c := &container{name: s.intern(name), key: string(key), typ: t, parent: parent, start: now, last: now, extra: extra, live: len(s.live)}
+	c := &container{name: string(name), key: string(key), typ: t, parent: parent, start: now, last: now, extra: extra, live: len(s.live)}
 	delete(s.destroyed, c.key)
 	s.containers[c.key] = c
 	s.live = append(s.live, c)
@@ -463,7 +494,7 @@ func (s *sim) create(get func(field) []byte, now float64, extra []tracecast.Fiel
 }
 
 func (s *sim) destroy(get func(field) []byte, now float64) *simError {
-	c := s.containers[string(get(fName))]
+	c := s.containerOf(get(fName))
 	if c == nil {
 		if _, gone := s.destroyed[string(get(fName))]; gone {
 			return nil // destroyed twice: pj_dump ignores the second
@@ -518,7 +549,7 @@ func (s *sim) destroyTree(c *container, now float64) *simError {
 func (s *sim) end(c *container, now float64) *simError {
 	var incomplete *simError
 	for _, t := range c.slotOrder {
-		sl := c.slots[t]
+		sl := c.slots[t.id]
 		if err := s.flushVars(c, t, sl, math.Inf(1)); err != nil && incomplete == nil {
 			incomplete = err
 		}
@@ -542,6 +573,7 @@ func (s *sim) end(c *container, now float64) *simError {
 				incomplete = fail("incomplete link", "link "+quote(key)+" of type "+quote(t.name)+" in container "+quote(c.name)+
 					" (line "+strconv.FormatInt(l.line, 10)+") has no "+missing+" (--ignore-incomplete-links drops it)")
 			}
+			s.freeLink(l)
 		}
 	}
 	parent := "0"
@@ -553,7 +585,7 @@ func (s *sim) end(c *container, now float64) *simError {
 	if s.opts.PjdumpQuirks {
 		s.outMeta = append(s.outMeta, entMeta{}) // containers are never filtered
 	}
-	if s.drain != nil && len(s.out) >= 4096 {
+	if s.drain != nil && len(s.out) >= BatchSize {
 		s.drain()
 	}
 	return incomplete
@@ -602,7 +634,7 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 		endpoint, want = fStartContainer, t.start
 	}
 	var ecName string
-	if ec := s.containers[string(get(endpoint))]; ec != nil {
+	if ec := s.containerOf(get(endpoint)); ec != nil {
 		if ec.typ != want {
 			return fail("wrong type", "container "+quote(ec.name)+" is of type "+quote(ec.typ.name)+", link type "+quote(t.name)+" wants "+quote(want.name))
 		}
@@ -622,8 +654,9 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 		if sl.links == nil {
 			sl.links = make(map[string]*pendingLink)
 		}
-		l = &pendingLink{value: value, line: line, extra: extra}
-		sl.links[string(key)] = l
+		l = s.newLink()
+		l.key, l.value, l.line, l.extra = s.strs.slabbed(key), value, line, extra
+		sl.links[l.key] = l
 		s.open++
 	} else {
 		if (start && l.hasStart) || (!start && l.hasEnd) {
@@ -634,7 +667,9 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 		}
 		if extra != nil {
 			// pj_dump keeps the first event's extra fields, then the second's.
-			l.extra = append(l.extra, extra...)
+			both := s.fields(len(l.extra) + len(extra))
+			copy(both[copy(both, l.extra):], extra)
+			l.extra = both
 		}
 	}
 	if start {
@@ -651,13 +686,43 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 			", before the previous link of type "+quote(t.name)+" in container "+quote(c.name)+orderHint(s.opts))
 	}
 	sl.linkStart, sl.linkEnd = l.start, l.end
-	delete(sl.links, string(key))
+	delete(sl.links, l.key)
 	s.open--
 	s.seq++
 	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureLink, Container: c.name, Type: t.name,
 		Start: l.start, End: l.end, Value: l.value, StartContainer: l.startC, EndContainer: l.endC,
-		Key: s.intern(key), Extra: l.extra})
+		Key: l.key, Extra: l.extra})
+	s.freeLink(l)
 	return nil
+}
+
+// fields returns n fields carved out of a shared slab (see strs.go): the
+// user-defined fields of an entity, without an allocation per line.
+func (s *sim) fields(n int) []tracecast.Field {
+	if len(s.fieldSlab)+n > cap(s.fieldSlab) {
+		s.fieldSlab = make([]tracecast.Field, 0, max(n, 4*slabBytes/int(unsafe.Sizeof(tracecast.Field{}))))
+	}
+	k := len(s.fieldSlab)
+	s.fieldSlab = s.fieldSlab[:k+n]
+	return s.fieldSlab[k : k+n : k+n]
+}
+
+// newLink returns a zeroed pending link, reused if possible.
+func (s *sim) newLink() *pendingLink {
+	if n := len(s.freeLinks); n > 0 {
+		l := s.freeLinks[n-1]
+		s.freeLinks = s.freeLinks[:n-1]
+		return l
+	}
+	return &pendingLink{}
+}
+
+// freeLink keeps l for reuse (a bounded number of them).
+func (s *sim) freeLink(l *pendingLink) {
+	if len(s.freeLinks) < 1024 {
+		*l = pendingLink{}
+		s.freeLinks = append(s.freeLinks, l)
+	}
 }
 
 // finish closes every live container at the end of the trace, children

@@ -1,6 +1,7 @@
 package paje
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -84,17 +85,21 @@ func tokenize(line []byte, dst []token) ([]token, string) {
 			return dst, binaryReason(line, i)
 		}
 		j := i
-	word:
-		for j < n {
-			switch byteClass[line[j]] {
-			case cWord:
-			case cSpace, cHash:
-				break word
-			case cCtrl:
-				return dst, binaryReason(line, j)
-			case cHigh:
-				high = true
+		for {
+			for j < n && byteClass[line[j]] == cWord {
+				j++
 			}
+			if j == n {
+				break
+			}
+			c := byteClass[line[j]]
+			if c == cSpace || c == cHash {
+				break
+			}
+			if c == cCtrl {
+				return dst, binaryReason(line, j)
+			}
+			high = high || c == cHigh // a quote inside a word is part of it
 			j++
 		}
 		dst = append(dst, token{b: line[i:j]})
@@ -141,6 +146,19 @@ func parseFloat(b []byte) (float64, bool) {
 	var mant uint64
 	digits, frac, sawDot, sawDigit := 0, 0, false, false
 	for ; i < n; i++ {
+		if mant != 0 && digits <= 11 && n-i >= 8 {
+			// Eight digits at once (past the leading zeros, which
+			// the loop below skips).
+			if v, ok := eightDigits(b[i:]); ok {
+				mant = mant*1e8 + v
+				digits += 8
+				if sawDot {
+					frac += 8
+				}
+				i += 7
+				continue
+			}
+		}
 		c := b[i]
 		if c >= '0' && c <= '9' {
 			sawDigit = true
@@ -177,6 +195,19 @@ func parseFloat(b []byte) (float64, bool) {
 		f = -f
 	}
 	return f, true
+}
+
+// eightDigits returns the value of b[:8] when it is eight ASCII digits
+// (the first digit in the lowest byte of a little-endian load).
+func eightDigits(b []byte) (uint64, bool) {
+	v := binary.LittleEndian.Uint64(b)
+	// Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3.
+	if v&0xF0F0F0F0F0F0F0F0|(v+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
+		return 0, false
+	}
+	v = (v & 0x0F0F0F0F0F0F0F0F) * 2561 >> 8
+	v = (v & 0x00FF00FF00FF00FF) * 6553601 >> 16
+	return (v & 0x0000FFFF0000FFFF) * 42949672960001 >> 32, true
 }
 
 func slowFloat(b []byte) (float64, bool) {

@@ -10,9 +10,17 @@ import "math"
 
 type varChange struct {
 	t, v float64
-	op   eventKind
-	line int64
+	// opLine is the event kind in the top byte and the line number below:
+	// 24 bytes a sample rather than 32.
+	opLine uint64
 }
+
+func newVarChange(t, v float64, op eventKind, line int64) varChange {
+	return varChange{t: t, v: v, opLine: uint64(op)<<56 | uint64(line)&(1<<56-1)}
+}
+
+func (ch varChange) op() eventKind { return eventKind(ch.opLine >> 56) }
+func (ch varChange) line() int64   { return int64(ch.opLine & (1<<56 - 1)) }
 
 // bufferVar queues a variable change in time order and applies the ones
 // that are now out of the horizon.
@@ -77,7 +85,7 @@ func (s *sim) flushVars(c *container, t *ptype, sl *slot, th float64) *simError 
 		if err != nil {
 			break
 		}
-		if s.drain != nil && len(s.out) >= 4096 {
+		if s.drain != nil && len(s.out) >= BatchSize {
 			s.drain()
 		}
 	}
@@ -96,21 +104,21 @@ func (s *sim) flushVars(c *container, t *ptype, sl *slot, th float64) *simError 
 func (s *sim) applyVar(c *container, t *ptype, sl *slot, ch varChange) *simError {
 	sl.vApplied = ch.t
 	v := ch.v
-	if ch.op != evSetVariable {
+	if ch.op() != evSetVariable {
 		if !sl.hasVar {
 			what := "addition to"
-			if ch.op == evSubVariable {
+			if ch.op() == evSubVariable {
 				what = "subtraction from"
 			}
-			return &simError{kind: "variable", line: ch.line, reason: "illegal " + what + " variable " + quote(t.name) +
+			return &simError{kind: "variable", line: ch.line(), reason: "illegal " + what + " variable " + quote(t.name) +
 				" of container " + quote(c.name) + " that has no value yet"}
 		}
-		if ch.op == evSubVariable {
+		if ch.op() == evSubVariable {
 			v = -v
 		}
 		v += sl.varValue
 		if math.IsInf(v, 0) {
-			return &simError{kind: "bad number", line: ch.line, reason: "variable " + quote(t.name) + " of container " + quote(c.name) + " overflows"}
+			return &simError{kind: "bad number", line: ch.line(), reason: "variable " + quote(t.name) + " of container " + quote(c.name) + " overflows"}
 		}
 	}
 	if !sl.hasVar || sl.varStart != ch.t {

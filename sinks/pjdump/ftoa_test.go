@@ -28,3 +28,19 @@ func BenchmarkAppendFixed6(b *testing.B) {
 		buf = appendFixed6(buf[:0], 6982.344319)
 	}
 }
+
+func TestAppendUint(t *testing.T) {
+	for _, u := range []uint64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 999999, 1000000, 4503599627, 1<<64 - 1} {
+		if got, want := string(appendUint(nil, u)), strconv.FormatUint(u, 10); got != want {
+			t.Errorf("%d: got %s", u, got)
+		}
+	}
+}
+
+func TestDecimalDigits(t *testing.T) {
+	for _, u := range []uint64{0, 9, 10, 99, 100, 9999, 10000, 99999, 100000, 1e9, 1e15 - 1, 1<<64 - 1} {
+		if got, want := decimalDigits(u), len(strconv.FormatUint(u, 10)); got != want {
+			t.Errorf("%d: %d digits, want %d", u, got, want)
+		}
+	}
+}

@@ -5,7 +5,6 @@
 package pjdump
 
 import (
-	"bufio"
 	"io"
 	"strconv"
 
@@ -38,7 +37,12 @@ func AppendLine(b []byte, e *tracecast.Entity, userDefined bool) []byte {
 		}
 		switch e.Nature {
 		case tracecast.NatureState:
-			b = appendF(b, float64(e.Imbrication))
+			b = append(b, ", "...)
+			if e.Imbrication >= 0 {
+				b = appendUnits6(b, uint64(e.Imbrication)*1e6)
+			} else {
+				b = appendFixed6(b, float64(e.Imbrication))
+			}
 			b = appendS(b, e.Value)
 		case tracecast.NatureVariable:
 			b = appendF(b, e.Number)
@@ -76,29 +80,51 @@ func appendG(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'g', 6, 64)
 }
 
-// Writer writes entities in pj_dump format to a buffered writer.
+// Writer writes entities in pj_dump format. Lines are formatted straight
+// into its buffer, which goes to the underlying writer when full.
 type Writer struct {
-	w           *bufio.Writer
+	w           io.Writer
 	buf         []byte
 	userDefined bool
+	err         error
 }
+
+// bufSize is the Writer's buffer; a line longer than the rest of it grows
+// the buffer once, to be written at once.
+const bufSize = 1 << 16
 
 // NewWriter returns a pj_dump-format writer on w.
 func NewWriter(w io.Writer, userDefined bool) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 1<<16), userDefined: userDefined}
+	return &Writer{w: w, buf: make([]byte, 0, bufSize), userDefined: userDefined}
 }
 
-// Write writes the entities, one line each.
+// Write writes the entities, one line each. After an error from the
+// underlying writer, it returns that error and writes nothing more.
 func (w *Writer) Write(es []tracecast.Entity) error {
 	for i := range es {
-		w.buf = AppendLine(w.buf[:0], &es[i], w.userDefined)
-		w.buf = append(w.buf, '\n')
-		if _, err := w.w.Write(w.buf); err != nil {
-			return err
+		if w.err != nil {
+			return w.err
+		}
+		w.buf = append(AppendLine(w.buf, &es[i], w.userDefined), '\n')
+		if len(w.buf) >= bufSize-512 {
+			w.flush()
 		}
 	}
-	return nil
+	return w.err
 }
 
-// Flush flushes buffered output.
-func (w *Writer) Flush() error { return w.w.Flush() }
+func (w *Writer) flush() {
+	if w.err == nil && len(w.buf) > 0 {
+		_, w.err = w.w.Write(w.buf)
+	}
+	w.buf = w.buf[:0]
+	if cap(w.buf) > bufSize {
+		w.buf = make([]byte, 0, bufSize)
+	}
+}
+
+// Flush writes what is buffered.
+func (w *Writer) Flush() error {
+	w.flush()
+	return w.err
+}

@@ -1,0 +1,67 @@
+package paje
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
+)
+
+// TestParserConfigThreads: threads defaults to all cores, must be
+// positive, and does not change what the parser emits.
+func TestParserConfigThreads(t *testing.T) {
+	if got := DefaultParserConfig().Threads; got != runtime.GOMAXPROCS(0) {
+		t.Errorf("default threads %d, want GOMAXPROCS %d", got, runtime.GOMAXPROCS(0))
+	}
+	for _, c := range []struct {
+		threads int
+		err     string
+	}{{1, ""}, {4, ""}, {0, "threads: must be positive (got 0)"}, {-2, "threads: must be positive (got -2)"}} {
+		o := DefaultParserConfig()
+		o.Threads = c.threads
+		err := o.Validate()
+		if (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("threads %d: %v, want %q", c.threads, err, c.err)
+		}
+	}
+	data := gunzip(t, starpuTrace)
+	var outs [][]tracecast.Entity
+	for _, threads := range []int{1, 3} {
+		o := DefaultParserConfig()
+		o.Threads = threads
+		p, err := newParser(component.Env{Stream: "starpu", Logger: zerolog.Nop()}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []tracecast.Entity
+		emit := func(_ context.Context, b tracecast.Batch) error {
+			got = append(got, b.Items.([]tracecast.Entity)...)
+			return nil
+		}
+		var lines []tracecast.Line
+		for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+			lines = append(lines, tracecast.Line{Data: []byte(l), Num: int64(i + 1)})
+		}
+		for i := 0; i < len(lines); i += 1024 {
+			if err := p.Process(context.Background(), tracecast.Batch{Stream: "starpu", Items: lines[i:min(i+1024, len(lines))]}, emit); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.Flush(context.Background(), emit); err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, got)
+	}
+	if len(outs[0]) == 0 || len(outs[0]) != len(outs[1]) {
+		t.Fatalf("%d and %d entities", len(outs[0]), len(outs[1]))
+	}
+	for i := range outs[0] {
+		if !sameEntity(&outs[0][i], &outs[1][i]) {
+			t.Fatalf("entity %d: %+v, with 3 threads %+v", i, outs[0][i], outs[1][i])
+		}
+	}
+}

@@ -1,0 +1,407 @@
+package paje
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tracecast/tracecast"
+)
+
+// readResult is everything a read produces: the entities in order, the
+// size of each batch, the statistics and the error.
+type readResult struct {
+	es      []tracecast.Entity
+	batches []int
+	st      Stats
+	err     error
+	// sum, when digesting, stands for es: a hash of every field of every
+	// entity, in order.
+	sum [sha256.Size]byte
+}
+
+type readFunc func(io.Reader, Options, func([]tracecast.Entity) error) (Stats, error)
+
+func collect(read readFunc, data []byte, o Options) readResult {
+	var r readResult
+	r.st, r.err = read(bytes.NewReader(data), o, func(es []tracecast.Entity) error {
+		r.es = append(r.es, es...)
+		r.batches = append(r.batches, len(es))
+		return nil
+	})
+	return r
+}
+
+// digest is collect for large outputs: it keeps a hash of the entities
+// instead of the entities.
+func digest(read readFunc, data []byte, o Options) readResult {
+	var r readResult
+	h := sha256.New()
+	var b []byte
+	r.st, r.err = read(bytes.NewReader(data), o, func(es []tracecast.Entity) error {
+		for i := range es {
+			b = appendEntity(b[:0], &es[i])
+			h.Write(b)
+		}
+		r.batches = append(r.batches, len(es))
+		return nil
+	})
+	h.Sum(r.sum[:0])
+	return r
+}
+
+// appendEntity encodes every field of e, unambiguously.
+func appendEntity(b []byte, e *tracecast.Entity) []byte {
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = append(b, byte(e.Nature))
+	str(e.Container)
+	str(e.Type)
+	for _, f := range []float64{e.Start, e.End, e.Number} {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
+	}
+	b = binary.AppendVarint(b, int64(e.Imbrication))
+	str(e.Value)
+	str(e.StartContainer)
+	str(e.EndContainer)
+	str(e.Key)
+	b = binary.AppendUvarint(b, uint64(len(e.Extra)))
+	for _, f := range e.Extra {
+		str(f.Name)
+		str(f.Value)
+	}
+	return b
+}
+
+func sameEntity(a, b *tracecast.Entity) bool {
+	return a.Nature == b.Nature && a.Container == b.Container && a.Type == b.Type &&
+		math.Float64bits(a.Start) == math.Float64bits(b.Start) && math.Float64bits(a.End) == math.Float64bits(b.End) &&
+		a.Imbrication == b.Imbrication && a.Value == b.Value && math.Float64bits(a.Number) == math.Float64bits(b.Number) &&
+		a.StartContainer == b.StartContainer && a.EndContainer == b.EndContainer && a.Key == b.Key &&
+		slices.Equal(a.Extra, b.Extra)
+}
+
+// isInputError reports an unreadable input (a corrupt gzip stream): where
+// it stops depends on how the input was cut into reads.
+func isInputError(err error) bool {
+	var perr *Error
+	return errors.As(err, &perr) && perr.Kind == "input"
+}
+
+// sameRead compares two reads of one input. With batches, the batches must
+// be the same too (two runs of Read); readSerial batches differently (it
+// does not drain at the end of the trace).
+func sameRead(t *testing.T, what string, got, want readResult, batches bool) {
+	t.Helper()
+	if (got.err == nil) != (want.err == nil) || got.err != nil && got.err.Error() != want.err.Error() {
+		t.Fatalf("%s: error %v, want %v", what, got.err, want.err)
+	}
+	if isInputError(want.err) {
+		return
+	}
+	if want.err != nil && !batches {
+		// In strict mode Read may have handed out more before the error
+		// (its end-of-trace drain): the error is what must agree.
+		return
+	}
+	if !reflect.DeepEqual(got.st, want.st) {
+		t.Fatalf("%s: stats %+v, want %+v", what, got.st, want.st)
+	}
+	if len(got.es) != len(want.es) {
+		t.Fatalf("%s: %d entities, want %d", what, len(got.es), len(want.es))
+	}
+	for i := range got.es {
+		if !sameEntity(&got.es[i], &want.es[i]) {
+			t.Fatalf("%s: entity %d is %+v, want %+v", what, i, got.es[i], want.es[i])
+		}
+	}
+	if got.sum != want.sum {
+		t.Fatalf("%s: different entities (digests differ)", what)
+	}
+	if batches && !reflect.DeepEqual(got.batches, want.batches) {
+		t.Fatalf("%s: batches %v, want %v", what, got.batches, want.batches)
+	}
+}
+
+// withThreads returns o reading with threads goroutines and chunks of
+// chunkBytes (0: the default).
+func withThreads(o Options, threads, chunkBytes int) Options {
+	o.Threads, o.chunkBytes = threads, chunkBytes
+	return o
+}
+
+// readModes are the option sets every trace is read with.
+func readModes(name string) map[string]Options {
+	all := DefaultOptions()
+	all.Name = name
+	lenient := all
+	lenient.Lenient, lenient.UserDefined, lenient.NoStrict, lenient.IgnoreIncompleteLinks = true, true, true, true
+	return map[string]Options{"pjdump": pjOpts(name), "all": all, "lenient": lenient}
+}
+
+// checkParallel reads data sequentially (readSerial, line by line) and in
+// chunks of each size with 1, 2 and 3 threads, and requires the same
+// output. Chunk sizes after the first are tried in the pjdump mode only
+// unless all is set.
+func checkParallel(t *testing.T, name string, data []byte, chunkSizes []int, all bool) {
+	for mode, o := range readModes(name) {
+		want := collect(readSerial, data, o)
+		one := collect(Read, data, withThreads(o, 1, 0))
+		sameRead(t, name+" "+mode+": threads 1", one, want, false)
+		for k, size := range chunkSizes {
+			if k > 0 && !all && mode != "pjdump" {
+				break
+			}
+			c1 := one
+			if size != 0 {
+				c1 = collect(Read, data, withThreads(o, 1, size))
+				sameRead(t, name+" "+mode+": threads 1, chunks of "+itoa(size), c1, one, false)
+			}
+			for _, threads := range []int{2, 3} {
+				got := collect(Read, data, withThreads(o, threads, size))
+				sameRead(t, name+" "+mode+": threads "+itoa(threads)+", chunks of "+itoa(size), got, c1, true)
+			}
+		}
+	}
+}
+
+// TestParallelTestdata: parallel reading gives the sequential output on
+// every trace of the repository, with chunks down to a few bytes (lines
+// spread over several chunks, chunks grown for long lines).
+func TestParallelTestdata(t *testing.T) {
+	traces, _ := filepath.Glob("../../testdata/*/*.trace*")
+	more, _ := filepath.Glob("../../pipelines/testdata/*.trace*")
+	traces = append(traces, more...)
+	if len(traces) < 5 {
+		t.Fatalf("only %d traces in testdata", len(traces))
+	}
+	for _, tr := range traces {
+		t.Run(filepath.Base(tr), func(t *testing.T) {
+			t.Parallel()
+			data := readTrace(t, tr)
+			sizes := []int{0, 4096, 100}
+			if len(data) < 200<<10 {
+				sizes = append(sizes, 7)
+			}
+			checkParallel(t, tr, data, sizes, true)
+		})
+	}
+}
+
+// TestParallelShared: the same on every trace of shared/traces (skipped
+// when they are absent), including those pj_dump rejects.
+func TestParallelShared(t *testing.T) {
+	needShared(t)
+	var traces []string
+	filepath.WalkDir(sharedTraces, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(path, ".trace") || strings.HasSuffix(path, ".trace.gz")) {
+			traces = append(traces, path)
+		}
+		return nil
+	})
+	if len(traces) == 0 {
+		t.Fatal("no traces in shared/traces")
+	}
+	for _, tr := range traces {
+		t.Run(strings.TrimPrefix(tr, sharedTraces+"/"), func(t *testing.T) {
+			data := readTrace(t, tr)
+			if len(data) > 4<<20 {
+				// The 41 MB trace: one mode, default chunks.
+				o := pjOpts(tr)
+				o.ReorderHorizon = -1
+				want := digest(Read, data, withThreads(o, 1, 0))
+				sameRead(t, "threads 2", digest(Read, data, withThreads(o, 2, 0)), want, true)
+				return
+			}
+			checkParallel(t, tr, data, []int{0, 4096}, false)
+		})
+	}
+}
+
+// readTrace returns a trace's bytes, gzip-compressed ones compressed:
+// Read decompresses them itself.
+func readTrace(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestParallelEdges: inputs whose lines fall on chunk boundaries in every
+// way — long lines, lines too long, CRLF, a byte order mark, a last line
+// without a newline, blank lines, errors — give the sequential output with
+// any chunk size and thread count.
+func TestParallelEdges(t *testing.T) {
+	body := "4 1 w1 S Idle\r\n\n   \n5 2 w1 S \"" + strings.Repeat("x", 300) + "\" t\n" +
+		"4 3 w1 S " + strings.Repeat("A", 5000) + "\n6 3.5 w1 S\n# comment\n4 4 w2 S Run"
+	cases := map[string]string{
+		"body":           hdr + body,
+		"newline at end": hdr + body + "\n",
+		"bom":            "\ufeff" + hdr + body,
+		"crlf only":      hdr + "\r\n\r\n",
+		"empty":          "",
+		"no newline":     "%",
+		"long last line": hdr + strings.Repeat("B", 6000),
+		"error":          hdr + "4 1 w9 S Idle\n" + body,
+		"binary":         hdr + "4 1 w1 S Id\x00le\n" + body,
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			for mode, o := range readModes("x") {
+				o.MaxLineBytes = 4096
+				want := collect(readSerial, []byte(in), o)
+				for _, size := range []int{1, 2, 3, 5, 64, 4095, 4096, 4097, 0} {
+					one := collect(Read, []byte(in), withThreads(o, 1, size))
+					sameRead(t, mode+" threads 1 chunks "+itoa(size), one, want, false)
+					got := collect(Read, []byte(in), withThreads(o, 4, size))
+					sameRead(t, mode+" threads 4 chunks "+itoa(size), got, one, true)
+				}
+			}
+		})
+	}
+}
+
+// TestParallelStops: an error in the middle of a long input stops the
+// readers and tokenizers (no goroutine is left running, no deadlock), and
+// so does an error from the callback.
+func TestParallelStops(t *testing.T) {
+	data := gunzip(t, starpuTrace)
+	half := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
+	bad := append(append([]byte(nil), data[:half]...), []byte("42 1 w1 S Idle\n")...)
+	bad = append(bad, data[half:]...)
+	o := withThreads(DefaultOptions(), 3, 4096)
+	if _, err := Read(bytes.NewReader(bad), o, func([]tracecast.Entity) error { return nil }); err == nil || !strings.Contains(err.Error(), "unknown event id '42'") {
+		t.Fatalf("got %v", err)
+	}
+	stop := errors.New("enough")
+	n := 0
+	_, err := Read(bytes.NewReader(data), o, func([]tracecast.Entity) error {
+		if n++; n == 3 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop {
+		t.Fatalf("got %v, want the callback's error", err)
+	}
+}
+
+// processLines runs a Processor over data cut into batches of batch lines
+// and returns what it emitted.
+func processLines(data []byte, o Options, batch int) readResult {
+	var r readResult
+	pr := NewProcessor(o)
+	emit := func(_ context.Context, b tracecast.Batch) error {
+		es := b.Items.([]tracecast.Entity)
+		r.es = append(r.es, es...)
+		r.batches = append(r.batches, len(es))
+		return nil
+	}
+	var lines []tracecast.Line
+	flush := func() bool {
+		if r.err = pr.Process(context.Background(), tracecast.Batch{Stream: "s", Items: lines}, emit); r.err != nil {
+			return false
+		}
+		lines = lines[:0]
+		return true
+	}
+	num := int64(0)
+	for l := range bytes.SplitSeq(bytes.TrimSuffix(data, []byte{'\n'}), []byte{'\n'}) {
+		num++
+		lines = append(lines, tracecast.Line{Data: bytes.TrimSuffix(l, []byte{'\r'}), Num: num})
+		if len(lines) == batch && !flush() {
+			break
+		}
+	}
+	if r.err == nil && (len(lines) == 0 || flush()) {
+		r.err = pr.Flush(context.Background(), emit)
+	}
+	r.st = pr.(*processor).Stats()
+	return r
+}
+
+// TestProcessorThreads: a Processor tokenizing its batches on several
+// goroutines emits what it does on one, batch for batch.
+func TestProcessorThreads(t *testing.T) {
+	traces, _ := filepath.Glob("../../testdata/smpi/*.trace")
+	inputs := map[string][]byte{"starpu": gunzip(t, starpuTrace)}
+	for _, tr := range traces {
+		inputs[filepath.Base(tr)] = readTrace(t, tr)
+	}
+	inputs["edges"] = []byte("\ufeff" + hdr + "4 1 w1 S Idle\n\n5 2 w1 S " + strings.Repeat("A", 5000) + " t\n6 3 w1 S\n# c\n4 4 w9 S Run\n4 5 w1 S Idle\n")
+	for name, data := range inputs {
+		for mode, o := range readModes(name) {
+			o.MaxLineBytes = 4096
+			for _, batch := range []int{1, 300, 1024, 5000} {
+				want := processLines(data, withThreads(o, 1, 0), batch)
+				got := processLines(data, withThreads(o, 3, 0), batch)
+				sameRead(t, name+" "+mode+" batches of "+itoa(batch), got, want, true)
+			}
+		}
+	}
+}
+
+// TestSplitter: chunks hold whole lines (each ends with a newline but the
+// input's last), grow for a line longer than the chunk, stand for a line
+// longer than the maximum whose bytes are dropped, and put back together
+// the input without those.
+func TestSplitter(t *testing.T) {
+	long := strings.Repeat("L", 40)
+	cases := []struct {
+		name, in  string
+		size, max int
+		want      []string // chunks' data; "!" stands for a line too long
+	}{
+		{"short lines", "a\nb\nc\n", 4, 10, []string{"a\nb\n", "c\n"}},
+		{"no newline at end", "a\nb\nc", 4, 10, []string{"a\nb\n", "c"}},
+		{"line longer than a chunk", "ab\n" + "cdefgh\n" + "i\n", 4, 10, []string{"ab\n", "cdefgh\n", "i\n"}},
+		{"line too long", "a\n" + long + "\nb\n", 4, 10, []string{"a\n", "!", "b\n"}},
+		{"too long at end", "a\n" + long, 4, 10, []string{"a\n", "!"}},
+		{"too long, no newline, small", "a\n" + long, 64, 10, []string{"a\n" + long}},
+		{"empty", "", 4, 10, nil},
+		{"newlines", "\n\n\n\n\n", 2, 10, []string{"\n\n", "\n\n", "\n"}},
+		{"crlf", "a\r\nb\r\n", 3, 10, []string{"a\r\n", "b\r\n"}},
+		{"exact", "abc\n", 4, 10, []string{"abc\n"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sp := &splitter{r: strings.NewReader(c.in), max: c.max, size: c.size}
+			var got []string
+			ch := newChunk()
+			for {
+				ok, err := sp.fill(ch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !ok {
+					break
+				}
+				if ch.tooLong {
+					got = append(got, "!")
+				} else {
+					got = append(got, string(ch.data))
+				}
+				if len(got) > 100 {
+					t.Fatal("no end")
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("chunks %q, want %q", got, c.want)
+			}
+		})
+	}
+}

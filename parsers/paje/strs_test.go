@@ -1,0 +1,79 @@
+package paje
+
+import (
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestStrTable: strings equal their bytes whatever happens to the bytes
+// afterwards; a recurring value is interned (the same string each time)
+// after internAfter sightings; values seen once share slabs; long values
+// are copied on their own.
+func TestStrTable(t *testing.T) {
+	var tab strTable
+	buf := []byte("Idle")
+	first := tab.get(buf)
+	buf[0] = 'X' // the caller's bytes change (a chunk is reused)
+	if first != "Idle" {
+		t.Fatalf("got %q after the bytes changed", first)
+	}
+	var last string
+	for i := range internAfter + 2 {
+		s := tab.get([]byte("Running"))
+		if s != "Running" {
+			t.Fatalf("sighting %d: %q", i, s)
+		}
+		if i > internAfter && unsafeData(s) != unsafeData(last) {
+			t.Errorf("sighting %d: not the interned string", i)
+		}
+		last = s
+	}
+	// Values seen once come from one slab, one after the other.
+	a, b := tab.get([]byte("task-1")), tab.get([]byte("task-2"))
+	if a != "task-1" || b != "task-2" || unsafeData(b) != unsafeData(a)+uintptr(len(a)) {
+		t.Errorf("not consecutive in a slab: %q %q", a, b)
+	}
+	long := strings.Repeat("v", maxSlabbed+1)
+	if got := tab.get([]byte(long)); got != long {
+		t.Errorf("long value: %d bytes", len(got))
+	}
+	if got := tab.get(nil); got != "" {
+		t.Errorf("empty: %q", got)
+	}
+	// A slab filled up: the next string starts a new one, the old ones
+	// keep their bytes.
+	var all []string
+	for i := range 3 * slabBytes / 10 {
+		v := "value" + itoa(i%100000)
+		s := tab.slabbed([]byte(v))
+		if s != v {
+			t.Fatalf("%q != %q", s, v)
+		}
+		all = append(all, s)
+	}
+	for i, s := range all {
+		if want := "value" + itoa(i%100000); s != want {
+			t.Fatalf("string %d became %q", i, s)
+		}
+	}
+}
+
+func unsafeData(s string) uintptr {
+	if len(s) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(unsafe.StringData(s)))
+}
+
+func TestHashBytes(t *testing.T) {
+	// FNV-1a's reference values.
+	for _, c := range []struct {
+		in   string
+		want uint32
+	}{{"", 0x811c9dc5}, {"a", 0xe40c292c}, {"foobar", 0xbf9cf968}} {
+		if got := hashBytes([]byte(c.in)); got != c.want {
+			t.Errorf("%q: %#x, want %#x", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package pjdump
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/tracecast/tracecast"
+)
+
+// sampleEntities is a StarPU-like mix: states, variables, events, links and
+// a few containers, with millisecond times of four to five digits.
+func sampleEntities(n int) []tracecast.Entity {
+	r := rand.New(rand.NewPCG(1, 2))
+	es := make([]tracecast.Entity, n)
+	for i := range es {
+		start := 1000 + float64(r.IntN(15000e6))/1e6
+		end := start + float64(r.IntN(50e6))/1e6
+		switch k := r.IntN(100); {
+		case k < 55:
+			es[i] = tracecast.Entity{Nature: tracecast.NatureState, Container: "CUDA0_0", Type: "Worker State", Start: start, End: end, Imbrication: r.IntN(3), Value: "GEMM"}
+		case k < 85:
+			es[i] = tracecast.Entity{Nature: tracecast.NatureVariable, Container: "sched", Type: "Ready tasks", Start: start, End: end, Number: float64(r.IntN(300))}
+		case k < 95:
+			es[i] = tracecast.Entity{Nature: tracecast.NatureEvent, Container: "register", Type: "program event type", Start: start, End: start, Value: "56469e5708e0"}
+		case k < 99:
+			es[i] = tracecast.Entity{Nature: tracecast.NatureLink, Container: "program", Type: "F", Start: start, End: end, Value: "57600", StartContainer: "MEMMANAGER0", EndContainer: "MEMMANAGER1", Key: "com_1234"}
+		default:
+			es[i] = tracecast.Entity{Nature: tracecast.NatureContainer, Container: "program", Type: "Worker", Start: 0, End: 16143.316747, Value: "CPU3"}
+		}
+	}
+	return es
+}
+
+// TestWriterLines: the writer's output is AppendLine's, line by line,
+// across its buffer's flushes, and an output error is returned.
+func TestWriterLines(t *testing.T) {
+	es := sampleEntities(5000)
+	var want bytes.Buffer
+	for i := range es {
+		want.Write(AppendLine(nil, &es[i], false))
+		want.WriteByte('\n')
+	}
+	var got bytes.Buffer
+	w := NewWriter(&got, false)
+	for i := 0; i < len(es); i += 777 {
+		if err := w.Write(es[i:min(i+777, len(es))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() {
+		t.Fatalf("output differs: %d bytes, want %d", got.Len(), want.Len())
+	}
+	w = NewWriter(failing{}, false)
+	err := w.Write(es)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+type failing struct{}
+
+func (failing) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// BenchmarkWriter measures formatting and buffering of pj_dump lines.
+func BenchmarkWriter(b *testing.B) {
+	es := sampleEntities(1 << 14)
+	var n int64
+	for i := range es {
+		n += int64(len(AppendLine(nil, &es[i], false)) + 1)
+	}
+	b.SetBytes(n)
+	b.ReportAllocs()
+	w := NewWriter(io.Discard, false)
+	for b.Loop() {
+		if err := w.Write(es); err != nil {
+			b.Fatal(err)
+		}
+	}
+	w.Flush()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(es)), "ns/entity")
+}
