@@ -3,15 +3,15 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
 )
 
 func newStatesCmd() *cobra.Command {
-	var format, out string
+	var format, out, memLimit string
 	var allEntities bool
 	d := paje.DefaultParserConfig()
 	parser := map[string]any{}
@@ -40,12 +40,15 @@ The command is the pipeline file source → paje parser → pjdump, csv, jsonl
 or arrow sink; the flags are the parser's options.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// The reader's live heap is a few tens of MiB whatever the
-			// trace's size; a soft limit keeps the garbage collector from
-			// letting the process grow to twice that between collections.
-			// GOMEMLIMIT wins.
-			if os.Getenv("GOMEMLIMIT") == "" {
-				debug.SetMemoryLimit(52 << 20)
+			// The reader's live heap is bounded by its limits; a soft
+			// memory limit derived from them keeps the collector from
+			// letting the process grow to twice that between collections
+			// (--memory-limit or GOMEMLIMIT override it).
+			po := paje.DefaultOptions()
+			po.MaxBuffered, po.MaxLineBytes = *parser["max_buffered"].(*int), *parser["max_line_bytes"].(*int)
+			po.MaxContainers, po.MaxOpenStates = *parser["max_containers"].(*int), *parser["max_open_states"].(*int)
+			if _, err := memlimit.Set(memLimit, po.HeapBound()); err != nil {
+				return usageErr(err)
 			}
 			unit := parser["time_unit"].(*string)
 			switch *unit {
@@ -101,6 +104,7 @@ or arrow sink; the flags are the parser's options.`,
 	f := cmd.Flags()
 	f.StringVar(&format, "format", "pjdump", "output format: pjdump, csv, jsonl, arrow")
 	f.StringVarP(&out, "output", "o", "-", "output file (- for standard output)")
+	f.StringVar(&memLimit, "memory-limit", "", "soft memory limit (512MiB, 2GiB, off; default: derived from the reader's limits; GOMEMLIMIT also works)")
 	flag := func(key string, p any) { parser[key] = p }
 	flag("lenient", f.Bool("lenient", false, "count and skip bad lines instead of failing; print the counts by reason"))
 	flag("user_defined", f.BoolP("user-defined", "u", false, "also output user-defined fields (pj_dump -u)"))
