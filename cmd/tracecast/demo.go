@@ -57,6 +57,12 @@ files and JSON lines). It prints a short summary of what came out.`,
 			if err := report.WriteDemo(os.Stdout, rs, took, ps); err != nil {
 				return err
 			}
+			// The page to look at: Gantt chart, occupancy, forecasts.
+			page := filepath.Join(out, "report.html")
+			if err := writeReport(cmd.Context(), trace, page, "auto", nil, false, false); err != nil {
+				return err
+			}
+			fmt.Printf("  %-12s %s (open it in a browser)\n", "report", page)
 			for _, outputs := range []map[string]string{replay, idle} {
 				ids := make([]string, 0, len(outputs))
 				for id := range outputs {

@@ -192,3 +192,17 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("exit %d: %q", r.code, r.stdout)
 	}
 }
+
+// demo writes the HTML report too, and says where.
+func TestDemoWritesReport(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	r := run(t, nil, "demo", "--out", out, "--no-progress")
+	page := filepath.Join(out, "report.html")
+	if r.code != 0 || !strings.Contains(r.stdout, page) {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil || !strings.Contains(string(b), `<canvas id="gantt"`) || !strings.Contains(string(b), "Forecast skill") {
+		t.Fatalf("report: %v, %d bytes", err, len(b))
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -39,27 +40,7 @@ page stays small.`,
 				}
 				hs = append(hs, s)
 			}
-			c, err := report.NewPageCollector(rules)
-			if err != nil {
-				return usageErr(err)
-			}
-			spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{traceSource(args[0], lenient, noStrict)},
-				Sinks: []pipelines.Node{{ID: "page", Type: "page", Inputs: []string{"trace"}}}}
-			if err := runSpec(cmd.Context(), spec, map[string]tracecast.Sink{"page": c}); err != nil {
-				return err
-			}
-			page, err := c.Page(report.PageOptions{Title: args[0], Horizons: hs})
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-				return err
-			}
-			f, err := os.Create(out)
-			if err != nil {
-				return err
-			}
-			if err := firstErr(page.WriteHTML(f), f.Close()); err != nil {
+			if err := writeReport(cmd.Context(), args[0], out, rules, hs, lenient, noStrict); err != nil {
 				return err
 			}
 			fmt.Println(out)
@@ -72,4 +53,29 @@ page stays small.`,
 	cmd.Flags().BoolVar(&lenient, "lenient", false, "skip bad trace lines instead of failing")
 	cmd.Flags().BoolVarP(&noStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
 	return cmd
+}
+
+// writeReport reads the trace at path and writes its HTML report to out.
+func writeReport(ctx context.Context, path, out, rules string, hs []float64, lenient, noStrict bool) error {
+	c, err := report.NewPageCollector(rules)
+	if err != nil {
+		return usageErr(err)
+	}
+	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{traceSource(path, lenient, noStrict)},
+		Sinks: []pipelines.Node{{ID: "page", Type: "page", Inputs: []string{"trace"}}}}
+	if err := runSpec(ctx, spec, map[string]tracecast.Sink{"page": c}); err != nil {
+		return err
+	}
+	page, err := c.Page(report.PageOptions{Title: path, Horizons: hs})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	return firstErr(page.WriteHTML(f), f.Close())
 }
