@@ -214,7 +214,3 @@ func energySpec(f *energyFlags, mapping map[string]string) pipelines.Spec {
 	}
 	return spec
 }
-
-// energyPowerParser is the command's power parser type: the pipeline's
-// "power" parser, plus Kwollect's answer.
-const energyPowerParser = "power-document"
