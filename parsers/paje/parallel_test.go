@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"go.uber.org/goleak"
 )
 
 // readResult is everything a read produces: the entities in order, the
@@ -290,6 +291,7 @@ func TestParallelEdges(t *testing.T) {
 // readers and tokenizers (no goroutine is left running, no deadlock), and
 // so does an error from the callback.
 func TestParallelStops(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	data := gunzip(t, starpuTrace)
 	half := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
 	bad := append(append([]byte(nil), data[:half]...), []byte("42 1 w1 S Idle\n")...)
