@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"go.uber.org/goleak"
 )
 
 // readResult is everything a read produces: the entities in order, the
@@ -195,6 +196,9 @@ func TestParallelTestdata(t *testing.T) {
 			if len(data) < 200<<10 {
 				sizes = append(sizes, 7)
 			}
+			if raceEnabled && len(data) > 200<<10 {
+				sizes = []int{0}
+			}
 			checkParallel(t, tr, data, sizes, true)
 		})
 	}
@@ -217,6 +221,14 @@ func TestParallelShared(t *testing.T) {
 	for _, tr := range traces {
 		t.Run(strings.TrimPrefix(tr, sharedTraces+"/"), func(t *testing.T) {
 			data := readTrace(t, tr)
+			if raceEnabled && len(data) > 200<<10 {
+				// Under the race detector: one mode, two threads.
+				o := pjOpts(tr)
+				o.ReorderHorizon = -1
+				want := digest(Read, data, withThreads(o, 1, 0))
+				sameRead(t, "threads 2", digest(Read, data, withThreads(o, 2, 4096)), want, false)
+				return
+			}
 			if len(data) > 4<<20 {
 				// The 41 MB trace: one mode, default chunks.
 				o := pjOpts(tr)
@@ -279,6 +291,7 @@ func TestParallelEdges(t *testing.T) {
 // readers and tokenizers (no goroutine is left running, no deadlock), and
 // so does an error from the callback.
 func TestParallelStops(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	data := gunzip(t, starpuTrace)
 	half := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
 	bad := append(append([]byte(nil), data[:half]...), []byte("42 1 w1 S Idle\n")...)
@@ -343,10 +356,14 @@ func TestProcessorThreads(t *testing.T) {
 		inputs[filepath.Base(tr)] = readTrace(t, tr)
 	}
 	inputs["edges"] = []byte("\ufeff" + hdr + "4 1 w1 S Idle\n\n5 2 w1 S " + strings.Repeat("A", 5000) + " t\n6 3 w1 S\n# c\n4 4 w9 S Run\n4 5 w1 S Idle\n")
+	batches := []int{1, 300, 1024, 5000}
+	if raceEnabled {
+		batches = []int{300}
+	}
 	for name, data := range inputs {
 		for mode, o := range readModes(name) {
 			o.MaxLineBytes = 4096
-			for _, batch := range []int{1, 300, 1024, 5000} {
+			for _, batch := range batches {
 				want := processLines(data, withThreads(o, 1, 0), batch)
 				got := processLines(data, withThreads(o, 3, 0), batch)
 				sameRead(t, name+" "+mode+" batches of "+itoa(batch), got, want, true)

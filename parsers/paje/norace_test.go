@@ -1,0 +1,5 @@
+//go:build !race
+
+package paje
+
+const raceEnabled = false
