@@ -65,15 +65,15 @@ func (f Forecast) AppendJSON(b []byte) []byte {
 	b = appendStr(b, "run", f.Run)
 	b = appendStr(b, "class", f.Class)
 	b = appendStr(b, "query", f.Query)
-	b = appendInt(b, "threshold", f.Threshold)
-	b = appendInt(b, "workers", f.Workers)
-	b = appendNum(b, "issued_at", f.IssuedAt)
-	b = appendNum(b, "horizon", f.Horizon)
-	b = appendNum(b, "p", f.P)
-	b = appendNum(b, "mean", f.Mean)
-	b = appendNum(b, "worker_seconds", f.WorkerSeconds)
-	b = appendNum(b, "lo", f.Lo)
-	b = appendNum(b, "hi", f.Hi)
+	b = appendI64(b, "threshold", int64(f.Threshold))
+	b = appendI64(b, "workers", int64(f.Workers))
+	b = appendF(b, "issued_at", f.IssuedAt)
+	b = appendF(b, "horizon", f.Horizon)
+	b = appendF(b, "p", f.P)
+	b = appendF(b, "mean", f.Mean)
+	b = appendF(b, "worker_seconds", f.WorkerSeconds)
+	b = appendF(b, "lo", f.Lo)
+	b = appendF(b, "hi", f.Hi)
 	b = appendStr(b, "method", f.Method)
 	return append(b, '}')
 }
@@ -88,18 +88,17 @@ func (o Outcome) AppendJSON(b []byte) []byte {
 	b = appendStr(b, "forecast_id", o.ForecastID)
 	b = appendStr(b, "run", o.Run)
 	b = appendStr(b, "query", o.Query)
-	b = appendInt(b, "threshold", o.Threshold)
-	b = appendInt(b, "workers", o.Workers)
-	b = appendNum(b, "issued_at", o.IssuedAt)
-	b = appendNum(b, "horizon", o.Horizon)
-	b = appendNum(b, "p", o.P)
-	b = appendNum(b, "lo", o.Lo)
-	b = appendNum(b, "hi", o.Hi)
-	b = appendNum(b, "mean", o.Mean)
-	b = appendNum(b, "observed_p", o.ObservedP)
-	b = appendNum(b, "observed_mean", o.ObservedMean)
-	b = append(b, `,"inside":`...)
-	b = strconv.AppendBool(b, o.Inside)
+	b = appendI64(b, "threshold", int64(o.Threshold))
+	b = appendI64(b, "workers", int64(o.Workers))
+	b = appendF(b, "issued_at", o.IssuedAt)
+	b = appendF(b, "horizon", o.Horizon)
+	b = appendF(b, "p", o.P)
+	b = appendF(b, "lo", o.Lo)
+	b = appendF(b, "hi", o.Hi)
+	b = appendF(b, "mean", o.Mean)
+	b = appendF(b, "observed_p", o.ObservedP)
+	b = appendF(b, "observed_mean", o.ObservedMean)
+	b = appendBool(b, "inside", o.Inside)
 	b = appendStr(b, "method", o.Method)
 	return append(b, '}')
 }
@@ -108,9 +107,7 @@ func (o Outcome) AppendJSON(b []byte) []byte {
 func (o Outcome) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
 
 func appendStr(b []byte, k, v string) []byte {
-	b = append(b, ',', '"')
-	b = append(b, k...)
-	b = append(b, '"', ':')
+	b = appendKey(b, k)
 	// strconv.AppendQuote escapes like Go, which JSON reads except for
 	// \x.. and \a-style escapes of control bytes and invalid UTF-8: those
 	// strings go through encoding/json (without its HTML escaping).
@@ -124,23 +121,6 @@ func appendStr(b []byte, k, v string) []byte {
 		}
 	}
 	return strconv.AppendQuote(b, v)
-}
-
-func appendInt(b []byte, k string, v int) []byte {
-	b = append(b, ',', '"')
-	b = append(b, k...)
-	b = append(b, '"', ':')
-	return strconv.AppendInt(b, int64(v), 10)
-}
-
-func appendNum(b []byte, k string, v float64) []byte {
-	b = append(b, ',', '"')
-	b = append(b, k...)
-	b = append(b, '"', ':')
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return append(b, "null"...)
-	}
-	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
 // Episode is an alert that lasts: it is announced when it opens (State
@@ -174,12 +154,12 @@ func (e Episode) AppendJSON(b []byte) []byte {
 	b = appendStr(b, "run", e.Run)
 	b = appendStr(b, "kind", e.Kind)
 	b = appendStr(b, "query", e.Query)
-	b = appendNum(b, "horizon", e.Horizon)
+	b = appendF(b, "horizon", e.Horizon)
 	b = appendStr(b, "state", e.State)
-	b = appendNum(b, "start", e.Start)
-	b = appendNum(b, "end", e.End)
-	b = appendNum(b, "value", e.Value)
-	b = appendNum(b, "threshold", e.Threshold)
+	b = appendF(b, "start", e.Start)
+	b = appendF(b, "end", e.End)
+	b = appendF(b, "value", e.Value)
+	b = appendF(b, "threshold", e.Threshold)
 	b = appendStr(b, "message", e.Message)
 	return append(b, '}')
 }
@@ -221,19 +201,19 @@ func (s Skill) AppendJSON(b []byte) []byte {
 	b = appendStr(b, "id", s.ID)
 	b = appendStr(b, "run", s.Run)
 	b = appendStr(b, "query", s.Query)
-	b = appendNum(b, "horizon", s.Horizon)
+	b = appendF(b, "horizon", s.Horizon)
 	b = appendStr(b, "method", s.Method)
-	b = appendNum(b, "until", s.Until)
-	b = appendInt(b, "n", s.N)
-	b = appendNum(b, "mse_p", s.MSEP)
-	b = appendNum(b, "mse_mean", s.MSEMean)
-	b = appendNum(b, "mse_persistence", s.MSEPersistence)
-	b = appendNum(b, "mse_climatology", s.MSEClimatology)
-	b = appendNum(b, "mse_ks_paper", s.MSEKSPaper)
-	b = appendNum(b, "skill_persistence", s.SkillPersistence)
-	b = appendNum(b, "skill_climatology", s.SkillClimatology)
-	b = appendNum(b, "skill_ks_paper", s.SkillKSPaper)
-	b = appendNum(b, "coverage", s.Coverage)
+	b = appendF(b, "until", s.Until)
+	b = appendI64(b, "n", int64(s.N))
+	b = appendF(b, "mse_p", s.MSEP)
+	b = appendF(b, "mse_mean", s.MSEMean)
+	b = appendF(b, "mse_persistence", s.MSEPersistence)
+	b = appendF(b, "mse_climatology", s.MSEClimatology)
+	b = appendF(b, "mse_ks_paper", s.MSEKSPaper)
+	b = appendF(b, "skill_persistence", s.SkillPersistence)
+	b = appendF(b, "skill_climatology", s.SkillClimatology)
+	b = appendF(b, "skill_ks_paper", s.SkillKSPaper)
+	b = appendF(b, "coverage", s.Coverage)
 	return append(b, '}')
 }
 
