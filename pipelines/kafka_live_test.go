@@ -95,44 +95,58 @@ func publishTracesWith(t testing.TB, tr *kafkago.Transport, addr, topic string, 
 }
 
 // offlinePredictions runs the offline predict stage of live-kafka.yaml's
-// options on each trace file: id -> prediction JSON without emitted_at.
+// options on each trace file: id -> prediction JSON without emitted_at,
+// and the same for the verdicts.
 func offlinePredictions(t *testing.T, traces map[string][]byte) (want, verdicts map[string]string) {
 	t.Helper()
+	r := offlineRecords(t, traces, func(string) string {
+		return `{type: predict, inputs: [trace], rules: starpu, period: 1, window: 100, queries: ["idle>=25%", "idle>=50%"], time_unit: ms}`
+	}, "predictions", "verdicts")
+	return r["predictions"], r["verdicts"]
+}
+
+// offlineRecords replays each trace file (named as its Kafka key) through
+// the stage stage(id) and returns its records of each plural kind: kind ->
+// id -> JSON without emission times.
+func offlineRecords(t *testing.T, traces map[string][]byte, stage func(id string) string, plurals ...string) map[string]map[string]string {
+	t.Helper()
 	dir := t.TempDir()
-	want, verdicts = map[string]string{}, map[string]string{}
+	got := map[string]map[string]string{}
+	for _, pl := range plurals {
+		got[pl] = map[string]string{}
+	}
 	for id, data := range traces {
 		path := filepath.Join(dir, id)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out := filepath.Join(dir, id+".jsonl")
+		var sinks strings.Builder
+		for _, pl := range plurals {
+			fmt.Fprintf(&sinks, "  %s: {type: jsonl, inputs: [s], records: %s, path: %q}\n", pl, pl, path+"."+pl)
+		}
 		cfg, err := Parse(fmt.Appendf(nil, `version: 1
 name: offline
 settings: {status_interval: 0s}
 sources:
   trace: {type: file, path: %q, parser: {type: paje, time_unit: ms}}
 stages:
-  idle: {type: predict, inputs: [trace], rules: starpu, period: 1, window: 100, queries: ["idle>=25%%", "idle>=50%%"], time_unit: ms}
+  s: %s
 sinks:
-  p: {type: jsonl, inputs: [idle], records: predictions, path: %q}
-  v: {type: jsonl, inputs: [idle], records: verdicts, path: %q}
-`, path, out, out+".verdicts"), "offline.yaml")
+%s`, path, stage(id), sinks.String()), "offline.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := Run(t.Context(), cfg, RunOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range readJSONL(t, out) {
-			id, b := kafkatest.Normalize(m)
-			want[id] = b
-		}
-		for _, m := range readJSONL(t, out+".verdicts") {
-			id, b := kafkatest.Normalize(m)
-			verdicts[id] = b
+		for _, pl := range plurals {
+			for _, m := range readJSONL(t, path+"."+pl) {
+				rid, b := kafkatest.Normalize(m)
+				got[pl][rid] = b
+			}
 		}
 	}
-	return want, verdicts
+	return got
 }
 
 // runLiveKafka runs the shipped live-kafka pipeline against the broker at
@@ -199,36 +213,9 @@ func TestLiveKafkaEndToEnd(t *testing.T) {
 // file (named as the Kafka key, the run id).
 func offlineForecasts(t *testing.T, traces map[string][]byte) map[string]string {
 	t.Helper()
-	dir := t.TempDir()
-	want := map[string]string{}
-	for id, data := range traces {
-		path := filepath.Join(dir, id)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(dir, id+".jsonl")
-		cfg, err := Parse(fmt.Appendf(nil, `version: 1
-name: offline
-settings: {status_interval: 0s}
-sources:
-  trace: {type: file, path: %q, parser: {type: paje, time_unit: ms}}
-stages:
-  f: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=25%%"], horizons: [10ms, 100ms, 1s], every: 5ms, time_unit: ms, run_id: %q}
-sinks:
-  p: {type: jsonl, inputs: [f], records: forecasts, path: %q}
-`, path, id, out), "offline.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Run(t.Context(), cfg, RunOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range readJSONL(t, out) {
-			fid, b := kafkatest.Normalize(m)
-			want[fid] = b
-		}
-	}
-	return want
+	return offlineRecords(t, traces, func(id string) string {
+		return fmt.Sprintf(`{type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=25%%"], horizons: [10ms, 100ms, 1s], every: 5ms, time_unit: ms, run_id: %q}`, id)
+	}, "forecasts")["forecasts"]
 }
 
 // TestLivePredictIgnoresBatching: the live predictions and verdicts of a
