@@ -1,15 +1,13 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/report"
 )
 
@@ -19,13 +17,12 @@ func newDemoCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo [--out DIR]",
 		Short: "Run the built-in pipelines on the StarPU trace built into the binary",
-		Long: `demo needs nothing but the binary: it writes the StarPU 1.4.9 trace built into
-it (a Cholesky factorisation on 2 CPU workers, 50k lines, unsorted, in
-milliseconds) to DIR and runs the built-in pipelines on it:
-replay-starpu (file replay, Paje reader, Arrow IPC file and stream, JSON
-lines) and idle-starpu (occurrence signal of idle workers, windows, KS
-verdicts, predictions of idleness over the next window, alerts, as Arrow
-files and JSON lines). It prints a short summary of what came out.`,
+		Long: `demo needs nothing but the binary: it writes the StarPU trace built into it
+(a Cholesky factorisation on 2 CPU workers, 50k lines, in milliseconds) to
+DIR and runs two built-in pipelines on it: replay-starpu (the trace's
+entities as Arrow files and JSON lines) and idle-starpu (how many workers
+are idle, predicted window after window, with alerts). It prints a short
+summary and the files written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := os.MkdirAll(out, 0o755); err != nil {
@@ -45,29 +42,7 @@ files and JSON lines). It prints a short summary of what came out.`,
 			if err != nil {
 				return err
 			}
-			var rs report.Replay
-			var ps report.Predictions
-			err = readJSONL(replay["records"], func(r io.Reader, name string) (err error) { rs, err = report.ReadReplay(r, name); return err })
-			if err == nil {
-				err = readJSONL(idle["records"], func(r io.Reader, name string) (err error) { ps, err = report.ReadPredictions(r, name); return err })
-			}
-			if err != nil {
-				return err
-			}
-			if err := report.WriteDemo(os.Stdout, rs, took, ps); err != nil {
-				return err
-			}
-			for _, outputs := range []map[string]string{replay, idle} {
-				ids := make([]string, 0, len(outputs))
-				for id := range outputs {
-					ids = append(ids, id)
-				}
-				sort.Strings(ids)
-				for _, id := range ids {
-					fmt.Printf("  %-12s %s\n", id, outputs[id])
-				}
-			}
-			return nil
+			return report.WriteDemoFiles(os.Stdout, replay["records"], idle["records"], took, replay, idle)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "tracecast-demo", "directory for the trace and the outputs")
@@ -78,29 +53,18 @@ files and JSON lines). It prints a short summary of what came out.`,
 // runBuiltin runs a built-in pipeline on trace with its outputs in
 // dir/NAME/, and returns the output paths by sink id.
 func runBuiltin(cmd *cobra.Command, name, trace, dir string, bar bool) (map[string]string, error) {
-	cfg, err := loadPipeline(name, nil)
+	cfg, err := loadPipeline(name, []string{"trace.path=" + trace})
 	if err != nil {
 		return nil, err
 	}
-	sets := []string{"trace.path=" + trace}
 	outputs := map[string]string{}
 	for _, c := range cfg.Sinks {
 		p, _ := c.Option("path")
 		outputs[c.ID] = filepath.Join(dir, name, filepath.Base(p))
-		sets = append(sets, c.ID+".path="+outputs[c.ID])
+		c.SetOption("path", outputs[c.ID])
 	}
-	if cfg, err = loadPipeline(name, sets); err != nil {
+	if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
 		return nil, err
 	}
 	return outputs, runPipeline(cmd.Context(), cfg, bar, "")
-}
-
-// readJSONL opens a pipeline's JSON-lines output for read.
-func readJSONL(path string, read func(io.Reader, string) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return read(f, path)
 }

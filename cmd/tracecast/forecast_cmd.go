@@ -2,35 +2,35 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/pipelines"
 	stage "github.com/tracecast/tracecast/stages/forecast"
 )
 
 // forecastFlags are predict's flags for forecasts over horizons (the
-// default mode; --window selects seed 004's windows).
+// default mode).
 type forecastFlags struct {
-	horizons []string
-	every    string
-	coverage float64
-	runID    string
-	format   string
-	verify   bool
-	alpha    float64
-	workers  int
+	horizons     []string
+	every, runID string
+	format       string
+	coverage     float64
+	alpha        float64
+	verify       bool
+	workers      int
 }
 
 func (f *forecastFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.horizons, "horizon", nil, "the consumer's horizon H, a duration with a unit: 500us, 10ms, 2s (repeatable; default: 0.1%, 1% and 10% of the run)")
-	fl.StringVar(&f.every, "every", "", "issue a forecast every this much trace time (default: the shortest horizon / 10)")
+	fl.StringVar(&f.every, "every", "", "issue a forecast every this much trace time, a duration with a unit (default: the shortest horizon / 10)")
 	fl.Float64Var(&f.coverage, "coverage", 0.9, "probability the interval [lo, hi] is meant to have of containing the outcome of p")
 	fl.StringVar(&f.runID, "run-id", "", "names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)")
 	fl.StringVar(&f.format, "format", "", "jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)")
@@ -97,24 +97,11 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 	}
 	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{traceSource(path, p.lenient, p.noStrict)},
 		Stages: []pipelines.Node{{ID: "forecast", Type: "forecast", Inputs: []string{"trace"}, Options: opts}}}
-	var kept []tracecast.Forecast
-	episodes := map[string]int{}
+	kept := &stage.Kept{}
 	sinks := map[string]tracecast.Sink{}
 	if summary || f.verify {
 		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "keep", Type: "keep", Inputs: []string{"forecast"}})
-		sinks["keep"] = pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
-			switch items := b.Items.(type) {
-			case []tracecast.Forecast:
-				kept = append(kept, items...)
-			case []tracecast.Episode:
-				for _, e := range items {
-					if e.State == "open" {
-						episodes[e.Kind]++
-					}
-				}
-			}
-			return nil
-		})
+		sinks["keep"] = kept
 	}
 	switch {
 	case summary:
@@ -126,40 +113,30 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 				Options: map[string]any{"path": filepath.Join(out, rec+"."+f.format), "records": rec}})
 		}
 	}
-	if err := runSpec(ctx, spec, sinks); err != nil {
+	if err := runSpec(ctx, spec, sinks); err != nil || (!summary && !f.verify) {
 		return err
 	}
-	if !summary && !f.verify {
-		return nil
-	}
 	if steps == nil { // standard input on a terminal: nothing to score against
-		fmt.Printf("%d forecasts of run %s (method %s); score them with: tracecast verify TRACE FORECASTS.jsonl\n", len(kept), runID, method)
+		fmt.Printf("%d forecasts of run %s (method %s); score them with: tracecast verify TRACE FORECASTS.jsonl\n", len(kept.Forecasts), runID, method)
 		return nil
 	}
-	scores, err := fc.Verify(steps, kept)
+	scores, err := fc.Verify(steps, kept.Forecasts)
 	if err != nil {
 		return err
 	}
-	w := io.Writer(os.Stderr)
 	if summary {
-		w = os.Stdout
-		fmt.Fprintf(w, "%d forecasts of run %s (method %s), scored against what happened:\n\n", len(kept), runID, method)
+		err = fc.WriteSummary(os.Stdout, fc.Summary{Forecasts: len(kept.Forecasts), Run: runID, Method: method, Scores: scores, Threshold: p.idleThreshold, Opened: kept.Opened})
+	} else {
+		err = fc.WriteTable(os.Stderr, scores)
 	}
-	if err := fc.WriteTable(w, scores); err != nil {
+	if err != nil || out == "" {
 		return err
-	}
-	if summary {
-		fmt.Fprintf(w, "\nalerts: %d idle-opportunity episodes (p ≥ %g), %d regime-change episodes\n", episodes["idle-opportunity"], p.idleThreshold, episodes["regime-change"])
-		fmt.Fprintf(w, "skill = 1 − MSE/MSE(baseline): above 0 beats the baseline. --format jsonl for the records; docs/forecasts.md.\n")
-	}
-	if out == "" {
-		return nil
 	}
 	sf, err := os.Create(filepath.Join(out, "scores.jsonl"))
 	if err != nil {
 		return err
 	}
-	return firstErr(fc.WriteScores(sf, scores), sf.Close())
+	return errors.Join(fc.WriteScores(sf, scores), sf.Close())
 }
 
 // traceSteps reads the idle step function of a trace (what forecasts are
@@ -186,17 +163,17 @@ func newVerifyCmd() *cobra.Command {
 		Use:   "verify TRACE FORECASTS.jsonl",
 		Short: "Score forecasts (from predict or a live pipeline) against what happened in the trace",
 		Long: `verify reads the forecast records of FORECASTS.jsonl (other records are
-skipped) and scores them against the trace they are about: per (query,
-horizon), the MSE of p and of mean, the skill against persistence,
-climatology and the seed's forecast (ks-paper) at the same issue times, and
-the interval coverage; --format jsonl writes score records with the
-reliability table. Definitions: docs/forecasts.md.`,
+skipped) and scores them against the trace they are about: per query and
+horizon, the mean squared error of p and of mean, the skill against
+persistence, climatology and ks-paper at the same times, and the interval
+coverage. --format jsonl writes score records with the reliability table.
+Definitions: docs/forecasts.md.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "jsonl" {
 				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
 			}
-			in, name, closeIn, err := openInput(args[1])
+			in, name, closeIn, err := input.Open(args[1])
 			if err != nil {
 				return err
 			}

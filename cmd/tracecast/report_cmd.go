@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ page stays small.`,
 			if err != nil {
 				return err
 			}
-			if err := firstErr(page.WriteHTML(f), f.Close()); err != nil {
+			if err := errors.Join(page.WriteHTML(f), f.Close()); err != nil {
 				return err
 			}
 			fmt.Println(out)

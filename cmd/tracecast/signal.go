@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/pipelines"
 )
 
@@ -37,15 +35,6 @@ func (f *signalFlags) register(cmd *cobra.Command) {
 func (f *signalFlags) stage(typ string) pipelines.Node {
 	return pipelines.Node{ID: typ, Type: typ, Inputs: []string{"trace"}, Options: map[string]any{"rules": f.rules, "class": f.class,
 		"period": f.period, "min_period": f.minPeriod, "max_samples": f.maxSamples}}
-}
-
-// openInput opens a file or standard input ("-"), plain or gzip.
-func openInput(path string) (io.Reader, string, func(), error) {
-	r, name, closeIn, err := input.Open(path)
-	if err != nil {
-		return nil, name, nil, err
-	}
-	return r, name, func() { closeIn() }, nil
 }
 
 func newSignalCmd() *cobra.Command {

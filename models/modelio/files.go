@@ -3,6 +3,7 @@ package modelio
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"gopkg.in/yaml.v3"
@@ -162,4 +163,21 @@ func readJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// WriteJSON writes v as indented JSON to w and, when path is set, to that
+// file as well (a model file for the predict commands).
+func WriteJSON(w io.Writer, path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if path != "" {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(b)
+	return err
 }

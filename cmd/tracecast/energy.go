@@ -1,0 +1,411 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/models"
+	"github.com/tracecast/tracecast/models/modelio"
+	"github.com/tracecast/tracecast/parsers/power"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/report"
+	"github.com/tracecast/tracecast/stages/energy"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+// energyCommands are the energy and power-model commands.
+func energyCommands() []*cobra.Command {
+	pm := &cobra.Command{Use: "powermodel", Short: "A node's power from its CPU utilisation and frequency: fit the model, predict",
+		Long: `powermodel fits and uses the DVFS power model (docs/energy.md)
+
+  P(cpu, f) = P0 − alpha·(fmax − f)/fmax + (A·f/fmax + B)·cpu
+
+cpu the utilisation in [0, 1], f the frequency, P0 the idle power at fmax.`}
+	pm.AddCommand(newPowermodelFitCmd(), newPowermodelPredictCmd())
+	ct := &cobra.Command{Use: "ctmodel", Short: "A task's completion time from its CPU allocation and frequency: fit the model, predict",
+		Long: `ctmodel fits and uses the completion-time model (docs/energy.md)
+
+  CT(cpu, f) = [θ_f/cpu + (1 − θ_f)] · [U·fmax/f + (1 − U)] · CT(100%, fmax)
+
+U the frequency-sensitive share of the work, θ_f the CPU-sensitive share
+at frequency f (interpolated between θ at fmin and at fmax).`}
+	ct.AddCommand(newCTFitCmd(), newCTPredictCmd())
+	return []*cobra.Command{pm, ct, newParetoCmd(), newEnergyCmd(), newEnergySpeedupCmd()}
+}
+
+// energyRequire fails with a usage error when one of names was not given.
+func energyRequire(cmd *cobra.Command, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if !cmd.Flags().Changed(n) {
+			missing = append(missing, "--"+n)
+		}
+	}
+	if len(missing) > 0 {
+		return usageErr(fmt.Errorf("missing %s", strings.Join(missing, ", ")))
+	}
+	return nil
+}
+
+// energyMeasured is --measured when it was given (0 is a measurement too),
+// else nil.
+func energyMeasured(cmd *cobra.Command, v float64) *float64 {
+	if !cmd.Flags().Changed("measured") {
+		return nil
+	}
+	return &v
+}
+
+func newPowermodelFitCmd() *cobra.Command {
+	var in models.PowerInputs
+	var out, samples string
+	var fmax float64
+	cmd := &cobra.Command{
+		Use:   "fit (--fmin F --fmax F --p-idle-fmin W --p-idle-fmax W --p-full-fmin W --p-full-fmax W | --samples FILE.csv)",
+		Short: "Compute A, B and alpha from six measurements, or fit them to many",
+		Long: `fit prints the power model as JSON (A, B, alpha, fmax, p_idle_fmax) and, with
+-o, writes it to a file for "powermodel predict". Either from six
+measurements (idle and full-load power at the lowest and highest
+frequency), or by least squares from --samples, a CSV with columns cpu, f
+and watts (with a header row; cpu in [0, 1]), reporting the fit's RMSE and
+R². --fmax sets the reference frequency (default: the highest f of the
+samples). Frequencies in any unit, the same for all.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if samples != "" {
+				mf, err := modelio.FitPowerModel(samples, fmax)
+				if err != nil {
+					return err
+				}
+				return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
+			}
+			if err := energyRequire(cmd, "fmin", "fmax", "p-idle-fmin", "p-idle-fmax", "p-full-fmin", "p-full-fmax"); err != nil {
+				return err
+			}
+			in.FMax = fmax
+			mf, err := modelio.PowerModelFromInputs(in)
+			if err != nil {
+				return usageErr(err)
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&in.FMin, "fmin", 0, "lowest frequency")
+	f.Float64Var(&fmax, "fmax", 0, "highest frequency")
+	f.Float64Var(&in.PIdleFMin, "p-idle-fmin", 0, "idle power at fmin (W)")
+	f.Float64Var(&in.PIdleFMax, "p-idle-fmax", 0, "idle power at fmax (W)")
+	f.Float64Var(&in.PFullFMin, "p-full-fmin", 0, "power at 100% CPU and fmin (W)")
+	f.Float64Var(&in.PFullFMax, "p-full-fmax", 0, "power at 100% CPU and fmax (W)")
+	f.StringVar(&samples, "samples", "", "CSV of measurements (cpu, f, watts) to fit by least squares")
+	f.StringVarP(&out, "output", "o", "", "also write the model to this JSON file")
+	return cmd
+}
+
+func newPowermodelPredictCmd() *cobra.Command {
+	var model string
+	var cpu, freq, measured float64
+	cmd := &cobra.Command{
+		Use:   "predict --model FILE --cpu U --freq F [--measured W]",
+		Short: "Predict a node's power at a utilisation and frequency",
+		Long: `predict evaluates the power model written by "powermodel fit -o" at
+utilisation --cpu (0 to 1; 0.5 or 50 both mean half) and frequency --freq
+(the model's unit). With --measured, it also prints the error
+|measured − predicted|/measured·100.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "model", "cpu", "freq"); err != nil {
+				return err
+			}
+			mf, err := modelio.ReadPowerModel(model)
+			if err != nil {
+				return err
+			}
+			if cpu > 1 {
+				cpu /= 100
+			}
+			if cpu < 0 || cpu > 1 || freq <= 0 {
+				return usageErr(errors.New("--cpu must be in [0, 1] (or a percentage) and --freq positive"))
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&model, "model", "", "model file written by powermodel fit -o")
+	f.Float64Var(&cpu, "cpu", 0, "CPU utilisation, 0 to 1 (values above 1 are read as percentages)")
+	f.Float64Var(&freq, "freq", 0, "operating frequency (the model's unit)")
+	f.Float64Var(&measured, "measured", 0, "measured power, to report the prediction's error")
+	return cmd
+}
+
+func newCTFitCmd() *cobra.Command {
+	var in models.CTInputs
+	var out string
+	cmd := &cobra.Command{
+		Use:   "fit --fmin F --fmax F --x X --ct-full-fmin S --ct-full-fmax S --ct-x-fmin S --ct-x-fmax S [-o FILE]",
+		Short: "Compute U, θ_fmin and θ_fmax from seven inputs",
+		Long: `fit prints the completion-time model as JSON (U, theta_fmin, theta_fmax, K,
+ct_full_fmax) and, with -o, writes it for "ctmodel predict". --x is the
+reduced CPU allocation (0.2 or 20 for 20%); the four times are the task's
+completion times at 100% and at x, at fmin and at fmax (any time unit:
+predictions come out in the same one).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "fmin", "fmax", "x", "ct-full-fmin", "ct-full-fmax", "ct-x-fmin", "ct-x-fmax"); err != nil {
+				return err
+			}
+			if in.X >= 1 {
+				in.X /= 100
+			}
+			mf, err := modelio.CTModelFromInputs(in)
+			if err != nil {
+				return usageErr(err)
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&in.FMin, "fmin", 0, "lowest frequency")
+	f.Float64Var(&in.FMax, "fmax", 0, "highest frequency")
+	f.Float64Var(&in.X, "x", 0, "reduced CPU allocation, 0 to 1 (or a percentage)")
+	f.Float64Var(&in.CTFullMin, "ct-full-fmin", 0, "completion time at 100% CPU and fmin")
+	f.Float64Var(&in.CTFullMax, "ct-full-fmax", 0, "completion time at 100% CPU and fmax")
+	f.Float64Var(&in.CTXMin, "ct-x-fmin", 0, "completion time at x CPU and fmin")
+	f.Float64Var(&in.CTXMax, "ct-x-fmax", 0, "completion time at x CPU and fmax")
+	f.StringVarP(&out, "output", "o", "", "also write the model to this JSON file")
+	return cmd
+}
+
+func newCTPredictCmd() *cobra.Command {
+	var model string
+	var cpu, freq, measured float64
+	cmd := &cobra.Command{
+		Use:   "predict --model FILE --cpu U --freq F [--measured T]",
+		Short: "Predict a task's completion time at a CPU allocation and frequency",
+		Long: `predict evaluates the completion-time model written by "ctmodel fit -o" at
+allocation --cpu (0 < cpu ≤ 1, or a percentage) and frequency --freq; with
+--measured it also prints the prediction's error in percent.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "model", "cpu", "freq"); err != nil {
+				return err
+			}
+			mf, err := modelio.ReadCTModel(model)
+			if err != nil {
+				return err
+			}
+			if cpu > 1 {
+				cpu /= 100
+			}
+			if cpu <= 0 || cpu > 1 || freq <= 0 {
+				return usageErr(errors.New("--cpu must be in (0, 1] (or a percentage) and --freq positive"))
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&model, "model", "", "model file written by ctmodel fit -o")
+	f.Float64Var(&cpu, "cpu", 0, "CPU allocation, 0 to 1 (values above 1 are read as percentages)")
+	f.Float64Var(&freq, "freq", 0, "operating frequency (the model's unit)")
+	f.Float64Var(&measured, "measured", 0, "measured completion time, to report the prediction's error")
+	return cmd
+}
+
+func newParetoCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "pareto FILE.csv",
+		Short: "Pareto frontier of (configuration, time, power) points",
+		Long: `pareto reads a CSV with a header row and the columns config, time and power
+(any order; other columns ignored) and prints the configurations no other
+one beats in both time and power, by increasing power (hence decreasing
+time): the fastest configuration for each power budget. --format csv
+(default) prints config,time,power; json one array.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "csv" && format != "json" {
+				return usageErr(fmt.Errorf("unknown --format %q (csv, json)", format))
+			}
+			pts, err := modelio.ReadPoints(args[0])
+			if err != nil {
+				return err
+			}
+			front := models.Pareto(pts)
+			if format == "json" {
+				return modelio.WriteJSON(cmd.OutOrStdout(), "", front)
+			}
+			return modelio.WritePoints(cmd.OutOrStdout(), front)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "csv", "output: csv or json")
+	return cmd
+}
+
+func newEnergySpeedupCmd() *cobra.Command {
+	var st, s, ei, ed float64
+	cmd := &cobra.Command{
+		Use:   "energy-speedup --time-speedup S (--idle-fraction s | --idle-energy J --dynamic-energy J)",
+		Short: "Energy speedup of a parallel run from its time speedup and the idle share of the energy",
+		Long: `energy-speedup prints the energy speedup of a parallel run,
+
+  S_e = 1 / ((1 − s) + s/S_t)
+
+from the time speedup S_t and the idle share s = E_i/(E_i + E_d) of the
+sequential run's energy, given or computed from the idle and dynamic
+energies (then the parallel energy E_p = E_i/S_t + E_d is printed too).
+'tracecast energy' measures a run's idle share.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "time-speedup"); err != nil {
+				return err
+			}
+			energies := false
+			switch {
+			case cmd.Flags().Changed("idle-fraction"):
+			case cmd.Flags().Changed("idle-energy") && cmd.Flags().Changed("dynamic-energy"):
+				if ei < 0 || ed < 0 || ei+ed <= 0 {
+					return usageErr(errors.New("energies must be non-negative, not both zero"))
+				}
+				energies, s = true, models.IdleFraction(ei, ed)
+			default:
+				return usageErr(errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy"))
+			}
+			if st <= 0 || s < 0 || s > 1 {
+				return usageErr(errors.New("need --time-speedup > 0 and an idle fraction in [0, 1]"))
+			}
+			if energies {
+				return modelio.WriteJSON(cmd.OutOrStdout(), "", modelio.SpeedupFromEnergies(st, ei, ed))
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), "", modelio.Speedup(st, s))
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&st, "time-speedup", 0, "time speedup S_t = T_1/T_p")
+	f.Float64Var(&s, "idle-fraction", 0, "idle fraction s of the sequential run's energy, 0 to 1")
+	f.Float64Var(&ei, "idle-energy", 0, "idle energy E_i of the sequential run (J)")
+	f.Float64Var(&ed, "dynamic-energy", 0, "dynamic energy E_d of the sequential run (J)")
+	return cmd
+}
+
+func newEnergyCmd() *cobra.Command {
+	var ioFile, ioFormat, trace, pw, format, params, out, rules, timeUnit, node, metric, nodeType string
+	var mapping []string
+	var window, maxGap, lateness, offset, ioOffset float64
+	var lenient bool
+	var plotPoints int
+	cmd := &cobra.Command{
+		Use:   "energy --trace TRACE --power POWER [--params FILE] [-o DIR]",
+		Short: "Energy per node and state class from a Paje trace and a power-meter stream",
+		Long: `energy joins a trace's execution states with power samples, per node, and
+reports the energy spent in each state class (idle, compute, comm, other),
+per --window and in total, with the model E = P_idle·T + Σ (P_state −
+P_idle)·T_state: the per-state powers come from --params (JSON or YAML:
+idle, app, storage, net in watts, the node's power in each state) or are
+fitted. Details and formats: docs/energy.md.
+
+Power (--power, plain or gzip; --power-format auto guesses): csv
+(time,node,watts), jsonl, rapl (energy counters) or kwollect (Grid'5000).
+Times in seconds or RFC 3339; power time = trace time in seconds + --offset.
+Nodes: every worker on --node unless --map CONTAINER=NODE or --node-type
+TYPE (the worker's ancestor container of that type) says otherwise. --io
+adds an I/O-call stream (strace or docs/io.md's schema): time in I/O calls
+is storage activity of its node.
+
+-o DIR writes energy.arrow, totals.arrow, model.json and plots.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "trace", "power"); err != nil {
+				return err
+			}
+			// Checked here, not left to the components, so that a bad flag
+			// is a usage error naming it.
+			if _, err := power.ParseFormat(format); err != nil {
+				return usageErr(err)
+			}
+			if _, ok := signal.Presets[rules]; !ok {
+				return usageErr(fmt.Errorf("unknown --rules %q (starpu, smpi)", rules))
+			}
+			if _, ok := tracecast.UnitsPerSecond(timeUnit); !ok && timeUnit != "auto" {
+				return usageErr(fmt.Errorf("unknown --time-unit %q", timeUnit))
+			}
+			if window < 0 || maxGap < 0 || lateness < 0 {
+				return usageErr(fmt.Errorf("--window, --max-gap and --lateness must not be negative"))
+			}
+			m, err := energy.ParseMap(mapping)
+			if err != nil {
+				return usageErr(err)
+			}
+			var p *models.StatePowers
+			if params != "" {
+				sp, err := modelio.ReadStatePowers(params)
+				if err != nil {
+					return err
+				}
+				p = &sp
+			}
+			stage := map[string]any{"rules": rules, "node": node, "node_type": nodeType, "window": window, "max_gap": maxGap,
+				"lateness": lateness, "offset": offset, "result": true}
+			if timeUnit != "auto" { // else the unit the paje parser detects
+				stage["time_unit"] = timeUnit
+			}
+			if len(m) > 0 {
+				stage["map"] = m
+			}
+			spec := pipelines.Spec{Name: "energy",
+				Sources: []pipelines.Node{{ID: "trace", Type: "file", Options: map[string]any{"path": trace},
+					Parser: &pipelines.Node{Type: "paje", Options: map[string]any{"lenient": lenient, "time_unit": timeUnit}}},
+					{ID: "power", Type: "file", Options: map[string]any{"path": pw},
+						Parser: &pipelines.Node{Type: "power", Options: map[string]any{"format": format, "lenient": lenient, "node": node, "metric": metric}}}},
+				Stages: []pipelines.Node{{ID: "energy", Type: "energy", Inputs: []string{"trace", "power"}, Options: stage}},
+				Sinks:  []pipelines.Node{{ID: "collect", Type: "collect", Inputs: []string{"energy"}}}}
+			if ioFile != "" { // every call, failed ones too, is time in I/O: no iotime stage
+				spec.Sources = append(spec.Sources, pipelines.Node{ID: "io", Type: "file", Options: map[string]any{"path": ioFile},
+					Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": cmp.Or(ioFormat, "auto"), "lenient": lenient}}})
+				spec.Stages[0].Inputs = append(spec.Stages[0].Inputs, "io")
+				stage["io_offset"] = ioOffset
+			}
+			if out != "" {
+				spec.Sinks[0].Inputs = append(spec.Sinks[0].Inputs, "power")
+			}
+			c := &report.EnergyCollector{}
+			if err := runSpec(cmd.Context(), spec, map[string]tracecast.Sink{"collect": c}); err != nil {
+				return err
+			}
+			rep, err := c.Report(p)
+			if err != nil {
+				return err
+			}
+			if err := rep.WriteText(cmd.OutOrStdout()); err != nil || out == "" {
+				return err
+			}
+			return rep.WriteFiles(report.EnergyFiles{Dir: out, Series: c.Series, PlotPoints: plotPoints, Offset: offset,
+				Meta: map[string]string{"trace": trace, "power": pw, "window_s": fmt.Sprint(window)}})
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&trace, "trace", "", "Paje trace (plain or gzip)")
+	fl.StringVar(&pw, "power", "", "power stream (plain or gzip)")
+	fl.StringVar(&format, "power-format", "auto", "power format: auto, csv, jsonl, rapl, kwollect")
+	fl.StringVar(&metric, "metric", "", "with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)")
+	fl.StringVar(&params, "params", "", "per-state powers file (JSON or YAML: idle, app, storage, net)")
+	fl.StringVarP(&out, "output", "o", "", "directory for Arrow files, model.json and plots")
+	fl.StringVar(&rules, "rules", "starpu", "state classes: starpu, smpi")
+	fl.StringVar(&timeUnit, "time-unit", "auto", "unit of the trace's times: auto, s, ms, us, ns")
+	fl.StringVar(&node, "node", energy.DefaultNode, "node of unmapped workers and of power rows without a node")
+	fl.StringArrayVar(&mapping, "map", nil, "CONTAINER=NODE: put a worker on a node (repeatable)")
+	fl.StringVar(&nodeType, "node-type", "", "put each unmapped worker on its nearest ancestor container of this type (e.g. \"Memory Node\"), named as that container")
+	fl.Float64Var(&window, "window", 1, "window length in seconds (0: the whole run)")
+	fl.Float64Var(&maxGap, "max-gap", 5, "longest interval between samples that is integrated, seconds")
+	fl.Float64Var(&lateness, "lateness", 0, "how late (s) a sample may arrive and still be used")
+	fl.Float64Var(&offset, "offset", 0, "power time minus trace time, seconds")
+	fl.StringVar(&ioFile, "io", "", "an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class")
+	fl.StringVar(&ioFormat, "io-format", "", "format of --io: strace, csv, jsonl (default: guessed)")
+	fl.Float64Var(&ioOffset, "io-offset", 0, "I/O-stream time minus trace time, seconds (strace -tt times are seconds since midnight)")
+	fl.BoolVar(&lenient, "lenient", false, "skip bad trace and power lines instead of failing")
+	fl.IntVar(&plotPoints, "plot-points", 20000, "most power samples kept per node for the plot")
+	return cmd
+}
