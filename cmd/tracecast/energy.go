@@ -1,20 +1,16 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/models/modelio"
-	"github.com/tracecast/tracecast/parsers/power"
-	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/report"
 	"github.com/tracecast/tracecast/stages/energy"
-	"github.com/tracecast/tracecast/stages/signal"
 )
 
 // energyCommands are the energy and power-model commands.
@@ -292,10 +288,8 @@ energies (then the parallel energy E_p = E_i/S_t + E_d is printed too).
 }
 
 func newEnergyCmd() *cobra.Command {
-	var ioFile, ioFormat, trace, pw, format, params, out, rules, timeUnit, node, metric, nodeType string
-	var mapping []string
-	var window, maxGap, lateness, offset, ioOffset float64
-	var lenient bool
+	var o specs.Energy
+	var out string
 	var plotPoints int
 	cmd := &cobra.Command{
 		Use:   "energy --trace TRACE --power POWER [--params FILE] [-o DIR]",
@@ -321,91 +315,38 @@ is storage activity of its node.
 			if err := energyRequire(cmd, "trace", "power"); err != nil {
 				return err
 			}
-			// Checked here, not left to the components, so that a bad flag
-			// is a usage error naming it.
-			if _, err := power.ParseFormat(format); err != nil {
-				return usageErr(err)
-			}
-			if _, ok := signal.Presets[rules]; !ok {
-				return usageErr(fmt.Errorf("unknown --rules %q (starpu, smpi)", rules))
-			}
-			if _, ok := tracecast.UnitsPerSecond(timeUnit); !ok && timeUnit != "auto" {
-				return usageErr(fmt.Errorf("unknown --time-unit %q", timeUnit))
-			}
-			if window < 0 || maxGap < 0 || lateness < 0 {
-				return usageErr(fmt.Errorf("--window, --max-gap and --lateness must not be negative"))
-			}
-			m, err := energy.ParseMap(mapping)
-			if err != nil {
-				return usageErr(err)
-			}
-			var p *models.StatePowers
-			if params != "" {
-				sp, err := modelio.ReadStatePowers(params)
-				if err != nil {
-					return err
-				}
-				p = &sp
-			}
-			stage := map[string]any{"rules": rules, "node": node, "node_type": nodeType, "window": window, "max_gap": maxGap,
-				"lateness": lateness, "offset": offset, "result": true}
-			if timeUnit != "auto" { // else the unit the paje parser detects
-				stage["time_unit"] = timeUnit
-			}
-			if len(m) > 0 {
-				stage["map"] = m
-			}
-			spec := pipelines.Spec{Name: "energy",
-				Sources: []pipelines.Node{{ID: "trace", Type: "file", Options: map[string]any{"path": trace},
-					Parser: &pipelines.Node{Type: "paje", Options: map[string]any{"lenient": lenient, "time_unit": timeUnit}}},
-					{ID: "power", Type: "file", Options: map[string]any{"path": pw},
-						Parser: &pipelines.Node{Type: "power", Options: map[string]any{"format": format, "lenient": lenient, "node": node, "metric": metric}}}},
-				Stages: []pipelines.Node{{ID: "energy", Type: "energy", Inputs: []string{"trace", "power"}, Options: stage}},
-				Sinks:  []pipelines.Node{{ID: "collect", Type: "collect", Inputs: []string{"energy"}}}}
-			if ioFile != "" { // every call, failed ones too, is time in I/O: no iotime stage
-				spec.Sources = append(spec.Sources, pipelines.Node{ID: "io", Type: "file", Options: map[string]any{"path": ioFile},
-					Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": cmp.Or(ioFormat, "auto"), "lenient": lenient}}})
-				spec.Stages[0].Inputs = append(spec.Stages[0].Inputs, "io")
-				stage["io_offset"] = ioOffset
-			}
-			if out != "" {
-				spec.Sinks[0].Inputs = append(spec.Sinks[0].Inputs, "power")
-			}
-			c := &report.EnergyCollector{}
-			if err := runSpec(cmd.Context(), spec, map[string]tracecast.Sink{"collect": c}); err != nil {
-				return err
-			}
-			rep, err := c.Report(p)
+			o.Series = out != ""
+			rep, c, err := runner().Energy(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
 			if err := rep.WriteText(cmd.OutOrStdout()); err != nil || out == "" {
 				return err
 			}
-			return rep.WriteFiles(report.EnergyFiles{Dir: out, Series: c.Series, PlotPoints: plotPoints, Offset: offset,
-				Meta: map[string]string{"trace": trace, "power": pw, "window_s": fmt.Sprint(window)}})
+			return rep.WriteFiles(report.EnergyFiles{Dir: out, Series: c.Series, PlotPoints: plotPoints, Offset: o.Offset,
+				Meta: map[string]string{"trace": o.Trace, "power": o.Power, "window_s": fmt.Sprint(o.Window)}})
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&trace, "trace", "", "Paje trace (plain or gzip)")
-	fl.StringVar(&pw, "power", "", "power stream (plain or gzip)")
-	fl.StringVar(&format, "power-format", "auto", "power format: auto, csv, jsonl, rapl, kwollect")
-	fl.StringVar(&metric, "metric", "", "with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)")
-	fl.StringVar(&params, "params", "", "per-state powers file (JSON or YAML: idle, app, storage, net)")
+	fl.StringVar(&o.Trace, "trace", "", "Paje trace (plain or gzip)")
+	fl.StringVar(&o.Power, "power", "", "power stream (plain or gzip)")
+	fl.StringVar(&o.PowerFormat, "power-format", "auto", "power format: auto, csv, jsonl, rapl, kwollect")
+	fl.StringVar(&o.Metric, "metric", "", "with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)")
+	fl.StringVar(&o.Params, "params", "", "per-state powers file (JSON or YAML: idle, app, storage, net)")
 	fl.StringVarP(&out, "output", "o", "", "directory for Arrow files, model.json and plots")
-	fl.StringVar(&rules, "rules", "starpu", "state classes: starpu, smpi")
-	fl.StringVar(&timeUnit, "time-unit", "auto", "unit of the trace's times: auto, s, ms, us, ns")
-	fl.StringVar(&node, "node", energy.DefaultNode, "node of unmapped workers and of power rows without a node")
-	fl.StringArrayVar(&mapping, "map", nil, "CONTAINER=NODE: put a worker on a node (repeatable)")
-	fl.StringVar(&nodeType, "node-type", "", "put each unmapped worker on its nearest ancestor container of this type (e.g. \"Memory Node\"), named as that container")
-	fl.Float64Var(&window, "window", 1, "window length in seconds (0: the whole run)")
-	fl.Float64Var(&maxGap, "max-gap", 5, "longest interval between samples that is integrated, seconds")
-	fl.Float64Var(&lateness, "lateness", 0, "how late (s) a sample may arrive and still be used")
-	fl.Float64Var(&offset, "offset", 0, "power time minus trace time, seconds")
-	fl.StringVar(&ioFile, "io", "", "an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class")
-	fl.StringVar(&ioFormat, "io-format", "", "format of --io: strace, csv, jsonl (default: guessed)")
-	fl.Float64Var(&ioOffset, "io-offset", 0, "I/O-stream time minus trace time, seconds (strace -tt times are seconds since midnight)")
-	fl.BoolVar(&lenient, "lenient", false, "skip bad trace and power lines instead of failing")
+	fl.StringVar(&o.Rules, "rules", "starpu", "state classes: starpu, smpi")
+	fl.StringVar(&o.TimeUnit, "time-unit", "auto", "unit of the trace's times: auto, s, ms, us, ns")
+	fl.StringVar(&o.Node, "node", energy.DefaultNode, "node of unmapped workers and of power rows without a node")
+	fl.StringArrayVar(&o.Map, "map", nil, "CONTAINER=NODE: put a worker on a node (repeatable)")
+	fl.StringVar(&o.NodeType, "node-type", "", "put each unmapped worker on its nearest ancestor container of this type (e.g. \"Memory Node\"), named as that container")
+	fl.Float64Var(&o.Window, "window", 1, "window length in seconds (0: the whole run)")
+	fl.Float64Var(&o.MaxGap, "max-gap", 5, "longest interval between samples that is integrated, seconds")
+	fl.Float64Var(&o.Lateness, "lateness", 0, "how late (s) a sample may arrive and still be used")
+	fl.Float64Var(&o.Offset, "offset", 0, "power time minus trace time, seconds")
+	fl.StringVar(&o.IO, "io", "", "an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class")
+	fl.StringVar(&o.IOFormat, "io-format", "", "format of --io: strace, csv, jsonl (default: guessed)")
+	fl.Float64Var(&o.IOOffset, "io-offset", 0, "I/O-stream time minus trace time, seconds (strace -tt times are seconds since midnight)")
+	fl.BoolVar(&o.Lenient, "lenient", false, "skip bad trace and power lines instead of failing")
 	fl.IntVar(&plotPoints, "plot-points", 20000, "most power samples kept per node for the plot")
 	return cmd
 }

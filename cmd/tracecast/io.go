@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +8,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/models/iobench"
 	"github.com/tracecast/tracecast/parsers/iocall"
-	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 
@@ -21,66 +19,19 @@ func ioCommands() []*cobra.Command {
 	return []*cobra.Command{newIOCallsCmd(), newIOTimeCmd(), newIOBenchCmd(), newIOPredictCmd()}
 }
 
-// ioInputFlags are the flags of every command that reads an I/O-call profile.
-type ioInputFlags struct {
-	format, buckets          string
-	lenient, all             bool
-	maxPIDs, maxOpen, maxFDs int
-}
-
-func (f *ioInputFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.format, "input-format", "", "profile format: strace, csv, jsonl (default: from the file name and first line)")
-	cmd.Flags().BoolVar(&f.lenient, "lenient", false, "count and skip bad lines instead of stopping at the first")
-	cmd.Flags().IntVar(&f.maxPIDs, "max-pids", iocall.DefaultMaxPIDs, "most processes tracked at once (strace; forgotten at their exit)")
-	cmd.Flags().IntVar(&f.maxOpen, "max-open-calls", iocall.DefaultMaxOpenCalls, "most unfinished calls held at once (strace)")
-	cmd.Flags().IntVar(&f.maxFDs, "max-fds", iocall.DefaultMaxFDs, "most file descriptors tracked over all processes (open files, for CSV and JSON lines)")
-	cmd.Flags().BoolVar(&f.all, "all-fds", false, "keep calls on sockets, pipes, ttys and devices too")
-	cmd.Flags().StringVar(&f.buckets, "buckets", "4K,64K,1M", "size bucket bounds (ascending; K, M, G suffixes)")
-}
-
-// read reads a profile through a pipeline — a file source ("-" is standard
-// input, plain or gzip), the iocall parser and, with breakdown, the iotime
-// stage emitting its summary — whose sink hands every batch to fn.
-func (f *ioInputFlags) read(ctx context.Context, command, path string, breakdown bool, fn func(tracecast.Batch) error) error {
-	format := f.format
-	switch format {
-	case "":
-		format = string(iocall.FormatAuto)
-	case "strace", "csv", "jsonl":
-	default:
-		return usageErr(fmt.Errorf("unknown --input-format %q (strace, csv or jsonl)", f.format))
-	}
-	// The source's line limit is far above the parser's (1 MiB), so that
-	// the parser judges a long line (FILE:LINE, or skipped in lenient mode).
-	spec := pipelines.Spec{Name: command,
-		Sources: []pipelines.Node{{ID: "profile", Type: "file", Options: map[string]any{"path": path, "max_line_bytes": 64 << 20},
-			Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": format, "lenient": f.lenient, "all": f.all,
-				"max_pids": f.maxPIDs, "max_open_calls": f.maxOpen, "max_fds": f.maxFDs}}}},
-		Sinks: []pipelines.Node{{ID: "collect", Type: "collect", Inputs: []string{"profile"}}}}
-	if breakdown {
-		spec.Stages = []pipelines.Node{{ID: "iotime", Type: "iotime", Inputs: []string{"profile"}, Options: map[string]any{"buckets": f.buckets, "summary": true}}}
-		spec.Sinks[0].Inputs = []string{"iotime"}
-	}
-	return runSpec(ctx, spec, map[string]tracecast.Sink{"collect": pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error { return fn(b) })})
-}
-
-// summarize reads a profile into its category breakdown.
-func (f *ioInputFlags) summarize(ctx context.Context, command, path string) (iotime.Summary, error) {
-	if _, err := iotime.ParseBuckets(f.buckets); err != nil {
-		return iotime.Summary{}, usageErr(err) // before anything is read
-	}
-	var s iotime.Summary
-	err := f.read(ctx, command, path, true, func(b tracecast.Batch) error {
-		if ss, ok := b.Items.([]iotime.Summary); ok && len(ss) == 1 {
-			s = ss[0]
-		}
-		return nil
-	})
-	return s, err
+// profileFlags are the flags of every command that reads an I/O-call profile.
+func profileFlags(cmd *cobra.Command, p *specs.Profile) {
+	cmd.Flags().StringVar(&p.Format, "input-format", "", "profile format: strace, csv, jsonl (default: from the file name and first line)")
+	cmd.Flags().BoolVar(&p.Lenient, "lenient", false, "count and skip bad lines instead of stopping at the first")
+	cmd.Flags().IntVar(&p.MaxPIDs, "max-pids", iocall.DefaultMaxPIDs, "most processes tracked at once (strace; forgotten at their exit)")
+	cmd.Flags().IntVar(&p.MaxOpenCalls, "max-open-calls", iocall.DefaultMaxOpenCalls, "most unfinished calls held at once (strace)")
+	cmd.Flags().IntVar(&p.MaxFDs, "max-fds", iocall.DefaultMaxFDs, "most file descriptors tracked over all processes (open files, for CSV and JSON lines)")
+	cmd.Flags().BoolVar(&p.All, "all-fds", false, "keep calls on sockets, pipes, ttys and devices too")
+	cmd.Flags().StringVar(&p.Buckets, "buckets", "4K,64K,1M", "size bucket bounds (ascending; K, M, G suffixes)")
 }
 
 func newIOCallsCmd() *cobra.Command {
-	var f ioInputFlags
+	var f specs.Profile
 	var format, out string
 	cmd := &cobra.Command{
 		Use:   "iocalls [--format csv|jsonl] [-o FILE] PROFILE|-",
@@ -114,15 +65,8 @@ unless --all-fds.`,
 			}
 			iw, err := iocall.NewWriter(w, iocall.Format(format))
 			if err == nil {
-				err = f.read(cmd.Context(), "iocalls", args[0], false, func(b tracecast.Batch) error {
-					calls, _ := b.Items.([]tracecast.IOCall)
-					for i := range calls {
-						if err := iw.Write(&calls[i]); err != nil {
-							return err
-						}
-					}
-					return nil
-				})
+				f.Path = args[0]
+				err = runner().Calls(cmd.Context(), "iocalls", f, iw.Write)
 			}
 			if err != nil {
 				return err // what is buffered is not flushed: a failed run's output stops early
@@ -130,14 +74,14 @@ unless --all-fds.`,
 			return iw.Flush()
 		},
 	}
-	f.register(cmd)
+	profileFlags(cmd, &f)
 	cmd.Flags().StringVar(&format, "format", "csv", "output format: csv or jsonl")
 	cmd.Flags().StringVarP(&out, "output", "o", "-", "output file (- for standard output)")
 	return cmd
 }
 
 func newIOTimeCmd() *cobra.Command {
-	var f ioInputFlags
+	var f specs.Profile
 	var perProcess bool
 	cmd := &cobra.Command{
 		Use:   "iotime [--buckets 4K,64K,1M] [--per-process] PROFILE|-",
@@ -151,7 +95,7 @@ mean size and mean gap between calls; with --per-process, per process too.
 A table on a terminal, one JSON object otherwise.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := f.summarize(cmd.Context(), "iotime", args[0])
+			s, err := runner().Summary(cmd.Context(), "iotime", profileAt(f, args[0]))
 			if err != nil {
 				return err
 			}
@@ -164,13 +108,13 @@ A table on a terminal, one JSON object otherwise.`,
 			return iobench.WriteJSON(os.Stdout, s)
 		},
 	}
-	f.register(cmd)
+	profileFlags(cmd, &f)
 	cmd.Flags().BoolVar(&perProcess, "per-process", false, "break down per process too")
 	return cmd
 }
 
 func newIOBenchCmd() *cobra.Command {
-	var f ioInputFlags
+	var f specs.Profile
 	var profile, out, fileSize string
 	o := iobench.DefaultOptions()
 	cmd := &cobra.Command{
@@ -200,7 +144,7 @@ docs/io.md.`,
 			if err := iobench.CheckDir(o.Dir); err != nil {
 				return usageErr(fmt.Errorf("--dir %w", err))
 			}
-			s, err := f.summarize(cmd.Context(), "iobench", profile)
+			s, err := runner().Summary(cmd.Context(), "iobench", profileAt(f, profile))
 			if err != nil {
 				return err
 			}
@@ -219,7 +163,7 @@ docs/io.md.`,
 			return errors.Join(iobench.WriteJSON(w, r), w.Close())
 		},
 	}
-	f.register(cmd)
+	profileFlags(cmd, &f)
 	fl := cmd.Flags()
 	fl.StringVar(&profile, "profile", "", "the application's I/O-call profile (strace, CSV or JSON lines)")
 	fl.StringVarP(&out, "output", "o", "", "BENCH.json to write")
@@ -238,7 +182,7 @@ docs/io.md.`,
 }
 
 func newIOPredictCmd() *cobra.Command {
-	var f ioInputFlags
+	var f specs.Profile
 	var profile, refPath, tgtPath, actualPath, stat, overhead string
 	cmd := &cobra.Command{
 		Use:   "iopredict --profile APP.strace --ref REF.json --target TARGET.json [--actual APP_ON_TARGET.strace]",
@@ -266,7 +210,7 @@ one JSON object otherwise. docs/io.md.`,
 			if po.SetOverhead(overhead) != nil {
 				return usageErr(fmt.Errorf("bad --overhead %q (auto or a duration such as 2us)", overhead))
 			}
-			s, err := f.summarize(cmd.Context(), "iopredict", profile)
+			s, err := runner().Summary(cmd.Context(), "iopredict", profileAt(f, profile))
 			if err != nil {
 				return err
 			}
@@ -280,7 +224,7 @@ one JSON object otherwise. docs/io.md.`,
 			}
 			var act *iotime.Summary
 			if actualPath != "" {
-				a, err := f.summarize(cmd.Context(), "iopredict", actualPath)
+				a, err := runner().Summary(cmd.Context(), "iopredict", profileAt(f, actualPath))
 				if err != nil {
 					return err
 				}
@@ -293,7 +237,7 @@ one JSON object otherwise. docs/io.md.`,
 			return iobench.WriteJSON(os.Stdout, p)
 		},
 	}
-	f.register(cmd)
+	profileFlags(cmd, &f)
 	fl := cmd.Flags()
 	fl.StringVar(&profile, "profile", "", "the application's I/O-call profile on the reference")
 	fl.StringVar(&refPath, "ref", "", "BENCH.json measured on the reference")
@@ -302,4 +246,10 @@ one JSON object otherwise. docs/io.md.`,
 	fl.StringVar(&stat, "stat", "mean", "benchmark statistic: mean or median")
 	fl.StringVar(&overhead, "overhead", "0", "tracer cost per call taken out before scaling: 0 (none), auto (the shortest call in the profile), calibrated (the call-weighted median over categories of the traced mean minus the reference benchmark's) or a duration (2us)")
 	return cmd
+}
+
+// profileAt is p read from path.
+func profileAt(p specs.Profile, path string) specs.Profile {
+	p.Path = path
+	return p
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/specs"
 )
 
 // exitError carries a process exit code through cobra.
@@ -24,22 +25,26 @@ func (e *exitError) Unwrap() error { return e.err }
 func main() {
 	// Commands that run pipelines handle SIGINT/SIGTERM themselves (a
 	// graceful then a hard stop); the others stop at once, as usual.
-	err := newRootCmd().ExecuteContext(context.Background())
-	if err == nil {
-		return
+	if err := newRootCmd().ExecuteContext(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "tracecast:", err)
+		os.Exit(exitCode(err))
 	}
-	code := 1
+}
+
+// exitCode is the process exit code of a command's error: 2 for a usage
+// error (a bad flag, argument or option), 78 for an invalid pipeline file,
+// 1 otherwise.
+func exitCode(err error) int {
 	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
-	if strings.HasPrefix(err.Error(), "unknown command ") {
-		code = 2
-	}
+	var oe *specs.OptionError
 	var ce *pipelines.ConfigError
-	if errors.As(err, &ce) {
-		code = 78 // EX_CONFIG
+	switch {
+	case errors.As(err, &ce):
+		return 78 // EX_CONFIG
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &oe), strings.HasPrefix(err.Error(), "unknown command "):
+		return 2
 	}
-	fmt.Fprintln(os.Stderr, "tracecast:", err)
-	os.Exit(code)
+	return 1
 }

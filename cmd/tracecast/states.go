@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/specs"
 )
 
 func newStatesCmd() *cobra.Command {
@@ -79,7 +80,7 @@ or arrow sink; the flags are the parser's options.`,
 				Parser: &pipelines.Node{Type: "paje", Options: parser}}
 			spec := pipelines.Spec{Name: "states", Sources: []pipelines.Node{src}, Sinks: []pipelines.Node{sink}}
 			var stats paje.Stats
-			err := runSpecReporting(cmd.Context(), spec, nil, func(_, _ string, r any) { stats, _ = r.(paje.Stats) })
+			err := specs.Runner{Log: log, Report: func(_, _ string, r any) { stats, _ = r.(paje.Stats) }}.Run(cmd.Context(), spec, nil)
 			if stats.QuirksInexact {
 				log.Warn().Msg(paje.QuirksInexactMessage)
 			}

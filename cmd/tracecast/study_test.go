@@ -142,8 +142,7 @@ func TestStudySynthTrainModel(t *testing.T) {
 		{[]string{"predict", "--model", mf, "--window", "100", trace}, "give --window or --model, not both"},
 		{[]string{"predict", "--model", mf, "--max-samples", "200000", "-"}, "--model on standard input needs --tasks T"},
 	} {
-		var ee *exitError
-		if _, err := studyExec(nil, tc.args...); !errors.As(err, &ee) || ee.code != 2 || err.Error() != tc.msg {
+		if _, err := studyExec(nil, tc.args...); err == nil || exitCode(err) != 2 || err.Error() != tc.msg {
 			t.Errorf("%v: %v, want the usage error %q", tc.args, err, tc.msg)
 		}
 	}

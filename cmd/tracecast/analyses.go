@@ -1,0 +1,355 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/pipelines/specs"
+	stage "github.com/tracecast/tracecast/stages/forecast"
+	"github.com/tracecast/tracecast/stats/ks"
+	"github.com/tracecast/tracecast/study"
+	"golang.org/x/term"
+)
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// traceFlags are the flags of the commands that read a trace.
+func traceFlags(cmd *cobra.Command, t *specs.Trace) {
+	cmd.Flags().BoolVar(&t.Lenient, "lenient", false, "skip bad trace lines instead of failing")
+	cmd.Flags().BoolVarP(&t.NoStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
+}
+
+// signalFlags are the flags of the commands that sample a signal.
+func signalFlags(cmd *cobra.Command, t *specs.Trace, s *specs.Signal) {
+	traceFlags(cmd, t)
+	fl := cmd.Flags()
+	fl.StringVar(&s.Class, "class", "idle", "the class counted: idle, compute, comm, other")
+	fl.StringVar(&s.Rules, "rules", "auto", "state classes: auto (starpu when there are StarPU worker states, else smpi), starpu, smpi")
+	fl.Float64Var(&s.Period, "period", 0, "sampling period in trace time units (0: half the shortest time between two changes of the signal)")
+	fl.Float64Var(&s.MinPeriod, "min-period", 0, "floor for the automatic period, in trace time units")
+	fl.IntVar(&s.MaxSamples, "max-samples", 10_000_000, "the automatic period is raised so that the signal has at most this many samples")
+}
+
+func newSignalCmd() *cobra.Command {
+	var t specs.Trace
+	var s specs.Signal
+	var out string
+	cmd := &cobra.Command{
+		Use:   "signal [flags] TRACE -o FILE",
+		Short: "Sample how many workers are idle (computing, ...) over a trace",
+		Long: `signal reads a trace, classifies the states of the selected containers
+(--rules: StarPU workers or SMPI ranks) and writes x_k, the number of
+containers in --class at t_k = t_0 + k·period, as Arrow (FILE.arrow) or CSV
+(FILE.csv, or - for standard output). Times are in the trace's unit
+(milliseconds for StarPU). The innermost state decides a container's
+class; states are [start, end) intervals. Without --period, the period is
+half the shortest time between two changes of the signal, raised to
+--min-period and to the run's length / --max-samples; a log line says
+which period was used and how many samples it makes.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr(fmt.Errorf("-o FILE is required (.arrow or .csv, - for CSV on standard output)"))
+			}
+			if ext := strings.ToLower(filepath.Ext(out)); out != "-" && ext != ".csv" && ext != ".arrow" {
+				return usageErr(fmt.Errorf("-o %s: the extension says the format: .arrow or .csv", out))
+			}
+			if err := checkOutputs(args, out); err != nil {
+				return err
+			}
+			t.Path = args[0]
+			return runner().SignalFile(cmd.Context(), t, s, out)
+		},
+	}
+	signalFlags(cmd, &t, &s)
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output: FILE.arrow, FILE.csv or - (CSV)")
+	return cmd
+}
+
+func newKSCmd() *cobra.Command {
+	var method string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "ks [--method matlab|scipy|r] [--alpha A] FILE1 FILE2",
+		Short: "Two-sample Kolmogorov-Smirnov test on two samples of integers",
+		Long: `ks reads two samples, one non-negative integer per line (plain or gzip), and
+prints one JSON object: n1, n2, d (exact, from integer counts), d_num/d_den,
+p, reject (p < alpha), hit (not rejected), method and whether p is exact.
+p as MATLAB's kstest2 computes it (matlab, the default), as SciPy's
+ks_2samp (scipy) or as R's ks.test (r).`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := ks.ParseMethod(method)
+			if err != nil {
+				return usageErr(err)
+			}
+			var samples [2][]int
+			for i, path := range args {
+				r, name, closeIn, err := input.Open(path)
+				if err != nil {
+					return err
+				}
+				samples[i], err = ks.ReadSample(r, name)
+				closeIn()
+				if err != nil {
+					return err
+				}
+			}
+			return json.NewEncoder(os.Stdout).Encode(ks.TestSamples(samples[0], samples[1], m, alpha).Record(alpha))
+		},
+	}
+	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level: reject H0 (same distribution) when p < alpha")
+	return cmd
+}
+
+func newHitrateCmd() *cobra.Command {
+	var t specs.Trace
+	var s specs.Signal
+	var method, windows string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "hitrate [flags] TRACE",
+		Short: "KS hit-rate of consecutive windows for many window sizes, in one pass",
+		Long: `hitrate samples the trace's signal (see 'tracecast signal'), cuts it into
+consecutive windows of w samples for every w of --windows, compares each
+window with the previous one (two-sample KS test) and prints, per window
+size: samples, compared (pairs of windows; a trailing partial window is not
+compared), hits (same distribution not rejected at --alpha) and hit_rate.
+One JSON line per size; a table on a terminal.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := ks.ParseMethod(method)
+			if err != nil {
+				return usageErr(err)
+			}
+			ws, err := ks.ParseWindows(windows)
+			if err != nil {
+				return usageErr(err)
+			}
+			t.Path = args[0]
+			h := &study.Hitrates{Trace: t.Name(), Windows: ws, Method: m, Alpha: alpha}
+			if err := runner().Hitrates(cmd.Context(), t, s, h); err != nil {
+				return err
+			}
+			if cl, ok := h.Classification(); ok {
+				log.Info().Str("trace", h.Trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state (seed 004 §IV-B)")
+			}
+			return h.WriteResults(os.Stdout, isTerminal(os.Stdout))
+		},
+	}
+	signalFlags(cmd, &t, &s)
+	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level")
+	cmd.Flags().StringVar(&windows, "windows", "1000:50000:1000", "window sizes in samples: a list (1000,2000) or FROM:TO:STEP")
+	return cmd
+}
+
+func newPredictCmd() *cobra.Command {
+	var t specs.Trace
+	var w specs.Windows
+	var f specs.Forecasts
+	var out string
+	var verify bool
+	cmd := &cobra.Command{
+		Use:   "predict TRACE [--horizon D]... [--every D] [--query 'idle>=25%']... [--method M] [--format jsonl|arrow] [-o DIR]",
+		Short: "Forecast idle capacity over a consumer's horizons (or over KS windows with --window)",
+		Long: `predict forecasts, every --every of trace time t, for each --horizon H and
+--query (idle>=25%: at least 25% of the selected containers idle): p, the
+fraction of [t, t+H) during which the query will hold, mean, the mean
+fraction of idle containers, and an interval [lo, hi] meant to hold p with
+probability --coverage. Forecasts use only the trace up to t. Methods: auto
+(default: a combination learnt from the outcomes already known), ks-paper
+(the last H), persistence, climatology, markov. Alerts are episodes:
+idle-opportunity while p stays at or above --idle-threshold, regime-change
+while the idle share moves more than it did before (--regime-alpha).
+Output: forecast, outcome, episode and skill records as JSON lines on
+standard output, or files in DIR (-o; --format arrow for Arrow files); on
+a terminal, a table of scores. --verify scores the forecasts against what
+happened. Definitions: docs/forecasts.md.
+
+With --window W (or --model), predict cuts the trace's signal (see
+'tracecast signal') into consecutive windows of W samples and predicts each
+window from the previous one: P(X >= k) for each --query. A verdict record
+follows each prediction (KS test between the two windows), alerts flag idle
+opportunities and --regime-misses KS misses in a row. Output: JSON lines,
+or with -o DIR windows.arrow, predictions.arrow, verdicts.arrow,
+alerts.arrow and records.jsonl. Every record has a deterministic id.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+			}
+			t.Path = args[0]
+			if w.Window != 0 || w.Model != "" {
+				res, err := runner().Windows(cmd.Context(), t, w, out)
+				if err != nil || out != "" {
+					return err
+				}
+				return res.WriteJSONL(os.Stdout, false)
+			}
+			if !cmd.Flags().Changed("method") {
+				w.Method = string(fc.Auto)
+			}
+			f.Rules, f.Queries, f.Method, f.Threshold, f.Out = w.Rules, w.Queries, w.Method, w.IdleThreshold, out
+			switch f.Format {
+			case "":
+				f.Keep, f.Format = out == "" && isTerminal(os.Stdout), "jsonl"
+			case "jsonl":
+			case "arrow":
+				if out == "" {
+					return usageErr(fmt.Errorf("--format arrow needs -o DIR"))
+				}
+			default:
+				return usageErr(fmt.Errorf("--format %q: want jsonl or arrow", f.Format))
+			}
+			if t.Path == "-" && verify {
+				return usageErr(fmt.Errorf("--verify reads the trace twice: give a file, not standard input"))
+			}
+			f.Score = verify
+			run, err := runner().Forecast(cmd.Context(), t, f)
+			switch {
+			case err != nil || (!f.Keep && !verify):
+				return err
+			case !run.Scored: // standard input on a terminal: nothing to score against
+				fmt.Printf("%d forecasts of run %s (method %s); score them with: tracecast verify TRACE FORECASTS.jsonl\n", len(run.Kept.Forecasts), run.RunID, run.Method)
+				return nil
+			case f.Keep:
+				return fc.WriteSummary(os.Stdout, fc.Summary{Forecasts: len(run.Kept.Forecasts), Run: run.RunID, Method: run.Method,
+					Scores: run.Scores, Threshold: f.Threshold, Opened: run.Kept.Opened})
+			}
+			return fc.WriteTable(os.Stderr, run.Scores)
+		},
+	}
+	signalFlags(cmd, &t, &w.Signal)
+	fl := cmd.Flags()
+	fl.IntVar(&w.Window, "window", 0, "KS windows instead of horizons: the window size in samples")
+	fl.StringVar(&w.Model, "model", "", "KS windows with the window size from a model written by 'tracecast train', for the trace's workers and --tasks")
+	fl.IntVar(&w.Tasks, "tasks", 0, "number of tasks for --model (0: counted in the trace, which reads it twice)")
+	fl.StringArrayVar(&w.Queries, "query", []string{"idle>=25%"}, "CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)")
+	fl.StringVar(&w.Method, "method", "matlab", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
+	fl.Float64Var(&w.Alpha, "alpha", 0.05, "KS significance level")
+	fl.Float64Var(&w.IdleThreshold, "idle-threshold", 0.8, "an idle-opportunity episode opens when a forecast's p (with --window: a prediction's likelihood) reaches this (0: never)")
+	fl.IntVar(&w.RegimeMisses, "regime-misses", 3, "with --window, a regime-change alert after this many KS misses in a row (0: never)")
+	fl.StringArrayVar(&f.Horizons, "horizon", nil, "the consumer's horizon H, a duration with a unit: 500us, 10ms, 2s (repeatable; default: 0.1%, 1% and 10% of the run)")
+	fl.StringVar(&f.Every, "every", "", "issue a forecast every this much trace time, a duration with a unit (default: the shortest horizon / 10)")
+	fl.Float64Var(&f.Coverage, "coverage", 0.9, "probability the interval [lo, hi] is meant to have of containing the outcome of p")
+	fl.StringVar(&f.RunID, "run-id", "", "names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)")
+	fl.StringVar(&f.Format, "format", "", "jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)")
+	fl.IntVar(&f.Workers, "workers", 0, "R, the selected containers (default: counted in the trace; from standard input, as they appear)")
+	fl.Float64Var(&f.RegimeAlpha, "regime-alpha", 0.01, "regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)")
+	fl.BoolVar(&verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for the output files (default: JSON lines on standard output)")
+	return cmd
+}
+
+func newVerifyCmd() *cobra.Command {
+	var t specs.Trace
+	var rules, format string
+	var workers int
+	cmd := &cobra.Command{
+		Use:   "verify TRACE FORECASTS.jsonl",
+		Short: "Score forecasts (from predict or a live pipeline) against what happened in the trace",
+		Long: `verify reads the forecast records of FORECASTS.jsonl (other records are
+skipped) and scores them against the trace they are about: per query and
+horizon, the mean squared error of p and of mean, the skill against
+persistence, climatology and ks-paper at the same times, and the interval
+coverage. --format jsonl writes score records with the reliability table.
+Definitions: docs/forecasts.md.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "table" && format != "jsonl" {
+				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
+			}
+			in, name, closeIn, err := input.Open(args[1])
+			if err != nil {
+				return err
+			}
+			fs, err := fc.ReadForecasts(in, name)
+			closeIn()
+			if err != nil {
+				return err
+			}
+			t.Path = args[0]
+			steps, err := runner().Steps(cmd.Context(), t, rules, workers)
+			if err != nil {
+				return err
+			}
+			scores, err := fc.Verify(steps, fs)
+			if err != nil {
+				return err
+			}
+			if format == "table" {
+				return fc.WriteTable(os.Stdout, scores)
+			}
+			return fc.WriteScores(os.Stdout, scores)
+		},
+	}
+	traceFlags(cmd, &t)
+	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
+	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl (score records)")
+	cmd.Flags().IntVar(&workers, "workers", 0, "R, the selected containers (default: counted in the trace)")
+	return cmd
+}
+
+func newReportCmd() *cobra.Command {
+	var t specs.Trace
+	var out, rules string
+	var horizons []string
+	cmd := &cobra.Command{
+		Use:   "report TRACE -o report.html",
+		Short: "Write one self-contained HTML page about a trace: Gantt chart, occupancy, forecasts and their skill",
+		Long: `report reads a trace and writes one HTML page that opens in any browser
+without network access: the trace's summary, a zoomable Gantt chart of the
+selected containers' states (StarPU workers or SMPI ranks), how many are
+idle, computing or communicating over time, the idle-capacity forecasts
+(idle>=25%) drawn over what happened, and their skill against the
+baselines (docs/forecasts.md). Large traces are aggregated so the page
+stays small.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageErr(fmt.Errorf("-o report.html is required"))
+			}
+			var hs []float64
+			for _, h := range horizons {
+				s, err := stage.ParseDuration(h)
+				if err != nil {
+					return usageErr(fmt.Errorf("--horizon: %w", err))
+				}
+				hs = append(hs, s)
+			}
+			t.Path = args[0]
+			page, err := runner().Page(cmd.Context(), t, rules, hs)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			f, err := os.Create(out)
+			if err != nil {
+				return err
+			}
+			if err := errors.Join(page.WriteHTML(f), f.Close()); err != nil {
+				return err
+			}
+			fmt.Println(out)
+			return nil
+		},
+	}
+	traceFlags(cmd, &t)
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
+	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi")
+	cmd.Flags().StringArrayVar(&horizons, "horizon", nil, "forecast horizons, durations with a unit (default: 0.1%, 1% and 10% of the run)")
+	return cmd
+}

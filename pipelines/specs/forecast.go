@@ -1,0 +1,149 @@
+package specs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/report"
+	stage "github.com/tracecast/tracecast/stages/forecast"
+)
+
+// Steps reads the idle step function of a trace: what forecasts are scored
+// against.
+func (r Runner) Steps(ctx context.Context, t Trace, rules string, workers int) (*fc.Steps, error) {
+	s := stage.NewStepsSink(rules, "idle", "", workers)
+	spec := pipelines.Spec{Name: "steps", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("steps", "trace")}}
+	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"steps": s}); err != nil {
+		return nil, err
+	}
+	steps, err := s.Steps()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	return steps, nil
+}
+
+// Forecasts are the options of the forecast stage, and where its records
+// go.
+type Forecasts struct {
+	Rules             string
+	Queries, Horizons []string // default horizons: 0.1%, 1% and 10% of the run
+	Every, Method     string
+	RunID             string // default: stage.RunIDOf the trace
+	Coverage          float64
+	Threshold         float64 // opportunity_threshold
+	RegimeAlpha       float64
+	Workers           int // 0: counted in the trace
+	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl
+	// or arrow), or as JSON lines on standard output when Out is empty,
+	// unless Keep is set (a summary on a terminal).
+	Out, Format string
+	Keep        bool
+	// Score scores the forecasts against the trace (a file), and writes the
+	// scores to Out/scores.jsonl.
+	Score bool
+}
+
+// ForecastRun is what a forecast run gives its command.
+type ForecastRun struct {
+	RunID, Method string
+	Kept          stage.Kept // the forecasts and episodes, with Keep or Score
+	// Scores are the forecasts' scores (with Keep or Score, when the
+	// trace was a file).
+	Scores []fc.Score
+	Scored bool
+}
+
+// Forecast runs the forecast stage on the trace. A file is read twice:
+// first for R, the run's span (default horizons) and what the forecasts
+// are scored against.
+func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRun, error) {
+	run := &ForecastRun{RunID: o.RunID, Method: o.Method}
+	if run.RunID == "" {
+		var err error
+		if run.RunID, err = stage.RunIDOf(t.Path); err != nil {
+			return nil, err
+		}
+	}
+	var steps *fc.Steps
+	if t.Path == "-" {
+		if len(o.Horizons) == 0 {
+			o.Horizons = stage.DefaultStageConfig().Horizons
+		}
+	} else {
+		var err error
+		if steps, err = r.Steps(ctx, t, o.Rules, o.Workers); err != nil {
+			return nil, err
+		}
+		if o.Workers == 0 {
+			o.Workers = steps.R[0]
+		}
+	}
+	if len(o.Horizons) == 0 {
+		span := steps.End - steps.T[0]
+		o.Horizons = stage.DefaultHorizons(span)
+		r.Log.Info().Strs("horizons", o.Horizons).Str("run", fmt.Sprintf("%.3gs", span)).Msg("no --horizon: forecasting over 0.1%, 1% and 10% of the run")
+	}
+	opts := map[string]any{"rules": o.Rules, "queries": o.Queries, "horizons": o.Horizons, "method": o.Method, "coverage": o.Coverage,
+		"run_id": run.RunID, "opportunity_threshold": o.Threshold, "regime_alpha": o.RegimeAlpha, "workers": o.Workers}
+	if o.Every != "" {
+		opts["every"] = o.Every
+	}
+	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{t.Source()},
+		Stages: []pipelines.Node{{ID: "forecast", Type: "forecast", Inputs: []string{"trace"}, Options: opts}}}
+	sinks := map[string]tracecast.Sink{}
+	if o.Keep || o.Score {
+		spec.Sinks = append(spec.Sinks, collect("keep", "forecast"))
+		sinks["keep"] = &run.Kept
+	}
+	switch {
+	case o.Keep:
+	case o.Out == "":
+		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: []string{"forecast"}, Options: map[string]any{"path": "-"}})
+	default:
+		for _, rec := range []string{"forecasts", "outcomes", "episodes", "skills"} {
+			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: o.Format, Inputs: []string{"forecast"},
+				Options: map[string]any{"path": filepath.Join(o.Out, rec+"."+o.Format), "records": rec}})
+		}
+	}
+	if err := r.Run(ctx, spec, sinks); err != nil || (!o.Keep && !o.Score) || steps == nil {
+		return run, err
+	}
+	var err error
+	if run.Scores, err = fc.Verify(steps, run.Kept.Forecasts); err != nil {
+		return nil, err
+	}
+	run.Scored = true
+	if o.Out == "" {
+		return run, nil
+	}
+	sf, err := os.Create(filepath.Join(o.Out, "scores.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	return run, errors.Join(fc.WriteScores(sf, run.Scores), sf.Close())
+}
+
+// Page reads the trace into the HTML report's page (report.PageCollector),
+// with forecasts over horizons (seconds; nil: 0.1%, 1% and 10% of the run).
+func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []float64) (*report.Page, error) {
+	c, err := report.NewPageCollector(rules)
+	if err != nil {
+		return nil, &OptionError{[]string{err.Error()}}
+	}
+	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("page", "trace")}}
+	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"page": c}); err != nil {
+		return nil, err
+	}
+	page, err := c.Page(report.PageOptions{Title: t.Path, Horizons: horizons})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	return page, nil
+}
