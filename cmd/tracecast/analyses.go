@@ -15,10 +15,7 @@ import (
 	stage "github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/study"
-	"golang.org/x/term"
 )
-
-func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // traceFlags are the flags of the commands that read a trace.
 func traceFlags(cmd *cobra.Command, t *specs.Trace) {

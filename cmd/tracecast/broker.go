@@ -29,17 +29,17 @@ output when it accepts connections and stops on SIGINT/SIGTERM.
 It is a faithful fake for tests and demos, not a production Kafka.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, health, stopMetrics, err := serveMetrics(metricsAddr)
+			m, err := startMetrics(metricsAddr)
 			if err != nil {
 				return err
 			}
-			defer stopMetrics()
+			defer m.Stop()
 			c, err := live.StartBroker(o)
 			if err != nil {
 				return optionErr(err)
 			}
 			defer c.Close()
-			health.Set(true)
+			m.SetReady(true)
 			fmt.Printf("READY %s\n", strings.Join(c.ListenAddrs(), ","))
 			log.Info().Strs("addrs", c.ListenAddrs()).Str("data_dir", o.DataDir).Msg("broker ready")
 			sig := make(chan os.Signal, 1)

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/parsers/paje"
-	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/specs"
 )
 
@@ -20,25 +18,13 @@ func newStatesCmd() *cobra.Command {
 		Use:   "states [flags] TRACE|-",
 		Short: "Resolve a Paje trace into containers, states, variables, events and links (a pj_dump replacement)",
 		Long: `states reads a Paje trace (plain or gzip, a file or - for standard input) and
-prints every container, state, variable, event and link it resolves.
-
---format pjdump prints exactly the lines of pajeng's pj_dump (Debian 1.3.6),
-in completion order rather than pj_dump's container order (sort both to
-compare). csv is RFC 4180 CSV with a header row; jsonl one JSON object per
-record; arrow an Arrow IPC file (schema in the README).
-
-Unlike pj_dump, states streams: memory is bounded by the live containers,
-open states and pending links, not by the trace's length. Events are
-processed in file order, like pj_dump, which requires time order only per
-container and type. StarPU breaks that for one kind of event: it writes a
-worker's GFlop/s sample when the task ends, stamped with the task's start.
-Variable samples up to --reorder-horizon late (in trace time units; default
-3 s worth, i.e. 3000 for StarPU's milliseconds) are put back in order, so
-raw StarPU traces that pj_dump rejects are read as written.
---reorder-horizon 0 is pj_dump's rule.
-
-The command is the pipeline file source → paje parser → pjdump, csv, jsonl
-or arrow sink; the flags are the parser's options.`,
+prints every container, state, variable, event and link it resolves: as
+pajeng's pj_dump prints them (--format pjdump, in completion order: sort
+both to compare), as CSV with a header row, JSON lines or an Arrow IPC file
+(schemas in the README). It streams: memory is bounded by the live
+containers, open states and pending links, not by the trace's length.
+Variable samples up to --reorder-horizon late are put back in order, so raw
+StarPU traces, which pj_dump rejects, are read as written.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// The reader's live heap is a few tens of MiB whatever the
@@ -48,52 +34,14 @@ or arrow sink; the flags are the parser's options.`,
 			if os.Getenv("GOMEMLIMIT") == "" {
 				debug.SetMemoryLimit(52 << 20)
 			}
-			unit := parser["time_unit"].(*string)
-			switch *unit {
-			case "auto", "s", "ms", "us", "ns":
-			default:
-				return usageErr(fmt.Errorf("unknown --time-unit %q", *unit))
-			}
 			if err := checkOutputs(args, out, out+".tmp"); err != nil {
 				return err
 			}
-			sink := pipelines.Node{ID: "out", Type: format, Inputs: []string{"trace"}, Options: map[string]any{"path": out}}
-			switch format {
-			case "pjdump":
-				parser["pjdump_quirks"] = !allEntities
-			case "csv", "jsonl":
-			case "arrow":
-				sink.Options["format"] = "file"
-				if out == "-" {
-					sink.Options["format"] = "stream"
-				}
-				if *unit != "auto" { // else the unit the parser detects
-					sink.Options["time_unit"] = *unit
-				}
-			default:
-				return usageErr(fmt.Errorf("unknown --format %q (pjdump, csv, jsonl or arrow)", format))
-			}
-			// The file source hands the parser lines far longer than its
-			// own limit, so that it judges them (FILE:LINE, or skipped).
-			maxLine := *parser["max_line_bytes"].(*int)
-			src := pipelines.Node{ID: "trace", Type: "file", Options: map[string]any{"path": args[0], "max_line_bytes": max(64<<20, maxLine+1)},
-				Parser: &pipelines.Node{Type: "paje", Options: parser}}
-			spec := pipelines.Spec{Name: "states", Sources: []pipelines.Node{src}, Sinks: []pipelines.Node{sink}}
-			var stats paje.Stats
-			err := specs.Runner{Log: log, Report: func(_, _ string, r any) { stats, _ = r.(paje.Stats) }}.Run(cmd.Context(), spec, nil)
+			stats, err := runner().States(cmd.Context(), specs.States{Trace: args[0], Format: format, Out: out, AllEntities: allEntities, Parser: parser})
 			if stats.QuirksInexact {
 				log.Warn().Msg(paje.QuirksInexactMessage)
 			}
-			if n := stats.Skipped.Total(); n > 0 {
-				name := args[0]
-				if name == "-" {
-					name = "<stdin>"
-				}
-				fmt.Fprintf(os.Stderr, "tracecast: %s: skipped %d bad lines:\n", name, n)
-				for _, r := range stats.Skipped.Reasons() {
-					fmt.Fprintf(os.Stderr, "  %8d  %s\n", stats.Skipped[r], r)
-				}
-			}
+			specs.WriteSkipped(os.Stderr, specs.Trace{Path: args[0]}.Name(), stats)
 			log.Debug().Int64("lines", stats.Lines).Int64("entities", stats.Entities).Int64("late", stats.Late).
 				Int("max_buffered", stats.MaxBuffered).Msg("trace read")
 			return err

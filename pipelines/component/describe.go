@@ -1,8 +1,11 @@
 package component
 
 import (
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
+	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
 )
@@ -106,4 +109,23 @@ func flowYAML(v any) string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// WriteTable writes descriptions as `tracecast components` prints them:
+// each type's kind, name and doc, then one line per option with its key,
+// type and default.
+func WriteTable(w io.Writer, ds []Description) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, d := range ds {
+		fmt.Fprintf(tw, "%s %s\t%s\n", d.Kind, d.Name, d.Doc)
+		for _, o := range d.Options {
+			def := o.Default
+			if def != "" {
+				def = "default " + def
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", o.Key, o.Type, def)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }
