@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	fc "github.com/tracecast/tracecast/forecast"
-	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/pipelines/specs"
-	stage "github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/study"
 )
@@ -89,13 +86,7 @@ ks_2samp (scipy) or as R's ks.test (r).`,
 			}
 			var samples [2][]int
 			for i, path := range args {
-				r, name, closeIn, err := input.Open(path)
-				if err != nil {
-					return err
-				}
-				samples[i], err = ks.ReadSample(r, name)
-				closeIn()
-				if err != nil {
+				if samples[i], err = ks.ReadSampleFile(path); err != nil {
 					return err
 				}
 			}
@@ -197,30 +188,15 @@ alerts.arrow and records.jsonl. Every record has a deterministic id.`,
 			if !cmd.Flags().Changed("method") {
 				w.Method = string(fc.Auto)
 			}
-			f.Rules, f.Queries, f.Method, f.Threshold, f.Out = w.Rules, w.Queries, w.Method, w.IdleThreshold, out
-			switch f.Format {
-			case "":
-				f.Keep, f.Format = out == "" && isTerminal(os.Stdout), "jsonl"
-			case "jsonl":
-			case "arrow":
-				if out == "" {
-					return usageErr(fmt.Errorf("--format arrow needs -o DIR"))
-				}
-			default:
-				return usageErr(fmt.Errorf("--format %q: want jsonl or arrow", f.Format))
-			}
-			if t.Path == "-" && verify {
-				return usageErr(fmt.Errorf("--verify reads the trace twice: give a file, not standard input"))
-			}
-			f.Score = verify
+			f.Rules, f.Queries, f.Method, f.Threshold, f.Out, f.Score, f.Terminal = w.Rules, w.Queries, w.Method, w.IdleThreshold, out, verify, isTerminal(os.Stdout)
 			run, err := runner().Forecast(cmd.Context(), t, f)
 			switch {
-			case err != nil || (!f.Keep && !verify):
+			case err != nil || (!run.Keep && !verify):
 				return err
 			case !run.Scored: // standard input on a terminal: nothing to score against
 				fmt.Printf("%d forecasts of run %s (method %s); score them with: tracecast verify TRACE FORECASTS.jsonl\n", len(run.Kept.Forecasts), run.RunID, run.Method)
 				return nil
-			case f.Keep:
+			case run.Keep:
 				return fc.WriteSummary(os.Stdout, fc.Summary{Forecasts: len(run.Kept.Forecasts), Run: run.RunID, Method: run.Method,
 					Scores: run.Scores, Threshold: f.Threshold, Opened: run.Kept.Opened})
 			}
@@ -267,21 +243,8 @@ Definitions: docs/forecasts.md.`,
 			if format != "table" && format != "jsonl" {
 				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
 			}
-			in, name, closeIn, err := input.Open(args[1])
-			if err != nil {
-				return err
-			}
-			fs, err := fc.ReadForecasts(in, name)
-			closeIn()
-			if err != nil {
-				return err
-			}
 			t.Path = args[0]
-			steps, err := runner().Steps(cmd.Context(), t, rules, workers)
-			if err != nil {
-				return err
-			}
-			scores, err := fc.Verify(steps, fs)
+			scores, err := runner().Verify(cmd.Context(), t, rules, workers, args[1])
 			if err != nil {
 				return err
 			}
@@ -317,27 +280,8 @@ stays small.`,
 			if out == "" {
 				return usageErr(fmt.Errorf("-o report.html is required"))
 			}
-			var hs []float64
-			for _, h := range horizons {
-				s, err := stage.ParseDuration(h)
-				if err != nil {
-					return usageErr(fmt.Errorf("--horizon: %w", err))
-				}
-				hs = append(hs, s)
-			}
 			t.Path = args[0]
-			page, err := runner().Page(cmd.Context(), t, rules, hs)
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-				return err
-			}
-			f, err := os.Create(out)
-			if err != nil {
-				return err
-			}
-			if err := errors.Join(page.WriteHTML(f), f.Close()); err != nil {
+			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, out); err != nil {
 				return err
 			}
 			fmt.Println(out)

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/models/iobench"
@@ -48,30 +45,10 @@ schema: docs/io.md. Calls on sockets, pipes, ttys and devices are dropped
 unless --all-fds.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var w io.Writer = os.Stdout
 			if err := checkOutputs(args, out); err != nil {
 				return err
 			}
-			if out != "" && out != "-" {
-				fo, err := os.Create(out)
-				if err != nil {
-					return err
-				}
-				defer fo.Close()
-				w = fo
-			}
-			if format != "csv" && format != "jsonl" {
-				return usageErr(fmt.Errorf("unknown --format %q (csv or jsonl)", format))
-			}
-			iw, err := iocall.NewWriter(w, iocall.Format(format))
-			if err == nil {
-				f.Path = args[0]
-				err = runner().Calls(cmd.Context(), "iocalls", f, iw.Write)
-			}
-			if err != nil {
-				return err // what is buffered is not flushed: a failed run's output stops early
-			}
-			return iw.Flush()
+			return runner().WriteCalls(cmd.Context(), profileAt(f, args[0]), format, out)
 		},
 	}
 	profileFlags(cmd, &f)
@@ -141,26 +118,7 @@ docs/io.md.`,
 				}
 				o.FileSize = v
 			}
-			if err := iobench.CheckDir(o.Dir); err != nil {
-				return usageErr(fmt.Errorf("--dir %w", err))
-			}
-			s, err := runner().Summary(cmd.Context(), "iobench", profileAt(f, profile))
-			if err != nil {
-				return err
-			}
-			t0 := time.Now()
-			r, err := iobench.Run(cmd.Context(), s, o)
-			if errors.Is(err, iobench.ErrEmptyProfile) {
-				return fmt.Errorf("%s: %w", profile, err)
-			} else if err != nil {
-				return err
-			}
-			log.Info().Str("dir", o.Dir).Str("fs", r.FS).Int("categories", len(r.Categories)).Dur("took", time.Since(t0)).Msg("benchmark done")
-			w, err := os.Create(out)
-			if err != nil {
-				return err
-			}
-			return errors.Join(iobench.WriteJSON(w, r), w.Close())
+			return runner().Bench(cmd.Context(), profileAt(f, profile), o, out)
 		},
 	}
 	profileFlags(cmd, &f)
@@ -210,27 +168,10 @@ one JSON object otherwise. docs/io.md.`,
 			if po.SetOverhead(overhead) != nil {
 				return usageErr(fmt.Errorf("bad --overhead %q (auto or a duration such as 2us)", overhead))
 			}
-			s, err := runner().Summary(cmd.Context(), "iopredict", profileAt(f, profile))
+			p, err := runner().IOPredict(cmd.Context(), profileAt(f, profile), refPath, tgtPath, actualPath, po)
 			if err != nil {
 				return err
 			}
-			ref, err := iobench.ReadResult(refPath)
-			if err != nil {
-				return err
-			}
-			tgt, err := iobench.ReadResult(tgtPath)
-			if err != nil {
-				return err
-			}
-			var act *iotime.Summary
-			if actualPath != "" {
-				a, err := runner().Summary(cmd.Context(), "iopredict", profileAt(f, actualPath))
-				if err != nil {
-					return err
-				}
-				act = &a
-			}
-			p := iobench.Predict(s, ref, tgt, act, po)
 			if isTerminal(os.Stdout) {
 				return p.WriteTable(os.Stdout)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/report"
 	stage "github.com/tracecast/tracecast/stages/forecast"
@@ -40,11 +41,12 @@ type Forecasts struct {
 	Threshold         float64 // opportunity_threshold
 	RegimeAlpha       float64
 	Workers           int // 0: counted in the trace
-	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl
-	// or arrow), or as JSON lines on standard output when Out is empty,
-	// unless Keep is set (a summary on a terminal).
+	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl,
+	// the default, or arrow), or as JSON lines on standard output when Out
+	// is empty — unless Format is empty and Terminal set: then they are
+	// kept for a summary.
 	Out, Format string
-	Keep        bool
+	Terminal    bool
 	// Score scores the forecasts against the trace (a file), and writes the
 	// scores to Out/scores.jsonl.
 	Score bool
@@ -53,7 +55,9 @@ type Forecasts struct {
 // ForecastRun is what a forecast run gives its command.
 type ForecastRun struct {
 	RunID, Method string
-	Kept          stage.Kept // the forecasts and episodes, with Keep or Score
+	// Keep: the records were kept for a summary, not written.
+	Keep bool
+	Kept stage.Kept // the forecasts and episodes, with Keep or Score
 	// Scores are the forecasts' scores (with Keep or Score, when the
 	// trace was a file).
 	Scores []fc.Score
@@ -65,6 +69,20 @@ type ForecastRun struct {
 // are scored against.
 func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRun, error) {
 	run := &ForecastRun{RunID: o.RunID, Method: o.Method}
+	switch o.Format {
+	case "":
+		run.Keep, o.Format = o.Out == "" && o.Terminal, "jsonl"
+	case "jsonl":
+	case "arrow":
+		if o.Out == "" {
+			return nil, &OptionError{[]string{"--format arrow needs -o DIR"}}
+		}
+	default:
+		return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl or arrow", o.Format)}}
+	}
+	if t.Path == "-" && o.Score {
+		return nil, &OptionError{[]string{"--verify reads the trace twice: give a file, not standard input"}}
+	}
 	if run.RunID == "" {
 		var err error
 		if run.RunID, err = stage.RunIDOf(t.Path); err != nil {
@@ -98,12 +116,12 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{t.Source()},
 		Stages: []pipelines.Node{{ID: "forecast", Type: "forecast", Inputs: []string{"trace"}, Options: opts}}}
 	sinks := map[string]tracecast.Sink{}
-	if o.Keep || o.Score {
+	if run.Keep || o.Score {
 		spec.Sinks = append(spec.Sinks, collect("keep", "forecast"))
 		sinks["keep"] = &run.Kept
 	}
 	switch {
-	case o.Keep:
+	case run.Keep:
 	case o.Out == "":
 		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: []string{"forecast"}, Options: map[string]any{"path": "-"}})
 	default:
@@ -112,7 +130,7 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 				Options: map[string]any{"path": filepath.Join(o.Out, rec+"."+o.Format), "records": rec}})
 		}
 	}
-	if err := r.Run(ctx, spec, sinks); err != nil || (!o.Keep && !o.Score) || steps == nil {
+	if err := r.Run(ctx, spec, sinks); err != nil || (!run.Keep && !o.Score) || steps == nil {
 		return run, err
 	}
 	var err error
@@ -146,4 +164,48 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
 	return page, nil
+}
+
+// Verify scores the forecast records of a JSON-lines file (other records
+// skipped) against the trace.
+func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, forecasts string) ([]fc.Score, error) {
+	in, name, closeIn, err := input.Open(forecasts)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := fc.ReadForecasts(in, name)
+	closeIn()
+	if err != nil {
+		return nil, err
+	}
+	steps, err := r.Steps(ctx, t, rules, workers)
+	if err != nil {
+		return nil, err
+	}
+	return fc.Verify(steps, fs)
+}
+
+// WriteReport writes the trace's HTML report to out, with forecasts over
+// horizons (durations with a unit; none: 0.1%, 1% and 10% of the run).
+func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons []string, out string) error {
+	var hs []float64
+	for _, h := range horizons {
+		s, err := stage.ParseDuration(h)
+		if err != nil {
+			return &OptionError{[]string{"--horizon: " + err.Error()}}
+		}
+		hs = append(hs, s)
+	}
+	page, err := r.Page(ctx, t, rules, hs)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	return errors.Join(page.WriteHTML(f), f.Close())
 }

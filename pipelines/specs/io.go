@@ -2,8 +2,14 @@ package specs
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/models/iobench"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/stages/iotime"
@@ -71,4 +77,83 @@ func (r Runner) Summary(ctx context.Context, command string, p Profile) (iotime.
 		return nil
 	})
 	return s, err
+}
+
+// WriteCalls converts a profile into the I/O-call schema, csv or jsonl, on
+// out ("-": standard output). What a failed run buffered is not flushed:
+// its output stops early.
+func (r Runner) WriteCalls(ctx context.Context, p Profile, format, out string) error {
+	var w io.Writer = os.Stdout
+	if out != "" && out != "-" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	if format != "csv" && format != "jsonl" {
+		return &OptionError{[]string{fmt.Sprintf("unknown --format %q (csv or jsonl)", format)}}
+	}
+	iw, err := iocall.NewWriter(w, iocall.Format(format))
+	if err == nil {
+		err = r.Calls(ctx, "iocalls", p, iw.Write)
+	}
+	if err != nil {
+		return err
+	}
+	return iw.Flush()
+}
+
+// Bench replays the categories of a profile on o.Dir (iobench.Run) and
+// writes the result to out.
+func (r Runner) Bench(ctx context.Context, p Profile, o iobench.Options, out string) error {
+	if err := iobench.CheckDir(o.Dir); err != nil {
+		return &OptionError{[]string{fmt.Sprintf("--dir %v", err)}}
+	}
+	s, err := r.Summary(ctx, "iobench", p)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	res, err := iobench.Run(ctx, s, o)
+	if errors.Is(err, iobench.ErrEmptyProfile) {
+		return fmt.Errorf("%s: %w", p.Path, err)
+	} else if err != nil {
+		return err
+	}
+	r.Log.Info().Str("dir", o.Dir).Str("fs", res.FS).Int("categories", len(res.Categories)).Dur("took", time.Since(t0)).Msg("benchmark done")
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	return errors.Join(iobench.WriteJSON(f, res), f.Close())
+}
+
+// IOPredict predicts the I/O time of the profile p on a target from
+// iobench's results on the reference (ref) and on the target (tgt); actual,
+// when set, is a profile of the application on the target.
+func (r Runner) IOPredict(ctx context.Context, p Profile, ref, tgt, actual string, o iobench.PredictOptions) (iobench.Prediction, error) {
+	s, err := r.Summary(ctx, "iopredict", p)
+	if err != nil {
+		return iobench.Prediction{}, err
+	}
+	rb, err := iobench.ReadResult(ref)
+	if err != nil {
+		return iobench.Prediction{}, err
+	}
+	tb, err := iobench.ReadResult(tgt)
+	if err != nil {
+		return iobench.Prediction{}, err
+	}
+	var act *iotime.Summary
+	if actual != "" {
+		p.Path = actual
+		a, err := r.Summary(ctx, "iopredict", p)
+		if err != nil {
+			return iobench.Prediction{}, err
+		}
+		act = &a
+	}
+	return iobench.Predict(s, rb, tb, act, o), nil
 }

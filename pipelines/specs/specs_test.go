@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/lineerr"
+	"github.com/tracecast/tracecast/models/iobench"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/study"
 )
@@ -127,7 +129,7 @@ func TestForecasts(t *testing.T) {
 		}
 	}
 	// Default horizons from the run's span; kept for a summary.
-	o.Horizons, o.Out, o.Score, o.Keep = nil, "", false, true
+	o.Horizons, o.Out, o.Format, o.Score, o.Terminal = nil, "", "", false, true
 	if run, err = r.Forecast(ctx, Trace{Path: starpu}, o); err != nil || len(run.Scores) != 3 {
 		t.Errorf("%v, %d scores", err, len(run.Scores))
 	}
@@ -188,5 +190,68 @@ func TestProfiles(t *testing.T) {
 		if _, err := r.Summary(ctx, "iotime", bad); !errors.As(err, &oe) {
 			t.Errorf("%+v: %v", bad, err)
 		}
+	}
+}
+
+func TestIOFlows(t *testing.T) {
+	dir := t.TempDir()
+	p := Profile{Path: strace, MaxPIDs: 100, MaxOpenCalls: 100, MaxFDs: 100, Buckets: "4K,64K,1M"}
+	for _, format := range []string{"csv", "jsonl"} {
+		out := filepath.Join(dir, "calls."+format)
+		if err := r.WriteCalls(ctx, p, format, out); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(out); strings.Count(string(b), "\n") < 100 {
+			t.Errorf("%s: %d bytes", format, len(b))
+		}
+	}
+	var oe *OptionError
+	if err := r.WriteCalls(ctx, p, "xml", filepath.Join(dir, "x")); !errors.As(err, &oe) {
+		t.Errorf("xml: %v", err)
+	}
+	o := iobench.DefaultOptions()
+	o.Dir, o.MinCalls, o.MaxCalls, o.Reps, o.MaxGap = dir, 2, 4, 1, time.Microsecond
+	bench := filepath.Join(dir, "bench.json")
+	if err := r.Bench(ctx, p, o, bench); err != nil {
+		t.Fatal(err)
+	}
+	o.Dir = filepath.Join(dir, "missing")
+	if err := r.Bench(ctx, p, o, bench); !errors.As(err, &oe) {
+		t.Errorf("missing dir: %v", err)
+	}
+	pred, err := r.IOPredict(ctx, p, bench, bench, strace, iobench.PredictOptions{})
+	if err != nil || pred.ErrorPct == nil || len(pred.Categories) == 0 {
+		t.Fatalf("%v %+v", err, pred)
+	}
+	if _, err := r.IOPredict(ctx, p, filepath.Join(dir, "calls.csv"), bench, "", iobench.PredictOptions{}); err == nil {
+		t.Error("a CSV read as a benchmark")
+	}
+}
+
+func TestVerifyAndReport(t *testing.T) {
+	dir := t.TempDir()
+	o := Forecasts{Rules: "auto", Queries: []string{"idle>=25%"}, Horizons: []string{"10ms"}, Method: "persistence", Coverage: 0.9, Out: dir}
+	if _, err := r.Forecast(ctx, Trace{Path: ring}, o); err != nil {
+		t.Fatal(err)
+	}
+	scores, err := r.Verify(ctx, Trace{Path: ring}, "auto", 0, filepath.Join(dir, "forecasts.jsonl"))
+	if err != nil || len(scores) != 1 || scores[0].N == 0 {
+		t.Fatalf("%v %+v", err, scores)
+	}
+	var oe *OptionError
+	for _, bad := range []Forecasts{{Format: "xml"}, {Format: "arrow"}, {Score: true}} {
+		if _, err := r.Forecast(ctx, Trace{Path: "-"}, bad); !errors.As(err, &oe) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+	page := filepath.Join(dir, "sub", "report.html")
+	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", []string{"1ms"}, page); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "<html") {
+		t.Errorf("report: %.100q", b)
+	}
+	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", []string{"1"}, page); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--horizon: ") {
+		t.Errorf("horizon without unit: %v", err)
 	}
 }

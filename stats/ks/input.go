@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tracecast/tracecast/internal/input"
 )
 
 // ReadSample reads a sample of the ks command: one non-negative integer per
@@ -82,4 +84,15 @@ func ParseWindows(s string) ([]int, error) {
 		ws = append(ws, w)
 	}
 	return ws, nil
+}
+
+// ReadSampleFile reads a sample (ReadSample) from a file, plain or gzip
+// ("-": standard input).
+func ReadSampleFile(path string) ([]int, error) {
+	r, name, closeIn, err := input.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	return ReadSample(r, name)
 }

@@ -1,6 +1,10 @@
 package ks
 
 import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -58,5 +62,25 @@ func TestTestSamplesRecord(t *testing.T) {
 	rec := r.Record(0.05)
 	if rec["n1"] != 6 || rec["n2"] != 5 || rec["d_num"] != int64(19) || rec["d_den"] != int64(30) || rec["hit"] != true || rec["method"] != "matlab" {
 		t.Fatalf("%v", rec)
+	}
+}
+
+func TestReadSampleFile(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "a.txt")
+	os.WriteFile(plain, []byte("1\n2\n"), 0o644)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("3\n4\n"))
+	zw.Close()
+	zipped := filepath.Join(dir, "b.txt.gz")
+	os.WriteFile(zipped, gz.Bytes(), 0o644)
+	for path, want := range map[string][]int{plain: {1, 2}, zipped: {3, 4}} {
+		if got, err := ReadSampleFile(path); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %v %v", path, got, err)
+		}
+	}
+	if _, err := ReadSampleFile(filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing file read")
 	}
 }
