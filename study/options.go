@@ -46,3 +46,32 @@ func (c *TrainConfig) Parse(windows, method string) error {
 	c.Method, c.Windows = m, ws
 	return nil
 }
+
+// ParseSizes sets the DAG and cluster sizes from their flags' text (a
+// list or FROM:TO:STEP, kept as written for the report): errors are
+// *UsageError.
+func (c *ReproduceConfig) ParseSizes(sizes, clusterSizes string) error {
+	var err error
+	if c.Sizes, err = ParseInts(sizes); err != nil {
+		return usageErr(fmt.Errorf("--sizes: %w", err))
+	}
+	if c.ClusterSizes, err = ParseInts(clusterSizes); err != nil {
+		return usageErr(fmt.Errorf("--cluster-sizes: %w", err))
+	}
+	c.SizesSpec, c.ClusterSizesSpec = sizes, clusterSizes
+	return nil
+}
+
+// TrainFrom trains on the traces of metaDir's metadata files and of paths
+// (see Inputs) into dir; no trace at all is a *UsageError.
+func TrainFrom(metaDir string, paths []string, dir string, c *TrainConfig) ([]*Analysis, error) {
+	ins, err := Inputs(metaDir, paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(ins) == 0 {
+		return nil, usageErr(fmt.Errorf("no trace: give --meta-dir DIR, metadata files or traces"))
+	}
+	as, _, err := Train(ins, dir, c)
+	return as, err
+}

@@ -58,3 +58,31 @@ func TestTrainConfigParse(t *testing.T) {
 		}
 	}
 }
+
+func TestReproduceParseSizes(t *testing.T) {
+	for _, tc := range []struct {
+		sizes, clusters string
+		err             string
+	}{
+		{"1000:1400:200", "8,16", ""},
+		{"x", "8", `--sizes: bad list "x"`},
+		{"1000", "8,0", `--cluster-sizes: bad list "8,0"`},
+	} {
+		var c ReproduceConfig
+		err := c.ParseSizes(tc.sizes, tc.clusters)
+		var ue *UsageError
+		switch {
+		case tc.err == "" && (err != nil || !slices.Equal(c.Sizes, []int{1000, 1200, 1400}) || !slices.Equal(c.ClusterSizes, []int{8, 16}) || c.SizesSpec != tc.sizes):
+			t.Errorf("%s %s: %v %+v", tc.sizes, tc.clusters, err, c)
+		case tc.err != "" && (!errors.As(err, &ue) || err.Error() != tc.err):
+			t.Errorf("%s %s: %v, want %q", tc.sizes, tc.clusters, err, tc.err)
+		}
+	}
+}
+
+func TestTrainFromNothing(t *testing.T) {
+	var ue *UsageError
+	if _, err := TrainFrom(t.TempDir(), nil, t.TempDir(), &TrainConfig{}); !errors.As(err, &ue) {
+		t.Errorf("no trace: %v", err)
+	}
+}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/study"
@@ -38,15 +40,13 @@ func newSignalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "signal [flags] TRACE -o FILE",
 		Short: "Sample how many workers are idle (computing, ...) over a trace",
-		Long: `signal reads a trace, classifies the states of the selected containers
-(--rules: StarPU workers or SMPI ranks) and writes x_k, the number of
-containers in --class at t_k = t_0 + k·period, as Arrow (FILE.arrow) or CSV
-(FILE.csv, or - for standard output). Times are in the trace's unit
+		Long: `signal writes x_k, how many selected containers (--rules: StarPU workers or
+SMPI ranks) are in --class at t_k = t_0 + k·period, as Arrow (FILE.arrow)
+or CSV (FILE.csv, or - for standard output), times in the trace's unit
 (milliseconds for StarPU). The innermost state decides a container's
-class; states are [start, end) intervals. Without --period, the period is
-half the shortest time between two changes of the signal, raised to
---min-period and to the run's length / --max-samples; a log line says
-which period was used and how many samples it makes.`,
+class. Without --period, the period is half the shortest time between two
+changes of the signal, raised to --min-period and to the run's length /
+--max-samples; a log line says which period and how many samples.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -128,7 +128,7 @@ One JSON line per size; a table on a terminal.`,
 				return err
 			}
 			if cl, ok := h.Classification(); ok {
-				log.Info().Str("trace", h.Trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state (seed 004 §IV-B)")
+				log.Info().Str("trace", h.Trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state")
 			}
 			return h.WriteResults(os.Stdout, isTerminal(os.Stdout))
 		},
@@ -151,25 +151,19 @@ func newPredictCmd() *cobra.Command {
 		Short: "Forecast idle capacity over a consumer's horizons (or over KS windows with --window)",
 		Long: `predict forecasts, every --every of trace time t, for each --horizon H and
 --query (idle>=25%: at least 25% of the selected containers idle): p, the
-fraction of [t, t+H) during which the query will hold, mean, the mean
-fraction of idle containers, and an interval [lo, hi] meant to hold p with
-probability --coverage. Forecasts use only the trace up to t. Methods: auto
-(default: a combination learnt from the outcomes already known), ks-paper
-(the last H), persistence, climatology, markov. Alerts are episodes:
-idle-opportunity while p stays at or above --idle-threshold, regime-change
-while the idle share moves more than it did before (--regime-alpha).
-Output: forecast, outcome, episode and skill records as JSON lines on
-standard output, or files in DIR (-o; --format arrow for Arrow files); on
-a terminal, a table of scores. --verify scores the forecasts against what
-happened. Definitions: docs/forecasts.md.
+fraction of [t, t+H) during which the query will hold, with an interval
+meant to hold it with probability --coverage, and the mean fraction idle,
+from the trace up to t only, by --method: auto (default: a combination
+learnt from the outcomes already known), ks-paper (the last H),
+persistence, climatology or markov. Alert episodes: idle-opportunity (p
+at or above --idle-threshold), regime-change. Records go to standard
+output as JSON lines or to -o DIR; on a terminal a table of scores.
+--verify scores them against what happened. docs/forecasts.md.
 
-With --window W (or --model), predict cuts the trace's signal (see
-'tracecast signal') into consecutive windows of W samples and predicts each
-window from the previous one: P(X >= k) for each --query. A verdict record
-follows each prediction (KS test between the two windows), alerts flag idle
-opportunities and --regime-misses KS misses in a row. Output: JSON lines,
-or with -o DIR windows.arrow, predictions.arrow, verdicts.arrow,
-alerts.arrow and records.jsonl. Every record has a deterministic id.`,
+With --window W (or --model), predict cuts the signal (see 'tracecast
+signal') into windows of W samples and predicts each window from the
+previous one, followed by the KS test's verdict; alerts after
+--regime-misses misses in a row. Every record has a deterministic id.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out != "" {
@@ -292,5 +286,61 @@ stays small.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi")
 	cmd.Flags().StringArrayVar(&horizons, "horizon", nil, "forecast horizons, durations with a unit (default: 0.1%, 1% and 10% of the run)")
+	return cmd
+}
+
+func newStatesCmd() *cobra.Command {
+	var format, out string
+	var allEntities bool
+	d := paje.DefaultParserConfig()
+	parser := map[string]any{}
+	cmd := &cobra.Command{
+		Use:   "states [flags] TRACE|-",
+		Short: "Resolve a Paje trace into containers, states, variables, events and links (a pj_dump replacement)",
+		Long: `states reads a Paje trace (plain or gzip, a file or - for standard input) and
+prints every container, state, variable, event and link it resolves: as
+pajeng's pj_dump prints them (--format pjdump, in completion order: sort
+both to compare), as CSV with a header row, JSON lines or an Arrow IPC file
+(schemas in the README). It streams: memory is bounded by the live
+containers, open states and pending links, not by the trace's length.
+Variable samples up to --reorder-horizon late are put back in order, so raw
+StarPU traces, which pj_dump rejects, are read as written.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The reader's live heap is a few tens of MiB whatever the
+			// trace's size; a soft limit keeps the garbage collector from
+			// letting the process grow to twice that between collections.
+			// GOMEMLIMIT wins.
+			if os.Getenv("GOMEMLIMIT") == "" {
+				debug.SetMemoryLimit(52 << 20)
+			}
+			if err := checkOutputs(args, out, out+".tmp"); err != nil {
+				return err
+			}
+			stats, err := runner().States(cmd.Context(), specs.States{Trace: args[0], Format: format, Out: out, AllEntities: allEntities, Parser: parser})
+			if stats.QuirksInexact {
+				log.Warn().Msg(paje.QuirksInexactMessage)
+			}
+			specs.WriteSkipped(os.Stderr, specs.Trace{Path: args[0]}.Name(), stats)
+			log.Debug().Int64("lines", stats.Lines).Int64("entities", stats.Entities).Int64("late", stats.Late).
+				Int("max_buffered", stats.MaxBuffered).Msg("trace read")
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "pjdump", "output format: pjdump, csv, jsonl, arrow")
+	f.StringVarP(&out, "output", "o", "-", "output file (- for standard output)")
+	flag := func(key string, p any) { parser[key] = p }
+	flag("lenient", f.Bool("lenient", false, "count and skip bad lines instead of failing; print the counts by reason"))
+	flag("user_defined", f.BoolP("user-defined", "u", false, "also output user-defined fields (pj_dump -u)"))
+	flag("no_strict", f.BoolP("no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)"))
+	flag("ignore_incomplete_links", f.BoolP("ignore-incomplete-links", "z", false, "drop links that never got both ends (pj_dump -z)"))
+	flag("reorder_horizon", f.Float64("reorder-horizon", -1, "how late a variable sample may be, in trace time units, and still be put back in order (-1: 3 s worth of the time unit; 0: none, as pj_dump)"))
+	flag("max_buffered", f.Int("max-buffered", d.MaxBuffered, "most variable samples held for reordering"))
+	flag("max_line_bytes", f.Int("max-line-bytes", d.MaxLineBytes, "longest accepted line, in bytes"))
+	flag("max_containers", f.Int("max-containers", d.MaxContainers, "most live containers"))
+	flag("max_open_states", f.Int("max-open-states", d.MaxOpenStates, "most open states and pending links"))
+	f.BoolVar(&allEntities, "all-entities", false, "with --format pjdump: print every entity and end the trace at its latest time, instead of reproducing pj_dump's window")
+	flag("time_unit", f.String("time-unit", "auto", "unit of the trace's times: auto (ms for StarPU, s otherwise), s, ms, us, ns"))
 	return cmd
 }

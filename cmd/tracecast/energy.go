@@ -16,20 +16,15 @@ import (
 // energyCommands are the energy and power-model commands.
 func energyCommands() []*cobra.Command {
 	pm := &cobra.Command{Use: "powermodel", Short: "A node's power from its CPU utilisation and frequency: fit the model, predict",
-		Long: `powermodel fits and uses the DVFS power model (docs/energy.md)
-
-  P(cpu, f) = P0 − alpha·(fmax − f)/fmax + (A·f/fmax + B)·cpu
-
-cpu the utilisation in [0, 1], f the frequency, P0 the idle power at fmax.`}
-	pm.AddCommand(newPowermodelFitCmd(), newPowermodelPredictCmd())
+		Long: `powermodel fits and uses the power model P(cpu, f) = P0 − alpha·(fmax − f)/fmax +
+(A·f/fmax + B)·cpu, cpu the utilisation in [0, 1], f the frequency, P0 the
+idle power at fmax (docs/energy.md).`}
+	pm.AddCommand(newPowermodelFitCmd(), newModelPredictCmd("powermodel", "power", "utilisation", true, modelio.ReadPowerModel))
 	ct := &cobra.Command{Use: "ctmodel", Short: "A task's completion time from its CPU allocation and frequency: fit the model, predict",
-		Long: `ctmodel fits and uses the completion-time model (docs/energy.md)
-
-  CT(cpu, f) = [θ_f/cpu + (1 − θ_f)] · [U·fmax/f + (1 − U)] · CT(100%, fmax)
-
-U the frequency-sensitive share of the work, θ_f the CPU-sensitive share
-at frequency f (interpolated between θ at fmin and at fmax).`}
-	ct.AddCommand(newCTFitCmd(), newCTPredictCmd())
+		Long: `ctmodel fits and uses the completion-time model CT(cpu, f) = [θ_f/cpu +
+(1 − θ_f)]·[U·fmax/f + (1 − U)]·CT(100%, fmax), U the frequency-sensitive
+share of the work, θ_f the CPU-sensitive share at f (docs/energy.md).`}
+	ct.AddCommand(newCTFitCmd(), newModelPredictCmd("ctmodel", "completion time", "allocation", false, modelio.ReadCTModel))
 	return []*cobra.Command{pm, ct, newParetoCmd(), newEnergyCmd(), newEnergySpeedupCmd()}
 }
 
@@ -63,13 +58,10 @@ func newPowermodelFitCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fit (--fmin F --fmax F --p-idle-fmin W --p-idle-fmax W --p-full-fmin W --p-full-fmax W | --samples FILE.csv)",
 		Short: "Compute A, B and alpha from six measurements, or fit them to many",
-		Long: `fit prints the power model as JSON (A, B, alpha, fmax, p_idle_fmax) and, with
--o, writes it to a file for "powermodel predict". Either from six
+		Long: `fit prints the power model as JSON (and writes it with -o), from six
 measurements (idle and full-load power at the lowest and highest
-frequency), or by least squares from --samples, a CSV with columns cpu, f
-and watts (with a header row; cpu in [0, 1]), reporting the fit's RMSE and
-R². --fmax sets the reference frequency (default: the highest f of the
-samples). Frequencies in any unit, the same for all.`,
+frequency), or fitted to --samples, a CSV with columns cpu, f, watts and a
+header row (then with the fit's RMSE and R²). Frequencies in any unit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if samples != "" {
@@ -102,53 +94,16 @@ samples). Frequencies in any unit, the same for all.`,
 	return cmd
 }
 
-func newPowermodelPredictCmd() *cobra.Command {
-	var model string
-	var cpu, freq, measured float64
-	cmd := &cobra.Command{
-		Use:   "predict --model FILE --cpu U --freq F [--measured W]",
-		Short: "Predict a node's power at a utilisation and frequency",
-		Long: `predict evaluates the power model written by "powermodel fit -o" at
-utilisation --cpu (0 to 1; 0.5 or 50 both mean half) and frequency --freq
-(the model's unit). With --measured, it also prints the error
-|measured − predicted|/measured·100.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := energyRequire(cmd, "model", "cpu", "freq"); err != nil {
-				return err
-			}
-			mf, err := modelio.ReadPowerModel(model)
-			if err != nil {
-				return err
-			}
-			if cpu > 1 {
-				cpu /= 100
-			}
-			if cpu < 0 || cpu > 1 || freq <= 0 {
-				return usageErr(errors.New("--cpu must be in [0, 1] (or a percentage) and --freq positive"))
-			}
-			return modelio.WriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&model, "model", "", "model file written by powermodel fit -o")
-	f.Float64Var(&cpu, "cpu", 0, "CPU utilisation, 0 to 1 (values above 1 are read as percentages)")
-	f.Float64Var(&freq, "freq", 0, "operating frequency (the model's unit)")
-	f.Float64Var(&measured, "measured", 0, "measured power, to report the prediction's error")
-	return cmd
-}
-
 func newCTFitCmd() *cobra.Command {
 	var in models.CTInputs
 	var out string
 	cmd := &cobra.Command{
 		Use:   "fit --fmin F --fmax F --x X --ct-full-fmin S --ct-full-fmax S --ct-x-fmin S --ct-x-fmax S [-o FILE]",
 		Short: "Compute U, θ_fmin and θ_fmax from seven inputs",
-		Long: `fit prints the completion-time model as JSON (U, theta_fmin, theta_fmax, K,
-ct_full_fmax) and, with -o, writes it for "ctmodel predict". --x is the
-reduced CPU allocation (0.2 or 20 for 20%); the four times are the task's
-completion times at 100% and at x, at fmin and at fmax (any time unit:
-predictions come out in the same one).`,
+		Long: `fit prints the completion-time model as JSON (and writes it with -o) from
+a task's completion times at 100% and at --x of the CPU (0.2 or 20 for
+20%), at the lowest and highest frequency (any time unit: predictions come
+out in the same one).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := energyRequire(cmd, "fmin", "fmax", "x", "ct-full-fmin", "ct-full-fmax", "ct-x-fmin", "ct-x-fmax"); err != nil {
@@ -176,38 +131,47 @@ predictions come out in the same one).`,
 	return cmd
 }
 
-func newCTPredictCmd() *cobra.Command {
-	var model string
+// predictor is a model file that predicts at a CPU share and a frequency.
+type predictor interface {
+	Prediction(cpu, freq float64, measured *float64) map[string]float64
+}
+
+// newModelPredictCmd is the predict command of powermodel and ctmodel: the
+// model file their fit -o wrote (read by read), evaluated at --cpu and
+// --freq; what is the predicted quantity, share the CPU share's name.
+func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, read func(string) (M, error)) *cobra.Command {
+	var path string
 	var cpu, freq, measured float64
+	cpuRange := map[bool]string{true: "[0, 1]", false: "(0, 1]"}[zeroCPU]
 	cmd := &cobra.Command{
-		Use:   "predict --model FILE --cpu U --freq F [--measured T]",
-		Short: "Predict a task's completion time at a CPU allocation and frequency",
-		Long: `predict evaluates the completion-time model written by "ctmodel fit -o" at
-allocation --cpu (0 < cpu ≤ 1, or a percentage) and frequency --freq; with
---measured it also prints the prediction's error in percent.`,
+		Use:   "predict --model FILE --cpu U --freq F [--measured X]",
+		Short: "Predict the " + what + " at a CPU " + share + " and frequency",
+		Long: `predict evaluates the model written by "` + model + ` fit -o" at CPU ` + share + ` --cpu
+(` + cpuRange + `, or a percentage) and frequency --freq (the model's unit). With
+--measured, it also prints the error |measured − predicted|/measured·100.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := energyRequire(cmd, "model", "cpu", "freq"); err != nil {
 				return err
 			}
-			mf, err := modelio.ReadCTModel(model)
+			mf, err := read(path)
 			if err != nil {
 				return err
 			}
 			if cpu > 1 {
 				cpu /= 100
 			}
-			if cpu <= 0 || cpu > 1 || freq <= 0 {
-				return usageErr(errors.New("--cpu must be in (0, 1] (or a percentage) and --freq positive"))
+			if cpu < 0 || (cpu == 0 && !zeroCPU) || cpu > 1 || freq <= 0 {
+				return usageErr(errors.New("--cpu must be in " + cpuRange + " (or a percentage) and --freq positive"))
 			}
 			return modelio.WriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&model, "model", "", "model file written by ctmodel fit -o")
-	f.Float64Var(&cpu, "cpu", 0, "CPU allocation, 0 to 1 (values above 1 are read as percentages)")
+	f.StringVar(&path, "model", "", "model file written by "+model+" fit -o")
+	f.Float64Var(&cpu, "cpu", 0, "CPU "+share+", 0 to 1 (values above 1 are read as percentages)")
 	f.Float64Var(&freq, "freq", 0, "operating frequency (the model's unit)")
-	f.Float64Var(&measured, "measured", 0, "measured completion time, to report the prediction's error")
+	f.Float64Var(&measured, "measured", 0, "measured "+what+", to report the prediction's error")
 	return cmd
 }
 
@@ -217,10 +181,8 @@ func newParetoCmd() *cobra.Command {
 		Use:   "pareto FILE.csv",
 		Short: "Pareto frontier of (configuration, time, power) points",
 		Long: `pareto reads a CSV with a header row and the columns config, time and power
-(any order; other columns ignored) and prints the configurations no other
-one beats in both time and power, by increasing power (hence decreasing
-time): the fastest configuration for each power budget. --format csv
-(default) prints config,time,power; json one array.`,
+(others ignored) and prints the configurations no other one beats in both
+time and power, by increasing power: the fastest one for each power budget.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "csv" && format != "json" {
@@ -246,14 +208,10 @@ func newEnergySpeedupCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "energy-speedup --time-speedup S (--idle-fraction s | --idle-energy J --dynamic-energy J)",
 		Short: "Energy speedup of a parallel run from its time speedup and the idle share of the energy",
-		Long: `energy-speedup prints the energy speedup of a parallel run,
-
-  S_e = 1 / ((1 − s) + s/S_t)
-
-from the time speedup S_t and the idle share s = E_i/(E_i + E_d) of the
-sequential run's energy, given or computed from the idle and dynamic
-energies (then the parallel energy E_p = E_i/S_t + E_d is printed too).
-'tracecast energy' measures a run's idle share.`,
+		Long: `energy-speedup prints the energy speedup of a parallel run, S_e = 1 / ((1 − s)
++ s/S_t), from its time speedup S_t and the idle share s = E_i/(E_i + E_d)
+of the sequential run's energy, given or computed from the idle and dynamic
+energies (then with the parallel energy E_p = E_i/S_t + E_d).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := energyRequire(cmd, "time-speedup"); err != nil {
@@ -296,20 +254,14 @@ func newEnergyCmd() *cobra.Command {
 		Short: "Energy per node and state class from a Paje trace and a power-meter stream",
 		Long: `energy joins a trace's execution states with power samples, per node, and
 reports the energy spent in each state class (idle, compute, comm, other),
-per --window and in total, with the model E = P_idle·T + Σ (P_state −
-P_idle)·T_state: the per-state powers come from --params (JSON or YAML:
-idle, app, storage, net in watts, the node's power in each state) or are
-fitted. Details and formats: docs/energy.md.
-
-Power (--power, plain or gzip; --power-format auto guesses): csv
-(time,node,watts), jsonl, rapl (energy counters) or kwollect (Grid'5000).
-Times in seconds or RFC 3339; power time = trace time in seconds + --offset.
-Nodes: every worker on --node unless --map CONTAINER=NODE or --node-type
-TYPE (the worker's ancestor container of that type) says otherwise. --io
-adds an I/O-call stream (strace or docs/io.md's schema): time in I/O calls
-is storage activity of its node.
-
--o DIR writes energy.arrow, totals.arrow, model.json and plots.`,
+per --window and in total, and the model E = P_idle·T + Σ (P_state −
+P_idle)·T_state with per-state powers from --params (JSON or YAML: idle,
+app, storage, net: the node's power in each state, watts) or fitted.
+--power: csv (time,node,watts), jsonl, rapl (energy counters) or kwollect
+(Grid'5000), plain or gzip; power time = trace time + --offset. Workers are
+on --node unless --map or --node-type say otherwise. --io adds I/O calls
+(storage activity). -o DIR writes Arrow tables, model.json and plots.
+docs/energy.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := energyRequire(cmd, "trace", "power"); err != nil {

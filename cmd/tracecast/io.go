@@ -33,16 +33,11 @@ func newIOCallsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "iocalls [--format csv|jsonl] [-o FILE] PROFILE|-",
 		Short: "Convert an strace log (or CSV/JSON lines) into the I/O-call CSV or JSON-lines schema",
-		Long: `iocalls reads I/O calls — an strace log (strace -f -tt -T, also -ttt and
--y/-yy), or the CSV / JSON-lines schema itself, plain or gzip — and writes
-one record per completed call:
-
-  time,pid,op,path,fd,offset,requested,bytes,duration,err,flags
-
-time and duration in seconds; offset -1 when unknown; requested and bytes
--1 for none or an error; flags the open flags that change its cost. The
-schema: docs/io.md. Calls on sockets, pipes, ttys and devices are dropped
-unless --all-fds.`,
+		Long: `iocalls reads I/O calls — an strace log (strace -f -tt -T, also -ttt, -y), or
+the CSV or JSON-lines schema itself, plain or gzip — and writes one record
+per completed call: time,pid,op,path,fd,offset,requested,bytes,duration,
+err,flags (times in seconds; docs/io.md). Calls on sockets, pipes, ttys and
+devices are dropped unless --all-fds.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutputs(args, out); err != nil {
@@ -64,12 +59,10 @@ func newIOTimeCmd() *cobra.Command {
 		Use:   "iotime [--buckets 4K,64K,1M] [--per-process] PROFILE|-",
 		Short: "Break an application's I/O time down by operation × size × access pattern",
 		Long: `iotime reads an I/O-call profile (strace, CSV or JSON lines; plain or gzip)
-and prints, per category — operation (read, write, copy, open, create,
-close, seek, sync, fdatasync, mmap, stat) × size bucket (--buckets) ×
-access pattern (seq when a call starts where the previous one on the file
-ended, rand otherwise) — the calls, bytes, total and mean time per call,
-mean size and mean gap between calls; with --per-process, per process too.
-A table on a terminal, one JSON object otherwise.`,
+and prints, per category — operation × size bucket (--buckets) × access
+pattern (seq or rand) — the calls, bytes, total and mean time per call,
+mean size and mean gap between calls (--per-process: per process too). A
+table on a terminal, one JSON object otherwise.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := runner().Summary(cmd.Context(), "iotime", profileAt(f, args[0]))
@@ -97,15 +90,13 @@ func newIOBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "iobench --dir PATH --profile FILE -o BENCH.json [flags]",
 		Short: "Replay each I/O-call category of a profile on a directory and time it",
-		Long: `iobench reads an application's I/O-call profile, breaks it into categories
-(as iotime prints them) and replays each category's pattern with real
-system calls on a test file under --dir: its mean request size, sequential
-or random offsets, reads or writes, and (--gaps) the mean gap between the
-application's calls. --fsync, --direct, --file-size and --drop-cache keep
-the page cache from hiding the storage. Each category runs --reps times;
-BENCH.json holds the mean, median, min and total time per call. Run it
-with the same profile on the reference and on the target, then iopredict.
-docs/io.md.`,
+		Long: `iobench replays each category of an application's I/O-call profile (as
+iotime prints them) with real system calls on a test file under --dir —
+mean request size, sequential or random offsets, and with --gaps the mean
+gap between calls — and writes the mean, median, min and total time per
+call to BENCH.json. --fsync, --direct, --file-size and --drop-cache keep the
+page cache out of it. Run it on the reference and the target, then
+iopredict. docs/io.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if profile == "" || out == "" {
@@ -145,17 +136,12 @@ func newIOPredictCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "iopredict --profile APP.strace --ref REF.json --target TARGET.json [--actual APP_ON_TARGET.strace]",
 		Short: "Predict an application's I/O time on a target system from benchmark ratios",
-		Long: `iopredict predicts the I/O time of an application on a target system from its
-profile on the reference and iobench's results on both: per category i,
-
-  ratio_i   = bench_i(target) / bench_i(reference)
-  predicted = Σ_i ratio_i × time_i(reference)
-  error     = 100 × (predicted − actual) / actual     (with --actual)
-
---stat median uses the benchmark's medians; --overhead takes the tracer's
-own cost per call out of the traced times before scaling. A category not
-benchmarked keeps ratio 1 (its share is reported). A table on a terminal,
-one JSON object otherwise. docs/io.md.`,
+		Long: `iopredict predicts an application's I/O time on a target system from its
+profile on the reference and iobench's results on both: each category's
+time on the reference scaled by bench(target)/bench(reference), summed;
+with --actual (its profile on the target), the error in percent. A
+category not benchmarked keeps ratio 1. A table on a terminal, one JSON
+object otherwise. docs/io.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if profile == "" || refPath == "" || tgtPath == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/specs"
+	"github.com/tracecast/tracecast/study"
 )
 
 var (
@@ -102,12 +103,13 @@ func exitCode(err error) int {
 	var ee *exitError
 	var oe *specs.OptionError
 	var ce *pipelines.ConfigError
+	var se *study.UsageError
 	switch {
 	case errors.As(err, &ce):
 		return 78 // EX_CONFIG
 	case errors.As(err, &ee):
 		return ee.code
-	case errors.As(err, &oe), strings.HasPrefix(err.Error(), "unknown command "):
+	case errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
 		return 2
 	}
 	return 1

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
@@ -16,14 +15,6 @@ import (
 // is package study.
 func studyCommands() []*cobra.Command {
 	return []*cobra.Command{newSynthCmd(), newTrainCmd(), newReproduceCmd()}
-}
-
-// studyErr gives the study's errors in its options the usage exit code.
-func studyErr(err error) error {
-	if ue := (*study.UsageError)(nil); errors.As(err, &ue) {
-		return usageErr(err)
-	}
-	return err
 }
 
 // registerSynthFlags binds the workload flags to c (synth, and reproduce,
@@ -48,20 +39,18 @@ func newSynthCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "synth --tasks N --workers R --seed S -o TRACE [--dot FILE] [--meta FILE]",
 		Short: "Write a random DAG workload run on R workers as a StarPU Paje trace",
-		Long: `synth draws a random layered DAG of --tasks tasks (shape drawn unless given),
-schedules it on --workers workers (ready tasks in order, to the first free
-worker) with task durations drawn per kind (--codelets) and optional input
-transfers, and writes the run as a StarPU 1.4 Paje trace (milliseconds).
-The same --seed gives the same trace. TRACE ending in .gz is compressed.
---dot writes the DAG (Graphviz), --meta its properties (default: TRACE's
-name with .meta.json), which 'tracecast train' reads. docs/reproduce.md.`,
+		Long: `synth draws a random DAG of --tasks tasks, schedules it on --workers workers
+with task durations drawn per kind (--codelets), and writes the run as a
+StarPU Paje trace (.gz: compressed); the same --seed gives the same trace.
+--dot writes the DAG (Graphviz), --meta its properties, which 'tracecast
+train' reads. docs/reproduce.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if files.Trace == "" {
 				return usageErr(fmt.Errorf("-o TRACE is required"))
 			}
 			_, err := study.WriteSynth(c, files, log)
-			return studyErr(err)
+			return err
 		},
 	}
 	registerSynthFlags(cmd, &c)
@@ -97,34 +86,23 @@ func newTrainCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train (--meta-dir DIR | META.json... | TRACE...) -o DIR",
 		Short: "Build a window-size model from traces: KS hit-rates per cluster size, fitted and cut at a target",
-		Long: `train reads traces (the metadata files 'tracecast synth' writes: --meta-dir
-DIR or META.json arguments; or trace files, whose workers and tasks are
-counted), samples each one's idle-worker signal, classifies it (mostly
-idle, mixed, mostly computing) and computes the KS hit-rate of every
-candidate window size. Per number of workers, the (window, tasks,
-hit-rate) points are fitted by a polynomial surface of degree --degree and
-cut at --target: the window size to use for a number of tasks.
-
-Writes DIR/window-model.json (for 'tracecast predict --model'),
-traces.jsonl, points.csv and plots/, and prints one line per trace.`,
+		Long: `train reads traces ('tracecast synth' metadata files, or traces), computes
+the KS hit-rate of every candidate window size on each one's idle-worker
+signal and, per number of workers, fits the (window, tasks, hit-rate)
+points by a polynomial surface cut at --target: the window size to use for
+a number of tasks. Writes DIR/window-model.json (for 'tracecast predict
+--model'), traces.jsonl, points.csv and plots, and prints one line per trace.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErr(fmt.Errorf("-o DIR is required"))
 			}
 			if err := t.cfg.Parse(t.windows, t.method); err != nil {
-				return studyErr(err)
-			}
-			ins, err := study.Inputs(metaDir, args)
-			if err != nil {
 				return err
 			}
-			if len(ins) == 0 {
-				return usageErr(fmt.Errorf("no trace: give --meta-dir DIR, metadata files or traces"))
-			}
 			start := time.Now()
-			as, _, err := study.Train(ins, out, &t.cfg)
+			as, err := study.TrainFrom(metaDir, args, out, &t.cfg)
 			if err != nil {
-				return studyErr(err)
+				return err
 			}
 			for _, a := range as {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s\tR=%d\tT=%d\t%s\tidle=%.2f\tsamples=%d\n", a.Trace, a.R, a.T, a.Class.State, a.Class.IdleFraction, a.Samples)
@@ -146,28 +124,21 @@ func newReproduceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reproduce [-o DIR]",
 		Short: "Run the window-size study at a reduced scale: synthesize, train, validate, write REPORT.md",
-		Long: `reproduce runs the whole window-size study on synthetic workloads (see
-'tracecast synth' and 'tracecast train'): --train-subsets sets of one DAG per
-size in --sizes, each run on every cluster size, train the model;
---validation-subsets other sets are then predicted with the model's window
-size, and DIR/REPORT.md gives the model, the validation hit-rates against
-DAG size per cluster size and their averages, with plots. Traces are
-analysed as they are written; --keep-traces also writes them to
-DIR/traces. docs/reproduce.md.`,
+		Long: `reproduce runs the window-size study on synthetic workloads: traces of every
+size in --sizes on every cluster size train the model ('tracecast train'),
+other traces are then predicted with the model's window size, and
+DIR/REPORT.md gives the model and the validation hit-rates, with plots.
+docs/reproduce.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := t.cfg.Parse(t.windows, t.method); err != nil {
-				return studyErr(err)
+				return err
 			}
-			var err error
-			if c.Sizes, err = study.ParseInts(sizes); err != nil {
-				return usageErr(fmt.Errorf("--sizes: %w", err))
+			if err := c.ParseSizes(sizes, clusterSizes); err != nil {
+				return err
 			}
-			if c.ClusterSizes, err = study.ParseInts(clusterSizes); err != nil {
-				return usageErr(fmt.Errorf("--cluster-sizes: %w", err))
-			}
-			c.TrainConfig, c.SizesSpec, c.ClusterSizesSpec = t.cfg, sizes, clusterSizes
-			return studyErr(study.Reproduce(&c, log))
+			c.TrainConfig = t.cfg
+			return study.Reproduce(&c, log)
 		},
 	}
 	t.register(cmd)

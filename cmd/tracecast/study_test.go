@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -205,11 +204,7 @@ func TestStudyUsageErrors(t *testing.T) {
 		_, err := studyExec(nil, tc.args...)
 		code := 0
 		if err != nil {
-			code = 1
-			var ee *exitError
-			if errors.As(err, &ee) {
-				code = ee.code
-			}
+			code = exitCode(err)
 		}
 		if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%v: exit %d, %v; want %d, %q", tc.args, code, err, tc.code, tc.msg)
