@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines/specs"
@@ -22,15 +23,16 @@ func traceFlags(cmd *cobra.Command, t *specs.Trace) {
 	cmd.Flags().BoolVarP(&t.NoStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
 }
 
-// signalFlags are the flags of the commands that sample a signal.
-func signalFlags(cmd *cobra.Command, t *specs.Trace, s *specs.Signal) {
+// signalFlags are the flags of the commands that sample a signal;
+// maxSamples is --max-samples' default.
+func signalFlags(cmd *cobra.Command, t *specs.Trace, s *specs.Signal, maxSamples int) {
 	traceFlags(cmd, t)
 	fl := cmd.Flags()
 	fl.StringVar(&s.Class, "class", "idle", "the class counted: idle, compute, comm, other")
 	fl.StringVar(&s.Rules, "rules", "auto", "state classes: auto (starpu when there are StarPU worker states, else smpi), starpu, smpi")
-	fl.Float64Var(&s.Period, "period", 0, "sampling period in trace time units (0: half the shortest time between two changes of the signal)")
-	fl.Float64Var(&s.MinPeriod, "min-period", 0, "floor for the automatic period, in trace time units")
-	fl.IntVar(&s.MaxSamples, "max-samples", 10_000_000, "the automatic period is raised so that the signal has at most this many samples")
+	fl.Var(&s.Period, "period", "sampling period: a duration (1ms, 250us) or a number in the trace's time unit (ms for StarPU, s for SMPI); 0: automatic")
+	fl.Var(&s.MinPeriod, "min-period", "floor for the automatic period: a duration or a number in the trace's time unit")
+	fl.IntVar(&s.MaxSamples, "max-samples", maxSamples, "the automatic period is raised so that the signal has at most this many samples; a given period making more is refused")
 }
 
 func newSignalCmd() *cobra.Command {
@@ -46,7 +48,8 @@ or CSV (FILE.csv, or - for standard output), times in the trace's unit
 (milliseconds for StarPU). The innermost state decides a container's
 class. Without --period, the period is half the shortest time between two
 changes of the signal, raised to --min-period and to the run's length /
---max-samples; a log line says which period and how many samples.`,
+--max-samples (100000 samples by default); a log line says which period
+was chosen, why, and how many samples it makes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -58,11 +61,15 @@ changes of the signal, raised to --min-period and to the run's length /
 			if err := checkOutputs(args, out); err != nil {
 				return err
 			}
+			if s.Period.Sign() > 0 && !cmd.Flags().Changed("max-samples") {
+				s.MaxSamples = 10_000_000 // the automatic period's cap is not a given period's
+			}
 			t.Path = args[0]
 			return runner().SignalFile(cmd.Context(), t, s, out)
 		},
 	}
-	signalFlags(cmd, &t, &s)
+	signalFlags(cmd, &t, &s, 100_000)
+	cmd.Flags().Lookup("max-samples").Usage = "the automatic period is raised so that the signal has at most this many samples (a given --period may make up to 10000000, or this many when set)"
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output: FILE.arrow, FILE.csv or - (CSV)")
 	return cmd
 }
@@ -133,7 +140,7 @@ One JSON line per size; a table on a terminal.`,
 			return h.WriteResults(os.Stdout, isTerminal(os.Stdout))
 		},
 	}
-	signalFlags(cmd, &t, &s)
+	signalFlags(cmd, &t, &s, 10_000_000)
 	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
 	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level")
 	cmd.Flags().StringVar(&windows, "windows", "1000:50000:1000", "window sizes in samples: a list (1000,2000) or FROM:TO:STEP")
@@ -197,7 +204,7 @@ previous one, followed by the KS test's verdict; alerts after
 			return fc.WriteTable(os.Stderr, run.Scores)
 		},
 	}
-	signalFlags(cmd, &t, &w.Signal)
+	signalFlags(cmd, &t, &w.Signal, 10_000_000)
 	fl := cmd.Flags()
 	fl.IntVar(&w.Window, "window", 0, "KS windows instead of horizons: the window size in samples")
 	fl.StringVar(&w.Model, "model", "", "KS windows with the window size from a model written by 'tracecast train', for the trace's workers and --tasks")
@@ -335,7 +342,9 @@ StarPU traces, which pj_dump rejects, are read as written.`,
 	flag("user_defined", f.BoolP("user-defined", "u", false, "also output user-defined fields (pj_dump -u)"))
 	flag("no_strict", f.BoolP("no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)"))
 	flag("ignore_incomplete_links", f.BoolP("ignore-incomplete-links", "z", false, "drop links that never got both ends (pj_dump -z)"))
-	flag("reorder_horizon", f.Float64("reorder-horizon", -1, "how late a variable sample may be, in trace time units, and still be put back in order (-1: 3 s worth of the time unit; 0: none, as pj_dump)"))
+	horizon := tracecast.TraceUnits(-1)
+	f.Var(&horizon, "reorder-horizon", "how late a variable sample may be and still be put back in order: a duration (3s) or a number in the trace's time unit (-1: 3 s; 0: none, as pj_dump)")
+	flag("reorder_horizon", &horizon)
 	flag("max_buffered", f.Int("max-buffered", d.MaxBuffered, "most variable samples held for reordering"))
 	flag("max_line_bytes", f.Int("max-line-bytes", d.MaxLineBytes, "longest accepted line, in bytes"))
 	flag("max_containers", f.Int("max-containers", d.MaxContainers, "most live containers"))

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/buildinfo"
 	"github.com/tracecast/tracecast/internal/clilog"
 	"github.com/tracecast/tracecast/internal/paths"
@@ -133,3 +135,21 @@ func checkOutputs(inputs []string, outputs ...string) error {
 	}
 	return usageErrOrNil(errors.Join(paths.Conflicts(uses)...))
 }
+
+// unitValue is a flag bound to a float64 in unit (s, ms) that reads a
+// duration with a unit (100ms) or a plain number in that unit.
+type unitValue struct {
+	p    *float64
+	unit string
+}
+
+func (v unitValue) Set(s string) error {
+	d, err := tracecast.ParseTraceTime(s)
+	if err == nil {
+		*v.p = d.In(v.unit)
+	}
+	return err
+}
+
+func (v unitValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) }
+func (v unitValue) Type() string   { return "duration" }

@@ -168,7 +168,8 @@ func runBuiltin(ctx context.Context, name, trace, dir string, bar bool) (map[str
 }
 
 // loadPipeline reads a pipeline file, or a built-in pipeline by name, applies
-// the --set overrides and validates the result.
+// the --set overrides (reading the demo trace built into the binary when
+// the repository's copy is not here) and validates the result.
 func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 	cfg, err := pipelines.LoadNamed(arg)
 	if errors.Is(err, pipelines.ErrNoPipeline) {
@@ -180,6 +181,9 @@ func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 		if err := cfg.Override(s); err != nil {
 			return nil, usageErr(fmt.Errorf("--set %w", err))
 		}
+	}
+	if err := pipelines.UseDemoTrace(cfg); err != nil {
+		return nil, err
 	}
 	return cfg, pipelines.Check(builtin.Registry(), cfg)
 }

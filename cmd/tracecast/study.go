@@ -29,8 +29,9 @@ func registerSynthFlags(cmd *cobra.Command, c *study.SynthConfig) {
 	fl.Float64Var(&c.EdgeRatio, "edge-ratio", 0, "edges per task (0: random, 1.72–1.98)")
 	fl.StringVar(&c.Codelets, "codelets", "dag_task:10:0.3:1", "task kinds NAME:MEAN_MS[:CV[:WEIGHT]],... (lognormal durations)")
 	fl.Float64Var(&c.TransferProb, "transfer-prob", 0, "probability that a task fetches input first (a FetchingInput state)")
-	fl.Float64Var(&c.TransferMS, "transfer-ms", 1, "mean data-transfer time, ms (exponential)")
-	fl.Float64Var(&c.OverheadMS, "overhead-ms", 0.001, "length of each runtime state around a task, ms")
+	c.TransferMS, c.OverheadMS = 1, 0.001
+	fl.Var(unitValue{&c.TransferMS, "ms"}, "transfer-ms", "mean data-transfer time (exponential): a duration (500us) or a number of ms")
+	fl.Var(unitValue{&c.OverheadMS, "ms"}, "overhead-ms", "length of each runtime state around a task: a duration (1us) or a number of ms")
 }
 
 func newSynthCmd() *cobra.Command {
@@ -72,8 +73,8 @@ func (t *trainFlags) register(cmd *cobra.Command) {
 	fl.Float64Var(&t.cfg.Target, "target", 0.95, "hit-rate at which the fitted surface is cut")
 	fl.StringVar(&t.method, "method", "matlab", "KS p-value method: matlab, scipy, r")
 	fl.Float64Var(&t.cfg.Alpha, "alpha", 0.05, "KS significance level")
-	fl.Float64Var(&t.cfg.Period, "period", 0, "sampling period in trace units (ms for StarPU) for every trace; 0: per trace, half the shortest time between two changes, raised by --min-period and --max-samples")
-	fl.Float64Var(&t.cfg.MinPeriod, "min-period", 0, "floor for the per-trace period (--period 0)")
+	fl.Var(&t.cfg.Period, "period", "sampling period for every trace: a duration (1ms) or a number in the trace's unit (ms for StarPU); 0: per trace, half the shortest time between two changes, raised by --min-period and --max-samples")
+	fl.Var(&t.cfg.MinPeriod, "min-period", "floor for the per-trace period (--period 0): a duration or a number in the trace's unit")
 	fl.IntVar(&t.cfg.MaxSamples, "max-samples", 10_000_000, "the per-trace period is raised so that a signal has at most this many samples (--period 0)")
 	fl.IntVar(&t.cfg.Degree, "degree", 4, "total degree of the polynomial surface")
 	fl.IntVar(&t.cfg.Jobs, "jobs", runtime.GOMAXPROCS(0), "traces analysed in parallel")

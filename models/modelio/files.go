@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/models"
 )
 
@@ -128,7 +129,7 @@ func (f CTModelFile) Prediction(cpu, freq float64, measured *float64) map[string
 // net in watts) from a YAML or JSON file.
 func ReadStatePowers(path string) (models.StatePowers, error) {
 	var p models.StatePowers
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path)
 	if err != nil {
 		return p, err
 	}
@@ -155,7 +156,7 @@ func SpeedupFromEnergies(timeSpeedup, idle, dynamic float64) map[string]float64 
 }
 
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path)
 	if err != nil {
 		return err
 	}

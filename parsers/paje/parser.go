@@ -53,6 +53,9 @@ func NewParser(opts Options) *Parser {
 	p := &Parser{opts: opts, hdr: newHeader(opts.NoStrict), stats: Stats{Skipped: map[string]int64{}}}
 	p.sim = newSim(&p.opts)
 	p.horizon = opts.ReorderHorizon
+	if opts.ReorderHorizonSeconds > 0 {
+		p.horizon = -1 // until the unit is known
+	}
 	if opts.TimeUnit != "auto" && opts.TimeUnit != "" {
 		p.setUnit(opts.TimeUnit)
 	}
@@ -65,7 +68,9 @@ func NewParser(opts Options) *Parser {
 // unsorted traces it accepts is within milliseconds of the latest time).
 func (p *Parser) setUnit(u string) {
 	p.unit = u
-	if p.horizon < 0 {
+	if p.opts.ReorderHorizonSeconds > 0 {
+		p.horizon = p.opts.ReorderHorizonSeconds * tracecast.PerSecond(u)
+	} else if p.horizon < 0 {
 		p.horizon = 3 * tracecast.PerSecond(u)
 	}
 	p.sim.quirkWindow = 0.1 * tracecast.PerSecond(u)

@@ -79,6 +79,8 @@ func typeName(t reflect.Type) string {
 		return "string"
 	case t.String() == "time.Duration":
 		return "duration"
+	case t.String() == "tracecast.TraceTime":
+		return "duration or trace units" // 1ms, or a plain number in the trace's unit
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

@@ -2,7 +2,10 @@ package component
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
+
+	"github.com/tracecast/tracecast"
 )
 
 func TestWriteTable(t *testing.T) {
@@ -12,5 +15,16 @@ func TestWriteTable(t *testing.T) {
 	want := "stage x   does x\n  window  int     default 100\n  class   string  \n\n"
 	if err != nil || b.String() != want {
 		t.Errorf("%v\n%q\nwant\n%q", err, b.String(), want)
+	}
+}
+
+func TestDurationTypeNames(t *testing.T) {
+	cfg := struct {
+		Period tracecast.TraceTime `yaml:"period"`
+		Min    tracecast.TraceTime `yaml:"min"`
+	}{Min: tracecast.TraceUnits(5)}
+	got := describeFields(reflect.ValueOf(&cfg).Elem())
+	if len(got) != 2 || got[0].Type != "duration or trace units" || got[0].Default != "" || got[1].Default != "\"5\"" {
+		t.Errorf("%+v", got)
 	}
 }

@@ -100,7 +100,7 @@ func (t Trace) Name() string {
 // occurrence signal is sampled.
 type Signal struct {
 	Rules, Class      string
-	Period, MinPeriod float64
+	Period, MinPeriod tracecast.TraceTime
 	MaxSamples        int
 }
 

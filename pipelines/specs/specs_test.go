@@ -68,7 +68,7 @@ func TestRunErrors(t *testing.T) {
 func TestSignalAndHitrates(t *testing.T) {
 	dir := t.TempDir()
 	for _, out := range []string{"s.csv", "s.arrow"} {
-		if err := r.SignalFile(ctx, Trace{Path: starpu}, Signal{Rules: "auto", Class: "idle", Period: 1, MaxSamples: 1e7}, filepath.Join(dir, out)); err != nil {
+		if err := r.SignalFile(ctx, Trace{Path: starpu}, Signal{Rules: "auto", Class: "idle", Period: tracecast.TraceUnits(1), MaxSamples: 1e7}, filepath.Join(dir, out)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,7 +81,7 @@ func TestSignalAndHitrates(t *testing.T) {
 		t.Errorf("R %d %v", R, err)
 	}
 	h := &study.Hitrates{Trace: "t", Windows: []int{10, 100}, Method: ks.Matlab, Alpha: 0.05}
-	if err := r.Hitrates(ctx, Trace{Path: starpu}, Signal{Rules: "auto", Class: "idle", Period: 1, MaxSamples: 1e7}, h); err != nil {
+	if err := r.Hitrates(ctx, Trace{Path: starpu}, Signal{Rules: "auto", Class: "idle", Period: tracecast.TraceUnits(1), MaxSamples: 1e7}, h); err != nil {
 		t.Fatal(err)
 	}
 	var b strings.Builder
@@ -92,7 +92,7 @@ func TestSignalAndHitrates(t *testing.T) {
 
 func TestWindows(t *testing.T) {
 	dir := t.TempDir()
-	o := Windows{Signal: Signal{Rules: "auto", Class: "idle", Period: 1, MaxSamples: 1e7}, Window: 100, Queries: []string{"idle>=50%"},
+	o := Windows{Signal: Signal{Rules: "auto", Class: "idle", Period: tracecast.TraceUnits(1), MaxSamples: 1e7}, Window: 100, Queries: []string{"idle>=50%"},
 		Method: "matlab", Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3}
 	res, err := r.Windows(ctx, Trace{Path: starpu}, o, dir)
 	if err != nil {
