@@ -142,3 +142,29 @@ func (d TraceTime) MarshalText() ([]byte, error) { return []byte(d.String()), ni
 
 // UnmarshalText reads a YAML or JSON value (see ParseTraceTime).
 func (d *TraceTime) UnmarshalText(b []byte) error { return d.Set(string(b)) }
+
+// DurationValue is a command-line flag (a pflag.Value) bound to a float64
+// in unit (s, ms, ...): it reads a duration with a unit (100ms) or a plain
+// number in that unit.
+type DurationValue struct {
+	p    *float64
+	unit string
+}
+
+// DurationIn binds p, in unit, to a flag.
+func DurationIn(p *float64, unit string) DurationValue { return DurationValue{p, unit} }
+
+// Set reads s.
+func (v DurationValue) Set(s string) error {
+	d, err := ParseTraceTime(s)
+	if err == nil {
+		*v.p = d.In(v.unit)
+	}
+	return err
+}
+
+// String is the number in the flag's unit.
+func (v DurationValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) }
+
+// Type names the flag's value in help texts.
+func (v DurationValue) Type() string { return "duration" }

@@ -1,6 +1,7 @@
 package tracecast
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,5 +94,22 @@ func TestTraceTime(t *testing.T) {
 	}
 	if b, err := yaml.Marshal(map[string]TraceTime{"p": TraceUnits(2)}); err != nil || string(b) != "p: \"2\"\n" {
 		t.Errorf("%q %v", b, err)
+	}
+}
+
+func TestDurationIn(t *testing.T) {
+	for _, tc := range []struct {
+		in, unit string
+		want     float64
+		err      bool
+	}{{"1.5", "s", 1.5, false}, {"100ms", "s", 0.1, false}, {"2", "ms", 2, false}, {"10us", "ms", 0.01, false}, {"1753114530", "s", 1753114530, false}, {"soon", "s", 7, true}} {
+		v := 7.0
+		f := DurationIn(&v, tc.unit)
+		if err := f.Set(tc.in); (err != nil) != tc.err || v != tc.want || f.Type() != "duration" {
+			t.Errorf("%s in %s: %v %v", tc.in, tc.unit, v, err)
+		}
+		if !tc.err && f.String() != strconv.FormatFloat(tc.want, 'g', -1, 64) {
+			t.Errorf("%s: String %s", tc.in, f.String())
+		}
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
@@ -52,12 +50,6 @@ changes of the signal, raised to --min-period and to the run's length /
 was chosen, why, and how many samples it makes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usageErr(fmt.Errorf("-o FILE is required (.arrow or .csv, - for CSV on standard output)"))
-			}
-			if ext := strings.ToLower(filepath.Ext(out)); out != "-" && ext != ".csv" && ext != ".arrow" {
-				return usageErr(fmt.Errorf("-o %s: the extension says the format: .arrow or .csv", out))
-			}
 			if err := checkOutputs(args, out); err != nil {
 				return err
 			}
@@ -191,17 +183,10 @@ previous one, followed by the KS test's verdict; alerts after
 			}
 			f.Rules, f.Queries, f.Method, f.Threshold, f.Out, f.Score, f.Terminal = w.Rules, w.Queries, w.Method, w.IdleThreshold, out, verify, isTerminal(os.Stdout)
 			run, err := runner().Forecast(cmd.Context(), t, f)
-			switch {
-			case err != nil || (!run.Keep && !verify):
+			if err != nil {
 				return err
-			case !run.Scored: // standard input on a terminal: nothing to score against
-				fmt.Printf("%d forecasts of run %s (method %s); score them with: tracecast verify TRACE FORECASTS.jsonl\n", len(run.Kept.Forecasts), run.RunID, run.Method)
-				return nil
-			case run.Keep:
-				return fc.WriteSummary(os.Stdout, fc.Summary{Forecasts: len(run.Kept.Forecasts), Run: run.RunID, Method: run.Method,
-					Scores: run.Scores, Threshold: f.Threshold, Opened: run.Kept.Opened})
 			}
-			return fc.WriteTable(os.Stderr, run.Scores)
+			return run.Report(os.Stdout, os.Stderr)
 		},
 	}
 	signalFlags(cmd, &t, &w.Signal, 10_000_000)
@@ -278,9 +263,6 @@ baselines (docs/forecasts.md). Large traces are aggregated so the page
 stays small.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usageErr(fmt.Errorf("-o report.html is required"))
-			}
 			t.Path = args[0]
 			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, out); err != nil {
 				return err
@@ -324,13 +306,7 @@ StarPU traces, which pj_dump rejects, are read as written.`,
 			if err := checkOutputs(args, out, out+".tmp"); err != nil {
 				return err
 			}
-			stats, err := runner().States(cmd.Context(), specs.States{Trace: args[0], Format: format, Out: out, AllEntities: allEntities, Parser: parser})
-			if stats.QuirksInexact {
-				log.Warn().Msg(paje.QuirksInexactMessage)
-			}
-			specs.WriteSkipped(os.Stderr, specs.Trace{Path: args[0]}.Name(), stats)
-			log.Debug().Int64("lines", stats.Lines).Int64("entities", stats.Entities).Int64("late", stats.Late).
-				Int("max_buffered", stats.MaxBuffered).Msg("trace read")
+			_, err := runner().States(cmd.Context(), specs.States{Trace: args[0], Format: format, Out: out, AllEntities: allEntities, Parser: parser, Skipped: os.Stderr})
 			return err
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/pipelines/specs"
@@ -40,15 +41,6 @@ func energyRequire(cmd *cobra.Command, names ...string) error {
 		return usageErr(fmt.Errorf("missing %s", strings.Join(missing, ", ")))
 	}
 	return nil
-}
-
-// energyMeasured is --measured when it was given (0 is a measurement too),
-// else nil.
-func energyMeasured(cmd *cobra.Command, v float64) *float64 {
-	if !cmd.Flags().Changed("measured") {
-		return nil
-	}
-	return &v
 }
 
 func newPowermodelFitCmd() *cobra.Command {
@@ -164,7 +156,11 @@ func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, re
 			if cpu < 0 || (cpu == 0 && !zeroCPU) || cpu > 1 || freq <= 0 {
 				return usageErr(errors.New("--cpu must be in " + cpuRange + " (or a percentage) and --freq positive"))
 			}
-			return modelio.WriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
+			var m *float64 // --measured, when given (0 is a measurement too)
+			if cmd.Flags().Changed("measured") {
+				m = &measured
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, m))
 		},
 	}
 	f := cmd.Flags()
@@ -292,13 +288,13 @@ docs/energy.md.`,
 	fl.StringArrayVar(&o.Map, "map", nil, "CONTAINER=NODE: put a worker on a node (repeatable)")
 	fl.StringVar(&o.NodeType, "node-type", "", "put each unmapped worker on its nearest ancestor container of this type (e.g. \"Memory Node\"), named as that container")
 	o.Window, o.MaxGap = 1, 5
-	fl.Var(unitValue{&o.Window, "s"}, "window", "window length: a duration (100ms) or seconds (0: the whole run)")
-	fl.Var(unitValue{&o.MaxGap, "s"}, "max-gap", "longest interval between samples that is integrated: a duration or seconds")
-	fl.Var(unitValue{&o.Lateness, "s"}, "lateness", "how late a sample may arrive and still be used: a duration or seconds")
-	fl.Var(unitValue{&o.Offset, "s"}, "offset", "power time minus trace time: a duration or seconds")
+	fl.Var(tracecast.DurationIn(&o.Window, "s"), "window", "window length: a duration (100ms) or seconds (0: the whole run)")
+	fl.Var(tracecast.DurationIn(&o.MaxGap, "s"), "max-gap", "longest interval between samples that is integrated: a duration or seconds")
+	fl.Var(tracecast.DurationIn(&o.Lateness, "s"), "lateness", "how late a sample may arrive and still be used: a duration or seconds")
+	fl.Var(tracecast.DurationIn(&o.Offset, "s"), "offset", "power time minus trace time: a duration or seconds")
 	fl.StringVar(&o.IO, "io", "", "an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class")
 	fl.StringVar(&o.IOFormat, "io-format", "", "format of --io: strace, csv, jsonl (default: guessed)")
-	fl.Var(unitValue{&o.IOOffset, "s"}, "io-offset", "I/O-stream time minus trace time: a duration or seconds (strace -tt times are seconds since midnight)")
+	fl.Var(tracecast.DurationIn(&o.IOOffset, "s"), "io-offset", "I/O-stream time minus trace time: a duration or seconds (strace -tt times are seconds since midnight)")
 	fl.BoolVar(&o.Lenient, "lenient", false, "skip bad trace and power lines instead of failing")
 	fl.IntVar(&plotPoints, "plot-points", 20000, "most power samples kept per node for the plot")
 	return cmd

@@ -11,11 +11,6 @@ import (
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 
-// ioCommands are the I/O-call commands.
-func ioCommands() []*cobra.Command {
-	return []*cobra.Command{newIOCallsCmd(), newIOTimeCmd(), newIOBenchCmd(), newIOPredictCmd()}
-}
-
 // profileFlags are the flags of every command that reads an I/O-call profile.
 func profileFlags(cmd *cobra.Command, p *specs.Profile) {
 	cmd.Flags().StringVar(&p.Format, "input-format", "", "profile format: strace, csv, jsonl (default: from the file name and first line)")
@@ -43,7 +38,8 @@ devices are dropped unless --all-fds.`,
 			if err := checkOutputs(args, out); err != nil {
 				return err
 			}
-			return runner().WriteCalls(cmd.Context(), profileAt(f, args[0]), format, out)
+			f.Path = args[0]
+			return runner().WriteCalls(cmd.Context(), f, format, out)
 		},
 	}
 	profileFlags(cmd, &f)
@@ -65,7 +61,8 @@ mean size and mean gap between calls (--per-process: per process too). A
 table on a terminal, one JSON object otherwise.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := runner().Summary(cmd.Context(), "iotime", profileAt(f, args[0]))
+			f.Path = args[0]
+			s, err := runner().Summary(cmd.Context(), "iotime", f)
 			if err != nil {
 				return err
 			}
@@ -85,7 +82,7 @@ table on a terminal, one JSON object otherwise.`,
 
 func newIOBenchCmd() *cobra.Command {
 	var f specs.Profile
-	var profile, out, fileSize string
+	var out, fileSize string
 	o := iobench.DefaultOptions()
 	cmd := &cobra.Command{
 		Use:   "iobench --dir PATH --profile FILE -o BENCH.json [flags]",
@@ -99,7 +96,7 @@ page cache out of it. Run it on the reference and the target, then
 iopredict. docs/io.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if profile == "" || out == "" {
+			if f.Path == "" || out == "" {
 				return usageErr(fmt.Errorf("--profile and -o are required"))
 			}
 			if fileSize != "" {
@@ -109,12 +106,12 @@ iopredict. docs/io.md.`,
 				}
 				o.FileSize = v
 			}
-			return runner().Bench(cmd.Context(), profileAt(f, profile), o, out)
+			return runner().Bench(cmd.Context(), f, o, out)
 		},
 	}
 	profileFlags(cmd, &f)
 	fl := cmd.Flags()
-	fl.StringVar(&profile, "profile", "", "the application's I/O-call profile (strace, CSV or JSON lines)")
+	fl.StringVar(&f.Path, "profile", "", "the application's I/O-call profile (strace, CSV or JSON lines)")
 	fl.StringVarP(&out, "output", "o", "", "BENCH.json to write")
 	fl.StringVar(&o.Dir, "dir", o.Dir, "directory on the file system under test")
 	fl.StringVar(&fileSize, "file-size", "", "least size of the test file (e.g. 8G: larger than the page cache)")
@@ -132,7 +129,7 @@ iopredict. docs/io.md.`,
 
 func newIOPredictCmd() *cobra.Command {
 	var f specs.Profile
-	var profile, refPath, tgtPath, actualPath, stat, overhead string
+	var refPath, tgtPath, actualPath, stat, overhead string
 	cmd := &cobra.Command{
 		Use:   "iopredict --profile APP.strace --ref REF.json --target TARGET.json [--actual APP_ON_TARGET.strace]",
 		Short: "Predict an application's I/O time on a target system from benchmark ratios",
@@ -144,7 +141,7 @@ category not benchmarked keeps ratio 1. A table on a terminal, one JSON
 object otherwise. docs/io.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if profile == "" || refPath == "" || tgtPath == "" {
+			if f.Path == "" || refPath == "" || tgtPath == "" {
 				return usageErr(fmt.Errorf("--profile, --ref and --target are required"))
 			}
 			var po iobench.PredictOptions
@@ -154,7 +151,7 @@ object otherwise. docs/io.md.`,
 			if po.SetOverhead(overhead) != nil {
 				return usageErr(fmt.Errorf("bad --overhead %q (auto or a duration such as 2us)", overhead))
 			}
-			p, err := runner().IOPredict(cmd.Context(), profileAt(f, profile), refPath, tgtPath, actualPath, po)
+			p, err := runner().IOPredict(cmd.Context(), f, refPath, tgtPath, actualPath, po)
 			if err != nil {
 				return err
 			}
@@ -166,17 +163,11 @@ object otherwise. docs/io.md.`,
 	}
 	profileFlags(cmd, &f)
 	fl := cmd.Flags()
-	fl.StringVar(&profile, "profile", "", "the application's I/O-call profile on the reference")
+	fl.StringVar(&f.Path, "profile", "", "the application's I/O-call profile on the reference")
 	fl.StringVar(&refPath, "ref", "", "BENCH.json measured on the reference")
 	fl.StringVar(&tgtPath, "target", "", "BENCH.json measured on the target")
 	fl.StringVar(&actualPath, "actual", "", "profile of the application run on the target (for the error)")
 	fl.StringVar(&stat, "stat", "mean", "benchmark statistic: mean or median")
 	fl.StringVar(&overhead, "overhead", "0", "tracer cost per call taken out before scaling: 0 (none), auto (the shortest call in the profile), calibrated (the call-weighted median over categories of the traced mean minus the reference benchmark's) or a duration (2us)")
 	return cmd
-}
-
-// profileAt is p read from path.
-func profileAt(p specs.Profile, path string) specs.Profile {
-	p.Path = path
-	return p
 }

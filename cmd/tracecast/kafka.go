@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast/ingest/file"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
@@ -57,14 +56,7 @@ them with 'tracecast subscribe'. --set overrides pipeline options as in
 				brokers = c.ListenAddrs()
 				fmt.Printf("READY broker %s\n", strings.Join(brokers, ","))
 			}
-			for _, c := range cfg.Components() {
-				if c.Type == "kafka" {
-					c.SetOption("brokers", "["+strings.Join(brokers, ",")+"]")
-				}
-				if c.Type == "tail" {
-					c.SetOption("path", tracePath)
-				}
-			}
+			live.Wire(cfg, brokers, tracePath)
 			if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
 				return err
 			}
@@ -119,13 +111,10 @@ accepts connections and stops on SIGINT/SIGTERM.`,
 			m.SetReady(true)
 			fmt.Printf("READY %s\n", strings.Join(c.ListenAddrs(), ","))
 			log.Info().Strs("addrs", c.ListenAddrs()).Str("data_dir", o.DataDir).Msg("broker ready")
-			sig := make(chan os.Signal, 1)
-			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-			select {
-			case s := <-sig:
-				log.Info().Str("signal", s.String()).Msg("broker stopping")
-			case <-cmd.Context().Done():
-			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			log.Info().Msg("broker stopping")
 			return nil
 		},
 	}
@@ -161,12 +150,6 @@ file name), numbered by a tracecast-seq header, then an end marker (unless
 message format: package ingest/kafka.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := file.ParseSpeed(o.Speed); err != nil {
-				return usageErr(err)
-			}
-			if o.Topic == "" {
-				return usageErr(errors.New("--topic is required"))
-			}
 			o.Logger = log
 			_, err := live.Publish(cmd.Context(), args[0], o)
 			return optionErr(err)

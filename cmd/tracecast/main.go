@@ -7,14 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/buildinfo"
 	"github.com/tracecast/tracecast/internal/clilog"
 	"github.com/tracecast/tracecast/internal/paths"
@@ -61,7 +59,7 @@ Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
 	root.PersistentFlags().StringVar(&logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console, json")
 	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newVerifyCmd(), newReportCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
 	root.AddCommand(newBrokerCmd(), newPublishCmd(), newSubscribeCmd(), newLiveCmd())
-	root.AddCommand(ioCommands()...)
+	root.AddCommand(newIOCallsCmd(), newIOTimeCmd(), newIOBenchCmd(), newIOPredictCmd())
 	root.AddCommand(energyCommands()...)
 	root.AddCommand(studyCommands()...)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
@@ -80,16 +78,12 @@ func usageArgs(c *cobra.Command) {
 	}
 }
 
-// exitError carries a process exit code through cobra.
-type exitError struct {
-	code int
-	err  error
-}
+// usageError is a usage error: a bad flag or argument (exit code 2).
+type usageError struct{ error }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
+func (e usageError) Unwrap() error { return e.error }
 
-func usageErr(err error) error { return &exitError{code: 2, err: err} }
+func usageErr(err error) error { return usageError{err} }
 
 func usageErrOrNil(err error) error {
 	if err == nil {
@@ -102,16 +96,14 @@ func usageErrOrNil(err error) error {
 // error (a bad flag, argument or option), 78 for an invalid pipeline file,
 // 1 otherwise.
 func exitCode(err error) int {
-	var ee *exitError
+	var ue usageError
 	var oe *specs.OptionError
 	var ce *pipelines.ConfigError
 	var se *study.UsageError
 	switch {
 	case errors.As(err, &ce):
 		return 78 // EX_CONFIG
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
+	case errors.As(err, &ue), errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
 		return 2
 	}
 	return 1
@@ -124,32 +116,6 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // checkOutputs refuses, before anything is opened, output files that are
 // one of the inputs or each other (by their real paths): a usage error.
-// Pipelines check their sinks themselves (pipelines.Check).
 func checkOutputs(inputs []string, outputs ...string) error {
-	var uses []paths.Use
-	for _, in := range inputs {
-		uses = append(uses, paths.Use{Who: "the command", Path: in})
-	}
-	for _, out := range outputs {
-		uses = append(uses, paths.Use{Who: "-o", Path: out, Output: true})
-	}
-	return usageErrOrNil(errors.Join(paths.Conflicts(uses)...))
+	return usageErrOrNil(paths.CheckOutputs(inputs, outputs...))
 }
-
-// unitValue is a flag bound to a float64 in unit (s, ms) that reads a
-// duration with a unit (100ms) or a plain number in that unit.
-type unitValue struct {
-	p    *float64
-	unit string
-}
-
-func (v unitValue) Set(s string) error {
-	d, err := tracecast.ParseTraceTime(s)
-	if err == nil {
-		*v.p = d.In(v.unit)
-	}
-	return err
-}
-
-func (v unitValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) }
-func (v unitValue) Type() string   { return "duration" }

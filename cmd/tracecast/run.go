@@ -27,14 +27,12 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] PIPELINE",
 		Short: "Run a pipeline declared in YAML",
-		Long: `run loads a pipeline file, or a pipeline built into the binary by name (` + strings.Join(pipelines.Shipped(), ", ") + `),
-checks it strictly and runs it until its input ends or it is stopped: the
-first SIGINT/SIGTERM stops it gracefully (sources stop, stages flush, sinks
-write their footers), a second one at once. On a terminal a progress bar
-shows bytes read, rate and ETA; otherwise a status line is logged every
-status_interval. --speed replays file sources paced by trace time
-(realtime, 10x, 0.5x; max reads as fast as possible). --set overrides an
-option: --set trace.path=run.trace.gz, --set trace.parser.lenient=true.`,
+		Long: `run loads a pipeline file, or by name one built into the binary (` + strings.Join(pipelines.Shipped(), ", ") + `:
+they run from any directory), checks it strictly and runs it until its input ends:
+a first SIGINT/SIGTERM stops it gracefully (sinks write their footers), a
+second at once. A progress bar on a terminal, else a status line every
+status_interval. --speed paces file sources by trace time (realtime, 10x;
+max: as fast as possible); --set overrides an option: --set trace.path=F.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadPipeline(args[0], sets)
@@ -89,10 +87,9 @@ func newComponentsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "components [TYPE]",
 		Short: "List the pipeline components (sources, parsers, stages, sinks) with their options and defaults",
-		Long: `components lists every component type a pipeline file can use, by kind,
-with each option's YAML key, type and default (blank: unset or zero); given
-a type name, only that type. The list comes from the config structs the
-pipelines decode: it is what 'tracecast validate' accepts.`,
+		Long: `components lists every component type a pipeline file can use (given a
+name, that type), with each option's YAML key, type and default: what
+'tracecast validate' accepts.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var ds []component.Description
@@ -116,11 +113,10 @@ func newDemoCmd() *cobra.Command {
 		Use:   "demo [--out DIR]",
 		Short: "Run the built-in pipelines on the StarPU trace built into the binary",
 		Long: `demo needs nothing but the binary: it writes the StarPU trace built into it
-(a Cholesky factorisation on 2 CPU workers, 50k lines, in milliseconds) to
-DIR and runs two built-in pipelines on it: replay-starpu (the trace's
-entities as Arrow files and JSON lines) and idle-starpu (how many workers
-are idle, predicted window after window, with alerts). It prints a short
-summary and the files written.`,
+(a Cholesky factorisation on 2 CPU workers) to DIR, runs the built-in
+pipelines replay-starpu (its entities as Arrow and JSON lines) and
+idle-starpu (idle workers predicted window after window) on it, and prints
+a summary and the files written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := os.MkdirAll(out, 0o755); err != nil {
@@ -155,12 +151,7 @@ func runBuiltin(ctx context.Context, name, trace, dir string, bar bool) (map[str
 	if err != nil {
 		return nil, err
 	}
-	outputs := map[string]string{}
-	for _, c := range cfg.Sinks {
-		p, _ := c.Option("path")
-		outputs[c.ID] = filepath.Join(dir, name, filepath.Base(p))
-		c.SetOption("path", outputs[c.ID])
-	}
+	outputs := cfg.MoveOutputs(filepath.Join(dir, name))
 	if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/study"
 )
 
@@ -30,8 +31,8 @@ func registerSynthFlags(cmd *cobra.Command, c *study.SynthConfig) {
 	fl.StringVar(&c.Codelets, "codelets", "dag_task:10:0.3:1", "task kinds NAME:MEAN_MS[:CV[:WEIGHT]],... (lognormal durations)")
 	fl.Float64Var(&c.TransferProb, "transfer-prob", 0, "probability that a task fetches input first (a FetchingInput state)")
 	c.TransferMS, c.OverheadMS = 1, 0.001
-	fl.Var(unitValue{&c.TransferMS, "ms"}, "transfer-ms", "mean data-transfer time (exponential): a duration (500us) or a number of ms")
-	fl.Var(unitValue{&c.OverheadMS, "ms"}, "overhead-ms", "length of each runtime state around a task: a duration (1us) or a number of ms")
+	fl.Var(tracecast.DurationIn(&c.TransferMS, "ms"), "transfer-ms", "mean data-transfer time (exponential): a duration (500us) or a number of ms")
+	fl.Var(tracecast.DurationIn(&c.OverheadMS, "ms"), "overhead-ms", "length of each runtime state around a task: a duration (1us) or a number of ms")
 }
 
 func newSynthCmd() *cobra.Command {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -62,13 +63,33 @@ type ForecastRun struct {
 	// trace was a file).
 	Scores []fc.Score
 	Scored bool
+	// Threshold and Score are the options'.
+	Threshold float64
+	Score     bool
+}
+
+// Report writes what the predict command prints after a run: with the
+// records kept for a summary, the summary on out (from standard input, how
+// to score them); scored without, the score table on errw.
+func (run *ForecastRun) Report(out, errw io.Writer) error {
+	switch {
+	case !run.Keep && !run.Score:
+		return nil
+	case !run.Scored: // standard input: nothing to score against
+		_, err := fmt.Fprintf(out, "%d forecasts of run %s (method %s); score them with: tracecast verify TRACE FORECASTS.jsonl\n", len(run.Kept.Forecasts), run.RunID, run.Method)
+		return err
+	case run.Keep:
+		return fc.WriteSummary(out, fc.Summary{Forecasts: len(run.Kept.Forecasts), Run: run.RunID, Method: run.Method,
+			Scores: run.Scores, Threshold: run.Threshold, Opened: run.Kept.Opened})
+	}
+	return fc.WriteTable(errw, run.Scores)
 }
 
 // Forecast runs the forecast stage on the trace. A file is read twice:
 // first for R, the run's span (default horizons) and what the forecasts
 // are scored against.
 func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRun, error) {
-	run := &ForecastRun{RunID: o.RunID, Method: o.Method}
+	run := &ForecastRun{RunID: o.RunID, Method: o.Method, Threshold: o.Threshold, Score: o.Score}
 	switch o.Format {
 	case "":
 		run.Keep, o.Format = o.Out == "" && o.Terminal, "jsonl"
@@ -188,6 +209,9 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 // WriteReport writes the trace's HTML report to out, with forecasts over
 // horizons (durations with a unit; none: 0.1%, 1% and 10% of the run).
 func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons []string, out string) error {
+	if out == "" {
+		return &OptionError{[]string{"-o report.html is required"}}
+	}
 	var hs []float64
 	for _, h := range horizons {
 		s, err := stage.ParseDuration(h)

@@ -17,11 +17,16 @@ import (
 )
 
 // SignalFile writes the trace's signal to out: Arrow for a .arrow file,
-// else CSV ("-": standard output).
+// CSV for a .csv file or "-" (standard output).
 func (r Runner) SignalFile(ctx context.Context, t Trace, s Signal, out string) error {
-	typ := "csv"
-	if strings.ToLower(filepath.Ext(out)) == ".arrow" {
-		typ = "arrow"
+	typ := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
+	switch {
+	case out == "":
+		return &OptionError{[]string{"-o FILE is required (.arrow or .csv, - for CSV on standard output)"}}
+	case out == "-":
+		typ = "csv"
+	case typ != "csv" && typ != "arrow":
+		return &OptionError{[]string{fmt.Sprintf("-o %s: the extension says the format: .arrow or .csv", out)}}
 	}
 	return r.Run(ctx, pipelines.Spec{Name: "signal", Sources: []pipelines.Node{t.Source()}, Stages: []pipelines.Node{s.Stage("signal")},
 		Sinks: []pipelines.Node{{ID: "out", Type: typ, Inputs: []string{"signal"}, Options: map[string]any{"path": out, "records": "samples"}}}}, nil)

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/internal/lineerr"
 	"github.com/tracecast/tracecast/models/iobench"
 	"github.com/tracecast/tracecast/stats/ks"
@@ -253,5 +254,39 @@ func TestVerifyAndReport(t *testing.T) {
 	}
 	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", []string{"1"}, page); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--horizon: ") {
 		t.Errorf("horizon without unit: %v", err)
+	}
+}
+
+func TestForecastReport(t *testing.T) {
+	scores := []fc.Score{{Query: "idle>=25%", Horizon: 0.01, N: 3}}
+	for _, tc := range []struct {
+		name     string
+		run      ForecastRun
+		out, err string
+	}{
+		{"records written", ForecastRun{}, "", ""},
+		{"summary", ForecastRun{Keep: true, Scored: true, Scores: scores, RunID: "r", Method: "auto"}, "0 forecasts of run r (method auto), scored", ""},
+		{"summary from standard input", ForecastRun{Keep: true, RunID: "stdin", Method: "auto"}, "score them with: tracecast verify", ""},
+		{"verify", ForecastRun{Score: true, Scored: true, Scores: scores}, "", "idle>=25%"},
+	} {
+		var out, errw strings.Builder
+		if err := tc.run.Report(&out, &errw); err != nil {
+			t.Fatal(err)
+		}
+		if (tc.out == "") != (out.Len() == 0) || !strings.Contains(out.String(), tc.out) || (tc.err == "") != (errw.Len() == 0) || !strings.Contains(errw.String(), tc.err) {
+			t.Errorf("%s: out %q, err %q", tc.name, out.String(), errw.String())
+		}
+	}
+}
+
+func TestOutputOptions(t *testing.T) {
+	var oe *OptionError
+	for _, out := range []string{"", "s.txt"} {
+		if err := r.SignalFile(ctx, Trace{Path: ring}, sig, out); !errors.As(err, &oe) {
+			t.Errorf("signal -o %q: %v", out, err)
+		}
+	}
+	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", nil, ""); !errors.As(err, &oe) {
+		t.Errorf("report without -o: %v", err)
 	}
 }

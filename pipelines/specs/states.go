@@ -19,10 +19,14 @@ type States struct {
 	// window.
 	AllEntities bool
 	Parser      map[string]any
+	// Skipped, when set, gets the counts of bad lines skipped (lenient).
+	Skipped io.Writer
 }
 
 // States resolves a trace into its entities, and returns the parser's
-// statistics (also after a failure: what was read until then).
+// statistics (also after a failure: what was read until then), which it
+// logs: a warning when the pj_dump output may differ near the end, the
+// lines and entities at debug level.
 func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
 	var stats paje.Stats
 	unit, _ := deref(o.Parser["time_unit"]).(string)
@@ -52,6 +56,14 @@ func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
 		Parser: &pipelines.Node{Type: "paje", Options: o.Parser}}
 	r.Report = func(_, _ string, rep any) { stats, _ = rep.(paje.Stats) }
 	err := r.Run(ctx, pipelines.Spec{Name: "states", Sources: []pipelines.Node{src}, Sinks: []pipelines.Node{sink}}, nil)
+	if stats.QuirksInexact {
+		r.Log.Warn().Msg(paje.QuirksInexactMessage)
+	}
+	if o.Skipped != nil {
+		writeSkipped(o.Skipped, Trace{Path: o.Trace}.Name(), stats)
+	}
+	r.Log.Debug().Int64("lines", stats.Lines).Int64("entities", stats.Entities).Int64("late", stats.Late).
+		Int("max_buffered", stats.MaxBuffered).Msg("trace read")
 	return stats, err
 }
 
@@ -66,9 +78,9 @@ func deref(v any) any {
 	return v
 }
 
-// WriteSkipped writes the counts of skipped bad lines by reason, after a
+// writeSkipped writes the counts of skipped bad lines by reason, after a
 // line naming the trace, when there are any.
-func WriteSkipped(w io.Writer, name string, stats paje.Stats) {
+func writeSkipped(w io.Writer, name string, stats paje.Stats) {
 	if n := stats.Skipped.Total(); n > 0 {
 		fmt.Fprintf(w, "tracecast: %s: skipped %d bad lines:\n", name, n)
 		for _, reason := range stats.Skipped.Reasons() {
