@@ -199,9 +199,9 @@ func TestGzipInputs(t *testing.T) {
 	}
 	wm := filepath.Join(train, "window-model.json")
 	meta := filepath.Join(dir, "t0.meta.json")
-	zipped := func(p string) string {
+	zipped := func(p string) string { // in dir, beside the other inputs
 		b, _ := os.ReadFile(p)
-		return gz(t, p+".gz", b)
+		return gz(t, filepath.Join(dir, filepath.Base(p)+".gz"), b)
 	}
 	for _, tc := range []struct {
 		name string
