@@ -117,3 +117,27 @@ func ReadForecasts(r io.Reader, name string) ([]tracecast.Forecast, error) {
 	}
 	return fs, nil
 }
+
+// Summary is what a run's forecasts come to, for a person: how many, of
+// which run and method, their scores and the alert episodes opened.
+type Summary struct {
+	Forecasts   int
+	Run, Method string
+	Scores      []Score
+	// Threshold opens idle-opportunity episodes; Opened counts the episodes
+	// per kind.
+	Threshold float64
+	Opened    map[string]int
+}
+
+// WriteSummary writes the summary the predict command prints on a
+// terminal: a line on the forecasts, the score table and the episodes.
+func WriteSummary(w io.Writer, s Summary) error {
+	fmt.Fprintf(w, "%d forecasts of run %s (method %s), scored against what happened:\n\n", s.Forecasts, s.Run, s.Method)
+	if err := WriteTable(w, s.Scores); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nalerts: %d idle-opportunity episodes (p ≥ %g), %d regime-change episodes\n", s.Opened["idle-opportunity"], s.Threshold, s.Opened["regime-change"])
+	_, err := fmt.Fprintf(w, "skill = 1 − MSE/MSE(baseline): above 0 beats the baseline. --format jsonl for the records; docs/forecasts.md.\n")
+	return err
+}

@@ -11,11 +11,17 @@ package live
 import "fmt"
 
 // OptionError is a bad option value: its Error reads `option "value":
-// reason`, so that a command can put its flag's dashes in front.
+// reason` (`option: reason` for a missing value), so that a command can put
+// its flag's dashes in front.
 type OptionError struct {
 	Option, Value string
 	Err           error
 }
 
-func (e *OptionError) Error() string { return fmt.Sprintf("%s %q: %v", e.Option, e.Value, e.Err) }
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %v", e.Option, e.Err)
+	}
+	return fmt.Sprintf("%s %q: %v", e.Option, e.Value, e.Err)
+}
 func (e *OptionError) Unwrap() error { return e.Err }

@@ -47,8 +47,8 @@ func TestKafkaFlags(t *testing.T) {
 			env:  map[string]string{"TRACECAST_SASL_MECHANISM": "PLAIN", "TRACECAST_SASL_USER": "u", "TRACECAST_SASL_PASSWORD_FILE": "pw"},
 			sasl: &kafkaconn.SASL{Mechanism: "PLAIN", User: "u", PasswordFile: "pw"}},
 		{name: "cert without key", args: []string{"--tls-cert", "c.pem"}, wantErr: `tls-cert "c.pem": --tls-cert and --tls-key go together`},
-		{name: "user without mechanism", args: []string{"--sasl-user", "u"}, wantErr: `sasl-mechanism "": required with --sasl-user`},
-		{name: "mechanism without user", args: []string{"--sasl-mechanism", "PLAIN"}, wantErr: `sasl-user "": required with --sasl-mechanism`},
+		{name: "user without mechanism", args: []string{"--sasl-user", "u"}, wantErr: `sasl-mechanism: required with --sasl-user`},
+		{name: "mechanism without user", args: []string{"--sasl-mechanism", "PLAIN"}, wantErr: `sasl-user: required with --sasl-mechanism`},
 		{name: "unknown mechanism", args: []string{"--sasl-mechanism", "GSSAPI", "--sasl-user", "u"}, wantErr: `sasl-mechanism "GSSAPI": not PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512`},
 		{name: "bad boolean in the environment", env: map[string]string{"TRACECAST_TLS": "maybe"}, wantErr: `tls "maybe": from TRACECAST_TLS: `},
 	} {

@@ -104,7 +104,7 @@ const liveBenchTrace = "bench" // the trace id in the records (so in the ids)
 // predictOptions is the live predict stage of live-tail.yaml.
 func (lb liveBench) predictOptions() predict.StageConfig {
 	o := predict.DefaultStageConfig()
-	o.Live, o.Rules, o.Period, o.Window = true, "starpu", 1, 100
+	o.Live, o.Rules, o.Period, o.Window = true, "starpu", tracecast.TraceUnits(1), 100
 	o.Queries = lb.Queries
 	o.IdleThreshold, o.RegimeMisses, o.TimeUnit, o.Trace = 0.8, 3, "ms", liveBenchTrace
 	return o
@@ -128,7 +128,7 @@ settings: {status_interval: 0s, edge_capacity: 16}
 sources:
   trace: {type: tail, path: %q, start: beginning, poll: %s, end_after: 300ms, parser: {type: paje, time_unit: ms}}
 stages:
-  idle: {type: predict, inputs: [trace], live: true, rules: %s, period: %g, window: %d, queries: %s, idle_threshold: %g, regime_misses: %d, time_unit: %s, trace: %s}
+  idle: {type: predict, inputs: [trace], live: true, rules: %s, period: %s, window: %d, queries: %s, idle_threshold: %g, regime_misses: %d, time_unit: %s, trace: %s}
 sinks:
   predictions: {type: kafka, inputs: [idle], records: predictions, brokers: [%q], topic: %s, batch_timeout: %s}
 `, path, lb.Poll, o.Rules, o.Period, o.Window, qs, o.IdleThreshold, o.RegimeMisses, o.TimeUnit, o.Trace, broker, topic, lb.BatchTimeout)

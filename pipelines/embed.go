@@ -1,11 +1,15 @@
 package pipelines
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -61,4 +65,57 @@ func LoadNamed(arg string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %w (built in: %s)", arg, ErrNoPipeline, strings.Join(Shipped(), ", "))
 	}
 	return Parse(data, arg+".yaml (built in)")
+}
+
+// UseDemoTrace points the file sources of cfg that read the demo trace
+// (DemoTracePath) at the copy built into the binary when there is no such
+// file here: the shipped pipelines then run from any directory. A warning
+// says so.
+func UseDemoTrace(cfg *Config) error {
+	for _, c := range cfg.Sources {
+		if p, _ := c.Option("path"); c.Type != "file" || p != DemoTracePath {
+			continue
+		}
+		if _, err := os.Stat(DemoTracePath); err == nil {
+			continue
+		}
+		path, err := DemoTraceFile()
+		if err != nil {
+			return err
+		}
+		c.SetOption("path", path)
+		cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("source %q: no %s here: reading the copy built into the binary (%s)", c.ID, DemoTracePath, path))
+	}
+	return nil
+}
+
+// DemoTraceFile writes the demo trace to the system's temporary directory,
+// once (the directory is named by the trace's hash), and returns its path.
+func DemoTraceFile() (string, error) {
+	b := DemoTrace()
+	sum := sha256.Sum256(b)
+	dir := filepath.Join(os.TempDir(), "tracecast-"+hex.EncodeToString(sum[:6]))
+	path := filepath.Join(dir, "starpu-cholesky-2cpu.trace.gz")
+	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, b) {
+		return path, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, ".trace-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path) // atomic: a concurrent run sees all or nothing
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return path, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"time"
 )
@@ -154,4 +155,36 @@ func WriteDemo(w io.Writer, r Replay, took time.Duration, p Predictions) error {
 		}
 	}
 	return nil
+}
+
+// WriteDemoFiles reads what the demo's pipelines wrote — the replay's entity
+// records and the prediction pipeline's records, as JSON lines — and writes
+// the summary (WriteDemo), then each pipeline's output files by sink id.
+func WriteDemoFiles(w io.Writer, replayRecords, predictRecords string, took time.Duration, outputs ...map[string]string) error {
+	var r Replay
+	var p Predictions
+	err := readFile(replayRecords, func(f io.Reader) (err error) { r, err = ReadReplay(f, replayRecords); return err })
+	if err == nil {
+		err = readFile(predictRecords, func(f io.Reader) (err error) { p, err = ReadPredictions(f, predictRecords); return err })
+	}
+	if err == nil {
+		err = WriteDemo(w, r, took, p)
+	}
+	for _, out := range outputs {
+		for _, id := range slices.Sorted(maps.Keys(out)) {
+			if err == nil {
+				_, err = fmt.Fprintf(w, "  %-12s %s\n", id, out[id])
+			}
+		}
+	}
+	return err
+}
+
+func readFile(path string, read func(io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return read(f)
 }

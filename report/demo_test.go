@@ -2,6 +2,9 @@ package report
 
 import (
 	"bytes"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +49,19 @@ func TestDemoSummary(t *testing.T) {
 `
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+	// The same from the files, followed by the outputs by sink id.
+	dir := t.TempDir()
+	ef, rf := filepath.Join(dir, "e.jsonl"), filepath.Join(dir, "r.jsonl")
+	os.WriteFile(ef, []byte(entities), 0o644)
+	os.WriteFile(rf, []byte(records), 0o644)
+	out.Reset()
+	err = WriteDemoFiles(&out, ef, rf, 46*time.Millisecond, map[string]string{"records": ef, "archive": "a.arrow"}, map[string]string{"records": rf})
+	if want += "  archive      a.arrow\n  records      " + ef + "\n  records      " + rf + "\n"; err != nil || out.String() != want {
+		t.Errorf("from files: %v\n%s\nwant\n%s", err, out.String(), want)
+	}
+	if err := WriteDemoFiles(io.Discard, filepath.Join(dir, "missing"), rf, 0); err == nil {
+		t.Error("a missing file read")
 	}
 	if top := rs.TopStates(1); len(top) != 1 || top[0].Value != "GEMM" || top[0].Fraction != 0.6 {
 		t.Errorf("top state %+v", top)

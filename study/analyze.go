@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/input"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
@@ -23,8 +24,10 @@ import (
 
 // AnalyzeConfig says how a trace's idle signal is sampled and swept.
 type AnalyzeConfig struct {
-	Period     float64 // Δ, trace units; 0: seed 004's rule with the floors below
-	MinPeriod  float64
+	// Period is Δ, a duration with a unit or a plain number of trace units;
+	// 0: seed 004's rule with the floors below.
+	Period     tracecast.TraceTime
+	MinPeriod  tracecast.TraceTime
 	MaxSamples int
 	Windows    []int // candidate window sizes, samples, increasing
 	Method     ks.Method
@@ -104,7 +107,7 @@ func AnalyzeTrace(r io.Reader, name string, T int, cfg *AnalyzeConfig, predictW 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	period, _, err := sig.Period(signal.Idle, cfg.Period, cfg.MinPeriod, cfg.MaxSamples)
+	period, _, err := sig.Period(signal.Idle, cfg.Period.In(unit), cfg.MinPeriod.In(unit), cfg.MaxSamples)
 	if err != nil {
 		return nil, usageErr(err)
 	}
@@ -195,7 +198,7 @@ type Input struct {
 
 // ReadMeta reads a synthesizer metadata file into a train input.
 func ReadMeta(path string) (Input, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path)
 	if err != nil {
 		return Input{}, err
 	}
@@ -224,7 +227,7 @@ func Inputs(metaDir string, paths []string) ([]Input, error) {
 	}
 	var ins []Input
 	for _, a := range paths {
-		if strings.HasSuffix(a, ".json") {
+		if strings.HasSuffix(a, ".json") || strings.HasSuffix(a, ".json.gz") {
 			in, err := ReadMeta(a)
 			if err != nil {
 				return nil, err

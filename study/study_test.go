@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/stats/surface"
 )
@@ -215,7 +216,7 @@ func TestAnalyzeTrace(t *testing.T) {
 		{name: "tasks seen", cfg: analyzeDefaults(ws), wantT: 1000},
 		{name: "DAG size given", cfg: analyzeDefaults(ws), T: 1013, wantT: 1013},
 		{name: "with validation", cfg: analyzeDefaults(ws), wantT: 1000, predict: func(R, T int) (int, error) { return 2000, nil }},
-		{name: "period too small", cfg: AnalyzeConfig{Period: 1e-6, MaxSamples: 1000, Windows: ws, Method: ks.Matlab, Alpha: 0.05}, usage: true},
+		{name: "period too small", cfg: AnalyzeConfig{Period: tracecast.TraceUnits(1e-6), MaxSamples: 1000, Windows: ws, Method: ks.Matlab, Alpha: 0.05}, usage: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := AnalyzeTrace(bytes.NewReader(tr.Bytes()), "x", tc.T, &tc.cfg, tc.predict)

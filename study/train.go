@@ -31,10 +31,10 @@ func (c *TrainConfig) NewModel() *surface.Model {
 		step = ws[1] - ws[0]
 	}
 	sampling := "fixed period"
-	if c.Period == 0 {
-		sampling = fmt.Sprintf("seed 004 rule per trace, min-period %g, max-samples %d", c.MinPeriod, c.MaxSamples)
+	if c.Period.Sign() == 0 {
+		sampling = fmt.Sprintf("seed 004 rule per trace, min-period %s, max-samples %d", c.MinPeriod, c.MaxSamples)
 	}
-	return &surface.Model{Class: "idle", Method: string(c.Method), Alpha: c.Alpha, Period: c.Period, Sampling: sampling,
+	return &surface.Model{Class: "idle", Method: string(c.Method), Alpha: c.Alpha, Period: c.Period.In("ms"), Sampling: sampling,
 		Target: c.Target, WMin: ws[0], WMax: ws[len(ws)-1], WStep: step, Degree: c.Degree, Created: time.Now().UTC().Format(time.RFC3339)}
 }
 

@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -29,33 +29,21 @@ func newFitModelCmd() *cobra.Command {
 	var f fitModelFlags
 	cmd := &cobra.Command{
 		Use:   "fit-model FILE.csv|TASKS.arrow|TASKS.jsonl --target COLUMN [--group COLUMN] [--threshold T] [--clusters K] [--inputs a,b] [--pca] [-o model.json]",
-		Short: "Models of a task metric from its parameters (seed 003's Eiger construction)",
-		Long: `fit-model builds, per group of rows, an analytical model of the target column
-as a function of the inputs, with Eiger's construction (seed 003, §3.1.1):
+		Short: "Fit models of a task's duration (or energy) from its parameters, one per codelet and worker kind",
+		Long: `fit-model builds, per group of rows (default for a tasks file: codelet and
+worker kind), a formula for the --target column from the inputs (default:
+the tasks' parameters, or every numeric column of a CSV): constant and
+redundant inputs are dropped, the rows are split into --clusters by
+k-means, and terms (x^-2, x^-1, x^-0.5, log2 x, x^0.5, x, x^2, x*y) enter
+one at a time while each raises the adjusted R² by more than --threshold
+(Eiger's construction; --pca fits on principal components instead).
 
-  1. zero-variance elimination by PCA: constant inputs are dropped, and one
-     input per direction of zero variance (a linear combination of others);
-     with --pca the regressors apply to the principal components instead;
-  2. k-means clustering (--clusters, default 1; deterministic seeding,
-     --seed), one model per cluster;
-  3. Algorithm 1: forward selection over Table 1's pool (x^-2, x^-1, x^-0.5,
-     log2(x), x^0.5, x, x^2, x*y) by adjusted R²; a regressor enters when it
-     raises adjusted R² by more than --threshold; least squares by QR.
-
-Input: a tracecast tasks file (JSON lines, Arrow, CSV) — inputs default to
-the tasks' parameters, groups to codelet and worker_kind — or any CSV with
-a header row (lwperf style), whose numeric columns are the inputs by
-default. --inputs and --regressors restrict them (§3.1.1.3, last
-paragraph).
-
-The model of each group is printed with its training fit and, with
---folds K (default 5), K-fold cross-validated errors (MAPE, R²) next to
-two baselines on the same folds: the mean (StarPU's history model: per
-footprint when the table has one) and StarPU's regression a·size^b + c on
---size-column (Size). A model predicting negative values for its own
-training rows is flagged UNUSABLE. -o writes the models as JSON (for
-predict-task and the taskmodel stage), --plots DIR measured-vs-predicted
-and residual plots (PNG and SVG) per group.`,
+It prints each group's formula and fit and, with --folds K, cross-validated
+errors next to two baselines: the mean per footprint (StarPU's history
+model) and a·size^b + c (StarPU's regression). A model that predicts
+negative values for its own rows is marked UNUSABLE. -o writes the models
+(for predict-task and the taskmodel stage), --plots measured-vs-predicted
+and residual plots. docs/tasks.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runFitModel(cmd.OutOrStdout(), args[0], &f, cmd.Flags().Changed("group"))
@@ -99,37 +87,17 @@ func runFitModel(w io.Writer, path string, f *fitModelFlags, groupSet bool) erro
 			return err
 		}
 	}
-	t, err := modelio.ReadTaskTable(path)
-	if err != nil {
-		return err
-	}
-	spec := eiger.Spec{Target: f.target, Options: eiger.Options{Threshold: f.threshold, Clusters: f.clusters, PCA: f.pca, Pool: pool, Seed: f.seed},
-		Folds: f.folds}
-	isTasks := len(t.Params) > 0
-	switch {
-	case groupSet && len(f.groups) == 1 && f.groups[0] == "none":
-	case groupSet:
-		spec.GroupBy = f.groups
-	case isTasks:
-		spec.GroupBy = []string{"codelet", "worker_kind"}
+	o := modelio.TaskFit{Target: f.target, SizeColumn: f.sizeColumn, Folds: f.folds,
+		Options: eiger.Options{Threshold: f.threshold, Clusters: f.clusters, PCA: f.pca, Pool: pool, Seed: f.seed}}
+	if groupSet {
+		o.GroupBy = f.groups
 	}
 	if f.inputs != "" {
 		for _, in := range strings.Split(f.inputs, ",") {
-			spec.Inputs = append(spec.Inputs, strings.TrimSpace(in))
+			o.Inputs = append(o.Inputs, strings.TrimSpace(in))
 		}
 	}
-	for _, col := range append([]string{f.target}, spec.Inputs...) {
-		if msg, ok := t.NotNumeric[col]; ok {
-			return fmt.Errorf("%s", msg)
-		}
-	}
-	if _, ok := t.Num[f.sizeColumn]; ok {
-		spec.SizeColumn = f.sizeColumn
-	}
-	if _, ok := t.Text["footprint"]; ok && isTasks {
-		spec.FootprintColumn = "footprint"
-	}
-	file, err := eiger.FitGroups(t.Table, spec)
+	file, err := modelio.FitTaskFile(path, o)
 	if err != nil {
 		return err
 	}
@@ -217,43 +185,21 @@ func runPredictTask(w io.Writer, f *predictTaskFlags) error {
 	if err != nil {
 		return err
 	}
-	for _, col := range file.GroupBy {
-		if _, ok := key[col]; !ok {
-			flag := "--key " + col + "=VALUE"
-			switch col {
-			case "codelet":
-				flag = "--codelet"
-			case "worker_kind":
-				flag = "--worker-kind"
-			}
-			return usageErr(fmt.Errorf("the models are per %s: give %s", strings.Join(file.GroupBy, ", "), flag))
+	p, err := modelio.PredictTask(file, key, params)
+	var mk *modelio.MissingKeyError
+	if errors.As(err, &mk) {
+		flag := "--key " + mk.Column + "=VALUE"
+		if name, ok := map[string]string{"codelet": "--codelet", "worker_kind": "--worker-kind"}[mk.Column]; ok {
+			flag = name
 		}
-	}
-	g, err := file.Find(key)
-	if err != nil {
+		return usageErr(fmt.Errorf("the models are per %s: give %s", strings.Join(mk.GroupBy, ", "), flag))
+	} else if err != nil {
 		return err
 	}
-	if g.Model == nil {
-		return fmt.Errorf("group %s has no model: %s", g.Name, g.Error)
-	}
-	v, cluster, err := g.Model.Predict(params)
-	if err != nil {
-		return fmt.Errorf("group %s: %w", g.Name, err)
-	}
-	if v < 0 {
-		return fmt.Errorf("group %s: the model predicts %s = %g, below 0: it does not hold for these parameters", g.Name, file.Target, v)
-	}
-	var unused []string
-	for k := range params {
-		if !slices.Contains(g.Model.Required(), k) {
-			unused = append(unused, k)
-		}
-	}
-	slices.Sort(unused)
-	out := map[string]any{"group": g.Name, "target": file.Target, "value": v, "cluster": cluster,
-		"model": report.Formula(file.Target, &g.Model.Clusters[cluster])}
-	if len(unused) > 0 {
-		out["unused_params"] = unused
+	out := map[string]any{"group": p.Group, "target": p.Target, "value": p.Value, "cluster": p.Cluster,
+		"model": report.Formula(p.Target, p.Model)}
+	if len(p.Unused) > 0 {
+		out["unused_params"] = p.Unused
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

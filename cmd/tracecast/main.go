@@ -9,37 +9,114 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/tracecast/tracecast/internal/buildinfo"
+	"github.com/tracecast/tracecast/internal/clilog"
+	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/specs"
+	"github.com/tracecast/tracecast/study"
 )
 
-// exitError carries a process exit code through cobra.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
+var (
+	logLevel, logFormat string
+	log                 zerolog.Logger
+	logConsole          bool // logs are for a person (a terminal)
+)
 
 func main() {
 	// Commands that run pipelines handle SIGINT/SIGTERM themselves (a
 	// graceful then a hard stop); the others stop at once, as usual.
-	err := newRootCmd().ExecuteContext(context.Background())
+	if err := newRootCmd().ExecuteContext(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "tracecast:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tracecast",
+		Short: "Streaming analysis and prediction of task-based HPC executions from their traces",
+		Long: `tracecast reads execution traces of task-based HPC runtimes (Paje traces from
+StarPU and SimGrid), resolves them into states, links, variables and events,
+and turns them into signals, forecasts, alerts and reports. 'tracecast demo'
+shows it on a trace built into the binary; README.md and docs/ say more.
+
+Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
+78 invalid pipeline configuration.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       buildinfo.Version(),
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) (err error) {
+			log, logConsole, err = clilog.Setup(os.Stderr, logLevel, logFormat)
+			return usageErrOrNil(err)
+		},
+	}
+	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	root.PersistentFlags().StringVar(&logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console, json")
+	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newVerifyCmd(), newReportCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
+	root.AddCommand(newBrokerCmd(), newPublishCmd(), newSubscribeCmd(), newLiveCmd())
+	root.AddCommand(newIOCallsCmd(), newIOTimeCmd(), newIOBenchCmd(), newIOPredictCmd())
+	root.AddCommand(energyCommands()...)
+	root.AddCommand(studyCommands()...)
+	root.AddCommand(taskCommands()...)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
+	usageArgs(root)
+	return root
+}
+
+// usageArgs makes a wrong number of arguments, in every command, a usage
+// error (exit 2) like a bad flag.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error { return usageErrOrNil(check(cmd, args)) }
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
+}
+
+// usageError is a usage error: a bad flag or argument (exit code 2).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func usageErr(err error) error { return usageError{err} }
+
+func usageErrOrNil(err error) error {
 	if err == nil {
-		return
+		return nil
 	}
-	code := 1
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
-	if strings.HasPrefix(err.Error(), "unknown command ") {
-		code = 2
-	}
+	return usageErr(err)
+}
+
+// exitCode is the process exit code of a command's error: 2 for a usage
+// error (a bad flag, argument or option), 78 for an invalid pipeline file,
+// 1 otherwise.
+func exitCode(err error) int {
+	var ue usageError
+	var oe *specs.OptionError
 	var ce *pipelines.ConfigError
-	if errors.As(err, &ce) {
-		code = 78 // EX_CONFIG
+	var se *study.UsageError
+	switch {
+	case errors.As(err, &ce):
+		return 78 // EX_CONFIG
+	case errors.As(err, &ue), errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
+		return 2
 	}
-	fmt.Fprintln(os.Stderr, "tracecast:", err)
-	os.Exit(code)
+	return 1
+}
+
+// runner runs the commands' pipelines with the CLI's logger.
+func runner() specs.Runner { return specs.Runner{Log: log} }
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// checkOutputs refuses, before anything is opened, output files that are
+// one of the inputs or each other (by their real paths): a usage error.
+func checkOutputs(inputs []string, outputs ...string) error {
+	return usageErrOrNil(paths.CheckOutputs(inputs, outputs...))
 }

@@ -4,16 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+
+	"github.com/tracecast/tracecast/internal/clilog"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
-	"github.com/tracecast/tracecast/pipelines/progress"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/pipelines/specs"
+	"github.com/tracecast/tracecast/report"
 )
 
 func newRunCmd() *cobra.Command {
@@ -24,21 +30,12 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] PIPELINE",
 		Short: "Run a pipeline declared in YAML",
-		Long: `run loads a pipeline file (or the name of a pipeline built into the binary:
-` + strings.Join(pipelines.Shipped(), ", ") + `), checks it strictly and runs it until its
-input ends or it is stopped.
-
-The first SIGINT/SIGTERM stops gracefully: sources stop, stages flush, sinks
-write their footers. A second one, or the pipeline's shutdown_timeout, stops
-at once. On a terminal a progress bar shows bytes read, rate and ETA;
-otherwise a status line is logged every status_interval.
-
---speed replays file sources paced by trace time (realtime, 10x, 0.5x) as
-if the run were happening now; max (the default) reads as fast as possible.
-
---set overrides a component option: --set trace.path=run.trace.gz
---set trace.speed=10x --set archive.path=out/run.arrow. A parser option is
-set through its source: --set trace.parser.lenient=true.`,
+		Long: `run loads a pipeline file, or by name one built into the binary (` + strings.Join(pipelines.Shipped(), ", ") + `:
+they run from any directory), checks it strictly and runs it until its input ends:
+a first SIGINT/SIGTERM stops it gracefully (sinks write their footers), a
+second at once. A progress bar on a terminal, else a status line every
+status_interval. --speed paces file sources by trace time (realtime, 10x;
+max: as fast as possible); --set overrides an option: --set trace.path=F.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadPipeline(args[0], sets)
@@ -93,8 +90,93 @@ every component's options. Exit code 78 when a file is invalid.`,
 	}
 }
 
+func newComponentsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "components [TYPE]",
+		Short: "List the pipeline components (sources, parsers, stages, sinks) with their options and defaults",
+		Long: `components lists every component type a pipeline file can use (given a
+name, that type), with each option's YAML key, type and default: what
+'tracecast validate' accepts.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ds []component.Description
+			for _, d := range builtin.Registry().Describe() {
+				if len(args) == 0 || d.Name == args[0] {
+					ds = append(ds, d)
+				}
+			}
+			if len(ds) == 0 {
+				return usageErr(fmt.Errorf("no component type %q", args[0]))
+			}
+			return component.WriteTable(os.Stdout, ds)
+		},
+	}
+}
+
+func newDemoCmd() *cobra.Command {
+	var out string
+	var noProgress bool
+	cmd := &cobra.Command{
+		Use:   "demo [--out DIR]",
+		Short: "Run the built-in pipelines on the StarPU trace built into the binary",
+		Long: `demo needs nothing but the binary: it writes the StarPU trace built into it
+(a Cholesky factorisation on 2 CPU workers) to DIR, runs the built-in
+pipelines replay-starpu (its entities as Arrow and JSON lines) and
+idle-starpu (idle workers predicted window after window) on it, and prints
+a summary and the files written.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			trace := filepath.Join(out, "starpu-cholesky-2cpu.trace.gz")
+			if err := os.WriteFile(trace, pipelines.DemoTrace(), 0o644); err != nil {
+				return err
+			}
+			start := time.Now()
+			replay, err := runBuiltin(cmd.Context(), "replay-starpu", trace, out, !noProgress)
+			if err != nil {
+				return err
+			}
+			took := time.Since(start)
+			idle, err := runBuiltin(cmd.Context(), "idle-starpu", trace, out, false)
+			if err != nil {
+				return err
+			}
+			if err := report.WriteDemoFiles(os.Stdout, replay["records"], idle["records"], took, replay, idle); err != nil {
+				return err
+			}
+			// The page to look at: Gantt chart, occupancy, forecasts.
+			page := filepath.Join(out, "report.html")
+			if err := runner().WriteReport(cmd.Context(), specs.Trace{Path: trace}, "auto", nil, page); err != nil {
+				return err
+			}
+			fmt.Printf("  %-12s %s (open it in a browser)\n", "report", page)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "tracecast-demo", "directory for the trace and the outputs")
+	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress bar")
+	return cmd
+}
+
+// runBuiltin runs a built-in pipeline on trace with its outputs in
+// dir/NAME/, and returns the output paths by sink id.
+func runBuiltin(ctx context.Context, name, trace, dir string, bar bool) (map[string]string, error) {
+	cfg, err := loadPipeline(name, []string{"trace.path=" + trace})
+	if err != nil {
+		return nil, err
+	}
+	outputs := cfg.MoveOutputs(filepath.Join(dir, name))
+	if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
+		return nil, err
+	}
+	return outputs, runPipeline(ctx, cfg, bar, "")
+}
+
 // loadPipeline reads a pipeline file, or a built-in pipeline by name, applies
-// the --set overrides and validates the result.
+// the --set overrides (reading the demo trace built into the binary when
+// the repository's copy is not here) and validates the result.
 func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 	cfg, err := pipelines.LoadNamed(arg)
 	if errors.Is(err, pipelines.ErrNoPipeline) {
@@ -107,51 +189,30 @@ func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 			return nil, usageErr(fmt.Errorf("--set %w", err))
 		}
 	}
-	if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
+	if err := pipelines.UseDemoTrace(cfg); err != nil {
 		return nil, err
 	}
-	return cfg, nil
+	return cfg, pipelines.Check(builtin.Registry(), cfg)
 }
 
 // metricsHelp documents --metrics-addr.
 const metricsHelp = "serve Prometheus metrics on http://ADDR/metrics, and /healthz, /readyz (a loopback address: 127.0.0.1:9464)"
 
-// serveMetrics starts the metrics server on addr ("" : none) with Go and
-// process metrics, and returns the registry for the pipeline's, the health
-// to report, and a stop function.
-func serveMetrics(addr string) (*prometheus.Registry, *pipelines.Health, func(), error) {
-	if addr == "" {
-		return nil, nil, func() {}, nil
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	h := &pipelines.Health{}
-	_, stop, err := pipelines.ServeMetrics(addr, reg, h, log)
-	if err != nil {
-		return nil, nil, nil, usageErr(err)
-	}
-	return reg, h, stop, nil
+// startMetrics serves metrics on addr ("": none); a bad address is a usage
+// error.
+func startMetrics(addr string) (*pipelines.Metrics, error) {
+	m, err := pipelines.StartMetrics(addr, log)
+	return m, usageErrOrNil(err)
 }
 
 // runPipeline runs cfg with signal handling, on a terminal a progress bar,
 // and metrics on metricsAddr when given.
-func runPipeline(parent context.Context, cfg *pipelines.Config, bar bool, metricsAddr string) error {
-	reg, health, stopMetrics, err := serveMetrics(metricsAddr)
+func runPipeline(ctx context.Context, cfg *pipelines.Config, bar bool, metricsAddr string) error {
+	m, err := startMetrics(metricsAddr)
 	if err != nil {
 		return err
 	}
-	defer stopMetrics()
-	ctx, hard, stop := pipelines.WithSignals(parent, log)
-	defer stop()
-	opts := pipelines.RunOptions{Logger: log, HardStop: hard, Health: health}
-	if reg != nil {
-		opts.Metrics = reg
-	}
-	if bar && progress.IsTerminal(os.Stderr) {
-		b := progress.NewBar(os.Stderr)
-		opts.Progress = b.Update
-		defer b.Finish()
-		opts.Logger = newLogger(b.Wrap(os.Stderr)) // logs print above the bar
-	}
-	return pipelines.Run(ctx, cfg, opts)
+	defer m.Stop()
+	return pipelines.RunInteractive(ctx, cfg, pipelines.Interactive{Logger: log, Bar: bar, Metrics: m,
+		NewLogger: func(w io.Writer) zerolog.Logger { return clilog.New(w, logConsole) }})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -142,8 +141,7 @@ func TestStudySynthTrainModel(t *testing.T) {
 		{[]string{"predict", "--model", mf, "--window", "100", trace}, "give --window or --model, not both"},
 		{[]string{"predict", "--model", mf, "--max-samples", "200000", "-"}, "--model on standard input needs --tasks T"},
 	} {
-		var ee *exitError
-		if _, err := studyExec(nil, tc.args...); !errors.As(err, &ee) || ee.code != 2 || err.Error() != tc.msg {
+		if _, err := studyExec(nil, tc.args...); err == nil || exitCode(err) != 2 || err.Error() != tc.msg {
 			t.Errorf("%v: %v, want the usage error %q", tc.args, err, tc.msg)
 		}
 	}
@@ -206,11 +204,7 @@ func TestStudyUsageErrors(t *testing.T) {
 		_, err := studyExec(nil, tc.args...)
 		code := 0
 		if err != nil {
-			code = 1
-			var ee *exitError
-			if errors.As(err, &ee) {
-				code = ee.code
-			}
+			code = exitCode(err)
 		}
 		if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%v: exit %d, %v; want %d, %q", tc.args, code, err, tc.code, tc.msg)

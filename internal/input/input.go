@@ -65,3 +65,14 @@ func SkipBOM(br *bufio.Reader) {
 
 // TrimBOM returns the first line of an input without its byte order mark.
 func TrimBOM(line []byte) []byte { return bytes.TrimPrefix(line, BOM) }
+
+// ReadFile reads a whole file (plain or gzip; "-": standard input), for the
+// small inputs read at once: model and parameter files, benchmark results.
+func ReadFile(path string) ([]byte, error) {
+	r, _, closeIn, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	return io.ReadAll(r)
+}

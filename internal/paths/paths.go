@@ -6,6 +6,7 @@
 package paths
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -92,4 +93,18 @@ func Conflicts(uses []Use) []error {
 		}
 	}
 	return errs
+}
+
+// CheckOutputs is Conflicts for a command: its inputs, and the files its -o
+// writes (an output of "-" is standard output, never a conflict); nil, or
+// the conflicts joined.
+func CheckOutputs(inputs []string, outputs ...string) error {
+	var uses []Use
+	for _, in := range inputs {
+		uses = append(uses, Use{Who: "the command", Path: in})
+	}
+	for _, out := range outputs {
+		uses = append(uses, Use{Who: "-o", Path: out, Output: true})
+	}
+	return errors.Join(Conflicts(uses)...)
 }

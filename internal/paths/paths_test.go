@@ -58,3 +58,23 @@ func TestConflicts(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckOutputs(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.trace")
+	os.WriteFile(in, []byte("x"), 0o644)
+	for _, tc := range []struct {
+		outputs []string
+		err     string
+	}{
+		{[]string{filepath.Join(dir, "out.csv")}, ""},
+		{[]string{"-"}, ""},
+		{[]string{in}, "-o writes " + in + ", which the command reads: it would destroy its input"},
+		{[]string{filepath.Join(dir, "sub", "..", "in.trace")}, "which the command reads"},
+	} {
+		err := CheckOutputs([]string{in}, tc.outputs...)
+		if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%v: %v, want %q", tc.outputs, err, tc.err)
+		}
+	}
+}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"time"
 
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 
@@ -211,11 +211,11 @@ func Predict(prof iotime.Summary, ref, target *Result, actual *iotime.Summary, o
 
 // ReadResult reads a BENCH.json file and checks its schema.
 func ReadResult(path string) (*Result, error) {
-	f, err := os.Open(path)
+	f, _, closeIn, err := input.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer closeIn()
 	var r Result
 	if err := json.NewDecoder(f).Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/models"
 )
 
@@ -30,11 +30,11 @@ func WritePoints(w io.Writer, pts []models.Point) error {
 // rows may have any number of fields: a short row fails only when a wanted
 // field is read from it (see numField).
 func readTable(path string, want ...string) (header map[string]int, rows [][]string, err error) {
-	f, err := os.Open(path)
+	f, _, closeIn, err := input.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
+	defer closeIn()
 	r := csv.NewReader(f)
 	r.Comment = '#'
 	r.FieldsPerRecord = -1

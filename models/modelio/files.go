@@ -3,10 +3,12 @@ package modelio
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/models"
 )
 
@@ -127,7 +129,7 @@ func (f CTModelFile) Prediction(cpu, freq float64, measured *float64) map[string
 // net in watts) from a YAML or JSON file.
 func ReadStatePowers(path string) (models.StatePowers, error) {
 	var p models.StatePowers
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path)
 	if err != nil {
 		return p, err
 	}
@@ -154,7 +156,7 @@ func SpeedupFromEnergies(timeSpeedup, idle, dynamic float64) map[string]float64 
 }
 
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -162,4 +164,21 @@ func readJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// WriteJSON writes v as indented JSON to w and, when path is set, to that
+// file as well (a model file for the predict commands).
+func WriteJSON(w io.Writer, path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if path != "" {
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(b)
+	return err
 }

@@ -1,7 +1,9 @@
 package modelio
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -220,5 +222,21 @@ func TestSpeedup(t *testing.T) {
 				t.Errorf("%s: %s = %v, want %v", c.name, k, c.got[k], v)
 			}
 		}
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.json")
+	for _, p := range []string{"", path} {
+		var b bytes.Buffer
+		if err := WriteJSON(&b, p, map[string]int{"a": 1}); err != nil || b.String() != "{\n  \"a\": 1\n}\n" {
+			t.Fatalf("%q %v", b.String(), err)
+		}
+	}
+	if f, err := os.ReadFile(path); err != nil || string(f) != "{\n  \"a\": 1\n}\n" {
+		t.Fatalf("%q %v", f, err)
+	}
+	if err := WriteJSON(io.Discard, filepath.Join(path, "x"), 1); err == nil {
+		t.Error("a file under a file written")
 	}
 }

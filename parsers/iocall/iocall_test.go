@@ -2,6 +2,7 @@ package iocall
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -465,5 +467,25 @@ func TestRecordsReadBack(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// ReadFile reads a gzip-compressed log as the plain one.
+func TestReadFileGzip(t *testing.T) {
+	plain := "../../testdata/iocall/dd_tt_y.strace"
+	data, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	zipped := filepath.Join(t.TempDir(), "dd.strace.gz")
+	os.WriteFile(zipped, b.Bytes(), 0o644)
+	want, _, err1 := ReadFile(plain, FormatStrace, Options{File: "x"})
+	got, _, err2 := ReadFile(zipped, FormatStrace, Options{File: "x"})
+	if err1 != nil || err2 != nil || len(got) == 0 || !reflect.DeepEqual(got, want) {
+		t.Errorf("%d calls (%v), want %d (%v)", len(got), err2, len(want), err1)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -159,17 +158,14 @@ func Read(r io.Reader, format Format, opts Options, fn func(*tracecast.IOCall) e
 	return p.Stats(), nil
 }
 
-// ReadFile reads a whole file ("-" is standard input) into a slice.
+// ReadFile reads a whole file ("-" is standard input), plain or gzip, into
+// a slice.
 func ReadFile(path string, format Format, opts Options) ([]tracecast.IOCall, Stats, error) {
-	var r io.Reader = os.Stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, Stats{}, err
-		}
-		defer f.Close()
-		r = f
+	r, _, closeIn, err := input.Open(path)
+	if err != nil {
+		return nil, Stats{}, err
 	}
+	defer closeIn()
 	if opts.File == "" {
 		opts.File = path
 	}

@@ -24,10 +24,10 @@ type ParserConfig struct {
 	UserDefined bool `yaml:"user_defined"`
 	// IgnoreIncompleteLinks drops links missing an end (pj_dump -z).
 	IgnoreIncompleteLinks bool `yaml:"ignore_incomplete_links"`
-	// ReorderHorizon is how late (trace units) a variable sample may come
-	// and still be applied in time order; default 3 s worth, 0 is pj_dump's
-	// rule.
-	ReorderHorizon *float64 `yaml:"reorder_horizon"`
+	// ReorderHorizon is how late a variable sample may come and still be
+	// applied in time order: a duration (3s) or a number of trace units;
+	// default 3 s, 0 is pj_dump's rule, negative the default.
+	ReorderHorizon *tracecast.TraceTime `yaml:"reorder_horizon"`
 	// MaxBuffered bounds the variable samples held for reordering.
 	MaxBuffered int `yaml:"max_buffered"`
 	// MaxLineBytes is the longest accepted line.
@@ -101,8 +101,14 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 	po.NoStrict = o.NoStrict
 	po.UserDefined = o.UserDefined
 	po.IgnoreIncompleteLinks = o.IgnoreIncompleteLinks
-	if o.ReorderHorizon != nil {
-		po.ReorderHorizon = *o.ReorderHorizon
+	if h := o.ReorderHorizon; h != nil {
+		if s, ok := h.Seconds(); !ok {
+			po.ReorderHorizon = s
+		} else if s > 0 {
+			po.ReorderHorizonSeconds = s
+		} else {
+			po.ReorderHorizon = 0
+		}
 	}
 	po.MaxBuffered = o.MaxBuffered
 	po.MaxLineBytes = o.MaxLineBytes

@@ -28,6 +28,10 @@ type Options struct {
 	// time-ordered per container and type, as pj_dump wants. Negative means
 	// "pick from the time unit": 3 s of trace time.
 	ReorderHorizon float64
+	// ReorderHorizonSeconds, when positive, is the reorder horizon as a
+	// duration, converted to trace units once the time unit is known; it
+	// takes precedence over ReorderHorizon.
+	ReorderHorizonSeconds float64
 	// MaxBuffered bounds the number of variable samples held for reordering
 	// over all variables; past it the oldest are applied early.
 	MaxBuffered int

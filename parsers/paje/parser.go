@@ -61,6 +61,9 @@ func NewParser(opts Options) *Parser {
 	p.sim = newSim(&p.opts)
 	p.sim.pre = &p.pre
 	p.horizon = opts.ReorderHorizon
+	if opts.ReorderHorizonSeconds > 0 {
+		p.horizon = -1 // until the unit is known
+	}
 	if opts.TimeUnit != "auto" && opts.TimeUnit != "" {
 		p.setUnit(opts.TimeUnit)
 	}
@@ -73,7 +76,9 @@ func NewParser(opts Options) *Parser {
 // unsorted traces it accepts is within milliseconds of the latest time).
 func (p *Parser) setUnit(u string) {
 	p.unit = u
-	if p.horizon < 0 {
+	if p.opts.ReorderHorizonSeconds > 0 {
+		p.horizon = p.opts.ReorderHorizonSeconds * tracecast.PerSecond(u)
+	} else if p.horizon < 0 {
 		p.horizon = 3 * tracecast.PerSecond(u)
 	}
 	p.sim.quirkWindow = 0.1 * tracecast.PerSecond(u)

@@ -1,8 +1,11 @@
 package component
 
 import (
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
+	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
 )
@@ -76,6 +79,8 @@ func typeName(t reflect.Type) string {
 		return "string"
 	case t.String() == "time.Duration":
 		return "duration"
+	case t.String() == "tracecast.TraceTime":
+		return "duration or trace units" // 1ms, or a plain number in the trace's unit
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -114,4 +119,23 @@ func flowYAML(v any) string {
 		return ""
 	}
 	return strings.TrimSpace(string(b))
+}
+
+// WriteTable writes descriptions as `tracecast components` prints them:
+// each type's kind, name and doc, then one line per option with its key,
+// type and default.
+func WriteTable(w io.Writer, ds []Description) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, d := range ds {
+		fmt.Fprintf(tw, "%s %s\t%s\n", d.Kind, d.Name, d.Doc)
+		for _, o := range d.Options {
+			def := o.Default
+			if def != "" {
+				def = "default " + def
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", o.Key, o.Type, def)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
 }

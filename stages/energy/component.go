@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
@@ -151,4 +152,18 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 		return err
 	}
 	return emit(ctx, tracecast.Batch{Stream: st.stream, Items: []*Result{res}})
+}
+
+// ParseMap reads CONTAINER=NODE placements (the energy command's --map)
+// into the stage's map option.
+func ParseMap(specs []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, s := range specs {
+		c, n, ok := strings.Cut(s, "=")
+		if !ok || c == "" || n == "" {
+			return nil, fmt.Errorf("--map %q: want CONTAINER=NODE", s)
+		}
+		m[c] = n
+	}
+	return m, nil
 }

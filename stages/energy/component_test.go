@@ -2,6 +2,7 @@ package energy
 
 import (
 	"context"
+	"maps"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -54,5 +55,28 @@ func TestStageTimeUnit(t *testing.T) {
 				t.Fatalf("timeline %+v, want the run to end at %g s", tl, tc.wantEndSec)
 			}
 		})
+	}
+}
+
+func TestParseMap(t *testing.T) {
+	for _, tc := range []struct {
+		in   []string
+		want map[string]string
+		err  string
+	}{
+		{in: nil, want: map[string]string{}},
+		{in: []string{"CPU0=n1", "CPU1=n2=x"}, want: map[string]string{"CPU0": "n1", "CPU1": "n2=x"}},
+		{in: []string{"CPU0"}, err: `--map "CPU0": want CONTAINER=NODE`},
+		{in: []string{"=n"}, err: `--map "=n": want CONTAINER=NODE`},
+		{in: []string{"c="}, err: `--map "c=": want CONTAINER=NODE`},
+	} {
+		got, err := ParseMap(tc.in)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%v: %v, want %q", tc.in, err, tc.err)
+			}
+		} else if err != nil || !maps.Equal(got, tc.want) {
+			t.Errorf("%v: %v %v", tc.in, got, err)
+		}
 	}
 }

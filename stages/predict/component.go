@@ -25,10 +25,11 @@ type StageConfig struct {
 	Rules string `yaml:"rules"`
 	// Class is the class whose signal fixes the period (default idle).
 	Class string `yaml:"class"`
-	// Period is Δ in trace units; 0 is seed 004's rule with the floors.
-	Period     float64 `yaml:"period"`
-	MinPeriod  float64 `yaml:"min_period"`
-	MaxSamples int     `yaml:"max_samples"`
+	// Period is Δ, a duration with a unit (1ms) or a plain number in trace
+	// units; 0 is seed 004's rule with the floors.
+	Period     tracecast.TraceTime `yaml:"period"`
+	MinPeriod  tracecast.TraceTime `yaml:"min_period"`
+	MaxSamples int                 `yaml:"max_samples"`
 	// Window is w, in samples (required).
 	Window  int      `yaml:"window"`
 	Queries []string `yaml:"queries"`
@@ -85,7 +86,7 @@ func (o *StageConfig) Validate() error {
 	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
 		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
 	}
-	if o.Live && (o.Period <= 0 || o.Rules == "auto") {
+	if o.Live && (o.Period.Sign() <= 0 || o.Rules == "auto") {
 		errs = append(errs, errors.New("live: needs a period and rules starpu or smpi (the paper's period needs the whole trace)"))
 	}
 	return errors.Join(errs...)
@@ -170,6 +171,7 @@ type livePredict struct {
 	early   map[signal.Class][]earlySample // samples before the engine exists
 	trace   string
 	perSec  float64
+	period  float64 // trace units
 	out     struct {
 		ws []tracecast.Window
 		ps []tracecast.Prediction
@@ -189,7 +191,7 @@ func newLivePredict(env component.Env, o StageConfig) (tracecast.Processor, erro
 	}
 	st := &livePredict{o: o, env: env, rules: r,
 		lives: map[signal.Class]*signal.Live{}, engines: map[signal.Class]*Engine{}, early: map[signal.Class][]earlySample{},
-		perSec: tracecast.PerSecond(unit)}
+		perSec: tracecast.PerSecond(unit), period: o.Period.In(unit)}
 	for _, q := range o.Queries {
 		// Percentages are resolved against R once the containers are known;
 		// parse the class now.
@@ -199,7 +201,7 @@ func newLivePredict(env component.Env, o StageConfig) (tracecast.Processor, erro
 		}
 		if _, ok := st.lives[pq.Class]; !ok {
 			st.classes = append(st.classes, pq.Class)
-			st.lives[pq.Class] = signal.NewLive(r, pq.Class, o.Period)
+			st.lives[pq.Class] = signal.NewLive(r, pq.Class, st.period)
 		}
 	}
 	return st, nil
@@ -245,7 +247,7 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 		// R (and the queries' counts) is fixed once the first window is
 		// final: the containers with a state in it. Counting at the first
 		// sample instead would depend on how far the first batch reached.
-		fix := l.T0() + float64(st.o.Window)*st.o.Period
+		fix := l.T0() + float64(st.o.Window)*st.period
 		if st.engines[c] != nil || !l.Started() || w < fix {
 			continue
 		}
@@ -260,7 +262,7 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 				qs = append(qs, pq)
 			}
 		}
-		e := NewEngine(Config{Trace: st.trace, Class: c, R: r, Window: st.o.Window, Period: st.o.Period,
+		e := NewEngine(Config{Trace: st.trace, Class: c, R: r, Window: st.o.Window, Period: st.period,
 			T0: l.T0(), PerSec: st.perSec, Queries: qs, Compare: KS(m, st.o.Alpha), Method: string(m),
 			IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses}, Sink{
 			Window:     func(x tracecast.Window) { st.out.ws = append(st.out.ws, x) },

@@ -31,7 +31,7 @@ func lateWorkerTrace() []tracecast.Entity {
 func liveVerdicts(t *testing.T, es []tracecast.Entity, step float64, live bool) map[string]tracecast.Verdict {
 	t.Helper()
 	o := DefaultStageConfig()
-	o.Rules, o.Period, o.Window, o.Live, o.TimeUnit = "starpu", 1, 20, live, "ms"
+	o.Rules, o.Period, o.Window, o.Live, o.TimeUnit = "starpu", tracecast.TraceUnits(1), 20, live, "ms"
 	o.Queries = []string{"idle>=50%"}
 	p, err := newStage(component.Env{Logger: zerolog.Nop()}, o)
 	if err != nil {

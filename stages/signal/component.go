@@ -63,7 +63,11 @@ func (c *Collector) Stream() string { return c.stream }
 
 // Build returns the signal of the first rules that select something, its
 // period for class, and the trace's time unit.
-func (c *Collector) Build(env component.Env, className string, given, minPeriod float64, maxSamples int, unit string) (*Signal, *Rules, float64, string, error) {
+//
+// given and minPeriod are in the trace's unit (plain numbers) or durations,
+// converted to the unit: given unit, or the rules' (ms for StarPU, s for
+// SMPI) when it is empty.
+func (c *Collector) Build(env component.Env, className string, given, minPeriod tracecast.TraceTime, maxSamples int, unit string) (*Signal, *Rules, float64, string, error) {
 	var firstErr error
 	for i, b := range c.builders {
 		sig, err := b.Build()
@@ -74,15 +78,15 @@ func (c *Collector) Build(env component.Env, className string, given, minPeriod 
 			continue
 		}
 		class, _ := ParseClass(className)
-		period, why, err := sig.Period(class, given, minPeriod, maxSamples)
-		if err != nil {
-			return nil, nil, 0, "", err
-		}
 		if unit == "" {
 			unit = "s"
 			if c.rules[i].Name == "starpu" {
 				unit = "ms"
 			}
+		}
+		period, why, err := sig.Period(class, given.In(unit), minPeriod.In(unit), maxSamples)
+		if err != nil {
+			return nil, nil, 0, "", err
 		}
 		env.Logger.Info().Str("trace", c.stream).Str("rules", c.rules[i].Name).Int("containers", sig.R).Str("class", class.String()).
 			Float64("period", period).Str("why", why).Str("unit", unit).Int("samples", sig.Samples(period)).
@@ -106,11 +110,13 @@ func Meta(sig *Signal, rules *Rules, class Class, period float64, unit string) m
 // StageConfig are the options of a "signal" stage: the sampled occurrence
 // signal (see tracecast signal), as []tracecast.Sample batches.
 type StageConfig struct {
-	Rules      string  `yaml:"rules"`
-	Class      string  `yaml:"class"`
-	Period     float64 `yaml:"period"`
-	MinPeriod  float64 `yaml:"min_period"`
-	MaxSamples int     `yaml:"max_samples"`
+	Rules string `yaml:"rules"`
+	Class string `yaml:"class"`
+	// Period and MinPeriod are durations with a unit (1ms) or plain
+	// numbers in the trace's unit.
+	Period     tracecast.TraceTime `yaml:"period"`
+	MinPeriod  tracecast.TraceTime `yaml:"min_period"`
+	MaxSamples int                 `yaml:"max_samples"`
 }
 
 // DefaultStageConfig are the command's defaults.

@@ -246,9 +246,11 @@ func (s *Signal) Period(c Class, given, minPeriod float64, maxSamples int) (peri
 	switch {
 	case !ok:
 		return math.Max(floor, span/1000), "the signal never changes: 1000 samples", nil
+	case p < floor && floor == minPeriod:
+		return floor, fmt.Sprintf("half the shortest time between two changes of the signal, %g, raised to the minimum period", p), nil
 	case p < floor:
-		return floor, fmt.Sprintf("seed 004's rule gives %g, raised to the floor %g (min period %g, or span/max samples %g)",
-			p, floor, minPeriod, span/float64(maxSamples)), nil
+		return floor, fmt.Sprintf("half the shortest time between two changes of the signal, %g, would make more than %d samples: raised to the run's length / %d (the maximum number of samples)",
+			p, maxSamples, maxSamples), nil
 	}
-	return p, "seed 004's rule: half the shortest time between two changes of the signal", nil
+	return p, "half the shortest time between two changes of the signal", nil
 }

@@ -11,9 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 
+	"github.com/tracecast/tracecast/internal/input"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -300,7 +300,7 @@ func Build(m *Model, byR map[int][]Point, traces map[int]int, ts []int) error {
 
 // Load reads a model file and checks its kind and version.
 func Load(path string) (*Model, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

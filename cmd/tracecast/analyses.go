@@ -1,0 +1,335 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/memlimit"
+	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/pipelines/specs"
+	"github.com/tracecast/tracecast/stats/ks"
+	"github.com/tracecast/tracecast/study"
+)
+
+// traceFlags are the flags of the commands that read a trace.
+func traceFlags(cmd *cobra.Command, t *specs.Trace) {
+	cmd.Flags().BoolVar(&t.Lenient, "lenient", false, "skip bad trace lines instead of failing")
+	cmd.Flags().BoolVarP(&t.NoStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
+}
+
+// signalFlags are the flags of the commands that sample a signal;
+// maxSamples is --max-samples' default.
+func signalFlags(cmd *cobra.Command, t *specs.Trace, s *specs.Signal, maxSamples int) {
+	traceFlags(cmd, t)
+	fl := cmd.Flags()
+	fl.StringVar(&s.Class, "class", "idle", "the class counted: idle, compute, comm, other")
+	fl.StringVar(&s.Rules, "rules", "auto", "state classes: auto (starpu when there are StarPU worker states, else smpi), starpu, smpi")
+	fl.Var(&s.Period, "period", "sampling period: a duration (1ms, 250us) or a number in the trace's time unit (ms for StarPU, s for SMPI); 0: automatic")
+	fl.Var(&s.MinPeriod, "min-period", "floor for the automatic period: a duration or a number in the trace's time unit")
+	fl.IntVar(&s.MaxSamples, "max-samples", maxSamples, "the automatic period is raised so that the signal has at most this many samples; a given period making more is refused")
+}
+
+func newSignalCmd() *cobra.Command {
+	var t specs.Trace
+	var s specs.Signal
+	var out string
+	cmd := &cobra.Command{
+		Use:   "signal [flags] TRACE -o FILE",
+		Short: "Sample how many workers are idle (computing, ...) over a trace",
+		Long: `signal writes x_k, how many selected containers (--rules: StarPU workers or
+SMPI ranks) are in --class at t_k = t_0 + k·period, as Arrow (FILE.arrow),
+Parquet (FILE.parquet) or CSV (FILE.csv, or - for standard output), times in the trace's unit
+(milliseconds for StarPU). The innermost state decides a container's
+class. Without --period, the period is half the shortest time between two
+changes of the signal, raised to --min-period and to the run's length /
+--max-samples (100000 samples by default); a log line says which period
+was chosen, why, and how many samples it makes.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutputs(args, out); err != nil {
+				return err
+			}
+			if s.Period.Sign() > 0 && !cmd.Flags().Changed("max-samples") {
+				s.MaxSamples = 10_000_000 // the automatic period's cap is not a given period's
+			}
+			t.Path = args[0]
+			return runner().SignalFile(cmd.Context(), t, s, out)
+		},
+	}
+	signalFlags(cmd, &t, &s, 100_000)
+	cmd.Flags().Lookup("max-samples").Usage = "the automatic period is raised so that the signal has at most this many samples (a given --period may make up to 10000000, or this many when set)"
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output: FILE.arrow, FILE.parquet, FILE.csv or - (CSV)")
+	return cmd
+}
+
+func newKSCmd() *cobra.Command {
+	var method string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "ks [--method matlab|scipy|r] [--alpha A] FILE1 FILE2",
+		Short: "Two-sample Kolmogorov-Smirnov test on two samples of integers",
+		Long: `ks reads two samples, one non-negative integer per line (plain or gzip), and
+prints one JSON object: n1, n2, d (exact, from integer counts), d_num/d_den,
+p, reject (p < alpha), hit (not rejected), method and whether p is exact.
+p as MATLAB's kstest2 computes it (matlab, the default), as SciPy's
+ks_2samp (scipy) or as R's ks.test (r).`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := ks.ParseMethod(method)
+			if err != nil {
+				return usageErr(err)
+			}
+			var samples [2][]int
+			for i, path := range args {
+				if samples[i], err = ks.ReadSampleFile(path); err != nil {
+					return err
+				}
+			}
+			return json.NewEncoder(os.Stdout).Encode(ks.TestSamples(samples[0], samples[1], m, alpha).Record(alpha))
+		},
+	}
+	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level: reject H0 (same distribution) when p < alpha")
+	return cmd
+}
+
+func newHitrateCmd() *cobra.Command {
+	var t specs.Trace
+	var s specs.Signal
+	var method, windows string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "hitrate [flags] TRACE",
+		Short: "KS hit-rate of consecutive windows for many window sizes, in one pass",
+		Long: `hitrate samples the trace's signal (see 'tracecast signal'), cuts it into
+consecutive windows of w samples for every w of --windows, compares each
+window with the previous one (two-sample KS test) and prints, per window
+size: samples, compared (pairs of windows; a trailing partial window is not
+compared), hits (same distribution not rejected at --alpha) and hit_rate.
+One JSON line per size; a table on a terminal.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := ks.ParseMethod(method)
+			if err != nil {
+				return usageErr(err)
+			}
+			ws, err := ks.ParseWindows(windows)
+			if err != nil {
+				return usageErr(err)
+			}
+			t.Path = args[0]
+			h := &study.Hitrates{Trace: t.Name(), Windows: ws, Method: m, Alpha: alpha}
+			if err := runner().Hitrates(cmd.Context(), t, s, h); err != nil {
+				return err
+			}
+			if cl, ok := h.Classification(); ok {
+				log.Info().Str("trace", h.Trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state")
+			}
+			return h.WriteResults(os.Stdout, isTerminal(os.Stdout))
+		},
+	}
+	signalFlags(cmd, &t, &s, 10_000_000)
+	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level")
+	cmd.Flags().StringVar(&windows, "windows", "1000:50000:1000", "window sizes in samples: a list (1000,2000) or FROM:TO:STEP")
+	return cmd
+}
+
+func newPredictCmd() *cobra.Command {
+	var t specs.Trace
+	var w specs.Windows
+	var f specs.Forecasts
+	var out string
+	var verify bool
+	cmd := &cobra.Command{
+		Use:   "predict TRACE [--horizon D]... [--every D] [--query 'idle>=25%']... [--method M] [--format jsonl|arrow] [-o DIR]",
+		Short: "Forecast idle capacity over a consumer's horizons (or over KS windows with --window)",
+		Long: `predict forecasts, every --every of trace time t, for each --horizon H and
+--query (idle>=25%: at least 25% of the selected containers idle): p, the
+fraction of [t, t+H) during which the query will hold, with an interval
+meant to hold it with probability --coverage, and the mean fraction idle,
+from the trace up to t only, by --method: auto (default: a combination
+learnt from the outcomes already known), ks-paper (the last H),
+persistence, climatology or markov. Alert episodes: idle-opportunity (p
+at or above --idle-threshold), regime-change. Records go to standard
+output as JSON lines or to -o DIR; on a terminal a table of scores.
+--verify scores them against what happened. docs/forecasts.md.
+
+With --window W (or --model), predict cuts the signal (see 'tracecast
+signal') into windows of W samples and predicts each window from the
+previous one, followed by the KS test's verdict; alerts after
+--regime-misses misses in a row. Every record has a deterministic id.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out != "" {
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return err
+				}
+			}
+			t.Path = args[0]
+			if w.Window != 0 || w.Model != "" {
+				res, err := runner().Windows(cmd.Context(), t, w, out)
+				if err != nil || out != "" {
+					return err
+				}
+				return res.WriteJSONL(os.Stdout, false)
+			}
+			if !cmd.Flags().Changed("method") {
+				w.Method = string(fc.Auto)
+			}
+			f.Rules, f.Queries, f.Method, f.Threshold, f.Out, f.Score, f.Terminal = w.Rules, w.Queries, w.Method, w.IdleThreshold, out, verify, isTerminal(os.Stdout)
+			run, err := runner().Forecast(cmd.Context(), t, f)
+			if err != nil {
+				return err
+			}
+			return run.Report(os.Stdout, os.Stderr)
+		},
+	}
+	signalFlags(cmd, &t, &w.Signal, 10_000_000)
+	fl := cmd.Flags()
+	fl.IntVar(&w.Window, "window", 0, "KS windows instead of horizons: the window size in samples")
+	fl.StringVar(&w.Model, "model", "", "KS windows with the window size from a model written by 'tracecast train', for the trace's workers and --tasks")
+	fl.IntVar(&w.Tasks, "tasks", 0, "number of tasks for --model (0: counted in the trace, which reads it twice)")
+	fl.StringArrayVar(&w.Queries, "query", []string{"idle>=25%"}, "CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)")
+	fl.StringVar(&w.Method, "method", "matlab", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
+	fl.Float64Var(&w.Alpha, "alpha", 0.05, "KS significance level")
+	fl.Float64Var(&w.IdleThreshold, "idle-threshold", 0.8, "an idle-opportunity episode opens when a forecast's p (with --window: a prediction's likelihood) reaches this (0: never)")
+	fl.IntVar(&w.RegimeMisses, "regime-misses", 3, "with --window, a regime-change alert after this many KS misses in a row (0: never)")
+	fl.StringArrayVar(&f.Horizons, "horizon", nil, "the consumer's horizon H, a duration with a unit: 500us, 10ms, 2s (repeatable; default: 0.1%, 1% and 10% of the run)")
+	fl.StringVar(&f.Every, "every", "", "issue a forecast every this much trace time, a duration with a unit (default: the shortest horizon / 10)")
+	fl.Float64Var(&f.Coverage, "coverage", 0.9, "probability the interval [lo, hi] is meant to have of containing the outcome of p")
+	fl.StringVar(&f.RunID, "run-id", "", "names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)")
+	fl.StringVar(&f.Format, "format", "", "jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)")
+	fl.IntVar(&f.Workers, "workers", 0, "R, the selected containers (default: counted in the trace; from standard input, as they appear)")
+	fl.Float64Var(&f.RegimeAlpha, "regime-alpha", 0.01, "regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)")
+	fl.BoolVar(&verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for the output files (default: JSON lines on standard output)")
+	return cmd
+}
+
+func newVerifyCmd() *cobra.Command {
+	var t specs.Trace
+	var rules, format string
+	var workers int
+	cmd := &cobra.Command{
+		Use:   "verify TRACE FORECASTS.jsonl",
+		Short: "Score forecasts (from predict or a live pipeline) against what happened in the trace",
+		Long: `verify reads the forecast records of FORECASTS.jsonl (other records are
+skipped) and scores them against the trace they are about: per query and
+horizon, the mean squared error of p and of mean, the skill against
+persistence, climatology and ks-paper at the same times, and the interval
+coverage. --format jsonl writes score records with the reliability table.
+Definitions: docs/forecasts.md.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "table" && format != "jsonl" {
+				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
+			}
+			t.Path = args[0]
+			scores, err := runner().Verify(cmd.Context(), t, rules, workers, args[1])
+			if err != nil {
+				return err
+			}
+			if format == "table" {
+				return fc.WriteTable(os.Stdout, scores)
+			}
+			return fc.WriteScores(os.Stdout, scores)
+		},
+	}
+	traceFlags(cmd, &t)
+	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
+	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl (score records)")
+	cmd.Flags().IntVar(&workers, "workers", 0, "R, the selected containers (default: counted in the trace)")
+	return cmd
+}
+
+func newReportCmd() *cobra.Command {
+	var t specs.Trace
+	var out, rules string
+	var horizons []string
+	cmd := &cobra.Command{
+		Use:   "report TRACE -o report.html",
+		Short: "Write one self-contained HTML page about a trace: Gantt chart, occupancy, forecasts and their skill",
+		Long: `report reads a trace and writes one HTML page that opens in any browser
+without network access: the trace's summary, a zoomable Gantt chart of the
+selected containers' states (StarPU workers or SMPI ranks), how many are
+idle, computing or communicating over time, the idle-capacity forecasts
+(idle>=25%) drawn over what happened, and their skill against the
+baselines (docs/forecasts.md). Large traces are aggregated so the page
+stays small.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			t.Path = args[0]
+			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, out); err != nil {
+				return err
+			}
+			fmt.Println(out)
+			return nil
+		},
+	}
+	traceFlags(cmd, &t)
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
+	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi")
+	cmd.Flags().StringArrayVar(&horizons, "horizon", nil, "forecast horizons, durations with a unit (default: 0.1%, 1% and 10% of the run)")
+	return cmd
+}
+
+func newStatesCmd() *cobra.Command {
+	var format, out, memLimit string
+	var allEntities bool
+	d := paje.DefaultParserConfig()
+	parser := map[string]any{}
+	cmd := &cobra.Command{
+		Use:   "states [flags] TRACE|-",
+		Short: "Resolve a Paje trace into containers, states, variables, events and links (a pj_dump replacement)",
+		Long: `states reads a Paje trace (plain or gzip, a file or - for standard input) and
+prints every container, state, variable, event and link it resolves: as
+pajeng's pj_dump prints them (--format pjdump, in completion order: sort
+both to compare), as CSV with a header row, JSON lines or an Arrow IPC file
+(schemas in the README). It streams: memory is bounded by the live
+containers, open states and pending links, not by the trace's length.
+Variable samples up to --reorder-horizon late are put back in order, so raw
+StarPU traces, which pj_dump rejects, are read as written.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The reader's live heap is bounded by its limits; a soft
+			// memory limit derived from them keeps the collector from
+			// letting the process grow to twice that between collections
+			// (--memory-limit or GOMEMLIMIT override it).
+			po := paje.DefaultOptions()
+			po.MaxBuffered, po.MaxLineBytes = *parser["max_buffered"].(*int), *parser["max_line_bytes"].(*int)
+			po.MaxContainers, po.MaxOpenStates = *parser["max_containers"].(*int), *parser["max_open_states"].(*int)
+			if _, err := memlimit.Set(memLimit, po.HeapBound()); err != nil {
+				return usageErr(err)
+			}
+			if err := checkOutputs(args, out, out+".tmp"); err != nil {
+				return err
+			}
+			_, err := runner().States(cmd.Context(), specs.States{Trace: args[0], Format: format, Out: out, AllEntities: allEntities, Parser: parser, Skipped: os.Stderr})
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&format, "format", "pjdump", "output format: pjdump, csv, jsonl, arrow")
+	f.StringVarP(&out, "output", "o", "-", "output file (- for standard output)")
+	f.StringVar(&memLimit, "memory-limit", "", "soft memory limit (512MiB, 2GiB, off; default: derived from the reader's limits; GOMEMLIMIT also works)")
+	flag := func(key string, p any) { parser[key] = p }
+	flag("lenient", f.Bool("lenient", false, "count and skip bad lines instead of failing; print the counts by reason"))
+	flag("user_defined", f.BoolP("user-defined", "u", false, "also output user-defined fields (pj_dump -u)"))
+	flag("no_strict", f.BoolP("no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)"))
+	flag("ignore_incomplete_links", f.BoolP("ignore-incomplete-links", "z", false, "drop links that never got both ends (pj_dump -z)"))
+	horizon := tracecast.TraceUnits(-1)
+	f.Var(&horizon, "reorder-horizon", "how late a variable sample may be and still be put back in order: a duration (3s) or a number in the trace's time unit (-1: 3 s; 0: none, as pj_dump)")
+	flag("reorder_horizon", &horizon)
+	flag("max_buffered", f.Int("max-buffered", d.MaxBuffered, "most variable samples held for reordering"))
+	flag("max_line_bytes", f.Int("max-line-bytes", d.MaxLineBytes, "longest accepted line, in bytes"))
+	flag("max_containers", f.Int("max-containers", d.MaxContainers, "most live containers"))
+	flag("max_open_states", f.Int("max-open-states", d.MaxOpenStates, "most open states and pending links"))
+	f.BoolVar(&allEntities, "all-entities", false, "with --format pjdump: print every entity and end the trace at its latest time, instead of reproducing pj_dump's window")
+	flag("time_unit", f.String("time-unit", "auto", "unit of the trace's times: auto (ms for StarPU, s otherwise), s, ms, us, ns"))
+	return cmd
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// gz writes data gzip-compressed to path.
+func gz(t *testing.T, path string, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Durations take a unit wherever a command takes a length of time, and a
+// plain number keeps the unit the flag always had (the trace's, seconds,
+// milliseconds): both spellings give the same output.
+func TestDurationsWithUnits(t *testing.T) {
+	dir := t.TempDir()
+	kw := "../../testdata/power/cholesky-2cpu.kwollect.json.gz"
+	energy := []string{"energy", "--trace", demoTrace, "--power", kw}
+	for _, tc := range []struct {
+		name string
+		args [][]string // the same command, spelled differently
+	}{
+		{"signal, StarPU (ms)", [][]string{
+			{"signal", "--period", "1", demoTrace, "-o", "-"},
+			{"signal", "--period", "1ms", demoTrace, "-o", "-"},
+			{"signal", "--period", "0.001s", demoTrace, "-o", "-"}}},
+		{"signal, SMPI (s)", [][]string{
+			{"signal", "--period", "0.0001", "../../testdata/smpi/ring-8.trace", "-o", "-"},
+			{"signal", "--period", "100us", "../../testdata/smpi/ring-8.trace", "-o", "-"}}},
+		{"hitrate --min-period", [][]string{
+			{"hitrate", "--min-period", "2", "--windows", "10,20", demoTrace},
+			{"hitrate", "--min-period", "2ms", "--windows", "10,20", demoTrace}}},
+		{"predict --window --period", [][]string{
+			{"predict", "--window", "50", "--period", "2", demoTrace},
+			{"predict", "--window", "50", "--period", "2000us", demoTrace}}},
+		{"energy seconds", [][]string{
+			append(energy, "--window", "0.1", "--max-gap", "0.1", "--offset", "1753114530"),
+			append(energy, "--window", "100ms", "--max-gap", "100ms", "--offset", "1753114530s")}},
+		{"synth milliseconds", [][]string{
+			{"synth", "--tasks", "200", "--transfer-prob", "0.5", "--transfer-ms", "2", "--overhead-ms", "0.01", "-o", filepath.Join(dir, "a.trace")},
+			{"synth", "--tasks", "200", "--transfer-prob", "0.5", "--transfer-ms", "2ms", "--overhead-ms", "10us", "-o", filepath.Join(dir, "b.trace")}}},
+	} {
+		var first string
+		for i, args := range tc.args {
+			r := run(t, nil, args...)
+			if r.code != 0 {
+				t.Fatalf("%s %v: exit %d: %s", tc.name, args, r.code, r.stderr)
+			}
+			out := r.stdout
+			if strings.HasPrefix(tc.name, "predict") {
+				out = stripEmittedAt(out)
+			}
+			if i == 0 {
+				first = out
+			} else if out != first {
+				t.Errorf("%s: %v prints something else than %v", tc.name, args, tc.args[0])
+			}
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "a.trace"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b.trace"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("synth: --transfer-ms 2ms --overhead-ms 10us wrote another trace than 2 and 0.01")
+	}
+	// The reorder horizon: the trace with a sample 5 ms late is read with a
+	// 10 ms horizon, refused with 1 ms, whatever the spelling.
+	late := filepath.Join(dir, "late.trace")
+	os.WriteFile(late, lateTrace(t), 0o644)
+	for _, tc := range []struct {
+		horizon string
+		code    int
+	}{{"10ms", 0}, {"10", 0}, {"0.01s", 0}, {"1ms", 1}, {"1", 1}, {"3s", 0}, {"later", 2}} {
+		if r := run(t, nil, "states", "--reorder-horizon", tc.horizon, late); r.code != tc.code {
+			t.Errorf("--reorder-horizon %s: exit %d, want %d: %.200s", tc.horizon, r.code, tc.code, r.stderr)
+		}
+	}
+	// A length that is not one is a usage error naming the flag.
+	for _, args := range [][]string{{"signal", "--period", "fast", demoTrace, "-o", "-"}, append(energy, "--window", "1 s")} {
+		if r := run(t, nil, args...); r.code != 2 || !strings.Contains(r.stderr, "is not a duration") {
+			t.Errorf("%v: exit %d, %s", args, r.code, r.stderr)
+		}
+	}
+}
+
+// stripEmittedAt drops the wall-clock time records carry.
+func stripEmittedAt(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if i := strings.Index(l, `"emitted_at":"`); i >= 0 {
+			j := strings.Index(l[i+14:], `"`)
+			l = l[:i] + l[i+14+j+1:]
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// lateTrace is the demo trace with one variable sample moved 5 ms late.
+func lateTrace(t *testing.T) []byte {
+	t.Helper()
+	f, _ := os.Open(demoTrace)
+	defer f.Close()
+	zr, _ := gzip.NewReader(f)
+	var b bytes.Buffer
+	b.ReadFrom(zr)
+	lines := strings.Split(b.String(), "\n")
+	at, t0 := -1, 0.0
+	for i, l := range lines {
+		if fs := strings.Fields(l); len(fs) > 2 && fs[0] == "13" {
+			if v, _ := strconv.ParseFloat(fs[1], 64); v > 175 {
+				at, t0 = i, v
+				break
+			}
+		}
+	}
+	moved := lines[at]
+	lines = append(lines[:at], lines[at+1:]...)
+	for i := at; i < len(lines); i++ {
+		if fs := strings.Fields(lines[i]); len(fs) > 1 {
+			if v, err := strconv.ParseFloat(fs[1], 64); err == nil && v > t0+5 {
+				lines = append(lines[:i], append([]string{moved}, lines[i:]...)...)
+				return []byte(strings.Join(lines, "\n"))
+			}
+		}
+	}
+	t.Fatal("no later line")
+	return nil
+}
+
+// The signal of a 7 s StarPU run, without --period: at most 100 000
+// samples (not 10 M, 280 MB of CSV), and the log says which period and why.
+// A given period keeps the old ceiling.
+func TestSignalDefaultPeriod(t *testing.T) {
+	r := run(t, nil, "--log-format", "json", "signal", demoTrace, "-o", "-")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stdout, "\n"); n < 90_000 || n > 100_001 {
+		t.Errorf("%d lines of CSV, want at most 100 000 samples", n)
+	}
+	for _, want := range []string{`"message":"signal"`, `"samples":100000`, `"period":0.069`, `would make more than 100000 samples`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("log lacks %s:\n%s", want, r.stderr)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "s.arrow")
+	if r := run(t, nil, "signal", "--period", "10us", demoTrace, "-o", out); r.code != 0 { // 697 k samples
+		t.Errorf("--period 10us: exit %d: %s", r.code, r.stderr)
+	}
+	if r := run(t, nil, "signal", "--period", "10us", "--max-samples", "1000", demoTrace, "-o", out); r.code != 1 || !strings.Contains(r.stderr, "more than the 1000 allowed") {
+		t.Errorf("--period 10us --max-samples 1000: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// Every reader takes gzip input: the same command on a compressed copy
+// of each input prints the same.
+func TestGzipInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(data), 0o644)
+		return p
+	}
+	points := write("p.csv", "config,time,power\n1c,100,50\n2c,55,70\n4c,30,100\n")
+	samples := write("s.csv", "cpu,f,watts\n0,1.86,55.75\n1,1.86,107.25\n0,2.79,56.28\n1,2.79,149.72\n0.5,2.79,100\n")
+	params := write("p.yaml", "idle: 91.6\napp: 125.2\nstorage: 129.0\nnet: 127.7\n")
+	model := filepath.Join(dir, "m.json")
+	if r := run(t, nil, "powermodel", "fit", "--samples", samples, "-o", model); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	bench := filepath.Join(dir, "bench.json")
+	if r := run(t, nil, "iobench", "--dir", dir, "--profile", ioFixture, "-o", bench, "--min-calls", "2", "--max-calls", "4", "--reps", "1", "--max-gap", "1us"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	train := filepath.Join(dir, "model")
+	for i, n := range []string{"1000", "1200", "1400"} {
+		run(t, nil, "synth", "--tasks", n, "--seed", n, "-o", filepath.Join(dir, "t"+strconv.Itoa(i)+".trace.gz"))
+	}
+	if r := run(t, nil, "train", "--meta-dir", dir, "-o", train, "--windows", "500:5000:500", "--max-samples", "100000", "--plots=false", "--degree", "2"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	wm := filepath.Join(train, "window-model.json")
+	meta := filepath.Join(dir, "t0.meta.json")
+	zipped := func(p string) string { // in dir, beside the other inputs
+		b, _ := os.ReadFile(p)
+		return gz(t, filepath.Join(dir, filepath.Base(p)+".gz"), b)
+	}
+	for _, tc := range []struct {
+		name string
+		args func(in string) []string
+		in   string
+	}{
+		{"pareto", func(in string) []string { return []string{"pareto", in} }, points},
+		{"powermodel fit --samples", func(in string) []string { return []string{"powermodel", "fit", "--samples", in} }, samples},
+		{"powermodel predict --model", func(in string) []string {
+			return []string{"powermodel", "predict", "--model", in, "--cpu", "0.5", "--freq", "2"}
+		}, model},
+		{"energy --params", func(in string) []string {
+			return []string{"energy", "--trace", demoTrace, "--power", "../../testdata/power/cholesky-2cpu.rapl.csv.gz", "--params", in}
+		}, params},
+		{"iopredict --ref", func(in string) []string {
+			return []string{"iopredict", "--profile", ioFixture, "--ref", in, "--target", bench}
+		}, bench},
+		{"iocalls", func(in string) []string { return []string{"iocalls", in} }, ioFixture},
+		{"predict --model", func(in string) []string {
+			return []string{"predict", "--model", in, "--max-samples", "100000", filepath.Join(dir, "t1.trace.gz")}
+		}, wm},
+		{"train META.json", func(in string) []string {
+			return []string{"train", "-o", filepath.Join(dir, "m2"), "--windows", "500:5000:500", "--max-samples", "100000", "--plots=false", in}
+		}, meta},
+	} {
+		plain := run(t, nil, tc.args(tc.in)...)
+		zr := run(t, nil, tc.args(zipped(tc.in))...)
+		if plain.code != 0 || zr.code != 0 || stripEmittedAt(plain.stdout) != stripEmittedAt(zr.stdout) {
+			t.Errorf("%s: exit %d and %d (gzip): %s", tc.name, plain.code, zr.code, zr.stderr)
+		}
+	}
+}
+
+// The built-in pipelines run from any directory: the trace they read by
+// default is the one built into the binary when the repository's copy is
+// not there.
+func TestBuiltinPipelineAnywhere(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"replay-starpu", "idle-starpu"} {
+		cmd := exec.Command(binary, "run", "--no-progress", name)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s from %s: %v\n%s", name, dir, err, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "replay-starpu", "entities.jsonl"))
+	if n := strings.Count(string(b), "\n"); err != nil || n != 41_156 {
+		t.Errorf("replay-starpu wrote %d records (%v), want the demo trace's 41156", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "idle-starpu", "predictions.arrow")); err != nil {
+		t.Error(err)
+	}
+	// A file of that name in the directory is read, as always.
+	os.MkdirAll(filepath.Join(dir, "pipelines", "testdata"), 0o755)
+	gz(t, filepath.Join(dir, "pipelines", "testdata", "starpu-cholesky-2cpu.trace.gz"), []byte("%EventDef PajeDefineContainerType 1\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"))
+	cmd := exec.Command(binary, "run", "--no-progress", "replay-starpu")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out", "replay-starpu", "entities.jsonl")); strings.Count(string(b), "\n") != 1 {
+		t.Errorf("the local trace was not read: %d records", strings.Count(string(b), "\n"))
+	}
+}
+
+// --help says what a command does in plain words: no references to the
+// papers' sections, equations or seeds.
+func TestHelpInPlainWords(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		texts := []string{c.Short, c.Long}
+		c.Flags().VisitAll(func(f *pflag.Flag) { texts = append(texts, f.Usage) })
+		for _, s := range texts {
+			for _, jargon := range []string{"seed 00", "§", "Table I", "eq. ", "Δ", "poly44"} {
+				if strings.Contains(s, jargon) {
+					t.Errorf("%s: %q in %q", c.CommandPath(), jargon, s)
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd())
+}

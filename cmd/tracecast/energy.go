@@ -1,0 +1,301 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/models"
+	"github.com/tracecast/tracecast/models/modelio"
+	"github.com/tracecast/tracecast/pipelines/specs"
+	"github.com/tracecast/tracecast/report"
+	"github.com/tracecast/tracecast/stages/energy"
+)
+
+// energyCommands are the energy and power-model commands.
+func energyCommands() []*cobra.Command {
+	pm := &cobra.Command{Use: "powermodel", Short: "A node's power from its CPU utilisation and frequency: fit the model, predict",
+		Long: `powermodel fits and uses the power model P(cpu, f) = P0 − alpha·(fmax − f)/fmax +
+(A·f/fmax + B)·cpu, cpu the utilisation in [0, 1], f the frequency, P0 the
+idle power at fmax (docs/energy.md).`}
+	pm.AddCommand(newPowermodelFitCmd(), newModelPredictCmd("powermodel", "power", "utilisation", true, modelio.ReadPowerModel))
+	ct := &cobra.Command{Use: "ctmodel", Short: "A task's completion time from its CPU allocation and frequency: fit the model, predict",
+		Long: `ctmodel fits and uses the completion-time model CT(cpu, f) = [θ_f/cpu +
+(1 − θ_f)]·[U·fmax/f + (1 − U)]·CT(100%, fmax), U the frequency-sensitive
+share of the work, θ_f the CPU-sensitive share at f (docs/energy.md).`}
+	ct.AddCommand(newCTFitCmd(), newModelPredictCmd("ctmodel", "completion time", "allocation", false, modelio.ReadCTModel))
+	return []*cobra.Command{pm, ct, newParetoCmd(), newEnergyCmd(), newEnergySpeedupCmd()}
+}
+
+// energyRequire fails with a usage error when one of names was not given.
+func energyRequire(cmd *cobra.Command, names ...string) error {
+	var missing []string
+	for _, n := range names {
+		if !cmd.Flags().Changed(n) {
+			missing = append(missing, "--"+n)
+		}
+	}
+	if len(missing) > 0 {
+		return usageErr(fmt.Errorf("missing %s", strings.Join(missing, ", ")))
+	}
+	return nil
+}
+
+func newPowermodelFitCmd() *cobra.Command {
+	var in models.PowerInputs
+	var out, samples string
+	var fmax float64
+	cmd := &cobra.Command{
+		Use:   "fit (--fmin F --fmax F --p-idle-fmin W --p-idle-fmax W --p-full-fmin W --p-full-fmax W | --samples FILE.csv)",
+		Short: "Compute A, B and alpha from six measurements, or fit them to many",
+		Long: `fit prints the power model as JSON (and writes it with -o), from six
+measurements (idle and full-load power at the lowest and highest
+frequency), or fitted to --samples, a CSV with columns cpu, f, watts and a
+header row (then with the fit's RMSE and R²). Frequencies in any unit.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if samples != "" {
+				mf, err := modelio.FitPowerModel(samples, fmax)
+				if err != nil {
+					return err
+				}
+				return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
+			}
+			if err := energyRequire(cmd, "fmin", "fmax", "p-idle-fmin", "p-idle-fmax", "p-full-fmin", "p-full-fmax"); err != nil {
+				return err
+			}
+			in.FMax = fmax
+			mf, err := modelio.PowerModelFromInputs(in)
+			if err != nil {
+				return usageErr(err)
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&in.FMin, "fmin", 0, "lowest frequency")
+	f.Float64Var(&fmax, "fmax", 0, "highest frequency")
+	f.Float64Var(&in.PIdleFMin, "p-idle-fmin", 0, "idle power at fmin (W)")
+	f.Float64Var(&in.PIdleFMax, "p-idle-fmax", 0, "idle power at fmax (W)")
+	f.Float64Var(&in.PFullFMin, "p-full-fmin", 0, "power at 100% CPU and fmin (W)")
+	f.Float64Var(&in.PFullFMax, "p-full-fmax", 0, "power at 100% CPU and fmax (W)")
+	f.StringVar(&samples, "samples", "", "CSV of measurements (cpu, f, watts) to fit by least squares")
+	f.StringVarP(&out, "output", "o", "", "also write the model to this JSON file")
+	return cmd
+}
+
+func newCTFitCmd() *cobra.Command {
+	var in models.CTInputs
+	var out string
+	cmd := &cobra.Command{
+		Use:   "fit --fmin F --fmax F --x X --ct-full-fmin S --ct-full-fmax S --ct-x-fmin S --ct-x-fmax S [-o FILE]",
+		Short: "Compute U, θ_fmin and θ_fmax from seven inputs",
+		Long: `fit prints the completion-time model as JSON (and writes it with -o) from
+a task's completion times at 100% and at --x of the CPU (0.2 or 20 for
+20%), at the lowest and highest frequency (any time unit: predictions come
+out in the same one).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "fmin", "fmax", "x", "ct-full-fmin", "ct-full-fmax", "ct-x-fmin", "ct-x-fmax"); err != nil {
+				return err
+			}
+			if in.X >= 1 {
+				in.X /= 100
+			}
+			mf, err := modelio.CTModelFromInputs(in)
+			if err != nil {
+				return usageErr(err)
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&in.FMin, "fmin", 0, "lowest frequency")
+	f.Float64Var(&in.FMax, "fmax", 0, "highest frequency")
+	f.Float64Var(&in.X, "x", 0, "reduced CPU allocation, 0 to 1 (or a percentage)")
+	f.Float64Var(&in.CTFullMin, "ct-full-fmin", 0, "completion time at 100% CPU and fmin")
+	f.Float64Var(&in.CTFullMax, "ct-full-fmax", 0, "completion time at 100% CPU and fmax")
+	f.Float64Var(&in.CTXMin, "ct-x-fmin", 0, "completion time at x CPU and fmin")
+	f.Float64Var(&in.CTXMax, "ct-x-fmax", 0, "completion time at x CPU and fmax")
+	f.StringVarP(&out, "output", "o", "", "also write the model to this JSON file")
+	return cmd
+}
+
+// predictor is a model file that predicts at a CPU share and a frequency.
+type predictor interface {
+	Prediction(cpu, freq float64, measured *float64) map[string]float64
+}
+
+// newModelPredictCmd is the predict command of powermodel and ctmodel: the
+// model file their fit -o wrote (read by read), evaluated at --cpu and
+// --freq; what is the predicted quantity, share the CPU share's name.
+func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, read func(string) (M, error)) *cobra.Command {
+	var path string
+	var cpu, freq, measured float64
+	cpuRange := map[bool]string{true: "[0, 1]", false: "(0, 1]"}[zeroCPU]
+	cmd := &cobra.Command{
+		Use:   "predict --model FILE --cpu U --freq F [--measured X]",
+		Short: "Predict the " + what + " at a CPU " + share + " and frequency",
+		Long: `predict evaluates the model written by "` + model + ` fit -o" at CPU ` + share + ` --cpu
+(` + cpuRange + `, or a percentage) and frequency --freq (the model's unit). With
+--measured, it also prints the error |measured − predicted|/measured·100.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "model", "cpu", "freq"); err != nil {
+				return err
+			}
+			mf, err := read(path)
+			if err != nil {
+				return err
+			}
+			if cpu > 1 {
+				cpu /= 100
+			}
+			if cpu < 0 || (cpu == 0 && !zeroCPU) || cpu > 1 || freq <= 0 {
+				return usageErr(errors.New("--cpu must be in " + cpuRange + " (or a percentage) and --freq positive"))
+			}
+			var m *float64 // --measured, when given (0 is a measurement too)
+			if cmd.Flags().Changed("measured") {
+				m = &measured
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, m))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&path, "model", "", "model file written by "+model+" fit -o")
+	f.Float64Var(&cpu, "cpu", 0, "CPU "+share+", 0 to 1 (values above 1 are read as percentages)")
+	f.Float64Var(&freq, "freq", 0, "operating frequency (the model's unit)")
+	f.Float64Var(&measured, "measured", 0, "measured "+what+", to report the prediction's error")
+	return cmd
+}
+
+func newParetoCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "pareto FILE.csv",
+		Short: "Pareto frontier of (configuration, time, power) points",
+		Long: `pareto reads a CSV with a header row and the columns config, time and power
+(others ignored) and prints the configurations no other one beats in both
+time and power, by increasing power: the fastest one for each power budget.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "csv" && format != "json" {
+				return usageErr(fmt.Errorf("unknown --format %q (csv, json)", format))
+			}
+			pts, err := modelio.ReadPoints(args[0])
+			if err != nil {
+				return err
+			}
+			front := models.Pareto(pts)
+			if format == "json" {
+				return modelio.WriteJSON(cmd.OutOrStdout(), "", front)
+			}
+			return modelio.WritePoints(cmd.OutOrStdout(), front)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "csv", "output: csv or json")
+	return cmd
+}
+
+func newEnergySpeedupCmd() *cobra.Command {
+	var st, s, ei, ed float64
+	cmd := &cobra.Command{
+		Use:   "energy-speedup --time-speedup S (--idle-fraction s | --idle-energy J --dynamic-energy J)",
+		Short: "Energy speedup of a parallel run from its time speedup and the idle share of the energy",
+		Long: `energy-speedup prints the energy speedup of a parallel run, S_e = 1 / ((1 − s)
++ s/S_t), from its time speedup S_t and the idle share s = E_i/(E_i + E_d)
+of the sequential run's energy, given or computed from the idle and dynamic
+energies (then with the parallel energy E_p = E_i/S_t + E_d).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "time-speedup"); err != nil {
+				return err
+			}
+			energies := false
+			switch {
+			case cmd.Flags().Changed("idle-fraction"):
+			case cmd.Flags().Changed("idle-energy") && cmd.Flags().Changed("dynamic-energy"):
+				if ei < 0 || ed < 0 || ei+ed <= 0 {
+					return usageErr(errors.New("energies must be non-negative, not both zero"))
+				}
+				energies, s = true, models.IdleFraction(ei, ed)
+			default:
+				return usageErr(errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy"))
+			}
+			if st <= 0 || s < 0 || s > 1 {
+				return usageErr(errors.New("need --time-speedup > 0 and an idle fraction in [0, 1]"))
+			}
+			if energies {
+				return modelio.WriteJSON(cmd.OutOrStdout(), "", modelio.SpeedupFromEnergies(st, ei, ed))
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), "", modelio.Speedup(st, s))
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&st, "time-speedup", 0, "time speedup S_t = T_1/T_p")
+	f.Float64Var(&s, "idle-fraction", 0, "idle fraction s of the sequential run's energy, 0 to 1")
+	f.Float64Var(&ei, "idle-energy", 0, "idle energy E_i of the sequential run (J)")
+	f.Float64Var(&ed, "dynamic-energy", 0, "dynamic energy E_d of the sequential run (J)")
+	return cmd
+}
+
+func newEnergyCmd() *cobra.Command {
+	var o specs.Energy
+	var out string
+	var plotPoints int
+	cmd := &cobra.Command{
+		Use:   "energy --trace TRACE --power POWER [--params FILE] [-o DIR]",
+		Short: "Energy per node and state class from a Paje trace and a power-meter stream",
+		Long: `energy joins a trace's execution states with power samples, per node, and
+reports the energy spent in each state class (idle, compute, comm, other),
+per --window and in total, and the model E = P_idle·T + Σ (P_state −
+P_idle)·T_state with per-state powers from --params (JSON or YAML: idle,
+app, storage, net: the node's power in each state, watts) or fitted.
+--power: csv (time,node,watts), jsonl, rapl (energy counters) or kwollect
+(Grid'5000), plain or gzip; power time = trace time + --offset. Workers are
+on --node unless --map or --node-type say otherwise. --io adds I/O calls
+(storage activity). -o DIR writes Arrow tables, model.json and plots.
+docs/energy.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := energyRequire(cmd, "trace", "power"); err != nil {
+				return err
+			}
+			o.Series = out != ""
+			rep, c, err := runner().Energy(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if err := rep.WriteText(cmd.OutOrStdout()); err != nil || out == "" {
+				return err
+			}
+			return rep.WriteFiles(report.EnergyFiles{Dir: out, Series: c.Series, PlotPoints: plotPoints, Offset: o.Offset,
+				Meta: map[string]string{"trace": o.Trace, "power": o.Power, "window_s": fmt.Sprint(o.Window)}})
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Trace, "trace", "", "Paje trace (plain or gzip)")
+	fl.StringVar(&o.Power, "power", "", "power stream (plain or gzip)")
+	fl.StringVar(&o.PowerFormat, "power-format", "auto", "power format: auto, csv, jsonl, rapl, kwollect")
+	fl.StringVar(&o.Metric, "metric", "", "with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)")
+	fl.StringVar(&o.Params, "params", "", "per-state powers file (JSON or YAML: idle, app, storage, net)")
+	fl.StringVarP(&out, "output", "o", "", "directory for Arrow files, model.json and plots")
+	fl.StringVar(&o.Rules, "rules", "starpu", "state classes: starpu, smpi")
+	fl.StringVar(&o.TimeUnit, "time-unit", "auto", "unit of the trace's times: auto, s, ms, us, ns")
+	fl.StringVar(&o.Node, "node", energy.DefaultNode, "node of unmapped workers and of power rows without a node")
+	fl.StringArrayVar(&o.Map, "map", nil, "CONTAINER=NODE: put a worker on a node (repeatable)")
+	fl.StringVar(&o.NodeType, "node-type", "", "put each unmapped worker on its nearest ancestor container of this type (e.g. \"Memory Node\"), named as that container")
+	o.Window, o.MaxGap = 1, 5
+	fl.Var(tracecast.DurationIn(&o.Window, "s"), "window", "window length: a duration (100ms) or seconds (0: the whole run)")
+	fl.Var(tracecast.DurationIn(&o.MaxGap, "s"), "max-gap", "longest interval between samples that is integrated: a duration or seconds")
+	fl.Var(tracecast.DurationIn(&o.Lateness, "s"), "lateness", "how late a sample may arrive and still be used: a duration or seconds")
+	fl.Var(tracecast.DurationIn(&o.Offset, "s"), "offset", "power time minus trace time: a duration or seconds")
+	fl.StringVar(&o.IO, "io", "", "an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class")
+	fl.StringVar(&o.IOFormat, "io-format", "", "format of --io: strace, csv, jsonl (default: guessed)")
+	fl.Var(tracecast.DurationIn(&o.IOOffset, "s"), "io-offset", "I/O-stream time minus trace time: a duration or seconds (strace -tt times are seconds since midnight)")
+	fl.BoolVar(&o.Lenient, "lenient", false, "skip bad trace and power lines instead of failing")
+	fl.IntVar(&plotPoints, "plot-points", 20000, "most power samples kept per node for the plot")
+	return cmd
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/live"
+)
+
+func newLiveCmd() *cobra.Command {
+	var addr, dataDir, tracePath, speed, metricsAddr string
+	var sets []string
+	var kafka *live.Kafka
+	var demo, noProgress bool
+	cmd := &cobra.Command{
+		Use:   "live [--demo | --trace PATH] [--addr 127.0.0.1:9092 | --brokers ADDR,...]",
+		Short: "Run the live setup in one process: broker, live pipeline and, with --demo, a run replayed in real time",
+		Long: `live runs, in one process, what a scheduler subscribes to: a Kafka-protocol
+broker on --addr (unless --brokers names existing ones), the live pipeline
+— following the trace file --trace while the run writes it, or reading the
+traces published to tracecast.traces ('tracecast publish') — and with
+--demo the trace built into the binary published as if it ran now.
+Forecasts over 10 ms, 100 ms and 1 s go to tracecast.forecasts, window
+predictions to tracecast.predictions, alerts to tracecast.alerts: watch
+them with 'tracecast subscribe'. --set overrides pipeline options as in
+'tracecast run'. Ctrl-C stops gracefully.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if demo && tracePath != "" {
+				return usageErr(fmt.Errorf("--demo and --trace: choose one (--demo replays the built-in trace through Kafka)"))
+			}
+			name := "live-kafka"
+			if tracePath != "" {
+				name = "live-tail"
+			}
+			cfg, err := loadPipeline(name, sets)
+			if err != nil {
+				return err
+			}
+			if err := kafka.Resolve(); err != nil {
+				return optionErr(err)
+			}
+			if len(kafka.Brokers) == 0 {
+				if kafka.Secure() {
+					return usageErr(fmt.Errorf("--tls and --sasl-* need --brokers: the broker live starts has neither"))
+				}
+				c, err := live.StartBroker(live.BrokerOptions{Addr: addr, DataDir: dataDir, Topics: []string{live.Topics}, Partitions: 4, MinSessionTimeout: time.Second})
+				if err != nil {
+					return optionErr(err)
+				}
+				defer c.Close()
+				kafka.Brokers = c.ListenAddrs()
+				fmt.Printf("READY broker %s\n", strings.Join(kafka.Brokers, ","))
+			}
+			for _, c := range cfg.Components() {
+				if c.Type == "tail" {
+					c.SetOption("path", tracePath)
+				}
+			}
+			if err := optionErr(kafka.Apply(cfg)); err != nil {
+				return err
+			}
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			if demo {
+				o := live.PublishOptions{Topic: "tracecast.traces", Speed: speed, Logger: log}
+				if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
+					return optionErr(err)
+				}
+				go func() {
+					if err := live.PublishDemo(ctx, o); err != nil && ctx.Err() == nil {
+						log.Error().Err(err).Msg("publishing the demo run")
+					}
+				}()
+			}
+			return runPipeline(ctx, cfg, !noProgress, metricsAddr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:9092", "where the broker listens (loopback only)")
+	f.StringVar(&dataDir, "data-dir", "", "persist the broker's topics and offsets in DIR")
+	kafka = live.AddKafkaFlags(f, "use these Kafka brokers instead of starting one")
+	f.StringVar(&tracePath, "trace", "", "follow this trace file (live-tail) instead of reading traces from Kafka")
+	f.BoolVar(&demo, "demo", false, "publish the built-in StarPU trace to tracecast.traces, paced by --speed")
+	f.StringVar(&speed, "speed", "realtime", "pace of the --demo run: realtime, Nx or max")
+	f.StringArrayVar(&sets, "set", nil, "override a pipeline option: ID.KEY=VALUE (repeatable)")
+	f.BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")
+	f.StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
+	return cmd
+}
+
+func newBrokerCmd() *cobra.Command {
+	var o live.BrokerOptions
+	var metricsAddr string
+	cmd := &cobra.Command{
+		Use:   "broker [--addr 127.0.0.1:9092] [--data-dir DIR] [--topics NAME[:PARTITIONS],...]",
+		Short: "Run a Kafka-protocol broker for development, tests, CI and the demo",
+		Long: `broker runs a Kafka-protocol broker (franz-go's kfake, in Go: no Java, no
+Docker) on a loopback address, for development, tests and demos — not
+production. --topics creates topics at start; --data-dir keeps topics,
+messages and offsets across restarts. It prints "READY ADDR" when it
+accepts connections and stops on SIGINT/SIGTERM.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := startMetrics(metricsAddr)
+			if err != nil {
+				return err
+			}
+			defer m.Stop()
+			c, err := live.StartBroker(o)
+			if err != nil {
+				return optionErr(err)
+			}
+			defer c.Close()
+			m.SetReady(true)
+			fmt.Printf("READY %s\n", strings.Join(c.ListenAddrs(), ","))
+			log.Info().Strs("addrs", c.ListenAddrs()).Str("data_dir", o.DataDir).Msg("broker ready")
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			log.Info().Msg("broker stopping")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:9092", "listen address (loopback only)")
+	f.StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
+	f.StringVar(&o.DataDir, "data-dir", "", "persist topics, messages and offsets in DIR (survives restarts)")
+	f.StringSliceVar(&o.Topics, "topics", nil, "topics to create at start: NAME or NAME:PARTITIONS, comma-separated or repeated")
+	f.Int32Var(&o.Partitions, "partitions", 4, "default number of partitions")
+	f.DurationVar(&o.MinSessionTimeout, "min-session-timeout", time.Second, "shortest consumer-group session timeout accepted (Kafka's default is 6s; shorter lets tests and demos notice a dead member sooner)")
+	return cmd
+}
+
+// optionErr makes a bad option of package live a usage error naming its
+// flag: --addr "x": reason.
+func optionErr(err error) error {
+	var oe *live.OptionError
+	if errors.As(err, &oe) {
+		return usageErr(fmt.Errorf("--%w", oe))
+	}
+	return err
+}
+
+func newPublishCmd() *cobra.Command {
+	var o live.PublishOptions
+	var kafka *live.Kafka
+	cmd := &cobra.Command{
+		Use:   "publish TRACE --topic T [--speed realtime|Nx|max] [--brokers ADDR]",
+		Short: "Replay an archived trace into a Kafka topic, as a live run would produce it",
+		Long: `publish writes the lines of a trace file (plain or gzip) to a Kafka topic as
+a running application would: keyed by the trace id (--trace, default the
+file name), numbered by a tracecast-seq header, then an end marker (unless
+--no-end). --speed paces them by trace time (realtime, 10x, max). The
+message format: package ingest/kafka.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Logger = log
+			var err error
+			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
+				return optionErr(err)
+			}
+			_, err = live.Publish(cmd.Context(), args[0], o)
+			return optionErr(err)
+		},
+	}
+	f := cmd.Flags()
+	kafka = live.AddKafkaFlags(f, "Kafka brokers", "127.0.0.1:9092")
+	f.StringVar(&o.Topic, "topic", "", "topic to write the trace's lines to")
+	f.StringVar(&o.Speed, "speed", "max", "pace: max, realtime or Nx (10x, 0.5x), by trace time")
+	f.StringVar(&o.Trace, "trace", "", "trace id, the messages' key (default: the file name)")
+	f.StringVar(&o.TimeUnit, "time-unit", "auto", "the trace's time unit for pacing: auto, s, ms, us, ns")
+	f.IntVar(&o.LinesPerMessage, "lines-per-message", kafkaingest.DefaultLinesPerMessage, "lines packed in one message (1: a message per line)")
+	f.BoolVar(&o.NoEnd, "no-end", false, "do not send the end-of-trace marker (the trace stays open, as if its run went on)")
+	return cmd
+}
+
+func newSubscribeCmd() *cobra.Command {
+	var o live.SubscribeOptions
+	var kafka *live.Kafka
+	cmd := &cobra.Command{
+		Use:   "subscribe [--topic tracecast.predictions] [--query Q] [--brokers ADDR]",
+		Short: "Show what a scheduler receives: predictions, verdicts and alerts from Kafka",
+		Long: `subscribe prints the records tracecast publishes on a Kafka topic as JSON
+lines — what a scheduler receives. Each has "schema" and a deterministic
+"id" (de-duplicate on it); one trace's records arrive in order. --query and
+--kind filter; with --group the subscriber joins a consumer group and
+commits what it printed. examples/scheduler is the same loop in Go.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := bufio.NewWriter(os.Stdout)
+			defer out.Flush()
+			o.Logger = log
+			var err error
+			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
+				return optionErr(err)
+			}
+			return live.Subscribe(cmd.Context(), o, func(recs [][]byte) error {
+				for _, r := range recs {
+					out.Write(r)
+					out.WriteByte('\n')
+				}
+				return out.Flush()
+			})
+		},
+	}
+	f := cmd.Flags()
+	kafka = live.AddKafkaFlags(f, "Kafka brokers", "127.0.0.1:9092")
+	f.StringVar(&o.Topic, "topic", "tracecast.predictions", "topic to read")
+	f.StringVar(&o.Group, "group", "", "consumer group (commits what was printed); empty: read every partition from the start")
+	f.BoolVar(&o.FromStart, "from-start", false, "with --group, start at the oldest message when the group has no committed offset")
+	f.StringVar(&o.Query, "query", "", "keep only the records of this query (idle>=25%)")
+	f.StringVar(&o.Kind, "kind", "", "keep only alerts of this kind (idle-opportunity, regime-change)")
+	f.IntVar(&o.Limit, "limit", 0, "stop after this many records (0: no limit)")
+	f.DurationVar(&o.IdleExit, "idle-exit", 0, "stop when no message came for this long (0: wait forever)")
+	return cmd
+}

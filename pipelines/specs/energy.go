@@ -1,0 +1,94 @@
+package specs
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/models"
+	"github.com/tracecast/tracecast/models/modelio"
+	"github.com/tracecast/tracecast/parsers/power"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/report"
+	"github.com/tracecast/tracecast/stages/energy"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+// Energy are the energy command's inputs and options: the paje, power and
+// iocall parsers' and the energy stage's.
+type Energy struct {
+	Trace, Power, PowerFormat, Metric string
+	IO, IOFormat                      string // IO: an I/O-call stream, optional
+	Params                            string // per-state powers file; "": fitted
+	Rules, TimeUnit, Node, NodeType   string
+	Map                               []string // CONTAINER=NODE
+	// Seconds.
+	Window, MaxGap, Lateness, Offset, IOOffset float64
+	Lenient                                    bool
+	// Series keeps the power samples (for the plots).
+	Series bool
+}
+
+// Energy runs the energy stage on the trace and the power stream (and the
+// I/O calls) and returns its report and what it collected. Bad options
+// are *OptionError naming their flags.
+func (r Runner) Energy(ctx context.Context, o Energy) (*report.Energy, *report.EnergyCollector, error) {
+	// Checked here, not left to the components, so that the message
+	// names the flag.
+	bad := func(format string, args ...any) error { return &OptionError{[]string{fmt.Sprintf(format, args...)}} }
+	if _, err := power.ParseFormat(o.PowerFormat); err != nil {
+		return nil, nil, &OptionError{[]string{err.Error()}}
+	}
+	if _, ok := signal.Presets[o.Rules]; !ok {
+		return nil, nil, bad("unknown --rules %q (starpu, smpi)", o.Rules)
+	}
+	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); !ok && o.TimeUnit != "auto" {
+		return nil, nil, bad("unknown --time-unit %q", o.TimeUnit)
+	}
+	if o.Window < 0 || o.MaxGap < 0 || o.Lateness < 0 {
+		return nil, nil, bad("--window, --max-gap and --lateness must not be negative")
+	}
+	mapping, err := energy.ParseMap(o.Map)
+	if err != nil {
+		return nil, nil, &OptionError{[]string{err.Error()}}
+	}
+	var params *models.StatePowers
+	if o.Params != "" {
+		p, err := modelio.ReadStatePowers(o.Params)
+		if err != nil {
+			return nil, nil, err
+		}
+		params = &p
+	}
+	stage := map[string]any{"rules": o.Rules, "node": o.Node, "node_type": o.NodeType, "window": o.Window, "max_gap": o.MaxGap,
+		"lateness": o.Lateness, "offset": o.Offset, "result": true}
+	if o.TimeUnit != "auto" { // else the unit the paje parser detects
+		stage["time_unit"] = o.TimeUnit
+	}
+	if len(mapping) > 0 {
+		stage["map"] = mapping
+	}
+	spec := pipelines.Spec{Name: "energy",
+		Sources: []pipelines.Node{{ID: "trace", Type: "file", Options: map[string]any{"path": o.Trace},
+			Parser: &pipelines.Node{Type: "paje", Options: map[string]any{"lenient": o.Lenient, "time_unit": o.TimeUnit}}},
+			{ID: "power", Type: "file", Options: map[string]any{"path": o.Power},
+				Parser: &pipelines.Node{Type: "power", Options: map[string]any{"format": o.PowerFormat, "lenient": o.Lenient, "node": o.Node, "metric": o.Metric}}}},
+		Stages: []pipelines.Node{{ID: "energy", Type: "energy", Inputs: []string{"trace", "power"}, Options: stage}},
+		Sinks:  []pipelines.Node{collect("collect", "energy")}}
+	if o.IO != "" { // every call, failed ones too, is time in I/O: no iotime stage
+		spec.Sources = append(spec.Sources, pipelines.Node{ID: "io", Type: "file", Options: map[string]any{"path": o.IO},
+			Parser: &pipelines.Node{Type: "iocall", Options: map[string]any{"format": cmp.Or(o.IOFormat, "auto"), "lenient": o.Lenient}}})
+		spec.Stages[0].Inputs = append(spec.Stages[0].Inputs, "io")
+		stage["io_offset"] = o.IOOffset
+	}
+	if o.Series {
+		spec.Sinks[0].Inputs = append(spec.Sinks[0].Inputs, "power")
+	}
+	c := &report.EnergyCollector{}
+	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"collect": c}); err != nil {
+		return nil, nil, err
+	}
+	rep, err := c.Report(params)
+	return rep, c, err
+}

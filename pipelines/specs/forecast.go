@@ -1,0 +1,235 @@
+package specs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/report"
+	stage "github.com/tracecast/tracecast/stages/forecast"
+)
+
+// Steps reads the idle step function of a trace: what forecasts are scored
+// against.
+func (r Runner) Steps(ctx context.Context, t Trace, rules string, workers int) (*fc.Steps, error) {
+	s := stage.NewStepsSink(rules, "idle", "", workers)
+	spec := pipelines.Spec{Name: "steps", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("steps", "trace")}}
+	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"steps": s}); err != nil {
+		return nil, err
+	}
+	steps, err := s.Steps()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	return steps, nil
+}
+
+// Forecasts are the options of the forecast stage, and where its records
+// go.
+type Forecasts struct {
+	Rules             string
+	Queries, Horizons []string // default horizons: 0.1%, 1% and 10% of the run
+	Every, Method     string
+	RunID             string // default: stage.RunIDOf the trace
+	Coverage          float64
+	Threshold         float64 // opportunity_threshold
+	RegimeAlpha       float64
+	Workers           int // 0: counted in the trace
+	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl,
+	// the default, or arrow), or as JSON lines on standard output when Out
+	// is empty — unless Format is empty and Terminal set: then they are
+	// kept for a summary.
+	Out, Format string
+	Terminal    bool
+	// Score scores the forecasts against the trace (a file), and writes the
+	// scores to Out/scores.jsonl.
+	Score bool
+}
+
+// ForecastRun is what a forecast run gives its command.
+type ForecastRun struct {
+	RunID, Method string
+	// Keep: the records were kept for a summary, not written.
+	Keep bool
+	Kept stage.Kept // the forecasts and episodes, with Keep or Score
+	// Scores are the forecasts' scores (with Keep or Score, when the
+	// trace was a file).
+	Scores []fc.Score
+	Scored bool
+	// Threshold and Score are the options'.
+	Threshold float64
+	Score     bool
+}
+
+// Report writes what the predict command prints after a run: with the
+// records kept for a summary, the summary on out (from standard input, how
+// to score them); scored without, the score table on errw.
+func (run *ForecastRun) Report(out, errw io.Writer) error {
+	switch {
+	case !run.Keep && !run.Score:
+		return nil
+	case !run.Scored: // standard input: nothing to score against
+		_, err := fmt.Fprintf(out, "%d forecasts of run %s (method %s); score them with: tracecast verify TRACE FORECASTS.jsonl\n", len(run.Kept.Forecasts), run.RunID, run.Method)
+		return err
+	case run.Keep:
+		return fc.WriteSummary(out, fc.Summary{Forecasts: len(run.Kept.Forecasts), Run: run.RunID, Method: run.Method,
+			Scores: run.Scores, Threshold: run.Threshold, Opened: run.Kept.Opened})
+	}
+	return fc.WriteTable(errw, run.Scores)
+}
+
+// Forecast runs the forecast stage on the trace. A file is read twice:
+// first for R, the run's span (default horizons) and what the forecasts
+// are scored against.
+func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRun, error) {
+	run := &ForecastRun{RunID: o.RunID, Method: o.Method, Threshold: o.Threshold, Score: o.Score}
+	switch o.Format {
+	case "":
+		run.Keep, o.Format = o.Out == "" && o.Terminal, "jsonl"
+	case "jsonl":
+	case "arrow":
+		if o.Out == "" {
+			return nil, &OptionError{[]string{"--format arrow needs -o DIR"}}
+		}
+	default:
+		return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl or arrow", o.Format)}}
+	}
+	if t.Path == "-" && o.Score {
+		return nil, &OptionError{[]string{"--verify reads the trace twice: give a file, not standard input"}}
+	}
+	if run.RunID == "" {
+		var err error
+		if run.RunID, err = stage.RunIDOf(t.Path); err != nil {
+			return nil, err
+		}
+	}
+	var steps *fc.Steps
+	if t.Path == "-" {
+		if len(o.Horizons) == 0 {
+			o.Horizons = stage.DefaultStageConfig().Horizons
+		}
+	} else {
+		var err error
+		if steps, err = r.Steps(ctx, t, o.Rules, o.Workers); err != nil {
+			return nil, err
+		}
+		if o.Workers == 0 {
+			o.Workers = steps.R[0]
+		}
+	}
+	if len(o.Horizons) == 0 {
+		span := steps.End - steps.T[0]
+		o.Horizons = stage.DefaultHorizons(span)
+		r.Log.Info().Strs("horizons", o.Horizons).Str("run", fmt.Sprintf("%.3gs", span)).Msg("no --horizon: forecasting over 0.1%, 1% and 10% of the run")
+	}
+	opts := map[string]any{"rules": o.Rules, "queries": o.Queries, "horizons": o.Horizons, "method": o.Method, "coverage": o.Coverage,
+		"run_id": run.RunID, "opportunity_threshold": o.Threshold, "regime_alpha": o.RegimeAlpha, "workers": o.Workers}
+	if o.Every != "" {
+		opts["every"] = o.Every
+	}
+	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{t.Source()},
+		Stages: []pipelines.Node{{ID: "forecast", Type: "forecast", Inputs: []string{"trace"}, Options: opts}}}
+	sinks := map[string]tracecast.Sink{}
+	if run.Keep || o.Score {
+		spec.Sinks = append(spec.Sinks, collect("keep", "forecast"))
+		sinks["keep"] = &run.Kept
+	}
+	switch {
+	case run.Keep:
+	case o.Out == "":
+		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: []string{"forecast"}, Options: map[string]any{"path": "-"}})
+	default:
+		for _, rec := range []string{"forecasts", "outcomes", "episodes", "skills"} {
+			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: o.Format, Inputs: []string{"forecast"},
+				Options: map[string]any{"path": filepath.Join(o.Out, rec+"."+o.Format), "records": rec}})
+		}
+	}
+	if err := r.Run(ctx, spec, sinks); err != nil || (!run.Keep && !o.Score) || steps == nil {
+		return run, err
+	}
+	var err error
+	if run.Scores, err = fc.Verify(steps, run.Kept.Forecasts); err != nil {
+		return nil, err
+	}
+	run.Scored = true
+	if o.Out == "" {
+		return run, nil
+	}
+	sf, err := os.Create(filepath.Join(o.Out, "scores.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	return run, errors.Join(fc.WriteScores(sf, run.Scores), sf.Close())
+}
+
+// Page reads the trace into the HTML report's page (report.PageCollector),
+// with forecasts over horizons (seconds; nil: 0.1%, 1% and 10% of the run).
+func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []float64) (*report.Page, error) {
+	c, err := report.NewPageCollector(rules)
+	if err != nil {
+		return nil, &OptionError{[]string{err.Error()}}
+	}
+	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("page", "trace")}}
+	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"page": c}); err != nil {
+		return nil, err
+	}
+	page, err := c.Page(report.PageOptions{Title: t.Path, Horizons: horizons})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Path, err)
+	}
+	return page, nil
+}
+
+// Verify scores the forecast records of a JSON-lines file (other records
+// skipped) against the trace.
+func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, forecasts string) ([]fc.Score, error) {
+	in, name, closeIn, err := input.Open(forecasts)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := fc.ReadForecasts(in, name)
+	closeIn()
+	if err != nil {
+		return nil, err
+	}
+	steps, err := r.Steps(ctx, t, rules, workers)
+	if err != nil {
+		return nil, err
+	}
+	return fc.Verify(steps, fs)
+}
+
+// WriteReport writes the trace's HTML report to out, with forecasts over
+// horizons (durations with a unit; none: 0.1%, 1% and 10% of the run).
+func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons []string, out string) error {
+	if out == "" {
+		return &OptionError{[]string{"-o report.html is required"}}
+	}
+	var hs []float64
+	for _, h := range horizons {
+		s, err := stage.ParseDuration(h)
+		if err != nil {
+			return &OptionError{[]string{"--horizon: " + err.Error()}}
+		}
+		hs = append(hs, s)
+	}
+	page, err := r.Page(ctx, t, rules, hs)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	return errors.Join(page.WriteHTML(f), f.Close())
+}

@@ -1,0 +1,117 @@
+// Package specs declares the pipelines tracecast's commands run: each
+// command's analysis is a pipelines.Spec of the same components a pipeline
+// file uses (so a command and a file give the same records), with the
+// in-process sinks that collect what the command prints. Runner runs them
+// with the built-in components; the commands only translate their flags
+// into the options here and print the results.
+package specs
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/lineerr"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
+)
+
+// Runner runs the commands' pipelines.
+type Runner struct {
+	Log zerolog.Logger
+	// Report, when set, receives the components' end-of-stream reports (a
+	// parser's statistics) instead of the log.
+	Report func(id, stream string, report any)
+}
+
+// OptionError is an invalid option of a command's pipeline: the user's
+// flag, not a configuration file's. Its message is the components' own
+// ("class: unknown class ..."), without the generated file's lines.
+type OptionError struct{ Msgs []string }
+
+func (e *OptionError) Error() string { return strings.Join(e.Msgs, "; ") }
+
+// Run runs spec until its input ends or ctx is cancelled (SIGINT and
+// SIGTERM stop it gracefully, then at once), with sinks registered as sink
+// types under their names. An invalid option is an *OptionError; a
+// component's failure is its own error (FILE:LINE: reason from a parser, a
+// file that cannot be opened), without the runtime's labels, which name a
+// pipeline the user never wrote.
+func (r Runner) Run(ctx context.Context, spec pipelines.Spec, sinks map[string]tracecast.Sink) error {
+	reg := builtin.Registry()
+	for name, s := range sinks {
+		component.RegisterSinkValue(reg, name, s)
+	}
+	spec.Settings = map[string]any{"status_interval": "0s"}
+	cfg, err := spec.Config()
+	if err == nil {
+		err = pipelines.Check(reg, cfg)
+	}
+	var ce *pipelines.ConfigError
+	if errors.As(err, &ce) {
+		oe := &OptionError{}
+		for _, p := range ce.Problems {
+			oe.Msgs = append(oe.Msgs, p.Msg)
+		}
+		return oe
+	} else if err != nil {
+		return err
+	}
+	ctx, hard, stop := pipelines.WithSignals(ctx, r.Log)
+	defer stop()
+	err = pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: reg, Logger: r.Log, HardStop: hard, Embedded: true, Report: r.Report})
+	var le *lineerr.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &le):
+		return le
+	case errors.As(err, &pe):
+		return pe
+	}
+	return err
+}
+
+// Trace is a trace read by a file source with the paje parser.
+type Trace struct {
+	Path              string // "-": standard input; plain or gzip
+	Lenient, NoStrict bool   // the parser's lenient and no_strict
+}
+
+// Source is the trace's source, with id "trace".
+func (t Trace) Source() pipelines.Node {
+	return pipelines.Node{ID: "trace", Type: "file", Options: map[string]any{"path": t.Path},
+		Parser: &pipelines.Node{Type: "paje", Options: map[string]any{"lenient": t.Lenient, "no_strict": t.NoStrict}}}
+}
+
+// Name names the trace in records and messages: its path, <stdin> for -.
+func (t Trace) Name() string {
+	if t.Path == "-" {
+		return "<stdin>"
+	}
+	return t.Path
+}
+
+// Signal are the options of a signal (or predict) stage: how the trace's
+// occurrence signal is sampled.
+type Signal struct {
+	Rules, Class      string
+	Period, MinPeriod tracecast.TraceTime
+	MaxSamples        int
+}
+
+// Stage is a stage of type typ (signal or predict) reading "trace", with id
+// typ.
+func (s Signal) Stage(typ string) pipelines.Node {
+	return pipelines.Node{ID: typ, Type: typ, Inputs: []string{"trace"}, Options: map[string]any{"rules": s.Rules, "class": s.Class,
+		"period": s.Period, "min_period": s.MinPeriod, "max_samples": s.MaxSamples}}
+}
+
+// collect is a sink node of the command's own type id, reading inputs.
+func collect(id string, inputs ...string) pipelines.Node {
+	return pipelines.Node{ID: id, Type: id, Inputs: inputs}
+}

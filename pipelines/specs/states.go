@@ -1,0 +1,90 @@
+package specs
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/parsers/paje"
+	"github.com/tracecast/tracecast/pipelines"
+)
+
+// States are the states command's options: a trace read by the paje
+// parser (Parser holds its options by key, values or pointers to them)
+// into a pjdump, csv, jsonl or arrow output.
+type States struct {
+	Trace, Format, Out string
+	// AllEntities: with the pjdump format, every entity, not pj_dump's
+	// window.
+	AllEntities bool
+	Parser      map[string]any
+	// Skipped, when set, gets the counts of bad lines skipped (lenient).
+	Skipped io.Writer
+}
+
+// States resolves a trace into its entities, and returns the parser's
+// statistics (also after a failure: what was read until then), which it
+// logs: a warning when the pj_dump output may differ near the end, the
+// lines and entities at debug level.
+func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
+	var stats paje.Stats
+	unit, _ := deref(o.Parser["time_unit"]).(string)
+	if _, ok := tracecast.UnitsPerSecond(unit); !ok && unit != "auto" {
+		return stats, &OptionError{[]string{fmt.Sprintf("unknown --time-unit %q", unit)}}
+	}
+	sink := pipelines.Node{ID: "out", Type: o.Format, Inputs: []string{"trace"}, Options: map[string]any{"path": o.Out}}
+	switch o.Format {
+	case "pjdump":
+		o.Parser["pjdump_quirks"] = !o.AllEntities
+	case "csv", "jsonl":
+	case "arrow":
+		sink.Options["format"] = "file"
+		if o.Out == "-" {
+			sink.Options["format"] = "stream"
+		}
+		if unit != "auto" { // else the unit the parser detects
+			sink.Options["time_unit"] = unit
+		}
+	default:
+		return stats, &OptionError{[]string{fmt.Sprintf("unknown --format %q (pjdump, csv, jsonl or arrow)", o.Format)}}
+	}
+	// The file source hands the parser lines far longer than its own
+	// limit, so that it judges them (FILE:LINE, or skipped).
+	maxLine, _ := deref(o.Parser["max_line_bytes"]).(int)
+	src := pipelines.Node{ID: "trace", Type: "file", Options: map[string]any{"path": o.Trace, "max_line_bytes": max(64<<20, maxLine+1)},
+		Parser: &pipelines.Node{Type: "paje", Options: o.Parser}}
+	r.Report = func(_, _ string, rep any) { stats, _ = rep.(paje.Stats) }
+	err := r.Run(ctx, pipelines.Spec{Name: "states", Sources: []pipelines.Node{src}, Sinks: []pipelines.Node{sink}}, nil)
+	if stats.QuirksInexact {
+		r.Log.Warn().Msg(paje.QuirksInexactMessage)
+	}
+	if o.Skipped != nil {
+		writeSkipped(o.Skipped, Trace{Path: o.Trace}.Name(), stats)
+	}
+	r.Log.Debug().Int64("lines", stats.Lines).Int64("entities", stats.Entities).Int64("late", stats.Late).
+		Int("max_buffered", stats.MaxBuffered).Msg("trace read")
+	return stats, err
+}
+
+// deref is *v for the pointers flags bind to, else v.
+func deref(v any) any {
+	switch p := v.(type) {
+	case *string:
+		return *p
+	case *int:
+		return *p
+	}
+	return v
+}
+
+// writeSkipped writes the counts of skipped bad lines by reason, after a
+// line naming the trace, when there are any.
+func writeSkipped(w io.Writer, name string, stats paje.Stats) {
+	if n := stats.Skipped.Total(); n > 0 {
+		fmt.Fprintf(w, "tracecast: %s: skipped %d bad lines:\n", name, n)
+		for _, reason := range stats.Skipped.Reasons() {
+			fmt.Fprintf(w, "  %8d  %s\n", stats.Skipped[reason], reason)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package forecast
+
+import (
+	"context"
+
+	"github.com/tracecast/tracecast"
+)
+
+// Kept collects what a forecast stage emits for a command that scores or
+// summarizes a run at its end: the forecasts, and the number of alert
+// episodes opened per kind.
+type Kept struct {
+	Forecasts []tracecast.Forecast
+	Opened    map[string]int
+}
+
+// Write keeps a batch's forecasts and counts its opened episodes.
+func (k *Kept) Write(_ context.Context, b tracecast.Batch) error {
+	switch items := b.Items.(type) {
+	case []tracecast.Forecast:
+		k.Forecasts = append(k.Forecasts, items...)
+	case []tracecast.Episode:
+		for _, e := range items {
+			if e.State == "open" {
+				if k.Opened == nil {
+					k.Opened = map[string]int{}
+				}
+				k.Opened[e.Kind]++
+			}
+		}
+	}
+	return nil
+}
+
+// Close does nothing.
+func (k *Kept) Close(context.Context) error { return nil }

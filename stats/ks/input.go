@@ -1,0 +1,98 @@
+package ks
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/tracecast/tracecast/internal/input"
+)
+
+// ReadSample reads a sample of the ks command: one non-negative integer per
+// line, blank lines and # comments skipped. A bad line is an error naming
+// it (name:line); an input without samples is an error too.
+func ReadSample(r io.Reader, name string) ([]int, error) {
+	var xs []int
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || s[0] == '#' {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("%s:%d: want a non-negative integer, got %q", name, line, s)
+		}
+		xs = append(xs, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("%s: no samples", name)
+	}
+	return xs, nil
+}
+
+// TestSamples tests two samples of non-negative integers (Test on their
+// histograms over 0..their largest value).
+func TestSamples(a, b []int, m Method, alpha float64) Result {
+	r := 0
+	for _, x := range a {
+		r = max(r, x)
+	}
+	for _, x := range b {
+		r = max(r, x)
+	}
+	return Test(HistOf(r, a...), HistOf(r, b...), m, alpha)
+}
+
+// Record is the result as one JSON object (the ks command's output): n1,
+// n2, d, d_num, d_den, p, reject, hit, method, exact and alpha.
+func (r Result) Record(alpha float64) map[string]any {
+	return map[string]any{"n1": r.N1, "n2": r.N2, "d": r.D, "d_num": r.DNum, "d_den": r.DDen,
+		"p": r.P, "reject": r.Reject, "hit": !r.Reject, "method": string(r.Method), "exact": r.Exact, "alpha": alpha}
+}
+
+// ParseWindows reads window sizes in samples: a list ("1000,2000,5000") or
+// a range FROM:TO:STEP ("1000:50000:1000"), positive integers. Errors name
+// the flag --windows.
+func ParseWindows(s string) ([]int, error) {
+	if p := strings.Split(s, ":"); len(p) == 3 {
+		from, e1 := strconv.Atoi(p[0])
+		to, e2 := strconv.Atoi(p[1])
+		step, e3 := strconv.Atoi(p[2])
+		if e1 != nil || e2 != nil || e3 != nil || from <= 0 || step <= 0 || to < from {
+			return nil, fmt.Errorf("--windows %q: want FROM:TO:STEP with positive integers", s)
+		}
+		var ws []int
+		for w := from; w <= to; w += step {
+			ws = append(ws, w)
+		}
+		return ws, nil
+	}
+	var ws []int
+	for _, f := range strings.Split(s, ",") {
+		w, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || w <= 0 {
+			return nil, fmt.Errorf("--windows %q: %q is not a positive window size", s, f)
+		}
+		ws = append(ws, w)
+	}
+	return ws, nil
+}
+
+// ReadSampleFile reads a sample (ReadSample) from a file, plain or gzip
+// ("-": standard input).
+func ReadSampleFile(path string) ([]int, error) {
+	r, name, closeIn, err := input.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeIn()
+	return ReadSample(r, name)
+}

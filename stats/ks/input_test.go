@@ -1,0 +1,86 @@
+package ks
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestReadSample(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []int
+		err  string
+	}{
+		{in: "1\n2\n\n# c\n 3 \n", want: []int{1, 2, 3}},
+		{in: "1\n-2\n", err: `x:2: want a non-negative integer, got "-2"`},
+		{in: "1\nx\n", err: `x:2: want a non-negative integer, got "x"`},
+		{in: "# nothing\n\n", err: "x: no samples"},
+	} {
+		got, err := ReadSample(strings.NewReader(tc.in), "x")
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v %v, want %v", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestParseWindows(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []int
+		err  bool
+	}{
+		{in: "10:30:10", want: []int{10, 20, 30}},
+		{in: "10:35:10", want: []int{10, 20, 30}},
+		{in: "1000, 2000,5000", want: []int{1000, 2000, 5000}},
+		{in: "7", want: []int{7}},
+		{in: "0:1:1", err: true},
+		{in: "10:5:1", err: true},
+		{in: "10:20:0", err: true},
+		{in: "1,0", err: true},
+		{in: "a", err: true},
+	} {
+		got, err := ParseWindows(tc.in)
+		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %v %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestTestSamplesRecord(t *testing.T) {
+	r := TestSamples([]int{1, 2, 2, 3, 0, 1}, []int{2, 3, 3, 4, 5}, Matlab, 0.05)
+	rec := r.Record(0.05)
+	if rec["n1"] != 6 || rec["n2"] != 5 || rec["d_num"] != int64(19) || rec["d_den"] != int64(30) || rec["hit"] != true || rec["method"] != "matlab" {
+		t.Fatalf("%v", rec)
+	}
+}
+
+func TestReadSampleFile(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "a.txt")
+	os.WriteFile(plain, []byte("1\n2\n"), 0o644)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("3\n4\n"))
+	zw.Close()
+	zipped := filepath.Join(dir, "b.txt.gz")
+	os.WriteFile(zipped, gz.Bytes(), 0o644)
+	for path, want := range map[string][]int{plain: {1, 2}, zipped: {3, 4}} {
+		if got, err := ReadSampleFile(path); err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %v %v", path, got, err)
+		}
+	}
+	if _, err := ReadSampleFile(filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing file read")
+	}
+}
