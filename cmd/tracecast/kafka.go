@@ -6,14 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/live"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/specs"
 )
 
 func newLiveCmd() *cobra.Command {
@@ -35,54 +35,18 @@ them with 'tracecast subscribe'. --set overrides pipeline options as in
 'tracecast run'. Ctrl-C stops gracefully.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if demo && tracePath != "" {
-				return usageErr(fmt.Errorf("--demo and --trace: choose one (--demo replays the built-in trace through Kafka)"))
-			}
 			name := "live-kafka"
 			if tracePath != "" {
 				name = "live-tail"
 			}
-			cfg, err := loadPipeline(name, sets)
+			cfg, err := specs.LoadPipeline(name, sets)
 			if err != nil {
 				return err
 			}
-			if err := kafka.Resolve(); err != nil {
-				return optionErr(err)
-			}
-			if len(kafka.Brokers) == 0 {
-				if kafka.Secure() {
-					return usageErr(fmt.Errorf("--tls and --sasl-* need --brokers: the broker live starts has neither"))
-				}
-				c, err := live.StartBroker(live.BrokerOptions{Addr: addr, DataDir: dataDir, Topics: []string{live.Topics}, Partitions: 4, MinSessionTimeout: time.Second})
-				if err != nil {
-					return optionErr(err)
-				}
-				defer c.Close()
-				kafka.Brokers = c.ListenAddrs()
-				fmt.Printf("READY broker %s\n", strings.Join(kafka.Brokers, ","))
-			}
-			for _, c := range cfg.Components() {
-				if c.Type == "tail" {
-					c.SetOption("path", tracePath)
-				}
-			}
-			if err := optionErr(kafka.Apply(cfg)); err != nil {
-				return err
-			}
-			ctx, cancel := context.WithCancel(cmd.Context())
-			defer cancel()
-			if demo {
-				o := live.PublishOptions{Topic: "tracecast.traces", Speed: speed, Logger: log}
-				if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
-					return optionErr(err)
-				}
-				go func() {
-					if err := live.PublishDemo(ctx, o); err != nil && ctx.Err() == nil {
-						log.Error().Err(err).Msg("publishing the demo run")
-					}
-				}()
-			}
-			return runPipeline(ctx, cfg, !noProgress, metricsAddr)
+			o := live.ServeOptions{Kafka: kafka, Addr: addr, DataDir: dataDir, Trace: tracePath, Demo: demo, Speed: speed, Logger: log, Ready: os.Stdout}
+			return optionErr(live.Serve(cmd.Context(), cfg, o, func(ctx context.Context, cfg *pipelines.Config) error {
+				return runPipeline(ctx, cfg, !noProgress, metricsAddr)
+			}))
 		},
 	}
 	f := cmd.Flags()
@@ -116,19 +80,10 @@ accepts connections and stops on SIGINT/SIGTERM.`,
 				return err
 			}
 			defer m.Stop()
-			c, err := live.StartBroker(o)
-			if err != nil {
-				return optionErr(err)
-			}
-			defer c.Close()
-			m.SetReady(true)
-			fmt.Printf("READY %s\n", strings.Join(c.ListenAddrs(), ","))
-			log.Info().Strs("addrs", c.ListenAddrs()).Str("data_dir", o.DataDir).Msg("broker ready")
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			<-ctx.Done()
-			log.Info().Msg("broker stopping")
-			return nil
+			return optionErr(live.ServeBroker(cmd.Context(), o, log, func(addrs []string) {
+				m.SetReady(true)
+				fmt.Printf("READY %s\n", strings.Join(addrs, ","))
+			}))
 		},
 	}
 	f := cmd.Flags()

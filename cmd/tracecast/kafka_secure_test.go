@@ -62,7 +62,7 @@ func TestKafkaSecureCommands(t *testing.T) {
 		t.Fatalf("run with a wrong password: exit %d\n%s", r.code, r.stderr)
 	}
 	// TLS asked for the broker live starts: a usage error.
-	if r := cli("", "live", "--brokers", "", "--tls"); r.code != 2 || !strings.Contains(r.stderr, "need --brokers") {
+	if r := cli("", "live", "--brokers", "", "--tls"); r.code != 2 || !strings.Contains(r.stderr, "needs --brokers") {
 		t.Fatalf("live --tls without brokers: exit %d\n%s", r.code, r.stderr)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -111,7 +112,9 @@ func exitCode(err error) int {
 }
 
 // runner runs the commands' pipelines with the CLI's logger.
-func runner() specs.Runner { return specs.Runner{Log: log} }
+func runner() specs.Runner {
+	return specs.Runner{Log: log, NewLogger: func(w io.Writer) zerolog.Logger { return clilog.New(w, logConsole) }}
+}
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 

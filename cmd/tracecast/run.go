@@ -2,24 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
-	"github.com/tracecast/tracecast/internal/clilog"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/pipelines/specs"
-	"github.com/tracecast/tracecast/report"
 )
 
 func newRunCmd() *cobra.Command {
@@ -38,7 +31,7 @@ status_interval. --speed paces file sources by trace time (realtime, 10x;
 max: as fast as possible); --set overrides an option: --set trace.path=F.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadPipeline(args[0], sets)
+			cfg, err := specs.LoadPipeline(args[0], sets)
 			if err != nil {
 				return err
 			}
@@ -76,7 +69,7 @@ every component's options. Exit code 78 when a file is invalid.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, a := range args {
-				cfg, err := loadPipeline(a, nil)
+				cfg, err := specs.LoadPipeline(a, nil)
 				if err != nil {
 					return err
 				}
@@ -126,73 +119,12 @@ idle-starpu (idle workers predicted window after window) on it, and prints
 a summary and the files written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
-			trace := filepath.Join(out, "starpu-cholesky-2cpu.trace.gz")
-			if err := os.WriteFile(trace, pipelines.DemoTrace(), 0o644); err != nil {
-				return err
-			}
-			start := time.Now()
-			replay, err := runBuiltin(cmd.Context(), "replay-starpu", trace, out, !noProgress)
-			if err != nil {
-				return err
-			}
-			took := time.Since(start)
-			idle, err := runBuiltin(cmd.Context(), "idle-starpu", trace, out, false)
-			if err != nil {
-				return err
-			}
-			if err := report.WriteDemoFiles(os.Stdout, replay["records"], idle["records"], took, replay, idle); err != nil {
-				return err
-			}
-			// The page to look at: Gantt chart, occupancy, forecasts.
-			page := filepath.Join(out, "report.html")
-			if err := runner().WriteReport(cmd.Context(), specs.Trace{Path: trace}, "auto", nil, page); err != nil {
-				return err
-			}
-			fmt.Printf("  %-12s %s (open it in a browser)\n", "report", page)
-			return nil
+			return runner().Demo(cmd.Context(), out, !noProgress, os.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "tracecast-demo", "directory for the trace and the outputs")
 	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress bar")
 	return cmd
-}
-
-// runBuiltin runs a built-in pipeline on trace with its outputs in
-// dir/NAME/, and returns the output paths by sink id.
-func runBuiltin(ctx context.Context, name, trace, dir string, bar bool) (map[string]string, error) {
-	cfg, err := loadPipeline(name, []string{"trace.path=" + trace})
-	if err != nil {
-		return nil, err
-	}
-	outputs := cfg.MoveOutputs(filepath.Join(dir, name))
-	if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
-		return nil, err
-	}
-	return outputs, runPipeline(ctx, cfg, bar, "")
-}
-
-// loadPipeline reads a pipeline file, or a built-in pipeline by name, applies
-// the --set overrides (reading the demo trace built into the binary when
-// the repository's copy is not here) and validates the result.
-func loadPipeline(arg string, sets []string) (*pipelines.Config, error) {
-	cfg, err := pipelines.LoadNamed(arg)
-	if errors.Is(err, pipelines.ErrNoPipeline) {
-		return nil, usageErr(err)
-	} else if err != nil {
-		return nil, err
-	}
-	for _, s := range sets {
-		if err := cfg.Override(s); err != nil {
-			return nil, usageErr(fmt.Errorf("--set %w", err))
-		}
-	}
-	if err := pipelines.UseDemoTrace(cfg); err != nil {
-		return nil, err
-	}
-	return cfg, pipelines.Check(builtin.Registry(), cfg)
 }
 
 // metricsHelp documents --metrics-addr.
@@ -213,6 +145,5 @@ func runPipeline(ctx context.Context, cfg *pipelines.Config, bar bool, metricsAd
 		return err
 	}
 	defer m.Stop()
-	return pipelines.RunInteractive(ctx, cfg, pipelines.Interactive{Logger: log, Bar: bar, Metrics: m,
-		NewLogger: func(w io.Writer) zerolog.Logger { return clilog.New(w, logConsole) }})
+	return runner().RunConfig(ctx, cfg, bar, m)
 }

@@ -9,6 +9,7 @@ package specs
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"strings"
 
@@ -27,6 +28,9 @@ type Runner struct {
 	// Report, when set, receives the components' end-of-stream reports (a
 	// parser's statistics) instead of the log.
 	Report func(id, stream string, report any)
+	// NewLogger makes the logger of a pipeline run with a progress bar,
+	// writing above the bar.
+	NewLogger func(io.Writer) zerolog.Logger
 }
 
 // OptionError is an invalid option of a command's pipeline: the user's

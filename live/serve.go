@@ -1,0 +1,98 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/tracecast/tracecast/pipelines"
+)
+
+// ServeOptions configure Serve: the live setup in one process.
+type ServeOptions struct {
+	// Kafka are the brokers, TLS and SASL (the --brokers flags); without
+	// brokers Serve starts one on Addr, persisting to DataDir.
+	Kafka         *Kafka
+	Addr, DataDir string
+	// Trace, when set, is the file a live-tail pipeline follows.
+	Trace string
+	// Demo publishes the trace built into the binary to tracecast.traces,
+	// paced by Speed.
+	Demo   bool
+	Speed  string
+	Logger zerolog.Logger
+	// Ready gets "READY broker ADDR" once a started broker listens.
+	Ready io.Writer
+}
+
+// Serve runs a live pipeline (live-kafka or live-tail, loaded by the
+// caller) with run, after pointing it at its brokers and trace, starting a
+// broker when none is given and, with Demo, publishing the demo run.
+func Serve(ctx context.Context, cfg *pipelines.Config, o ServeOptions, run func(context.Context, *pipelines.Config) error) error {
+	if o.Demo && o.Trace != "" {
+		return &OptionError{Option: "demo", Err: errors.New("cannot be used with --trace: --demo replays the built-in trace through Kafka, --trace follows a file")}
+	}
+	if err := o.Kafka.Resolve(); err != nil {
+		return err
+	}
+	if len(o.Kafka.Brokers) == 0 {
+		if o.Kafka.Secure() {
+			return &OptionError{Option: "tls", Err: errors.New("needs --brokers (as --sasl-* do): the broker live starts has neither TLS nor SASL")}
+		}
+		c, err := StartBroker(BrokerOptions{Addr: o.Addr, DataDir: o.DataDir, Topics: []string{Topics}, Partitions: 4, MinSessionTimeout: time.Second})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		o.Kafka.Brokers = c.ListenAddrs()
+		fmt.Fprintf(o.Ready, "READY broker %s\n", strings.Join(o.Kafka.Brokers, ","))
+	}
+	for _, c := range cfg.Components() {
+		if c.Type == "tail" {
+			c.SetOption("path", o.Trace)
+		}
+	}
+	if err := o.Kafka.Apply(cfg); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.Demo {
+		p := PublishOptions{Topic: "tracecast.traces", Speed: o.Speed, Logger: o.Logger}
+		var err error
+		if p.Brokers, p.TLS, p.SASL, err = o.Kafka.Connect(); err != nil {
+			return err
+		}
+		go func() {
+			if err := PublishDemo(ctx, p); err != nil && ctx.Err() == nil {
+				o.Logger.Error().Err(err).Msg("publishing the demo run")
+			}
+		}()
+	}
+	return run(ctx, cfg)
+}
+
+// ServeBroker runs a broker until SIGINT or SIGTERM (or ctx's end),
+// telling ready its addresses once it accepts connections.
+func ServeBroker(ctx context.Context, o BrokerOptions, log zerolog.Logger, ready func(addrs []string)) error {
+	c, err := StartBroker(o)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ready(c.ListenAddrs())
+	log.Info().Strs("addrs", c.ListenAddrs()).Str("data_dir", o.DataDir).Msg("broker ready")
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	log.Info().Msg("broker stopping")
+	return nil
+}
