@@ -17,17 +17,17 @@ const Topics = "tracecast.traces:4,tracecast.predictions:4,tracecast.forecasts:4
 // BrokerOptions configure StartBroker.
 type BrokerOptions struct {
 	// Addr is where the broker listens: 127.0.0.1 or localhost only.
-	Addr string
+	Addr string `flag:"addr" help:"listen address (loopback only)"`
 	// DataDir, when set, persists topics, messages and group offsets.
-	DataDir string
+	DataDir string `flag:"data-dir" help:"persist topics, messages and offsets in DIR (survives restarts)"`
 	// Topics are created at start (kfake does not create topics on first
 	// use): NAME or NAME:PARTITIONS, each element comma-separated.
-	Topics []string
+	Topics []string `flag:"topics" list:"comma" help:"topics to create at start: NAME or NAME:PARTITIONS, comma-separated or repeated"`
 	// Partitions is the default number of partitions.
-	Partitions int32
+	Partitions int32 `flag:"partitions" help:"default number of partitions"`
 	// MinSessionTimeout is the shortest consumer-group session timeout
 	// accepted.
-	MinSessionTimeout time.Duration
+	MinSessionTimeout time.Duration `flag:"min-session-timeout" help:"shortest consumer-group session timeout accepted (Kafka's default is 6s; shorter lets tests and demos notice a dead member sooner)"`
 }
 
 // StartBroker starts an in-process kfake cluster. A bad address or topic

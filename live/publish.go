@@ -27,18 +27,18 @@ type PublishOptions struct {
 	// TLS (nil: plaintext) and SASL (nil: none) secure the connections.
 	TLS   *tls.Config
 	SASL  sasl.Mechanism
-	Topic string
+	Topic string `flag:"topic" help:"topic to write the trace's lines to"`
 	// Speed paces the replay by trace time: max (default), realtime, Nx.
-	Speed string
+	Speed string `flag:"speed" help:"pace: max, realtime or Nx (10x, 0.5x), by trace time"`
 	// Trace is the trace id, the messages' key; default the file's name.
-	Trace string
+	Trace string `flag:"trace" help:"trace id, the messages' key (default: the file name)"`
 	// TimeUnit is the trace's unit for pacing: auto (default: ms for
 	// StarPU, s otherwise), s, ms, us, ns.
-	TimeUnit string
+	TimeUnit string `flag:"time-unit" help:"the trace's time unit for pacing: auto, s, ms, us, ns"`
 	// LinesPerMessage defaults to ingest/kafka's DefaultLinesPerMessage.
-	LinesPerMessage int
+	LinesPerMessage int `flag:"lines-per-message" help:"lines packed in one message (1: a message per line)"`
 	// NoEnd leaves the trace open: no end-of-trace marker.
-	NoEnd bool
+	NoEnd bool `flag:"no-end" help:"do not send the end-of-trace marker (the trace stays open, as if its run went on)"`
 	// Logger receives the source's warnings and the summary line.
 	Logger zerolog.Logger
 }

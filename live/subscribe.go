@@ -26,22 +26,23 @@ type SubscribeOptions struct {
 	// TLS (nil: plaintext) and SASL (nil: none) secure the connections.
 	TLS   *tls.Config
 	SASL  sasl.Mechanism
-	Topic string
+	Topic string `flag:"topic" help:"topic to read"`
 	// Group, when set, joins that consumer group and commits each message
 	// once its records are handled (members share the partitions);
 	// without it every partition is read from the start.
-	Group string
+	Group string `flag:"group" help:"consumer group (commits what was printed); empty: read every partition from the start"`
 	// FromStart starts a group without committed offsets at the oldest
 	// message (else at the newest).
-	FromStart bool
+	FromStart bool `flag:"from-start" help:"with --group, start at the oldest message when the group has no committed offset"`
 	// Query and Kind keep only the records of one query (idle>=25%, case
 	// insensitive) and the alerts of one kind.
-	Query, Kind string
+	Query string `flag:"query" help:"keep only the records of this query (idle>=25%)"`
+	Kind  string `flag:"kind" help:"keep only alerts of this kind (idle-opportunity, regime-change)"`
 	// Limit stops after this many records (0: none); the records of the
 	// message that reaches it are all handled.
-	Limit int
+	Limit int `flag:"limit" help:"stop after this many records (0: no limit)"`
 	// IdleExit stops when no message came for this long (0: never).
-	IdleExit time.Duration
+	IdleExit time.Duration `flag:"idle-exit" help:"stop when no message came for this long (0: wait forever)"`
 	// Logger receives retried fetch errors and undecodable messages.
 	Logger zerolog.Logger
 }

@@ -36,15 +36,22 @@ type SynthMeta struct {
 // workers. Zero Levels, MaxOutDegree and EdgeRatio are drawn in Table I's
 // ranges from Seed.
 type SynthConfig struct {
-	Tasks, Workers int
-	Seed           uint64
-	Levels         int
-	MaxOutDegree   int
-	EdgeRatio      float64
-	Codelets       string  // task kinds NAME:MEAN_MS[:CV[:WEIGHT]],... (lognormal durations)
-	TransferProb   float64 // probability that a task fetches input first
-	TransferMS     float64 // mean data-transfer time, ms (exponential)
-	OverheadMS     float64 // length of each runtime state around a task, ms
+	Tasks        int     `flag:"tasks" help:"number of tasks T (the study: 1000–4000)"`
+	Workers      int     `flag:"workers" help:"number of workers R (the study: 8–256)"`
+	Seed         uint64  `flag:"seed" help:"random seed: the same seed gives the same DAG and trace"`
+	Levels       int     `flag:"levels" help:"levels of the DAG (0: random, in the study's range for T)"`
+	MaxOutDegree int     `flag:"max-out-degree" help:"maximum out-degree (0: random, 7–18)"`
+	EdgeRatio    float64 `flag:"edge-ratio" help:"edges per task (0: random, 1.72–1.98)"`
+	Codelets     string  `flag:"codelets" help:"task kinds NAME:MEAN_MS[:CV[:WEIGHT]],... (lognormal durations)"`
+	TransferProb float64 `flag:"transfer-prob" help:"probability that a task fetches input first (a FetchingInput state)"`
+	TransferMS   float64 `flag:"transfer-ms" unit:"ms" help:"mean data-transfer time (exponential): a duration (500us) or a number of ms"`
+	OverheadMS   float64 `flag:"overhead-ms" unit:"ms" help:"length of each runtime state around a task: a duration (1us) or a number of ms"`
+}
+
+// DefaultSynthConfig are synth's defaults: 1000 tasks of 10 ms on 8
+// workers, 1 ms transfers, 1 µs runtime states.
+func DefaultSynthConfig() SynthConfig {
+	return SynthConfig{Tasks: 1000, Workers: 8, Seed: 1, Codelets: "dag_task:10:0.3:1", TransferMS: 1, OverheadMS: 0.001}
 }
 
 // Synthesize draws the DAG, streams the trace to w and returns the

@@ -6,12 +6,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/report"
-	"github.com/tracecast/tracecast/stages/energy"
 )
 
 // energyCommands are the energy and power-model commands.
@@ -242,7 +241,7 @@ energies (then with the parallel energy E_p = E_i/S_t + E_d).`,
 }
 
 func newEnergyCmd() *cobra.Command {
-	var o specs.Energy
+	o := specs.DefaultEnergy()
 	var out string
 	var plotPoints int
 	cmd := &cobra.Command{
@@ -276,26 +275,8 @@ docs/energy.md.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Trace, "trace", "", "Paje trace (plain or gzip)")
-	fl.StringVar(&o.Power, "power", "", "power stream (plain or gzip)")
-	fl.StringVar(&o.PowerFormat, "power-format", "auto", "power format: auto, csv, jsonl, rapl, kwollect")
-	fl.StringVar(&o.Metric, "metric", "", "with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)")
-	fl.StringVar(&o.Params, "params", "", "per-state powers file (JSON or YAML: idle, app, storage, net)")
+	cliflags.Bind(fl, &o)
 	fl.StringVarP(&out, "output", "o", "", "directory for Arrow files, model.json and plots")
-	fl.StringVar(&o.Rules, "rules", "starpu", "state classes: starpu, smpi")
-	fl.StringVar(&o.TimeUnit, "time-unit", "auto", "unit of the trace's times: auto, s, ms, us, ns")
-	fl.StringVar(&o.Node, "node", energy.DefaultNode, "node of unmapped workers and of power rows without a node")
-	fl.StringArrayVar(&o.Map, "map", nil, "CONTAINER=NODE: put a worker on a node (repeatable)")
-	fl.StringVar(&o.NodeType, "node-type", "", "put each unmapped worker on its nearest ancestor container of this type (e.g. \"Memory Node\"), named as that container")
-	o.Window, o.MaxGap = 1, 5
-	fl.Var(tracecast.DurationIn(&o.Window, "s"), "window", "window length: a duration (100ms) or seconds (0: the whole run)")
-	fl.Var(tracecast.DurationIn(&o.MaxGap, "s"), "max-gap", "longest interval between samples that is integrated: a duration or seconds")
-	fl.Var(tracecast.DurationIn(&o.Lateness, "s"), "lateness", "how late a sample may arrive and still be used: a duration or seconds")
-	fl.Var(tracecast.DurationIn(&o.Offset, "s"), "offset", "power time minus trace time: a duration or seconds")
-	fl.StringVar(&o.IO, "io", "", "an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class")
-	fl.StringVar(&o.IOFormat, "io-format", "", "format of --io: strace, csv, jsonl (default: guessed)")
-	fl.Var(tracecast.DurationIn(&o.IOOffset, "s"), "io-offset", "I/O-stream time minus trace time: a duration or seconds (strace -tt times are seconds since midnight)")
-	fl.BoolVar(&o.Lenient, "lenient", false, "skip bad trace and power lines instead of failing")
 	fl.IntVar(&plotPoints, "plot-points", 20000, "most power samples kept per node for the plot")
 	return cmd
 }

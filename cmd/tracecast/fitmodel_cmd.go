@@ -11,22 +11,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models/eiger"
 	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/report"
 )
 
-type fitModelFlags struct {
-	target, inputs, regressors, out, plots, sizeColumn string
-	groups                                             []string
-	threshold                                          float64
-	clusters, folds                                    int
-	seed                                               uint64
-	pca                                                bool
-}
-
 func newFitModelCmd() *cobra.Command {
-	var f fitModelFlags
+	o := modelio.DefaultTaskFit()
+	var regressors, out, plots string
 	cmd := &cobra.Command{
 		Use:   "fit-model FILE.csv|TASKS.arrow|TASKS.jsonl --target COLUMN [--group COLUMN] [--threshold T] [--clusters K] [--inputs a,b] [--pca] [-o model.json]",
 		Short: "Fit models of a task's duration (or energy) from its parameters, one per codelet and worker kind",
@@ -46,55 +39,24 @@ negative values for its own rows is marked UNUSABLE. -o writes the models
 and residual plots. docs/tasks.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runFitModel(cmd.OutOrStdout(), args[0], &f, cmd.Flags().Changed("group"))
+			if err := o.Check(regressors); err != nil {
+				return usageErr(err)
+			}
+			return runFitModel(cmd.OutOrStdout(), args[0], o, out, plots)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.target, "target", "", "column to model (duration_s, energy_j, ...)")
-	fl.StringSliceVar(&f.groups, "group", nil, "columns whose values group the rows, one model per group (default for tasks: codelet,worker_kind; none: one model)")
-	fl.Float64Var(&f.threshold, "threshold", eiger.DefaultThreshold, "least gain in adjusted R² for a regressor to enter the model")
-	fl.IntVar(&f.clusters, "clusters", 1, "k of k-means: models per group")
-	fl.StringVar(&f.inputs, "inputs", "", "comma-separated input columns (default: the tasks' parameters, or every numeric column)")
-	fl.StringVar(&f.regressors, "regressors", "", "comma-separated pool functions allowed: "+strings.Join(eiger.PoolNames, ","))
-	fl.BoolVar(&f.pca, "pca", false, "fit on the principal components (of non-zero variance) instead of the inputs")
-	fl.IntVar(&f.folds, "folds", 5, "folds of the cross-validation (0: none)")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of k-means++ and of the folds")
-	fl.StringVar(&f.sizeColumn, "size-column", "Size", "data size for StarPU's a·size^b + c baseline")
-	fl.StringVarP(&f.out, "output", "o", "", "write the models here (JSON)")
-	fl.StringVar(&f.plots, "plots", "", "directory for measured-vs-predicted and residual plots (PNG, SVG)")
+	cliflags.Bind(fl, &o)
+	fl.StringVar(&regressors, "regressors", "", "comma-separated pool functions allowed: "+strings.Join(eiger.PoolNames, ","))
+	fl.StringVarP(&out, "output", "o", "", "write the models here (JSON)")
+	fl.StringVar(&plots, "plots", "", "directory for measured-vs-predicted and residual plots (PNG, SVG)")
 	return cmd
 }
 
-func runFitModel(w io.Writer, path string, f *fitModelFlags, groupSet bool) error {
-	if f.target == "" {
-		return usageErr(fmt.Errorf("--target is required"))
-	}
-	if f.clusters < 1 {
-		return usageErr(fmt.Errorf("--clusters must be at least 1"))
-	}
-	if f.folds < 0 || f.folds == 1 {
-		return usageErr(fmt.Errorf("--folds must be 0 (none) or at least 2"))
-	}
-	if !(f.threshold >= 0) {
-		return usageErr(fmt.Errorf("--threshold must not be negative"))
-	}
-	pool, err := eiger.ParsePool(f.regressors)
-	if err != nil {
-		return usageErr(err)
-	}
-	if f.out != "" {
-		if err := checkOutputs([]string{path}, f.out); err != nil {
+func runFitModel(w io.Writer, path string, o modelio.TaskFit, out, plots string) error {
+	if out != "" {
+		if err := checkOutputs([]string{path}, out); err != nil {
 			return err
-		}
-	}
-	o := modelio.TaskFit{Target: f.target, SizeColumn: f.sizeColumn, Folds: f.folds,
-		Options: eiger.Options{Threshold: f.threshold, Clusters: f.clusters, PCA: f.pca, Pool: pool, Seed: f.seed}}
-	if groupSet {
-		o.GroupBy = f.groups
-	}
-	if f.inputs != "" {
-		for _, in := range strings.Split(f.inputs, ",") {
-			o.Inputs = append(o.Inputs, strings.TrimSpace(in))
 		}
 	}
 	file, err := modelio.FitTaskFile(path, o)
@@ -104,21 +66,21 @@ func runFitModel(w io.Writer, path string, f *fitModelFlags, groupSet bool) erro
 	if err := report.WriteTaskModelText(w, file); err != nil {
 		return err
 	}
-	if f.plots != "" {
-		if err := os.MkdirAll(f.plots, 0o755); err != nil {
+	if plots != "" {
+		if err := os.MkdirAll(plots, 0o755); err != nil {
 			return err
 		}
-		names, err := report.WriteTaskModelPlots(f.plots, file)
+		names, err := report.WriteTaskModelPlots(plots, file)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\nplots: %d group(s) in %s (.png, .svg)\n", len(names), f.plots)
+		fmt.Fprintf(w, "\nplots: %d group(s) in %s (.png, .svg)\n", len(names), plots)
 	}
-	if f.out != "" {
-		if err := modelio.WriteTaskModel(f.out, file); err != nil {
+	if out != "" {
+		if err := modelio.WriteTaskModel(out, file); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "models: %s\n", f.out)
+		fmt.Fprintf(w, "models: %s\n", out)
 	}
 	return nil
 }

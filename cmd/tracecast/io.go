@@ -5,25 +5,14 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models/iobench"
-	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 
-// profileFlags are the flags of every command that reads an I/O-call profile.
-func profileFlags(cmd *cobra.Command, p *specs.Profile) {
-	cmd.Flags().StringVar(&p.Format, "input-format", "", "profile format: strace, csv, jsonl (default: from the file name and first line)")
-	cmd.Flags().BoolVar(&p.Lenient, "lenient", false, "count and skip bad lines instead of stopping at the first")
-	cmd.Flags().IntVar(&p.MaxPIDs, "max-pids", iocall.DefaultMaxPIDs, "most processes tracked at once (strace; forgotten at their exit)")
-	cmd.Flags().IntVar(&p.MaxOpenCalls, "max-open-calls", iocall.DefaultMaxOpenCalls, "most unfinished calls held at once (strace)")
-	cmd.Flags().IntVar(&p.MaxFDs, "max-fds", iocall.DefaultMaxFDs, "most file descriptors tracked over all processes (open files, for CSV and JSON lines)")
-	cmd.Flags().BoolVar(&p.All, "all-fds", false, "keep calls on sockets, pipes, ttys and devices too")
-	cmd.Flags().StringVar(&p.Buckets, "buckets", "4K,64K,1M", "size bucket bounds (ascending; K, M, G suffixes)")
-}
-
 func newIOCallsCmd() *cobra.Command {
-	var f specs.Profile
+	f := specs.DefaultProfile()
 	var format, out string
 	cmd := &cobra.Command{
 		Use:   "iocalls [--format csv|jsonl] [-o FILE] PROFILE|-",
@@ -42,14 +31,14 @@ devices are dropped unless --all-fds.`,
 			return runner().WriteCalls(cmd.Context(), f, format, out)
 		},
 	}
-	profileFlags(cmd, &f)
+	cliflags.Bind(cmd.Flags(), &f)
 	cmd.Flags().StringVar(&format, "format", "csv", "output format: csv or jsonl")
 	cmd.Flags().StringVarP(&out, "output", "o", "-", "output file (- for standard output)")
 	return cmd
 }
 
 func newIOTimeCmd() *cobra.Command {
-	var f specs.Profile
+	f := specs.DefaultProfile()
 	var perProcess bool
 	cmd := &cobra.Command{
 		Use:   "iotime [--buckets 4K,64K,1M] [--per-process] PROFILE|-",
@@ -75,13 +64,13 @@ table on a terminal, one JSON object otherwise.`,
 			return iobench.WriteJSON(os.Stdout, s)
 		},
 	}
-	profileFlags(cmd, &f)
+	cliflags.Bind(cmd.Flags(), &f)
 	cmd.Flags().BoolVar(&perProcess, "per-process", false, "break down per process too")
 	return cmd
 }
 
 func newIOBenchCmd() *cobra.Command {
-	var f specs.Profile
+	f := specs.DefaultProfile()
 	var out, fileSize string
 	o := iobench.DefaultOptions()
 	cmd := &cobra.Command{
@@ -109,26 +98,17 @@ iopredict. docs/io.md.`,
 			return runner().Bench(cmd.Context(), f, o, out)
 		},
 	}
-	profileFlags(cmd, &f)
+	cliflags.Bind(cmd.Flags(), &f)
 	fl := cmd.Flags()
 	fl.StringVar(&f.Path, "profile", "", "the application's I/O-call profile (strace, CSV or JSON lines)")
 	fl.StringVarP(&out, "output", "o", "", "BENCH.json to write")
-	fl.StringVar(&o.Dir, "dir", o.Dir, "directory on the file system under test")
 	fl.StringVar(&fileSize, "file-size", "", "least size of the test file (e.g. 8G: larger than the page cache)")
-	fl.BoolVar(&o.Fsync, "fsync", o.Fsync, "fsync after every replayed write (timed with it)")
-	fl.BoolVar(&o.Direct, "direct", o.Direct, "O_DIRECT for reads and writes where supported")
-	fl.BoolVar(&o.DropCache, "drop-cache", o.DropCache, "posix_fadvise DONTNEED before each read category")
-	fl.BoolVar(&o.Gaps, "gaps", o.Gaps, "replay the mean gap between the application's calls")
-	fl.DurationVar(&o.MaxGap, "max-gap", o.MaxGap, "longest gap replayed")
-	fl.IntVar(&o.MinCalls, "min-calls", o.MinCalls, "least calls replayed per category")
-	fl.IntVar(&o.MaxCalls, "max-calls", o.MaxCalls, "most calls replayed per category")
-	fl.IntVar(&o.Reps, "reps", o.Reps, "repetitions per category (the result is their mean)")
-	fl.Uint64Var(&o.Seed, "seed", o.Seed, "seed of the random offsets")
+	cliflags.Bind(fl, &o)
 	return cmd
 }
 
 func newIOPredictCmd() *cobra.Command {
-	var f specs.Profile
+	f := specs.DefaultProfile()
 	var refPath, tgtPath, actualPath, stat, overhead string
 	cmd := &cobra.Command{
 		Use:   "iopredict --profile APP.strace --ref REF.json --target TARGET.json [--actual APP_ON_TARGET.strace]",
@@ -161,7 +141,7 @@ object otherwise. docs/io.md.`,
 			return iobench.WriteJSON(os.Stdout, p)
 		},
 	}
-	profileFlags(cmd, &f)
+	cliflags.Bind(cmd.Flags(), &f)
 	fl := cmd.Flags()
 	fl.StringVar(&f.Path, "profile", "", "the application's I/O-call profile on the reference")
 	fl.StringVar(&refPath, "ref", "", "BENCH.json measured on the reference")

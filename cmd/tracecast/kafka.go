@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/specs"
@@ -63,7 +64,7 @@ them with 'tracecast subscribe'. --set overrides pipeline options as in
 }
 
 func newBrokerCmd() *cobra.Command {
-	var o live.BrokerOptions
+	o := live.BrokerOptions{Addr: "127.0.0.1:9092", Partitions: 4, MinSessionTimeout: time.Second}
 	var metricsAddr string
 	cmd := &cobra.Command{
 		Use:   "broker [--addr 127.0.0.1:9092] [--data-dir DIR] [--topics NAME[:PARTITIONS],...]",
@@ -87,12 +88,8 @@ accepts connections and stops on SIGINT/SIGTERM.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Addr, "addr", "127.0.0.1:9092", "listen address (loopback only)")
+	cliflags.Bind(f, &o)
 	f.StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
-	f.StringVar(&o.DataDir, "data-dir", "", "persist topics, messages and offsets in DIR (survives restarts)")
-	f.StringSliceVar(&o.Topics, "topics", nil, "topics to create at start: NAME or NAME:PARTITIONS, comma-separated or repeated")
-	f.Int32Var(&o.Partitions, "partitions", 4, "default number of partitions")
-	f.DurationVar(&o.MinSessionTimeout, "min-session-timeout", time.Second, "shortest consumer-group session timeout accepted (Kafka's default is 6s; shorter lets tests and demos notice a dead member sooner)")
 	return cmd
 }
 
@@ -107,7 +104,7 @@ func optionErr(err error) error {
 }
 
 func newPublishCmd() *cobra.Command {
-	var o live.PublishOptions
+	o := live.PublishOptions{Speed: "max", TimeUnit: "auto", LinesPerMessage: kafkaingest.DefaultLinesPerMessage}
 	var kafka *live.Kafka
 	cmd := &cobra.Command{
 		Use:   "publish TRACE --topic T [--speed realtime|Nx|max] [--brokers ADDR]",
@@ -129,18 +126,13 @@ message format: package ingest/kafka.`,
 		},
 	}
 	f := cmd.Flags()
+	cliflags.Bind(f, &o)
 	kafka = live.AddKafkaFlags(f, "Kafka brokers", "127.0.0.1:9092")
-	f.StringVar(&o.Topic, "topic", "", "topic to write the trace's lines to")
-	f.StringVar(&o.Speed, "speed", "max", "pace: max, realtime or Nx (10x, 0.5x), by trace time")
-	f.StringVar(&o.Trace, "trace", "", "trace id, the messages' key (default: the file name)")
-	f.StringVar(&o.TimeUnit, "time-unit", "auto", "the trace's time unit for pacing: auto, s, ms, us, ns")
-	f.IntVar(&o.LinesPerMessage, "lines-per-message", kafkaingest.DefaultLinesPerMessage, "lines packed in one message (1: a message per line)")
-	f.BoolVar(&o.NoEnd, "no-end", false, "do not send the end-of-trace marker (the trace stays open, as if its run went on)")
 	return cmd
 }
 
 func newSubscribeCmd() *cobra.Command {
-	var o live.SubscribeOptions
+	o := live.SubscribeOptions{Topic: "tracecast.predictions"}
 	var kafka *live.Kafka
 	cmd := &cobra.Command{
 		Use:   "subscribe [--topic tracecast.predictions] [--query Q] [--brokers ADDR]",
@@ -169,13 +161,7 @@ commits what it printed. examples/scheduler is the same loop in Go.`,
 		},
 	}
 	f := cmd.Flags()
+	cliflags.Bind(f, &o)
 	kafka = live.AddKafkaFlags(f, "Kafka brokers", "127.0.0.1:9092")
-	f.StringVar(&o.Topic, "topic", "tracecast.predictions", "topic to read")
-	f.StringVar(&o.Group, "group", "", "consumer group (commits what was printed); empty: read every partition from the start")
-	f.BoolVar(&o.FromStart, "from-start", false, "with --group, start at the oldest message when the group has no committed offset")
-	f.StringVar(&o.Query, "query", "", "keep only the records of this query (idle>=25%)")
-	f.StringVar(&o.Kind, "kind", "", "keep only alerts of this kind (idle-opportunity, regime-change)")
-	f.IntVar(&o.Limit, "limit", 0, "stop after this many records (0: no limit)")
-	f.DurationVar(&o.IdleExit, "idle-exit", 0, "stop when no message came for this long (0: wait forever)")
 	return cmd
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/study"
 )
 
@@ -21,18 +21,8 @@ func studyCommands() []*cobra.Command {
 // registerSynthFlags binds the workload flags to c (synth, and reproduce,
 // which sets the tasks, workers and seed per trace itself).
 func registerSynthFlags(cmd *cobra.Command, c *study.SynthConfig) {
-	fl := cmd.Flags()
-	fl.IntVar(&c.Tasks, "tasks", 1000, "number of tasks T (the study: 1000–4000)")
-	fl.IntVar(&c.Workers, "workers", 8, "number of workers R (the study: 8–256)")
-	fl.Uint64Var(&c.Seed, "seed", 1, "random seed: the same seed gives the same DAG and trace")
-	fl.IntVar(&c.Levels, "levels", 0, "levels of the DAG (0: random, in the study's range for T)")
-	fl.IntVar(&c.MaxOutDegree, "max-out-degree", 0, "maximum out-degree (0: random, 7–18)")
-	fl.Float64Var(&c.EdgeRatio, "edge-ratio", 0, "edges per task (0: random, 1.72–1.98)")
-	fl.StringVar(&c.Codelets, "codelets", "dag_task:10:0.3:1", "task kinds NAME:MEAN_MS[:CV[:WEIGHT]],... (lognormal durations)")
-	fl.Float64Var(&c.TransferProb, "transfer-prob", 0, "probability that a task fetches input first (a FetchingInput state)")
-	c.TransferMS, c.OverheadMS = 1, 0.001
-	fl.Var(tracecast.DurationIn(&c.TransferMS, "ms"), "transfer-ms", "mean data-transfer time (exponential): a duration (500us) or a number of ms")
-	fl.Var(tracecast.DurationIn(&c.OverheadMS, "ms"), "overhead-ms", "length of each runtime state around a task: a duration (1us) or a number of ms")
+	*c = study.DefaultSynthConfig()
+	cliflags.Bind(cmd.Flags(), c)
 }
 
 func newSynthCmd() *cobra.Command {

@@ -2,8 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/pipelines/specs"
-	"github.com/tracecast/tracecast/stages/energy"
 )
 
 // taskCommands are the commands of issue 18: task records from traces and
@@ -13,7 +13,7 @@ func taskCommands() []*cobra.Command {
 }
 
 func newTasksCmd() *cobra.Command {
-	var f specs.Tasks
+	f := specs.DefaultTasks()
 	cmd := &cobra.Command{
 		Use:   "tasks TRACE... [--power FILE]... [-o FILE] [--format jsonl|arrow|csv]",
 		Short: "One record per task of StarPU traces: codelet, worker, duration, parameters, energy",
@@ -44,18 +44,6 @@ reads any of the three.`,
 			return sum.Write(cmd.ErrOrStderr(), len(args), len(f.Powers) > 0, f.Out)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringArrayVar(&f.Powers, "power", nil, "power stream of the trace (repeat: one per trace, in order)")
-	fl.StringVar(&f.PowerFormat, "power-format", "auto", "power format: auto, csv, jsonl, rapl, kwollect")
-	fl.StringVar(&f.Node, "node", energy.DefaultNode, "node of unmapped workers and of power rows without a node")
-	fl.StringArrayVar(&f.Map, "map", nil, "CONTAINER=NODE: put a worker on a node (repeatable)")
-	fl.StringVar(&f.NodeType, "node-type", "", "put each unmapped worker on its nearest ancestor container of this type")
-	fl.Float64Var(&f.Offset, "offset", 0, "power time minus trace time, seconds")
-	fl.Float64Var(&f.MaxGap, "max-gap", 5, "longest interval between power samples that is integrated, seconds")
-	fl.Float64Var(&f.Lateness, "lateness", 0, "how late (s) a power sample may arrive and still be used")
-	fl.StringVar(&f.TimeUnit, "time-unit", "ms", "unit of the traces' times: s, ms (StarPU), us, ns")
-	fl.StringVarP(&f.Out, "output", "o", "", "output file (default: standard output)")
-	fl.StringVar(&f.Format, "format", "", "jsonl, arrow or csv (default: from -o's extension, else jsonl)")
-	fl.BoolVar(&f.Lenient, "lenient", false, "skip bad trace and power lines instead of failing")
+	cliflags.Bind(cmd.Flags(), &f)
 	return cmd
 }

@@ -28,28 +28,28 @@ const Schema = "tracecast.iobench/v1"
 type Options struct {
 	// Dir is the directory of the file system under test; the benchmark
 	// works in a temporary file there and removes it.
-	Dir string `json:"dir"`
+	Dir string `json:"dir" flag:"dir" help:"directory on the file system under test"`
 	// FileSize is the least size of the test file (bytes): a file larger
 	// than the page cache defeats it. The file is at least as large as the
 	// extent the profile touched, up to max(FileSize, 1 GiB).
 	FileSize int64 `json:"file_size"`
 	// Fsync calls fsync after each replayed write, inside the timed call.
-	Fsync bool `json:"fsync"`
+	Fsync bool `json:"fsync" flag:"fsync" help:"fsync after every replayed write (timed with it)"`
 	// Direct opens the test file with O_DIRECT where the file system
 	// supports it (sizes and offsets rounded up to 4 KiB, aligned buffers).
-	Direct bool `json:"direct"`
+	Direct bool `json:"direct" flag:"direct" help:"O_DIRECT for reads and writes where supported"`
 	// DropCache writes back and drops the file's pages
 	// (posix_fadvise DONTNEED) before each read category and repetition.
-	DropCache bool `json:"drop_cache"`
+	DropCache bool `json:"drop_cache" flag:"drop-cache" help:"posix_fadvise DONTNEED before each read category"`
 	// Gaps replays the profile's mean gap between calls (capped by MaxGap).
-	Gaps   bool          `json:"gaps"`
-	MaxGap time.Duration `json:"max_gap_ns"`
+	Gaps   bool          `json:"gaps" flag:"gaps" help:"replay the mean gap between the application's calls"`
+	MaxGap time.Duration `json:"max_gap_ns" flag:"max-gap" help:"longest gap replayed"`
 	// MinCalls and MaxCalls bound the calls replayed per category.
-	MinCalls int `json:"min_calls"`
-	MaxCalls int `json:"max_calls"`
+	MinCalls int `json:"min_calls" flag:"min-calls" help:"least calls replayed per category"`
+	MaxCalls int `json:"max_calls" flag:"max-calls" help:"most calls replayed per category"`
 	// Reps is the number of repetitions; the result is their mean.
-	Reps int    `json:"reps"`
-	Seed uint64 `json:"seed"`
+	Reps int    `json:"reps" flag:"reps" help:"repetitions per category (the result is their mean)"`
+	Seed uint64 `json:"seed" flag:"seed" help:"seed of the random offsets"`
 }
 
 // DefaultOptions are the defaults of the iobench command.

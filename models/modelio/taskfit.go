@@ -8,20 +8,48 @@ import (
 	"github.com/tracecast/tracecast/models/eiger"
 )
 
-// TaskFit says which columns of a task table fit-model uses.
+// TaskFit are fit-model's options: which columns, and Eiger's.
 type TaskFit struct {
-	Target string
+	Target string `flag:"target" help:"column to model (duration_s, energy_j, ...)"`
 	// GroupBy is nil for the default (codelet and worker kind for a
 	// tracecast tasks file, one model otherwise); {"none"}: one model.
-	GroupBy []string
+	GroupBy []string `flag:"group" list:"comma" help:"columns whose values group the rows, one model per group (default for tasks: codelet,worker_kind; none: one model)"`
 	// Inputs restricts the inputs (default: the tasks' parameters, or
 	// every numeric column).
-	Inputs []string
+	Inputs []string `flag:"inputs" list:"comma" help:"comma-separated input columns (default: the tasks' parameters, or every numeric column)"`
 	// SizeColumn is the data size of StarPU's a·size^b + c baseline, used
 	// when the table has it.
-	SizeColumn string
-	Options    eiger.Options
-	Folds      int
+	SizeColumn string  `flag:"size-column" help:"data size for StarPU's a·size^b + c baseline"`
+	Threshold  float64 `flag:"threshold" help:"least gain in adjusted R² for a regressor to enter the model"`
+	Clusters   int     `flag:"clusters" help:"k of k-means: models per group"`
+	PCA        bool    `flag:"pca" help:"fit on the principal components (of non-zero variance) instead of the inputs"`
+	Folds      int     `flag:"folds" help:"folds of the cross-validation (0: none)"`
+	Seed       uint64  `flag:"seed" help:"seed of k-means++ and of the folds"`
+	// Pool restricts the regressors (nil: all); Check sets it.
+	Pool []eiger.Func
+}
+
+// DefaultTaskFit are fit-model's defaults.
+func DefaultTaskFit() TaskFit {
+	return TaskFit{SizeColumn: "Size", Threshold: eiger.DefaultThreshold, Clusters: 1, Folds: 5, Seed: 1}
+}
+
+// Check validates the options and sets Pool from regressors (pool
+// function names, comma-separated; "": all).
+func (o *TaskFit) Check(regressors string) error {
+	switch {
+	case o.Target == "":
+		return fmt.Errorf("--target is required")
+	case o.Clusters < 1:
+		return fmt.Errorf("--clusters must be at least 1")
+	case o.Folds < 0 || o.Folds == 1:
+		return fmt.Errorf("--folds must be 0 (none) or at least 2")
+	case !(o.Threshold >= 0):
+		return fmt.Errorf("--threshold must not be negative")
+	}
+	var err error
+	o.Pool, err = eiger.ParsePool(regressors)
+	return err
 }
 
 // FitTaskFile reads a task table (tasks JSON lines, Arrow, or any CSV with
@@ -31,7 +59,11 @@ func FitTaskFile(path string, o TaskFit) (*eiger.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := eiger.Spec{Target: o.Target, Options: o.Options, Folds: o.Folds, Inputs: o.Inputs}
+	spec := eiger.Spec{Target: o.Target, Folds: o.Folds,
+		Options: eiger.Options{Threshold: o.Threshold, Clusters: o.Clusters, PCA: o.PCA, Pool: o.Pool, Seed: o.Seed}}
+	for _, in := range o.Inputs {
+		spec.Inputs = append(spec.Inputs, strings.TrimSpace(in))
+	}
 	isTasks := len(t.Params) > 0
 	switch {
 	case len(o.GroupBy) == 1 && o.GroupBy[0] == "none":

@@ -15,19 +15,48 @@ import (
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
+// Attribution are the options that put workers on nodes and join their
+// states with the nodes' power samples: the energy and tasks commands'.
+type Attribution struct {
+	PowerFormat string   `flag:"power-format" help:"power format: auto, csv, jsonl, rapl, kwollect"`
+	Node        string   `flag:"node" help:"node of unmapped workers and of power rows without a node"`
+	Map         []string `flag:"map" help:"CONTAINER=NODE: put a worker on a node (repeatable)"`
+	NodeType    string   `flag:"node-type" help:"put each unmapped worker on its nearest ancestor container of this type (e.g. \"Memory Node\"), named as that container"`
+	// Seconds.
+	MaxGap   float64 `flag:"max-gap" unit:"s" help:"longest interval between samples that is integrated: a duration or seconds"`
+	Lateness float64 `flag:"lateness" unit:"s" help:"how late a sample may arrive and still be used: a duration or seconds"`
+	Offset   float64 `flag:"offset" unit:"s" help:"power time minus trace time: a duration or seconds"`
+	Lenient  bool    `flag:"lenient" help:"skip bad trace and power lines instead of failing"`
+}
+
+// DefaultAttribution are the defaults: every worker on energy.DefaultNode,
+// gaps up to 5 s integrated.
+func DefaultAttribution() Attribution {
+	return Attribution{PowerFormat: "auto", Node: energy.DefaultNode, MaxGap: 5}
+}
+
 // Energy are the energy command's inputs and options: the paje, power and
 // iocall parsers' and the energy stage's.
 type Energy struct {
-	Trace, Power, PowerFormat, Metric string
-	IO, IOFormat                      string // IO: an I/O-call stream, optional
-	Params                            string // per-state powers file; "": fitted
-	Rules, TimeUnit, Node, NodeType   string
-	Map                               []string // CONTAINER=NODE
-	// Seconds.
-	Window, MaxGap, Lateness, Offset, IOOffset float64
-	Lenient                                    bool
+	Trace    string `flag:"trace" help:"Paje trace (plain or gzip)"`
+	Power    string `flag:"power" help:"power stream (plain or gzip)"`
+	Metric   string `flag:"metric" help:"with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)"`
+	Params   string `flag:"params" help:"per-state powers file (JSON or YAML: idle, app, storage, net); default: fitted"`
+	Rules    string `flag:"rules" help:"state classes: starpu, smpi"`
+	TimeUnit string `flag:"time-unit" help:"unit of the trace's times: auto, s, ms, us, ns"`
+	Attribution
+	Window float64 `flag:"window" unit:"s" help:"window length: a duration (100ms) or seconds (0: the whole run)"`
+	// IO, optional, is an I/O-call stream: time in I/O calls is storage.
+	IO       string  `flag:"io" help:"an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class"`
+	IOFormat string  `flag:"io-format" help:"format of --io: strace, csv, jsonl (default: guessed)"`
+	IOOffset float64 `flag:"io-offset" unit:"s" help:"I/O-stream time minus trace time: a duration or seconds (strace -tt times are seconds since midnight)"`
 	// Series keeps the power samples (for the plots).
 	Series bool
+}
+
+// DefaultEnergy are the energy command's defaults.
+func DefaultEnergy() Energy {
+	return Energy{Rules: "starpu", TimeUnit: "auto", Attribution: DefaultAttribution(), Window: 1}
 }
 
 // Energy runs the energy stage on the trace and the power stream (and the

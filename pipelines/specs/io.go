@@ -17,12 +17,19 @@ import (
 
 // Profile is an I/O-call profile and the iocall parser's options.
 type Profile struct {
-	Path                          string // "-": standard input; plain or gzip
-	Format                        string // strace, csv, jsonl; "": guessed
-	Lenient                       bool
-	All                           bool // calls on sockets, pipes, ttys and devices too
-	MaxPIDs, MaxOpenCalls, MaxFDs int
-	Buckets                       string // size bucket bounds of the breakdown
+	Path         string // "-": standard input; plain or gzip
+	Format       string `flag:"input-format" help:"profile format: strace, csv, jsonl (default: from the file name and first line)"`
+	Lenient      bool   `flag:"lenient" help:"count and skip bad lines instead of stopping at the first"`
+	MaxPIDs      int    `flag:"max-pids" help:"most processes tracked at once (strace; forgotten at their exit)"`
+	MaxOpenCalls int    `flag:"max-open-calls" help:"most unfinished calls held at once (strace)"`
+	MaxFDs       int    `flag:"max-fds" help:"most file descriptors tracked over all processes (open files, for CSV and JSON lines)"`
+	All          bool   `flag:"all-fds" help:"keep calls on sockets, pipes, ttys and devices too"`
+	Buckets      string `flag:"buckets" help:"size bucket bounds (ascending; K, M, G suffixes)"`
+}
+
+// DefaultProfile are the iocall parser's limits and the default buckets.
+func DefaultProfile() Profile {
+	return Profile{MaxPIDs: iocall.DefaultMaxPIDs, MaxOpenCalls: iocall.DefaultMaxOpenCalls, MaxFDs: iocall.DefaultMaxFDs, Buckets: "4K,64K,1M"}
 }
 
 // read reads a profile through a pipeline — a file source, the iocall

@@ -148,7 +148,8 @@ func TestForecasts(t *testing.T) {
 }
 
 func TestEnergy(t *testing.T) {
-	o := Energy{Trace: starpu, Power: rapl, PowerFormat: "auto", Rules: "starpu", TimeUnit: "auto", Node: "node0", Window: 0.1, MaxGap: 5, Series: true}
+	o := DefaultEnergy()
+	o.Trace, o.Power, o.Node, o.Window, o.Series = starpu, rapl, "node0", 0.1, true
 	rep, c, err := r.Energy(ctx, o)
 	if err != nil {
 		t.Fatal(err)

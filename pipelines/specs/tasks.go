@@ -21,16 +21,17 @@ import (
 type Tasks struct {
 	Traces []string
 	// Powers, when given, is one power stream per trace, in order.
-	Powers                                []string
-	PowerFormat, Node, NodeType, TimeUnit string
-	// Map puts workers on nodes: CONTAINER=NODE.
-	Map                      []string
-	Offset, MaxGap, Lateness float64
+	Powers   []string `flag:"power" help:"power stream of the trace (repeat: one per trace, in order)"`
+	TimeUnit string   `flag:"time-unit" help:"unit of the traces' times: s, ms (StarPU), us, ns"`
+	Attribution
 	// Out is the output file ("" or "-": stdout); Format jsonl, arrow or
 	// csv ("": from Out's extension, else jsonl).
-	Out, Format string
-	Lenient     bool
+	Out    string `flag:"output,o" help:"output file (default: standard output)"`
+	Format string `flag:"format" help:"jsonl, arrow or csv (default: from -o's extension, else jsonl)"`
 }
+
+// DefaultTasks are the tasks command's defaults.
+func DefaultTasks() Tasks { return Tasks{TimeUnit: "ms", Attribution: DefaultAttribution()} }
 
 // Tasks runs the tasks pipeline: the records go to o.Out (stdout when
 // none), and the returned summary counted them as they passed (only CSV,

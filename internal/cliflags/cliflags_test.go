@@ -1,0 +1,62 @@
+package cliflags
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/tracecast/tracecast"
+)
+
+type inner struct {
+	Lenient bool `flag:"lenient" help:"skip bad lines"`
+}
+
+type opts struct {
+	inner
+	Path     string              `flag:"output,o" help:"where"`
+	N        int                 `flag:"n" help:"how many"`
+	Seed     uint64              `flag:"seed" help:"seed"`
+	Alpha    float64             `flag:"alpha" help:"level"`
+	Gap      float64             `flag:"max-gap" unit:"s" help:"gap"`
+	Period   tracecast.TraceTime `flag:"period" help:"period"`
+	Map      []string            `flag:"map" help:"repeatable"`
+	Groups   []string            `flag:"group" list:"comma" help:"comma list"`
+	internal string
+}
+
+func TestBind(t *testing.T) {
+	o := opts{Path: "-", N: 3, Gap: 5, Groups: []string{"a"}}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	Bind(fs, &o)
+	for name, def := range map[string]string{"output": "-", "n": "3", "max-gap": "5", "lenient": "false", "group": "[a]", "seed": "0"} {
+		if f := fs.Lookup(name); f == nil || f.DefValue != def {
+			t.Errorf("--%s: %+v, want default %q", name, f, def)
+		}
+	}
+	if fs.Lookup("internal") != nil || fs.ShorthandLookup("o") == nil {
+		t.Error("flags:", fs.FlagUsages())
+	}
+	err := fs.Parse([]string{"-o", "x", "--n", "4", "--seed", "9", "--alpha", "0.1", "--max-gap", "250ms", "--period", "2ms",
+		"--map", "a=b,c", "--map", "d=e", "--group", "x,y", "--lenient"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := opts{inner: inner{Lenient: true}, Path: "x", N: 4, Seed: 9, Alpha: 0.1, Gap: 0.25, Map: []string{"a=b,c", "d=e"}, Groups: []string{"x", "y"}}
+	want.Period.Set("2ms")
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("got %+v\nwant %+v", o, want)
+	}
+}
+
+func TestBindPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("a field of type map bound without a panic")
+		}
+	}()
+	Bind(pflag.NewFlagSet("t", pflag.ContinueOnError), &struct {
+		M map[string]int `flag:"m"`
+	}{})
+}
