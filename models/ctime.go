@@ -11,13 +11,13 @@ import (
 // "0.x" of eq. 16–17, in (0, 1)), and the completion times at full and
 // reduced allocation at both frequencies.
 type CTInputs struct {
-	FMin      float64 `json:"fmin"`
-	FMax      float64 `json:"fmax"`
-	X         float64 `json:"x"`
-	CTFullMin float64 `json:"ct_full_fmin"` // CT^{1.0}_{fmin}
-	CTFullMax float64 `json:"ct_full_fmax"` // CT^{1.0}_{fmax}
-	CTXMin    float64 `json:"ct_x_fmin"`    // CT^{0.x}_{fmin}
-	CTXMax    float64 `json:"ct_x_fmax"`    // CT^{0.x}_{fmax}
+	FMin      float64 `json:"fmin" flag:"fmin" help:"lowest frequency"`
+	FMax      float64 `json:"fmax" flag:"fmax" help:"highest frequency"`
+	X         float64 `json:"x" flag:"x" help:"reduced CPU allocation, 0 to 1 (or a percentage)"`
+	CTFullMin float64 `json:"ct_full_fmin" flag:"ct-full-fmin" help:"completion time at 100% CPU and fmin"` // CT^{1.0}_{fmin}
+	CTFullMax float64 `json:"ct_full_fmax" flag:"ct-full-fmax" help:"completion time at 100% CPU and fmax"` // CT^{1.0}_{fmax}
+	CTXMin    float64 `json:"ct_x_fmin" flag:"ct-x-fmin" help:"completion time at x CPU and fmin"`          // CT^{0.x}_{fmin}
+	CTXMax    float64 `json:"ct_x_fmax" flag:"ct-x-fmax" help:"completion time at x CPU and fmax"`          // CT^{0.x}_{fmax}
 }
 
 // CTModel is eq. 14 with θ_f from eq. 18:

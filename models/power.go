@@ -13,12 +13,12 @@ import (
 // (cpu = 1) power at each. Frequencies may be in any unit (only ratios
 // matter); powers are in watts.
 type PowerInputs struct {
-	FMin      float64 `json:"fmin"`
+	FMin      float64 `json:"fmin" flag:"fmin" help:"lowest frequency"`
 	FMax      float64 `json:"fmax"`
-	PIdleFMin float64 `json:"p_idle_fmin"`
-	PIdleFMax float64 `json:"p_idle_fmax"`
-	PFullFMin float64 `json:"p_full_fmin"`
-	PFullFMax float64 `json:"p_full_fmax"`
+	PIdleFMin float64 `json:"p_idle_fmin" flag:"p-idle-fmin" help:"idle power at fmin (W)"`
+	PIdleFMax float64 `json:"p_idle_fmax" flag:"p-idle-fmax" help:"idle power at fmax (W)"`
+	PFullFMin float64 `json:"p_full_fmin" flag:"p-full-fmin" help:"power at 100% CPU and fmin (W)"`
+	PFullFMax float64 `json:"p_full_fmax" flag:"p-full-fmax" help:"power at 100% CPU and fmax (W)"`
 }
 
 // PowerModel is seed 001's eq. 6:

@@ -26,12 +26,12 @@ import (
 type AnalyzeConfig struct {
 	// Period is Δ, a duration with a unit or a plain number of trace units;
 	// 0: seed 004's rule with the floors below.
-	Period     tracecast.TraceTime
-	MinPeriod  tracecast.TraceTime
-	MaxSamples int
-	Windows    []int // candidate window sizes, samples, increasing
+	Period     tracecast.TraceTime `flag:"period" help:"sampling period for every trace: a duration (1ms) or a number in the trace's unit (ms for StarPU); 0: per trace, half the shortest time between two changes, raised by --min-period and --max-samples"`
+	MinPeriod  tracecast.TraceTime `flag:"min-period" help:"floor for the per-trace period (--period 0): a duration or a number in the trace's unit"`
+	MaxSamples int                 `flag:"max-samples" help:"the per-trace period is raised so that a signal has at most this many samples (--period 0)"`
+	Windows    []int               // candidate window sizes, samples, increasing
 	Method     ks.Method
-	Alpha      float64
+	Alpha      float64 `flag:"alpha" help:"KS significance level"`
 }
 
 // Analysis is one trace's surface-core output.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/tracecast/tracecast"
@@ -16,10 +17,16 @@ import (
 // how the hit-rate surfaces are fitted and cut.
 type TrainConfig struct {
 	AnalyzeConfig
-	Target float64 // hit-rate at which the fitted surface is cut, (0, 1]
-	Degree int     // total degree of the polynomial surface (4: MATLAB's poly44)
-	Jobs   int     // traces analysed in parallel
-	Plots  bool    // write the plots (PNG and SVG)
+	Target float64 `flag:"target" help:"hit-rate at which the fitted surface is cut"` // (0, 1]
+	Degree int     `flag:"degree" help:"total degree of the polynomial surface"`      // 4: MATLAB's poly44
+	Jobs   int     `flag:"jobs" help:"traces analysed in parallel"`
+	Plots  bool    `flag:"plots" help:"write the plots (PNG and SVG)"`
+}
+
+// DefaultTrainConfig are train's defaults: the seed's cut at 95%, its
+// degree-4 surface, every core.
+func DefaultTrainConfig() TrainConfig {
+	return TrainConfig{AnalyzeConfig: AnalyzeConfig{MaxSamples: 10_000_000, Alpha: 0.05}, Target: 0.95, Degree: 4, Jobs: runtime.GOMAXPROCS(0), Plots: true}
 }
 
 // NewModel is the model c trains, before the fit: it records how the

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines/specs"
@@ -15,22 +16,12 @@ import (
 	"github.com/tracecast/tracecast/study"
 )
 
-// traceFlags are the flags of the commands that read a trace.
-func traceFlags(cmd *cobra.Command, t *specs.Trace) {
-	cmd.Flags().BoolVar(&t.Lenient, "lenient", false, "skip bad trace lines instead of failing")
-	cmd.Flags().BoolVarP(&t.NoStrict, "no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)")
-}
-
 // signalFlags are the flags of the commands that sample a signal;
 // maxSamples is --max-samples' default.
 func signalFlags(cmd *cobra.Command, t *specs.Trace, s *specs.Signal, maxSamples int) {
-	traceFlags(cmd, t)
-	fl := cmd.Flags()
-	fl.StringVar(&s.Class, "class", "idle", "the class counted: idle, compute, comm, other")
-	fl.StringVar(&s.Rules, "rules", "auto", "state classes: auto (starpu when there are StarPU worker states, else smpi), starpu, smpi")
-	fl.Var(&s.Period, "period", "sampling period: a duration (1ms, 250us) or a number in the trace's time unit (ms for StarPU, s for SMPI); 0: automatic")
-	fl.Var(&s.MinPeriod, "min-period", "floor for the automatic period: a duration or a number in the trace's time unit")
-	fl.IntVar(&s.MaxSamples, "max-samples", maxSamples, "the automatic period is raised so that the signal has at most this many samples; a given period making more is refused")
+	cliflags.Bind(cmd.Flags(), t)
+	*s = specs.DefaultSignal(maxSamples)
+	cliflags.Bind(cmd.Flags(), s)
 }
 
 func newSignalCmd() *cobra.Command {
@@ -141,8 +132,8 @@ One JSON line per size; a table on a terminal.`,
 
 func newPredictCmd() *cobra.Command {
 	var t specs.Trace
-	var w specs.Windows
-	var f specs.Forecasts
+	w := specs.Windows{Queries: []string{"idle>=25%"}, Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3}
+	f := specs.Forecasts{Coverage: 0.9, RegimeAlpha: 0.01}
 	var out string
 	var verify bool
 	cmd := &cobra.Command{
@@ -191,21 +182,9 @@ previous one, followed by the KS test's verdict; alerts after
 	}
 	signalFlags(cmd, &t, &w.Signal, 10_000_000)
 	fl := cmd.Flags()
-	fl.IntVar(&w.Window, "window", 0, "KS windows instead of horizons: the window size in samples")
-	fl.StringVar(&w.Model, "model", "", "KS windows with the window size from a model written by 'tracecast train', for the trace's workers and --tasks")
-	fl.IntVar(&w.Tasks, "tasks", 0, "number of tasks for --model (0: counted in the trace, which reads it twice)")
-	fl.StringArrayVar(&w.Queries, "query", []string{"idle>=25%"}, "CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)")
+	cliflags.Bind(fl, &w)
+	cliflags.Bind(fl, &f)
 	fl.StringVar(&w.Method, "method", "matlab", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
-	fl.Float64Var(&w.Alpha, "alpha", 0.05, "KS significance level")
-	fl.Float64Var(&w.IdleThreshold, "idle-threshold", 0.8, "an idle-opportunity episode opens when a forecast's p (with --window: a prediction's likelihood) reaches this (0: never)")
-	fl.IntVar(&w.RegimeMisses, "regime-misses", 3, "with --window, a regime-change alert after this many KS misses in a row (0: never)")
-	fl.StringArrayVar(&f.Horizons, "horizon", nil, "the consumer's horizon H, a duration with a unit: 500us, 10ms, 2s (repeatable; default: 0.1%, 1% and 10% of the run)")
-	fl.StringVar(&f.Every, "every", "", "issue a forecast every this much trace time, a duration with a unit (default: the shortest horizon / 10)")
-	fl.Float64Var(&f.Coverage, "coverage", 0.9, "probability the interval [lo, hi] is meant to have of containing the outcome of p")
-	fl.StringVar(&f.RunID, "run-id", "", "names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)")
-	fl.StringVar(&f.Format, "format", "", "jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)")
-	fl.IntVar(&f.Workers, "workers", 0, "R, the selected containers (default: counted in the trace; from standard input, as they appear)")
-	fl.Float64Var(&f.RegimeAlpha, "regime-alpha", 0.01, "regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)")
 	fl.BoolVar(&verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for the output files (default: JSON lines on standard output)")
 	return cmd
@@ -240,7 +219,7 @@ Definitions: docs/forecasts.md.`,
 			return fc.WriteScores(os.Stdout, scores)
 		},
 	}
-	traceFlags(cmd, &t)
+	cliflags.Bind(cmd.Flags(), &t)
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
 	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl (score records)")
 	cmd.Flags().IntVar(&workers, "workers", 0, "R, the selected containers (default: counted in the trace)")
@@ -271,7 +250,7 @@ stays small.`,
 			return nil
 		},
 	}
-	traceFlags(cmd, &t)
+	cliflags.Bind(cmd.Flags(), &t)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi")
 	cmd.Flags().StringArrayVar(&horizons, "horizon", nil, "forecast horizons, durations with a unit (default: 0.1%, 1% and 10% of the run)")
@@ -281,8 +260,8 @@ stays small.`,
 func newStatesCmd() *cobra.Command {
 	var format, out, memLimit string
 	var allEntities bool
-	d := paje.DefaultParserConfig()
-	parser := map[string]any{}
+	parser := paje.DefaultParserConfig()
+	parser.ReorderHorizon = new(tracecast.TraceUnits(-1)) // -1: the reader's default
 	cmd := &cobra.Command{
 		Use:   "states [flags] TRACE|-",
 		Short: "Resolve a Paje trace into containers, states, variables, events and links (a pj_dump replacement)",
@@ -300,10 +279,7 @@ StarPU traces, which pj_dump rejects, are read as written.`,
 			// memory limit derived from them keeps the collector from
 			// letting the process grow to twice that between collections
 			// (--memory-limit or GOMEMLIMIT override it).
-			po := paje.DefaultOptions()
-			po.MaxBuffered, po.MaxLineBytes = *parser["max_buffered"].(*int), *parser["max_line_bytes"].(*int)
-			po.MaxContainers, po.MaxOpenStates = *parser["max_containers"].(*int), *parser["max_open_states"].(*int)
-			if _, err := memlimit.Set(memLimit, po.HeapBound()); err != nil {
+			if _, err := memlimit.Set(memLimit, parser.HeapBound()); err != nil {
 				return usageErr(err)
 			}
 			if err := checkOutputs(args, out, out+".tmp"); err != nil {
@@ -317,19 +293,7 @@ StarPU traces, which pj_dump rejects, are read as written.`,
 	f.StringVar(&format, "format", "pjdump", "output format: pjdump, csv, jsonl, arrow")
 	f.StringVarP(&out, "output", "o", "-", "output file (- for standard output)")
 	f.StringVar(&memLimit, "memory-limit", "", "soft memory limit (512MiB, 2GiB, off; default: derived from the reader's limits; GOMEMLIMIT also works)")
-	flag := func(key string, p any) { parser[key] = p }
-	flag("lenient", f.Bool("lenient", false, "count and skip bad lines instead of failing; print the counts by reason"))
-	flag("user_defined", f.BoolP("user-defined", "u", false, "also output user-defined fields (pj_dump -u)"))
-	flag("no_strict", f.BoolP("no-strict", "n", false, "accept the deprecated field names of old traces (pj_dump -n)"))
-	flag("ignore_incomplete_links", f.BoolP("ignore-incomplete-links", "z", false, "drop links that never got both ends (pj_dump -z)"))
-	horizon := tracecast.TraceUnits(-1)
-	f.Var(&horizon, "reorder-horizon", "how late a variable sample may be and still be put back in order: a duration (3s) or a number in the trace's time unit (-1: 3 s; 0: none, as pj_dump)")
-	flag("reorder_horizon", &horizon)
-	flag("max_buffered", f.Int("max-buffered", d.MaxBuffered, "most variable samples held for reordering"))
-	flag("max_line_bytes", f.Int("max-line-bytes", d.MaxLineBytes, "longest accepted line, in bytes"))
-	flag("max_containers", f.Int("max-containers", d.MaxContainers, "most live containers"))
-	flag("max_open_states", f.Int("max-open-states", d.MaxOpenStates, "most open states and pending links"))
+	cliflags.Bind(f, &parser)
 	f.BoolVar(&allEntities, "all-entities", false, "with --format pjdump: print every entity and end the trace at its latest time, instead of reproducing pj_dump's window")
-	flag("time_unit", f.String("time-unit", "auto", "unit of the trace's times: auto (ms for StarPU, s otherwise), s, ms, us, ns"))
 	return cmd
 }

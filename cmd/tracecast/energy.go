@@ -74,12 +74,8 @@ header row (then with the fit's RMSE and R²). Frequencies in any unit.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Float64Var(&in.FMin, "fmin", 0, "lowest frequency")
+	cliflags.Bind(f, &in)
 	f.Float64Var(&fmax, "fmax", 0, "highest frequency")
-	f.Float64Var(&in.PIdleFMin, "p-idle-fmin", 0, "idle power at fmin (W)")
-	f.Float64Var(&in.PIdleFMax, "p-idle-fmax", 0, "idle power at fmax (W)")
-	f.Float64Var(&in.PFullFMin, "p-full-fmin", 0, "power at 100% CPU and fmin (W)")
-	f.Float64Var(&in.PFullFMax, "p-full-fmax", 0, "power at 100% CPU and fmax (W)")
 	f.StringVar(&samples, "samples", "", "CSV of measurements (cpu, f, watts) to fit by least squares")
 	f.StringVarP(&out, "output", "o", "", "also write the model to this JSON file")
 	return cmd
@@ -111,13 +107,7 @@ out in the same one).`,
 		},
 	}
 	f := cmd.Flags()
-	f.Float64Var(&in.FMin, "fmin", 0, "lowest frequency")
-	f.Float64Var(&in.FMax, "fmax", 0, "highest frequency")
-	f.Float64Var(&in.X, "x", 0, "reduced CPU allocation, 0 to 1 (or a percentage)")
-	f.Float64Var(&in.CTFullMin, "ct-full-fmin", 0, "completion time at 100% CPU and fmin")
-	f.Float64Var(&in.CTFullMax, "ct-full-fmax", 0, "completion time at 100% CPU and fmax")
-	f.Float64Var(&in.CTXMin, "ct-x-fmin", 0, "completion time at x CPU and fmin")
-	f.Float64Var(&in.CTXMax, "ct-x-fmax", 0, "completion time at x CPU and fmax")
+	cliflags.Bind(f, &in)
 	f.StringVarP(&out, "output", "o", "", "also write the model to this JSON file")
 	return cmd
 }

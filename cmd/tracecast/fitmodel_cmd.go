@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -85,13 +84,8 @@ func runFitModel(w io.Writer, path string, o modelio.TaskFit, out, plots string)
 	return nil
 }
 
-type predictTaskFlags struct {
-	model, codelet, workerKind string
-	keys, params               []string
-}
-
 func newPredictTaskCmd() *cobra.Command {
-	var f predictTaskFlags
+	var q modelio.TaskQuery
 	cmd := &cobra.Command{
 		Use:   "predict-task --model FILE --codelet NAME [--worker-kind KIND] --param NAME=VALUE...",
 		Short: "Evaluate a fit-model model: a task's predicted duration (or energy) from its parameters",
@@ -104,66 +98,23 @@ a negative prediction (a duration or an energy below 0: the model does not
 hold there) are errors.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPredictTask(cmd.OutOrStdout(), &f)
+			p, err := q.Predict()
+			var qe *modelio.QueryError
+			if errors.As(err, &qe) {
+				return usageErr(err)
+			} else if err != nil {
+				return err
+			}
+			out := map[string]any{"group": p.Group, "target": p.Target, "value": p.Value, "cluster": p.Cluster,
+				"model": report.Formula(p.Target, p.Model)}
+			if len(p.Unused) > 0 {
+				out["unused_params"] = p.Unused
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "model file written by fit-model -o")
-	fl.StringVar(&f.codelet, "codelet", "", "the task's codelet (group column codelet)")
-	fl.StringVar(&f.workerKind, "worker-kind", "", "the worker kind (group column worker_kind), e.g. CPU")
-	fl.StringArrayVar(&f.keys, "key", nil, "COLUMN=VALUE of another group column (repeatable)")
-	fl.StringArrayVar(&f.params, "param", nil, "NAME=VALUE: a parameter of the task (repeatable)")
+	cliflags.Bind(cmd.Flags(), &q)
 	return cmd
-}
-
-func runPredictTask(w io.Writer, f *predictTaskFlags) error {
-	if f.model == "" {
-		return usageErr(fmt.Errorf("--model is required"))
-	}
-	key := map[string]string{}
-	if f.codelet != "" {
-		key["codelet"] = f.codelet
-	}
-	if f.workerKind != "" {
-		key["worker_kind"] = f.workerKind
-	}
-	for _, kv := range f.keys {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return usageErr(fmt.Errorf("--key %q: want COLUMN=VALUE", kv))
-		}
-		key[k] = v
-	}
-	params := map[string]float64{}
-	for _, kv := range f.params {
-		k, v, ok := strings.Cut(kv, "=")
-		x, err := strconv.ParseFloat(v, 64)
-		if !ok || k == "" || err != nil {
-			return usageErr(fmt.Errorf("--param %q: want NAME=NUMBER", kv))
-		}
-		params[k] = x
-	}
-	file, err := modelio.ReadTaskModel(f.model)
-	if err != nil {
-		return err
-	}
-	p, err := modelio.PredictTask(file, key, params)
-	var mk *modelio.MissingKeyError
-	if errors.As(err, &mk) {
-		flag := "--key " + mk.Column + "=VALUE"
-		if name, ok := map[string]string{"codelet": "--codelet", "worker_kind": "--worker-kind"}[mk.Column]; ok {
-			flag = name
-		}
-		return usageErr(fmt.Errorf("the models are per %s: give %s", strings.Join(mk.GroupBy, ", "), flag))
-	} else if err != nil {
-		return err
-	}
-	out := map[string]any{"group": p.Group, "target": p.Target, "value": p.Value, "cluster": p.Cluster,
-		"model": report.Formula(p.Target, p.Model)}
-	if len(p.Unused) > 0 {
-		out["unused_params"] = p.Unused
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }

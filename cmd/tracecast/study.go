@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,17 +58,11 @@ type trainFlags struct {
 }
 
 func (t *trainFlags) register(cmd *cobra.Command) {
+	t.cfg = study.DefaultTrainConfig()
 	fl := cmd.Flags()
+	cliflags.Bind(fl, &t.cfg)
 	fl.StringVar(&t.windows, "windows", "1000:50000:1000", "candidate window sizes in samples: a list or FROM:TO:STEP")
-	fl.Float64Var(&t.cfg.Target, "target", 0.95, "hit-rate at which the fitted surface is cut")
 	fl.StringVar(&t.method, "method", "matlab", "KS p-value method: matlab, scipy, r")
-	fl.Float64Var(&t.cfg.Alpha, "alpha", 0.05, "KS significance level")
-	fl.Var(&t.cfg.Period, "period", "sampling period for every trace: a duration (1ms) or a number in the trace's unit (ms for StarPU); 0: per trace, half the shortest time between two changes, raised by --min-period and --max-samples")
-	fl.Var(&t.cfg.MinPeriod, "min-period", "floor for the per-trace period (--period 0): a duration or a number in the trace's unit")
-	fl.IntVar(&t.cfg.MaxSamples, "max-samples", 10_000_000, "the per-trace period is raised so that a signal has at most this many samples (--period 0)")
-	fl.IntVar(&t.cfg.Degree, "degree", 4, "total degree of the polynomial surface")
-	fl.IntVar(&t.cfg.Jobs, "jobs", runtime.GOMAXPROCS(0), "traces analysed in parallel")
-	fl.BoolVar(&t.cfg.Plots, "plots", true, "write the plots (PNG and SVG)")
 }
 
 func newTrainCmd() *cobra.Command {

@@ -7,9 +7,11 @@
 // shorthand X — and `help:"TEXT"` becomes the flag --NAME, whose default is
 // the field's value when Bind is called. Field types: string, bool, int,
 // int32, uint64, float64, time.Duration, []string (a repeatable flag; `list:"comma"` also splits
-// on commas), any type whose pointer is a pflag.Value, and float64 with
+// on commas), any type whose pointer is a pflag.Value (also as a pointer field,
+// allocated when nil), and float64 with
 // `unit:"s"` (or ms, us, ns): a duration (100ms) or a number in that unit.
-// Embedded structs contribute their fields; untagged fields are skipped.
+// Embedded structs contribute their fields (unless tagged `flag:"-"`);
+// untagged fields are skipped.
 package cliflags
 
 import (
@@ -39,6 +41,9 @@ func bind(fs *pflag.FlagSet, v reflect.Value) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f, fv := t.Field(i), v.Field(i)
+		if f.Tag.Get("flag") == "-" {
+			continue
+		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
 			bind(fs, fv)
 			continue
@@ -49,6 +54,13 @@ func bind(fs *pflag.FlagSet, v reflect.Value) {
 		}
 		name, short, _ := strings.Cut(tag, ",")
 		help := f.Tag.Get("help")
+		if fv.Kind() == reflect.Pointer && fv.Type().Implements(valueType) {
+			if fv.IsNil() { // an optional value: bound, so given
+				fv.Set(reflect.New(fv.Type().Elem()))
+			}
+			fs.VarP(fv.Interface().(pflag.Value), name, short, help)
+			continue
+		}
 		p := fv.Addr().Interface()
 		switch {
 		case fv.Addr().Type().Implements(valueType):

@@ -15,6 +15,7 @@ type inner struct {
 
 type opts struct {
 	inner
+	Skipped  struct{ X int }     `flag:"-"`
 	Path     string              `flag:"output,o" help:"where"`
 	N        int                 `flag:"n" help:"how many"`
 	Seed     uint64              `flag:"seed" help:"seed"`
@@ -35,7 +36,7 @@ func TestBind(t *testing.T) {
 			t.Errorf("--%s: %+v, want default %q", name, f, def)
 		}
 	}
-	if fs.Lookup("internal") != nil || fs.ShorthandLookup("o") == nil {
+	if fs.Lookup("internal") != nil || fs.Lookup("x") != nil || fs.ShorthandLookup("o") == nil {
 		t.Error("flags:", fs.FlagUsages())
 	}
 	err := fs.Parse([]string{"-o", "x", "--n", "4", "--seed", "9", "--alpha", "0.1", "--max-gap", "250ms", "--period", "2ms",

@@ -1,8 +1,10 @@
 package modelio
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tracecast/tracecast/models/eiger"
@@ -97,26 +99,69 @@ type TaskPrediction struct {
 	Unused []string
 }
 
-// MissingKeyError says which group column a prediction needs.
-type MissingKeyError struct {
-	Column  string
-	GroupBy []string
+// TaskQuery is predict-task's question, as its flags give it: the model
+// file, the task's group and its parameters.
+type TaskQuery struct {
+	Model      string   `flag:"model" help:"model file written by fit-model -o"`
+	Codelet    string   `flag:"codelet" help:"the task's codelet (group column codelet)"`
+	WorkerKind string   `flag:"worker-kind" help:"the worker kind (group column worker_kind), e.g. CPU"`
+	Keys       []string `flag:"key" help:"COLUMN=VALUE of another group column (repeatable)"`
+	Params     []string `flag:"param" help:"NAME=VALUE: a parameter of the task (repeatable)"`
 }
 
-func (e *MissingKeyError) Error() string {
-	return fmt.Sprintf("the models are per %s: give the %s", strings.Join(e.GroupBy, ", "), e.Column)
+// QueryError is a question that is not well formed: a usage error.
+type QueryError struct{ Msg string }
+
+func (e *QueryError) Error() string { return e.Msg }
+
+// Predict reads the model file and evaluates it for the task (PredictTask).
+func (q TaskQuery) Predict() (TaskPrediction, error) {
+	bad := func(format string, a ...any) (TaskPrediction, error) {
+		return TaskPrediction{}, &QueryError{fmt.Sprintf(format, a...)}
+	}
+	if q.Model == "" {
+		return bad("--model is required")
+	}
+	key, params := map[string]string{}, map[string]float64{}
+	if q.Codelet != "" {
+		key["codelet"] = q.Codelet
+	}
+	if q.WorkerKind != "" {
+		key["worker_kind"] = q.WorkerKind
+	}
+	for _, kv := range q.Keys {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return bad("--key %q: want COLUMN=VALUE", kv)
+		}
+		key[k] = v
+	}
+	for _, kv := range q.Params {
+		k, v, ok := strings.Cut(kv, "=")
+		x, err := strconv.ParseFloat(v, 64)
+		if !ok || k == "" || err != nil {
+			return bad("--param %q: want NAME=NUMBER", kv)
+		}
+		params[k] = x
+	}
+	f, err := ReadTaskModel(q.Model)
+	if err != nil {
+		return TaskPrediction{}, err
+	}
+	for _, col := range f.GroupBy {
+		if _, ok := key[col]; !ok {
+			flag := map[string]string{"codelet": "--codelet", "worker_kind": "--worker-kind"}[col]
+			return bad("the models are per %s: give %s", strings.Join(f.GroupBy, ", "), cmp.Or(flag, "--key "+col+"=VALUE"))
+		}
+	}
+	return PredictTask(f, key, params)
 }
 
-// PredictTask evaluates the model of the group key names (every group
-// column) at params, in the cluster nearest to them. A parameter missing,
+// PredictTask evaluates the model of the group key names at params, in
+// the cluster nearest to them. A group column missing, a parameter missing,
 // a value outside a term's domain and a negative prediction (a duration
 // or an energy below 0: the model does not hold there) are errors.
 func PredictTask(f *eiger.File, key map[string]string, params map[string]float64) (TaskPrediction, error) {
-	for _, col := range f.GroupBy {
-		if _, ok := key[col]; !ok {
-			return TaskPrediction{}, &MissingKeyError{Column: col, GroupBy: f.GroupBy}
-		}
-	}
 	g, err := f.Find(key)
 	if err != nil {
 		return TaskPrediction{}, err

@@ -17,32 +17,32 @@ func Register(r *component.Registry) {
 // what Options' fields of the same names mean.
 type ParserConfig struct {
 	// Lenient counts and skips bad lines instead of failing on the first.
-	Lenient bool `yaml:"lenient"`
+	Lenient bool `yaml:"lenient" flag:"lenient" help:"count and skip bad lines instead of failing; print the counts by reason"`
 	// NoStrict accepts the field names of Paje ≤ 1.1 (pj_dump -n).
-	NoStrict bool `yaml:"no_strict"`
+	NoStrict bool `yaml:"no_strict" flag:"no-strict,n" help:"accept the deprecated field names of old traces (pj_dump -n)"`
 	// UserDefined keeps user-defined fields in Entity.Extra (pj_dump -u).
-	UserDefined bool `yaml:"user_defined"`
+	UserDefined bool `yaml:"user_defined" flag:"user-defined,u" help:"also output user-defined fields (pj_dump -u)"`
 	// IgnoreIncompleteLinks drops links missing an end (pj_dump -z).
-	IgnoreIncompleteLinks bool `yaml:"ignore_incomplete_links"`
+	IgnoreIncompleteLinks bool `yaml:"ignore_incomplete_links" flag:"ignore-incomplete-links,z" help:"drop links that never got both ends (pj_dump -z)"`
 	// ReorderHorizon is how late a variable sample may come and still be
 	// applied in time order: a duration (3s) or a number of trace units;
 	// default 3 s, 0 is pj_dump's rule, negative the default.
-	ReorderHorizon *tracecast.TraceTime `yaml:"reorder_horizon"`
+	ReorderHorizon *tracecast.TraceTime `yaml:"reorder_horizon" flag:"reorder-horizon" help:"how late a variable sample may be and still be put back in order: a duration (3s) or a number in the trace's time unit (-1: 3 s; 0: none, as pj_dump)"`
 	// MaxBuffered bounds the variable samples held for reordering.
-	MaxBuffered int `yaml:"max_buffered"`
+	MaxBuffered int `yaml:"max_buffered" flag:"max-buffered" help:"most variable samples held for reordering"`
 	// MaxLineBytes is the longest accepted line.
-	MaxLineBytes int `yaml:"max_line_bytes"`
+	MaxLineBytes int `yaml:"max_line_bytes" flag:"max-line-bytes" help:"longest accepted line, in bytes"`
 	// MaxContainers bounds the live containers.
-	MaxContainers int `yaml:"max_containers"`
+	MaxContainers int `yaml:"max_containers" flag:"max-containers" help:"most live containers"`
 	// MaxOpenStates bounds the open states and pending links.
-	MaxOpenStates int `yaml:"max_open_states"`
+	MaxOpenStates int `yaml:"max_open_states" flag:"max-open-states" help:"most open states and pending links"`
 	// TimeUnit of the trace: auto (StarPU headers mean ms, else s), s, ms,
 	// us, ns.
-	TimeUnit string `yaml:"time_unit"`
+	TimeUnit string `yaml:"time_unit" flag:"time-unit" help:"unit of the trace's times: auto (ms for StarPU, s otherwise), s, ms, us, ns"`
 	// Threads is how many goroutines tokenize each batch of lines in
 	// parallel before it is resolved in order (default: all cores,
 	// GOMAXPROCS); the output does not depend on it.
-	Threads int `yaml:"threads"`
+	Threads int `yaml:"threads" flag:"threads" help:"goroutines that tokenize the input in parallel (the output does not depend on it)"`
 	// MaxStreams bounds the traces parsed at once (a Kafka source).
 	MaxStreams int `yaml:"max_streams"`
 	// StreamErrors: fail (default) stops the pipeline on a bad line; drop
@@ -71,6 +71,13 @@ func DefaultParserConfig() ParserConfig {
 		Threads:               d.Threads,
 		MaxStreams:            component.DefaultMaxStreams,
 	}
+}
+
+// HeapBound is the reader's live heap these limits allow (Options.HeapBound).
+func (o ParserConfig) HeapBound() int64 {
+	po := DefaultOptions()
+	po.MaxBuffered, po.MaxLineBytes, po.MaxContainers, po.MaxOpenStates = o.MaxBuffered, o.MaxLineBytes, o.MaxContainers, o.MaxOpenStates
+	return po.HeapBound()
 }
 
 // Validate checks the options.

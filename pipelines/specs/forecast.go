@@ -34,20 +34,22 @@ func (r Runner) Steps(ctx context.Context, t Trace, rules string, workers int) (
 // Forecasts are the options of the forecast stage, and where its records
 // go.
 type Forecasts struct {
-	Rules             string
-	Queries, Horizons []string // default horizons: 0.1%, 1% and 10% of the run
-	Every, Method     string
-	RunID             string // default: stage.RunIDOf the trace
-	Coverage          float64
-	Threshold         float64 // opportunity_threshold
-	RegimeAlpha       float64
-	Workers           int // 0: counted in the trace
+	Rules, Method string
+	Queries       []string
+	Threshold     float64  // opportunity_threshold
+	Horizons      []string `flag:"horizon" help:"the consumer's horizon H, a duration with a unit: 500us, 10ms, 2s (repeatable; default: 0.1%, 1% and 10% of the run)"`
+	Every         string   `flag:"every" help:"issue a forecast every this much trace time, a duration with a unit (default: the shortest horizon / 10)"`
+	Coverage      float64  `flag:"coverage" help:"probability the interval [lo, hi] is meant to have of containing the outcome of p"`
+	RunID         string   `flag:"run-id" help:"names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)"`
+	Workers       int      `flag:"workers" help:"R, the selected containers (default: counted in the trace; from standard input, as they appear)"`
+	RegimeAlpha   float64  `flag:"regime-alpha" help:"regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)"`
 	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl,
 	// the default, or arrow), or as JSON lines on standard output when Out
 	// is empty — unless Format is empty and Terminal set: then they are
 	// kept for a summary.
-	Out, Format string
-	Terminal    bool
+	Out      string
+	Format   string `flag:"format" help:"jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)"`
+	Terminal bool
 	// Score scores the forecasts against the trace (a file), and writes the
 	// scores to Out/scores.jsonl.
 	Score bool

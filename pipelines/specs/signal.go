@@ -57,18 +57,18 @@ func (r Runner) Containers(ctx context.Context, t Trace, s Signal) (int, error) 
 
 // Windows are the options of the KS windows (the predict stage's).
 type Windows struct {
-	Signal
-	Window        int // samples; 0 with Model
-	Queries       []string
+	Signal        `flag:"-"` // bound on its own: its defaults vary by command
+	Window        int        `flag:"window" help:"KS windows instead of horizons: the window size in samples"` // samples; 0 with Model
+	Queries       []string   `flag:"query" help:"CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)"`
 	Method        string
-	Alpha         float64
-	IdleThreshold float64
-	RegimeMisses  int
+	Alpha         float64 `flag:"alpha" help:"KS significance level"`
+	IdleThreshold float64 `flag:"idle-threshold" help:"an idle-opportunity episode opens when a forecast's p (with --window: a prediction's likelihood) reaches this (0: never)"`
+	RegimeMisses  int     `flag:"regime-misses" help:"with --window, a regime-change alert after this many KS misses in a row (0: never)"`
 	// Model, when set, is a window-size model (tracecast train): the
 	// window is the model's for the trace's R and Tasks (0: counted in the
 	// trace).
-	Model string
-	Tasks int
+	Model string `flag:"model" help:"KS windows with the window size from a model written by 'tracecast train', for the trace's workers and --tasks"`
+	Tasks int    `flag:"tasks" help:"number of tasks for --model (0: counted in the trace, which reads it twice)"`
 }
 
 // Windows runs the KS windows on the trace through the predict stage;

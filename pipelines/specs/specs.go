@@ -82,8 +82,10 @@ func (r Runner) Run(ctx context.Context, spec pipelines.Spec, sinks map[string]t
 
 // Trace is a trace read by a file source with the paje parser.
 type Trace struct {
-	Path              string // "-": standard input; plain or gzip
-	Lenient, NoStrict bool   // the parser's lenient and no_strict
+	Path string // "-": standard input; plain or gzip
+	// The parser's lenient and no_strict.
+	Lenient  bool `flag:"lenient" help:"skip bad trace lines instead of failing"`
+	NoStrict bool `flag:"no-strict,n" help:"accept the deprecated field names of old traces (pj_dump -n)"`
 }
 
 // Source is the trace's source, with id "trace".
@@ -103,9 +105,17 @@ func (t Trace) Name() string {
 // Signal are the options of a signal (or predict) stage: how the trace's
 // occurrence signal is sampled.
 type Signal struct {
-	Rules, Class      string
-	Period, MinPeriod tracecast.TraceTime
-	MaxSamples        int
+	Class      string              `flag:"class" help:"the class counted: idle, compute, comm, other"`
+	Rules      string              `flag:"rules" help:"state classes: auto (starpu when there are StarPU worker states, else smpi), starpu, smpi"`
+	Period     tracecast.TraceTime `flag:"period" help:"sampling period: a duration (1ms, 250us) or a number in the trace's time unit (ms for StarPU, s for SMPI); 0: automatic"`
+	MinPeriod  tracecast.TraceTime `flag:"min-period" help:"floor for the automatic period: a duration or a number in the trace's time unit"`
+	MaxSamples int                 `flag:"max-samples" help:"the automatic period is raised so that the signal has at most this many samples; a given period making more is refused"`
+}
+
+// DefaultSignal counts idle containers, classified by the automatic rules,
+// with at most maxSamples samples.
+func DefaultSignal(maxSamples int) Signal {
+	return Signal{Class: "idle", Rules: "auto", MaxSamples: maxSamples}
 }
 
 // Stage is a stage of type typ (signal or predict) reading "trace", with id

@@ -5,20 +5,21 @@ import (
 	"fmt"
 	"io"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
 )
 
 // States are the states command's options: a trace read by the paje
-// parser (Parser holds its options by key, values or pointers to them)
-// into a pjdump, csv, jsonl or arrow output.
+// parser into a pjdump, csv, jsonl or arrow output.
 type States struct {
 	Trace, Format, Out string
 	// AllEntities: with the pjdump format, every entity, not pj_dump's
 	// window.
 	AllEntities bool
-	Parser      map[string]any
+	Parser      paje.ParserConfig
 	// Skipped, when set, gets the counts of bad lines skipped (lenient).
 	Skipped io.Writer
 }
@@ -29,14 +30,14 @@ type States struct {
 // lines and entities at debug level.
 func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
 	var stats paje.Stats
-	unit, _ := deref(o.Parser["time_unit"]).(string)
+	unit := o.Parser.TimeUnit
 	if _, ok := tracecast.UnitsPerSecond(unit); !ok && unit != "auto" {
 		return stats, &OptionError{[]string{fmt.Sprintf("unknown --time-unit %q", unit)}}
 	}
 	sink := pipelines.Node{ID: "out", Type: o.Format, Inputs: []string{"trace"}, Options: map[string]any{"path": o.Out}}
 	switch o.Format {
 	case "pjdump":
-		o.Parser["pjdump_quirks"] = !o.AllEntities
+		o.Parser.PjdumpQuirks = !o.AllEntities
 	case "csv", "jsonl":
 	case "arrow":
 		sink.Options["format"] = "file"
@@ -51,11 +52,14 @@ func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
 	}
 	// The file source hands the parser lines far longer than its own
 	// limit, so that it judges them (FILE:LINE, or skipped).
-	maxLine, _ := deref(o.Parser["max_line_bytes"]).(int)
-	src := pipelines.Node{ID: "trace", Type: "file", Options: map[string]any{"path": o.Trace, "max_line_bytes": max(64<<20, maxLine+1)},
-		Parser: &pipelines.Node{Type: "paje", Options: o.Parser}}
+	parser, err := optionsOf(o.Parser)
+	if err != nil {
+		return stats, err
+	}
+	src := pipelines.Node{ID: "trace", Type: "file", Options: map[string]any{"path": o.Trace, "max_line_bytes": max(64<<20, o.Parser.MaxLineBytes+1)},
+		Parser: &pipelines.Node{Type: "paje", Options: parser}}
 	r.Report = func(_, _ string, rep any) { stats, _ = rep.(paje.Stats) }
-	err := r.Run(ctx, pipelines.Spec{Name: "states", Sources: []pipelines.Node{src}, Sinks: []pipelines.Node{sink}}, nil)
+	err = r.Run(ctx, pipelines.Spec{Name: "states", Sources: []pipelines.Node{src}, Sinks: []pipelines.Node{sink}}, nil)
 	if stats.QuirksInexact {
 		r.Log.Warn().Msg(paje.QuirksInexactMessage)
 	}
@@ -67,15 +71,15 @@ func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
 	return stats, err
 }
 
-// deref is *v for the pointers flags bind to, else v.
-func deref(v any) any {
-	switch p := v.(type) {
-	case *string:
-		return *p
-	case *int:
-		return *p
+// optionsOf is a component's config struct as the keys of a pipeline
+// file, through its YAML tags.
+func optionsOf(cfg any) (map[string]any, error) {
+	b, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, err
 	}
-	return v
+	var m map[string]any
+	return m, yaml.Unmarshal(b, &m)
 }
 
 // writeSkipped writes the counts of skipped bad lines by reason, after a
