@@ -64,6 +64,20 @@ func (in *EnergyInputs) Validate() error {
 	return errors.Join(errs...)
 }
 
+// ParseNodeMap reads CONTAINER=NODE arguments (tracecast energy's and
+// report's --map) into the energy stage's map.
+func ParseNodeMap(args []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, a := range args {
+		c, n, ok := strings.Cut(a, "=")
+		if !ok || c == "" || n == "" {
+			return nil, fmt.Errorf("--map %q: want CONTAINER=NODE", a)
+		}
+		m[c] = n
+	}
+	return m, nil
+}
+
 // PowerSourceID is the id of the i-th power source AddTo adds: power,
 // power-2, power-3, ...
 func PowerSourceID(i int) string {

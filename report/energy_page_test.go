@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -264,6 +265,28 @@ func TestPowerChartSum(t *testing.T) {
 	for _, v := range pc.Series[0].Mean {
 		if math.Abs(v-float64(10*len(nodes))) > 1e-9 {
 			t.Fatalf("sum %g, want %d", v, 10*len(nodes))
+		}
+	}
+}
+
+func TestParseNodeMap(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "map[]"},
+		{[]string{"CPU0=a", "CPU1=b=c"}, "map[CPU0:a CPU1:b=c]"},
+		{[]string{"CPU0"}, "error"},
+		{[]string{"=a"}, "error"},
+		{[]string{"CPU0="}, "error"},
+	} {
+		m, err := ParseNodeMap(tc.args)
+		got := fmt.Sprint(m)
+		if err != nil {
+			got = "error"
+		}
+		if got != tc.want {
+			t.Errorf("%q: %s, want %s", tc.args, got, tc.want)
 		}
 	}
 }
