@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -58,14 +59,39 @@ func energyPage(t *testing.T, trace string, in EnergyInputs) *Page {
 	return p
 }
 
-// buildCLI builds the tracecast command into dir.
-func buildCLI(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "tracecast")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/tracecast").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+// cli is the tracecast command, built once by the first test that needs
+// it (TestMain removes it).
+var cli struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cli.dir != "" {
+		os.RemoveAll(cli.dir)
 	}
-	return bin
+	os.Exit(code)
+}
+
+// buildCLI returns the tracecast command, built from this tree.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	cli.once.Do(func() {
+		if cli.dir, cli.err = os.MkdirTemp("", "tracecast-report"); cli.err != nil {
+			return
+		}
+		cli.bin = filepath.Join(cli.dir, "tracecast")
+		if out, err := exec.Command("go", "build", "-o", cli.bin, "../cmd/tracecast").CombinedOutput(); err != nil {
+			cli.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if cli.err != nil {
+		t.Fatal(cli.err)
+	}
+	return cli.bin
 }
 
 var (
@@ -140,7 +166,7 @@ func TestEnergyPageInBrowser(t *testing.T) {
 		t.Skip("no chromium on PATH (apt-get install chromium; make deps installs it): the energy section is not checked in a browser")
 	}
 	dir := t.TempDir()
-	bin := buildCLI(t, dir)
+	bin := buildCLI(t)
 	const pw = "../testdata/power/"
 	// Two nodes: CPU1 on node1, metered by the 1 kHz fixture renamed;
 	// tracecast energy takes one stream, so it reads both nodes from one
@@ -251,5 +277,76 @@ func TestEnergyPageSize(t *testing.T) {
 	pc := c.chart([]string{"node0"}, 0, 10, 3000)
 	if n := len(pc.Series[0].T); n > 3000 || n < 2900 {
 		t.Fatalf("%d points", n)
+	}
+}
+
+// tracecast report --power writes the energy section with tracecast
+// energy's numbers; the power options without --power, a bad --map or
+// format are usage errors (exit 2), and a power file that cannot be read
+// fails naming it (exit 1).
+func TestReportCommandPower(t *testing.T) {
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	rapl := "../testdata/power/cholesky-2cpu.rapl.csv.gz"
+	rows, _ := cliEnergy(t, bin, "--trace", demoTrace, "--power", rapl, "--map", "CPU1=node1")
+	out := filepath.Join(dir, "report.html")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // in the page (exit 0) or on stderr
+	}{
+		{"power", []string{"--power", rapl, "--map", "CPU1=node1"}, 0, ""},
+		{"option without power", []string{"--offset", "5"}, 2, "--offset is an option of the power streams: give --power"},
+		{"bad map", []string{"--power", rapl, "--map", "CPU1"}, 2, `--map "CPU1": want CONTAINER=NODE`},
+		{"bad format", []string{"--power", rapl, "--power-format", "xml"}, 2, "xml"},
+		{"bad max gap", []string{"--power", rapl, "--max-gap", "0"}, 2, "max_gap"},
+		{"missing file", []string{"--power", filepath.Join(dir, "nope.csv")}, 1, "nope.csv"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(out)
+			cmd := exec.Command(bin, append([]string{"report", demoTrace, "-o", out, "--log-level", "warn"}, tc.args...)...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", code, tc.code, stderr.String())
+			}
+			if code != 0 {
+				if !strings.Contains(stderr.String(), tc.want) {
+					t.Fatalf("stderr %q does not say %q", stderr.String(), tc.want)
+				}
+				return
+			}
+			html, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// node1 has no meter: no row of 0 J, a row saying so.
+			if !bytes.Contains(html, []byte(`<tr class="nodata" data-node="node1">`)) || !bytes.Contains(html, []byte("node node1: no power sample of this node")) {
+				t.Error("the page does not say that node1 has no power data")
+			}
+			for _, r := range rows {
+				if r[0] == "node1" {
+					if bytes.Contains(html, []byte(`data-node="node1" data-class=`)) {
+						t.Errorf("the page shows energy rows of node1")
+					}
+					continue
+				}
+				cells := fmt.Sprintf(`<tr data-node="%s" data-class="%s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>`, r[0], r[1], r[0], r[1], r[2], r[3], r[4])
+				if r[1] == "total" {
+					cells = fmt.Sprintf(`<tr class="total" data-node="%s" data-class="total"><td>%s</td><td>total</td><td>%s</td><td>%s</td><td>%s</td></tr>`, r[0], r[0], r[2], r[3], r[4])
+				}
+				if !bytes.Contains(html, []byte(cells)) {
+					t.Errorf("the page lacks tracecast energy's row %v", r)
+				}
+			}
+		})
 	}
 }
