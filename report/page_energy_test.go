@@ -350,3 +350,17 @@ func TestReportCommandPower(t *testing.T) {
 		})
 	}
 }
+
+// The power stream built into the binary gives the demo's report a full
+// energy section: the run covered, no warning.
+func TestDemoPowerSection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), pipelines.DemoPowerName)
+	if err := os.WriteFile(path, pipelines.DemoPower(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := energyPage(t, demoTrace, EnergyInputs{Power: []string{path}, Stage: energy.DefaultStageConfig()})
+	e := p.Energy
+	if len(e.Warnings) > 0 || len(e.Nodes) != 1 || e.Nodes[0].NoData || e.Nodes[0].CoveredS < 0.999*e.Nodes[0].RunS || !(e.StreamJ > e.MeasuredJ) {
+		t.Fatalf("energy section %+v", e)
+	}
+}
