@@ -38,8 +38,9 @@ type EnergyInputs struct {
 	// flags. Start from energy.DefaultStageConfig.
 	Stage energy.StageConfig
 	// MaxPowerPoints bounds the power samples the collector keeps for the
-	// chart, all nodes together: past it a node's neighbouring samples are
-	// merged two by two (mean, minimum, maximum kept). 0: 1<<20.
+	// chart, all nodes together: past it the neighbouring samples of the
+	// node with the most are merged two by two (mean, minimum, maximum
+	// kept). 0: 1<<16 (3 MiB), 20 times the chart's points for one node.
 	MaxPowerPoints int
 	// MaxNodes bounds the power-stream node names the collector follows;
 	// samples of further nodes are counted and reported. 0: 4096.
@@ -176,7 +177,7 @@ type powerBucket struct {
 // NewEnergyCollector returns the sink for in (validated by AddTo).
 func NewEnergyCollector(in EnergyInputs) *EnergyCollector {
 	if in.MaxPowerPoints == 0 {
-		in.MaxPowerPoints = 1 << 20
+		in.MaxPowerPoints = 1 << 16
 	}
 	if in.MaxNodes == 0 {
 		in.MaxNodes = 4096
@@ -194,8 +195,15 @@ func (c *EnergyCollector) Write(_ context.Context, b tracecast.Batch) error {
 		}
 	case []tracecast.PowerSample:
 		c.streams[b.Stream] += int64(len(items))
-		for i := range items {
-			c.add(items[i])
+		// Runs of one node's samples go to its join at once (a meter's
+		// stream is mostly one node).
+		for i := 0; i < len(items); {
+			j := i + 1
+			for j < len(items) && items[j].Node == items[i].Node {
+				j++
+			}
+			c.addRun(items[i:j])
+			i = j
 		}
 	}
 	return nil
@@ -204,25 +212,45 @@ func (c *EnergyCollector) Write(_ context.Context, b tracecast.Batch) error {
 // Close does nothing: the page reads what was collected.
 func (c *EnergyCollector) Close(context.Context) error { return nil }
 
-func (c *EnergyCollector) add(s tracecast.PowerSample) {
-	pn := c.nodes[s.Node]
+// addRun takes samples of one node.
+func (c *EnergyCollector) addRun(ss []tracecast.PowerSample) {
+	pn := c.node(ss[0].Node)
+	if pn == nil {
+		c.dropped += int64(len(ss))
+		return
+	}
+	pn.whole.Add(ss)
+	for i := range ss {
+		c.keep(pn, &ss[i])
+	}
+}
+
+// add takes one sample.
+func (c *EnergyCollector) add(s tracecast.PowerSample) { c.addRun([]tracecast.PowerSample{s}) }
+
+// node returns what is kept of a node, nil past MaxNodes.
+func (c *EnergyCollector) node(name string) *powerNode {
+	pn := c.nodes[name]
 	if pn == nil {
 		if len(c.nodes) >= c.in.MaxNodes {
-			c.dropped++
-			return
+			return nil
 		}
 		// A timeline of one idle worker over all time: the join then
 		// integrates the node's whole stream.
 		var idle [energy.NumClasses]int32
 		idle[signal.Idle] = 1
-		tl := &energy.Timeline{Node: s.Node, R: 1, T0: -math.MaxFloat64, End: math.MaxFloat64,
+		tl := &energy.Timeline{Node: name, R: 1, T0: -math.MaxFloat64, End: math.MaxFloat64,
 			Steps: []signal.Step{{T: -math.MaxFloat64, Count: idle}}}
 		pn = &powerNode{stride: 1, first: math.Inf(1), last: math.Inf(-1),
-			whole: energy.NewJoiner(map[string]*energy.Timeline{s.Node: tl}, energy.Options{MaxGap: c.in.Stage.MaxGap, Lateness: c.in.Stage.Lateness})}
-		c.nodes[s.Node] = pn
+			whole: energy.NewJoiner(map[string]*energy.Timeline{name: tl}, energy.Options{MaxGap: c.in.Stage.MaxGap, Lateness: c.in.Stage.Lateness})}
+		c.nodes[name] = pn
 	}
+	return pn
+}
+
+// keep adds a sample of pn to the chart's buckets, within the bound.
+func (c *EnergyCollector) keep(pn *powerNode, s *tracecast.PowerSample) {
 	pn.samples++
-	pn.whole.Add([]tracecast.PowerSample{s})
 	t0 := s.T
 	if s.Mean {
 		t0 = s.Since
