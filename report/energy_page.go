@@ -324,8 +324,11 @@ type energyNode struct {
 	EnergyJ  float64       `json:"energy_j"`
 	NoData   bool          `json:"no_data"`
 	Classes  []energyClass `json:"classes"`
-	// Total and Mean are the node's total line and mean power, formatted.
-	Total, Covered, Mean string
+	// Total, Covered and Mean are the node's total line and mean power,
+	// formatted as tracecast energy prints them.
+	Total   string `json:"-"`
+	Covered string `json:"-"`
+	Mean    string `json:"-"`
 }
 
 // energyClass is one line of a table, formatted as tracecast energy
