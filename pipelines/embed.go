@@ -14,10 +14,10 @@ import (
 	"strings"
 )
 
-// shipped holds the declared pipelines and the StarPU trace the demo runs on,
-// so that a bare binary can run them.
+// shipped holds the declared pipelines, the StarPU trace the demo runs on
+// and a power stream of that run, so that a bare binary can run them.
 //
-//go:embed *.yaml testdata/starpu-cholesky-2cpu.trace.gz
+//go:embed *.yaml testdata/starpu-cholesky-2cpu.trace.gz testdata/cholesky-2cpu.rapl.csv.gz
 var shipped embed.FS
 
 // DemoTracePath is where the shipped pipelines expect the demo trace, relative
@@ -44,6 +44,22 @@ func ShippedFile(name string) ([]byte, error) {
 // CPU workers) built into the binary.
 func DemoTrace() []byte {
 	b, err := shipped.ReadFile("testdata/starpu-cholesky-2cpu.trace.gz")
+	if err != nil {
+		panic(err) // embedded at build time: cannot happen
+	}
+	return b
+}
+
+// DemoPowerName is the file name of DemoPower's stream.
+const DemoPowerName = "cholesky-2cpu.rapl.csv.gz"
+
+// DemoPower returns a gzip-compressed RAPL power stream (node0, 100 Hz
+// counter readings) of the demo trace's run, in trace time (offset 0): the
+// fixture testdata/power/cholesky-2cpu.rapl.csv.gz, made from the trace's
+// real state timeline with seed 000's Taurus powers (docs/energy.md), so
+// that the demo's report has its energy section.
+func DemoPower() []byte {
+	b, err := shipped.ReadFile("testdata/" + DemoPowerName)
 	if err != nil {
 		panic(err) // embedded at build time: cannot happen
 	}

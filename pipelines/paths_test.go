@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -70,5 +71,18 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The demo's power stream is the energy fixture of the demo trace, byte for
+// byte: regenerating the fixtures (TestGenerateFixtures -update) must
+// update the embedded copy too.
+func TestDemoPowerIsTheFixture(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "testdata", "power", DemoPowerName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(DemoPower(), want) {
+		t.Fatalf("pipelines/testdata/%s differs from testdata/power/%s: copy the fixture", DemoPowerName, DemoPowerName)
 	}
 }

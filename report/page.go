@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/tracecast/tracecast"
@@ -117,8 +116,10 @@ type PageOptions struct {
 	GanttBins   int
 	// MaxPoints bounds the points of the occupancy and forecast charts.
 	MaxPoints int
-	// Energy, when set, is the energy by state (from the energy stage).
-	Energy *Energy
+	// Energy, when set, collected the energy stage's result and the power
+	// samples of the run (EnergyInputs.AddTo): the page gets an energy
+	// section.
+	Energy *EnergyPageCollector
 }
 
 // Page is the data of the HTML report; WriteHTML renders it.
@@ -129,7 +130,7 @@ type Page struct {
 	Occ     occupancy        `json:"occupancy"`
 	Fc      forecastChart    `json:"forecast"`
 	Skill   []forecast.Score `json:"skill"`
-	Energy  []energyRow      `json:"energy,omitempty"`
+	Energy  *energySection   `json:"energy,omitempty"`
 }
 
 // SummaryItem is one line of the trace's summary.
@@ -168,12 +169,6 @@ type forecastChart struct {
 	Lo       []float64 `json:"lo"`
 	Hi       []float64 `json:"hi"`
 	Observed []float64 `json:"observed"`
-}
-
-type energyRow struct {
-	Class    string  `json:"class"`
-	EnergyJ  float64 `json:"energy_j"`
-	SharePct float64 `json:"share_pct"`
 }
 
 // Page builds the report from what was collected.
@@ -225,7 +220,17 @@ func (c *PageCollector) Page(o PageOptions) (*Page, error) {
 		p.Summary = append(p.Summary, SummaryItem{cl.String() + " share", fmt.Sprintf("%.1f%% of the containers' time", 100*classShare(sig, cl))})
 	}
 	if o.Energy != nil {
-		p.Energy = energyByClass(o.Energy)
+		if p.Energy, err = o.Energy.section(t0, t1, o.MaxPoints); err != nil {
+			return nil, err
+		}
+		v := fmt.Sprintf("%.3f J measured over the run", p.Energy.MeasuredJ)
+		if !slices.ContainsFunc(p.Energy.Nodes, func(n energyNode) bool { return !n.NoData }) {
+			v = "unknown: no power sample within the run"
+		}
+		if len(p.Energy.Warnings) > 0 {
+			v += fmt.Sprintf(" (%s: see Energy by state)", plural(len(p.Energy.Warnings), "warning"))
+		}
+		p.Summary = append(p.Summary, SummaryItem{"energy", v})
 	}
 	return p, nil
 }
@@ -487,24 +492,6 @@ func (p *Page) forecasts(sig *signal.Signal, perSec float64, o PageOptions) erro
 		p.Fc.Observed = append(p.Fc.Observed, nanAs(obs[i], -1))
 	}
 	return nil
-}
-
-// energyByClass sums the energy of each class over nodes and windows.
-func energyByClass(r *Energy) []energyRow {
-	by := map[string]float64{}
-	total := 0.0
-	for _, nw := range r.Result().Totals {
-		for cl, j := range nw.ClassEnergy {
-			by[signal.Class(cl).String()] += j
-			total += j
-		}
-	}
-	var out []energyRow
-	for cl, j := range by {
-		out = append(out, energyRow{cl, round6(j), round6(100 * j / total)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].EnergyJ > out[j].EnergyJ })
-	return out
 }
 
 func round6(x float64) float64 {

@@ -1,7 +1,7 @@
 // tracecast report: draws DATA on three canvases sharing one time view.
 (function () {
   "use strict";
-  const D = DATA, G = D.gantt, O = D.occupancy, F = D.forecast;
+  const D = DATA, G = D.gantt, O = D.occupancy, F = D.forecast, P = D.energy ? D.energy.power : null;
   const full = [G.t0, G.t1 > G.t0 ? G.t1 : G.t0 + 1];
   let view = full.slice();
   const LEFT = 120, RIGHT = 10, AXIS = 18;
@@ -109,6 +109,53 @@
     axis(ctx, w, h);
   }
 
+  // Power: a line per node through its points (the mean of its samples
+  // over each pixel's interval), broken where points are more than max_gap
+  // apart (the integration does not bridge those either); with one node,
+  // the band between the samples' minimum and maximum.
+  const nodeColors = ["#1f77b4", "#d62728", "#8c564b", "#17becf", "#ff7f0e", "#2ca02c", "#9467bd", "#e377c2"];
+  function drawPower() {
+    if (!P) return;
+    const c = document.getElementById("power"), ctx = c.getContext("2d"), w = c.width, h = c.height;
+    ctx.clearRect(0, 0, w, h);
+    ctx.font = "11px sans-serif";
+    // The axis starts near the lowest power, not at 0 W: a node's idle
+    // power is most of its power, and the states move the rest.
+    const span = Math.max(P.max - P.min, 1e-9), ymin = Math.max(0, P.min - 0.1 * span), ymax = P.max > 0 ? P.max + 0.05 * span : 1;
+    const yOf = v => (h - AXIS) - (v - ymin) / (ymax - ymin) * (h - AXIS - 6);
+    ctx.strokeStyle = "#ddd";
+    for (const v of [ymin, (ymin + ymax) / 2, ymax]) { ctx.beginPath(); ctx.moveTo(LEFT, yOf(v)); ctx.lineTo(w - RIGHT, yOf(v)); ctx.stroke(); ctx.fillStyle = "#666"; ctx.fillText(fmt(v) + " W", 2, yOf(v) + 4); }
+    const margin = (view[1] - view[0]) * 0.01;
+    const inView = t => t >= view[0] - margin && t <= view[1] + margin;
+    let drawn = 0;
+    P.series.forEach((s, n) => {
+      const color = nodeColors[n % nodeColors.length];
+      if (P.series.length === 1 && s.lo) {
+        ctx.fillStyle = "rgba(31,119,180,0.18)";
+        for (let i = 0; i + 1 < s.t.length; i++) {
+          if (s.t[i + 1] - s.t[i] > P.max_gap || !inView(s.t[i]) || !inView(s.t[i + 1])) continue;
+          const x0 = xOf(s.t[i], w), x1 = xOf(s.t[i + 1], w);
+          ctx.beginPath(); ctx.moveTo(x0, yOf(s.hi[i])); ctx.lineTo(x1, yOf(s.hi[i + 1])); ctx.lineTo(x1, yOf(s.lo[i + 1])); ctx.lineTo(x0, yOf(s.lo[i])); ctx.closePath(); ctx.fill();
+        }
+      }
+      ctx.strokeStyle = color; ctx.lineWidth = 1.5; ctx.beginPath();
+      let prev = null;
+      for (let i = 0; i < s.t.length; i++) {
+        if (!inView(s.t[i])) { prev = null; continue; }
+        const x = xOf(s.t[i], w), y = yOf(s.mean[i]);
+        if (prev !== null && s.t[i] - prev <= P.max_gap) ctx.lineTo(x, y); else { ctx.moveTo(x, y); ctx.fillStyle = color; ctx.fillRect(x - 1, y - 1, 2, 2); }
+        prev = s.t[i];
+        drawn++;
+      }
+      ctx.stroke(); ctx.lineWidth = 1;
+    });
+    let lx = LEFT + 4;
+    P.series.forEach((s, n) => { ctx.fillStyle = nodeColors[n % nodeColors.length]; ctx.fillRect(lx, 4, 10, 10); ctx.fillStyle = "#333"; ctx.fillText(s.node, lx + 14, 13); lx += 24 + ctx.measureText(s.node).width; });
+    axis(ctx, w, h);
+    document.body.dataset.powerSeries = String(P.series.length);
+    document.body.dataset.powerPoints = String(drawn);
+  }
+
   function draw() {
     drawGantt();
     lineChart("occ", O.t, O.classes.map((c, i) => ({ name: c, color: classColor[c] || "#000", y: O.y[i] })), Math.max(O.r, 1));
@@ -116,11 +163,12 @@
       { name: "forecast p", color: "#1f77b4", y: F.p, width: 1.5 },
       { name: "what happened", color: "#333", y: F.observed },
     ], 1, { lo: F.lo, hi: F.hi });
+    drawPower();
     document.body.dataset.ganttRows = String(ganttRows);
   }
 
   // Zoom: wheel around the cursor, drag to select, double-click to reset.
-  for (const id of ["gantt", "occ", "fc"]) {
+  for (const id of P ? ["gantt", "occ", "power", "fc"] : ["gantt", "occ", "fc"]) {
     const c = document.getElementById(id);
     let down = null;
     c.addEventListener("wheel", ev => {
@@ -160,6 +208,13 @@
   });
   document.getElementById("fcnote").textContent = "Forecast of the fraction of the next " + F.horizon + " with " + F.query +
     " (blue, with its interval shaded), against what happened over that interval (black), at each issue time.";
+  if (P) {
+    document.getElementById("powernote").textContent = (P.summed ?
+      "Power of the streams' " + P.series[0].node + ": each node's mean power over each pixel's interval, added up" :
+      "Power of each node in the streams: the mean of its samples over each pixel's interval" + (P.series.length === 1 ? ", their minimum to maximum shaded" : "")) +
+      ", in trace time (power time minus the offset), under the occupancy above; lines break where samples are more than " + fmt(P.max_gap) + " s apart." +
+      (P.series.some(s => s.t.length > 0) ? "" : " No sample falls within the run: see the warnings below.");
+  }
   draw();
   document.body.dataset.ready = "1";
 })();

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,17 +67,119 @@ func TestInnermost(t *testing.T) {
 	}
 }
 
+// browserPath is the headless browser the page tests use, or "" (the test
+// skips: chromium is a Debian package, make deps installs it).
+func browserPath() string {
+	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(b); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// shown is what the browser drew and shows of a page.
+type shown struct {
+	GanttRows   string     `json:"ganttRows"`
+	PowerSeries string     `json:"powerSeries"`
+	PowerPoints string     `json:"powerPoints"`
+	Energy      [][]string `json:"energy"`   // node, class, energy, share, occupancy
+	Nodes       [][]string `json:"nodes"`    // node, workers, run, covered, mean power
+	Warnings    []string   `json:"warnings"` // the energy section's
+	NoData      []string   `json:"noData"`   // nodes shown without power data
+}
+
+// readPage is the script that reads shown from the page.
+const readPage = `(() => {
+  const cells = sel => Array.from(document.querySelectorAll(sel)).map(tr => Array.from(tr.cells).map(td => td.textContent.trim()));
+  return {
+    ganttRows: document.body.dataset.ganttRows || "",
+    powerSeries: document.body.dataset.powerSeries || "",
+    powerPoints: document.body.dataset.powerPoints || "",
+    energy: cells("#energy-table tr[data-class]"),
+    nodes: cells("#energy-nodes tr[data-node]"),
+    warnings: Array.from(document.querySelectorAll("#energy-warnings li")).map(li => li.textContent.trim()),
+    noData: Array.from(document.querySelectorAll("#energy-table tr.nodata")).map(tr => tr.dataset.node),
+  };
+})()`
+
+// openPage writes p, opens it in the headless browser, fails on a console
+// error or an exception, writes the screenshot artefact report-NAME.jpg
+// (TRACECAST_ARTIFACTS, else the temporary directory's
+// tracecast-artifacts), and returns what the page shows.
+func openPage(t *testing.T, browser string, p *Page, name string) shown {
+	t.Helper()
+	dir := t.TempDir()
+	html := filepath.Join(dir, "report.html")
+	f, err := os.Create(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteHTML(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if st, _ := os.Stat(html); st.Size() > 10<<20 {
+		t.Fatalf("%d bytes: over 10 MB", st.Size())
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1300, 1600))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var problems []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Error())
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
+				problems = append(problems, "console "+string(e.Type))
+			}
+		}
+	})
+	var got shown
+	var shot []byte
+	start := time.Now()
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate("file://"+html),
+		chromedp.WaitVisible(`body[data-ready="1"]`, chromedp.ByQuery),
+		chromedp.Evaluate(readPage, &got),
+		chromedp.FullScreenshot(&shot, 80),
+	); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: drawn in %v", name, time.Since(start))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Fatalf("browser: %s", strings.Join(problems, "; "))
+	}
+	art := os.Getenv("TRACECAST_ARTIFACTS")
+	if art == "" {
+		art = filepath.Join(os.TempDir(), "tracecast-artifacts")
+	}
+	if err := os.MkdirAll(art, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(art, "report-"+name+".jpg")
+	if err := os.WriteFile(png, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", png)
+	return got
+}
+
 // The page opens in a real headless browser without console errors, draws
 // one Gantt row per worker, stays small when aggregated, and leaves a
 // screenshot as a test artefact.
 func TestPageInBrowser(t *testing.T) {
-	browser := ""
-	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(b); err == nil {
-			browser = p
-			break
-		}
-	}
+	browser := browserPath()
 	if browser == "" {
 		t.Skip("no chromium on PATH (apt-get install chromium; make deps installs it): the page is not checked in a browser")
 	}
@@ -94,67 +197,13 @@ func TestPageInBrowser(t *testing.T) {
 			if p.Gantt.Aggregated != (tc.o.MaxSegments != 0) {
 				t.Fatalf("aggregated %v", p.Gantt.Aggregated)
 			}
-			dir := t.TempDir()
-			html := filepath.Join(dir, "report.html")
-			f, err := os.Create(html)
-			if err != nil {
-				t.Fatal(err)
+			got := openPage(t, browser, p, tc.name)
+			if n, _ := strconv.Atoi(got.GanttRows); n != tc.rows {
+				t.Fatalf("%s Gantt rows drawn, want %d", got.GanttRows, tc.rows)
 			}
-			if err := p.WriteHTML(f); err != nil {
-				t.Fatal(err)
+			if len(got.Energy) > 0 || got.PowerSeries != "" {
+				t.Fatalf("an energy section without power streams: %+v", got)
 			}
-			f.Close()
-			if st, _ := os.Stat(html); st.Size() > 10<<20 {
-				t.Fatalf("%d bytes: over 10 MB", st.Size())
-			}
-			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1300, 1600))
-			actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-			defer cancel()
-			ctx, cancel := chromedp.NewContext(actx)
-			defer cancel()
-			ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-			defer cancel()
-			var problems []string
-			chromedp.ListenTarget(ctx, func(ev any) {
-				switch e := ev.(type) {
-				case *runtime.EventExceptionThrown:
-					problems = append(problems, "exception: "+e.ExceptionDetails.Error())
-				case *runtime.EventConsoleAPICalled:
-					if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
-						problems = append(problems, "console "+string(e.Type))
-					}
-				}
-			})
-			var rows string
-			var shot []byte
-			start := time.Now()
-			if err := chromedp.Run(ctx,
-				chromedp.Navigate("file://"+html),
-				chromedp.WaitVisible(`body[data-ready="1"]`, chromedp.ByQuery),
-				chromedp.AttributeValue("body", "data-gantt-rows", &rows, nil, chromedp.ByQuery),
-				chromedp.FullScreenshot(&shot, 80),
-			); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s: drawn in %v", tc.name, time.Since(start))
-			if len(problems) > 0 {
-				t.Fatalf("browser: %s", strings.Join(problems, "; "))
-			}
-			if n, _ := strconv.Atoi(rows); n != tc.rows {
-				t.Fatalf("%s Gantt rows drawn, want %d", rows, tc.rows)
-			}
-			art := os.Getenv("TRACECAST_ARTIFACTS")
-			if art == "" {
-				art = filepath.Join(os.TempDir(), "tracecast-artifacts")
-			}
-			if err := os.MkdirAll(art, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			png := filepath.Join(art, "report-"+tc.name+".jpg")
-			if err := os.WriteFile(png, shot, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("screenshot: %s", png)
 		})
 	}
 }

@@ -230,8 +230,9 @@ func newReportCmd() *cobra.Command {
 	var t specs.Trace
 	var out, rules string
 	var horizons []string
+	power := specs.ReportPower{Attribution: specs.DefaultAttribution()}
 	cmd := &cobra.Command{
-		Use:   "report TRACE -o report.html",
+		Use:   "report TRACE [--power FILE]... -o report.html",
 		Short: "Write one self-contained HTML page about a trace: Gantt chart, occupancy, forecasts and their skill",
 		Long: `report reads a trace and writes one HTML page that opens in any browser
 without network access: the trace's summary, a zoomable Gantt chart of the
@@ -239,11 +240,18 @@ selected containers' states (StarPU workers or SMPI ranks), how many are
 idle, computing or communicating over time, the idle-capacity forecasts
 (idle>=25%) drawn over what happened, and their skill against the
 baselines (docs/forecasts.md). Large traces are aggregated so the page
-stays small.`,
+stays small. With --power (one power-meter stream per file, as tracecast
+energy reads them and with its options), the page also shows the power over
+time and each node's energy by state class (docs/report.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, f := range []string{"power-format", "metric", "node", "map", "node-type", "offset", "max-gap", "lateness"} {
+				if len(power.Powers) == 0 && cmd.Flags().Changed(f) {
+					return usageErr(fmt.Errorf("--%s is an option of the power streams: give --power", f))
+				}
+			}
 			t.Path = args[0]
-			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, out); err != nil {
+			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, power, out); err != nil {
 				return err
 			}
 			fmt.Println(out)
@@ -251,6 +259,7 @@ stays small.`,
 		},
 	}
 	cliflags.Bind(cmd.Flags(), &t)
+	cliflags.Bind(cmd.Flags(), &power)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi")
 	cmd.Flags().StringArrayVar(&horizons, "horizon", nil, "forecast horizons, durations with a unit (default: 0.1%, 1% and 10% of the run)")

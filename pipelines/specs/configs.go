@@ -46,7 +46,8 @@ func (r Runner) RunConfig(ctx context.Context, cfg *pipelines.Config, bar bool, 
 
 // Demo writes the StarPU trace built into the binary to dir, runs the
 // built-in pipelines replay-starpu and idle-starpu on it (their outputs in
-// dir/NAME/) and the HTML report (dir/report.html), and prints to w a
+// dir/NAME/) and the HTML report (dir/report.html, with the run's power
+// stream built into the binary), and prints to w a
 // summary and the files written.
 func (r Runner) Demo(ctx context.Context, dir string, bar bool, w io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -69,9 +70,14 @@ func (r Runner) Demo(ctx context.Context, dir string, bar bool, w io.Writer) err
 	if err := report.WriteDemoFiles(w, replay["records"], idle["records"], took, replay, idle); err != nil {
 		return err
 	}
-	// The page to look at: Gantt chart, occupancy, forecasts.
+	// The page to look at: Gantt chart, occupancy, forecasts, and energy
+	// from the run's power stream.
+	power := ReportPower{Powers: []string{filepath.Join(dir, pipelines.DemoPowerName)}, Attribution: DefaultAttribution()}
+	if err := os.WriteFile(power.Powers[0], pipelines.DemoPower(), 0o644); err != nil {
+		return err
+	}
 	page := filepath.Join(dir, "report.html")
-	if err := r.WriteReport(ctx, Trace{Path: trace}, "auto", nil, page); err != nil {
+	if err := r.WriteReport(ctx, Trace{Path: trace}, "auto", nil, power, page); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(w, "  %-12s %s (open it in a browser)\n", "report", page)

@@ -26,7 +26,6 @@ type Attribution struct {
 	MaxGap   float64 `flag:"max-gap" unit:"s" help:"longest interval between samples that is integrated: a duration or seconds"`
 	Lateness float64 `flag:"lateness" unit:"s" help:"how late a sample may arrive and still be used: a duration or seconds"`
 	Offset   float64 `flag:"offset" unit:"s" help:"power time minus trace time: a duration or seconds"`
-	Lenient  bool    `flag:"lenient" help:"skip bad trace and power lines instead of failing"`
 }
 
 // DefaultAttribution are the defaults: every worker on energy.DefaultNode,
@@ -45,7 +44,8 @@ type Energy struct {
 	Rules    string `flag:"rules" help:"state classes: starpu, smpi"`
 	TimeUnit string `flag:"time-unit" help:"unit of the trace's times: auto, s, ms, us, ns"`
 	Attribution
-	Window float64 `flag:"window" unit:"s" help:"window length: a duration (100ms) or seconds (0: the whole run)"`
+	Window  float64 `flag:"window" unit:"s" help:"window length: a duration (100ms) or seconds (0: the whole run)"`
+	Lenient bool    `flag:"lenient" help:"skip bad trace and power lines instead of failing"`
 	// IO, optional, is an I/O-call stream: time in I/O calls is storage.
 	IO       string  `flag:"io" help:"an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class"`
 	IOFormat string  `flag:"io-format" help:"format of --io: strace, csv, jsonl (default: guessed)"`

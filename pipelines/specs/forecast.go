@@ -13,6 +13,7 @@ import (
 	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/report"
+	"github.com/tracecast/tracecast/stages/energy"
 	stage "github.com/tracecast/tracecast/stages/forecast"
 )
 
@@ -171,18 +172,59 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	return run, errors.Join(fc.WriteScores(sf, run.Scores), sf.Close())
 }
 
-// Page reads the trace into the HTML report's page (report.PageCollector),
-// with forecasts over horizons (seconds; nil: 0.1%, 1% and 10% of the run).
-func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []float64) (*report.Page, error) {
+// ReportPower are the HTML report's power streams: with any, the page
+// has an energy section, attributed as tracecast energy does.
+type ReportPower struct {
+	Powers []string `flag:"power" help:"power stream (plain or gzip; repeatable): adds the power chart and the energy by state"`
+	Metric string   `flag:"metric" help:"with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)"`
+	Attribution
+}
+
+// inputs are the energy section's inputs (nil without power streams).
+func (p ReportPower) inputs(lenient bool, rules string) (*report.EnergyInputs, error) {
+	if len(p.Powers) == 0 {
+		return nil, nil
+	}
+	m, err := energy.ParseMap(p.Map)
+	if err != nil {
+		return nil, &OptionError{[]string{err.Error()}}
+	}
+	st := energy.DefaultStageConfig()
+	st.Rules, st.Node, st.Map, st.NodeType = rules, p.Node, m, p.NodeType
+	st.Offset, st.MaxGap, st.Lateness = p.Offset, p.MaxGap, p.Lateness
+	in := &report.EnergyInputs{Power: p.Powers, Format: p.PowerFormat, Metric: p.Metric, Lenient: lenient, Stage: st}
+	if err := in.Validate(); err != nil {
+		return nil, &OptionError{[]string{err.Error()}}
+	}
+	return in, nil
+}
+
+// Page reads the trace (and its power streams) into the HTML report's
+// page (report.PageCollector), with forecasts over horizons (seconds; nil:
+// 0.1%, 1% and 10% of the run).
+func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []float64, power ReportPower) (*report.Page, error) {
 	c, err := report.NewPageCollector(rules)
 	if err != nil {
 		return nil, &OptionError{[]string{err.Error()}}
 	}
-	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("page", "trace")}}
-	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"page": c}); err != nil {
+	ein, err := power.inputs(t.Lenient, rules)
+	if err != nil {
 		return nil, err
 	}
-	page, err := c.Page(report.PageOptions{Title: t.Path, Horizons: horizons})
+	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("page", "trace")}}
+	sinks := map[string]tracecast.Sink{"page": c}
+	o := report.PageOptions{Title: t.Path, Horizons: horizons}
+	if ein != nil {
+		if err := ein.AddTo(&spec, "trace", "energy-page"); err != nil {
+			return nil, &OptionError{[]string{err.Error()}}
+		}
+		o.Energy = report.NewEnergyPageCollector(*ein)
+		sinks["energy-page"] = o.Energy
+	}
+	if err := r.Run(ctx, spec, sinks); err != nil {
+		return nil, err
+	}
+	page, err := c.Page(o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
@@ -209,8 +251,9 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 }
 
 // WriteReport writes the trace's HTML report to out, with forecasts over
-// horizons (durations with a unit; none: 0.1%, 1% and 10% of the run).
-func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons []string, out string) error {
+// horizons (durations with a unit; none: 0.1%, 1% and 10% of the run) and
+// the energy section of the power streams.
+func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons []string, power ReportPower, out string) error {
 	if out == "" {
 		return &OptionError{[]string{"-o report.html is required"}}
 	}
@@ -222,7 +265,7 @@ func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons
 		}
 		hs = append(hs, s)
 	}
-	page, err := r.Page(ctx, t, rules, hs)
+	page, err := r.Page(ctx, t, rules, hs, power)
 	if err != nil {
 		return err
 	}

@@ -138,11 +138,11 @@ func TestForecasts(t *testing.T) {
 	if err != nil || steps.R[0] != 4 {
 		t.Errorf("steps %v", err)
 	}
-	if _, err := r.Page(ctx, Trace{Path: ring}, "auto", nil); err != nil {
+	if _, err := r.Page(ctx, Trace{Path: ring}, "auto", nil, ReportPower{}); err != nil {
 		t.Error(err)
 	}
 	var oe *OptionError
-	if _, err := r.Page(ctx, Trace{Path: ring}, "nope", nil); !errors.As(err, &oe) {
+	if _, err := r.Page(ctx, Trace{Path: ring}, "nope", nil, ReportPower{}); !errors.As(err, &oe) {
 		t.Errorf("bad rules: %v", err)
 	}
 }
@@ -247,13 +247,13 @@ func TestVerifyAndReport(t *testing.T) {
 		}
 	}
 	page := filepath.Join(dir, "sub", "report.html")
-	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", []string{"1ms"}, page); err != nil {
+	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", []string{"1ms"}, ReportPower{}, page); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(page); !strings.Contains(string(b), "<html") {
 		t.Errorf("report: %.100q", b)
 	}
-	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", []string{"1"}, page); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--horizon: ") {
+	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", []string{"1"}, ReportPower{}, page); !errors.As(err, &oe) || !strings.HasPrefix(err.Error(), "--horizon: ") {
 		t.Errorf("horizon without unit: %v", err)
 	}
 }
@@ -287,7 +287,7 @@ func TestOutputOptions(t *testing.T) {
 			t.Errorf("signal -o %q: %v", out, err)
 		}
 	}
-	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", nil, ""); !errors.As(err, &oe) {
+	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", nil, ReportPower{}, ""); !errors.As(err, &oe) {
 		t.Errorf("report without -o: %v", err)
 	}
 }

@@ -26,8 +26,9 @@ type Tasks struct {
 	Attribution
 	// Out is the output file ("" or "-": stdout); Format jsonl, arrow or
 	// csv ("": from Out's extension, else jsonl).
-	Out    string `flag:"output,o" help:"output file (default: standard output)"`
-	Format string `flag:"format" help:"jsonl, arrow or csv (default: from -o's extension, else jsonl)"`
+	Out     string `flag:"output,o" help:"output file (default: standard output)"`
+	Format  string `flag:"format" help:"jsonl, arrow or csv (default: from -o's extension, else jsonl)"`
+	Lenient bool   `flag:"lenient" help:"skip bad trace and power lines instead of failing"`
 }
 
 // DefaultTasks are the tasks command's defaults.

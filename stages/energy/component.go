@@ -30,7 +30,7 @@ func Register(r *component.Registry) {
 // state. Samples are joined in arrival order: lateness bounds how far out
 // of order a node's samples may come.
 type StageConfig struct {
-	Rules    string            `yaml:"rules"`     // starpu (default) or smpi
+	Rules    string            `yaml:"rules"`     // starpu (default), smpi, or auto: the first of them whose states the trace has
 	TimeUnit string            `yaml:"time_unit"` // of the trace: s, ms, us, ns (default: the paje parser's, else ms for starpu)
 	Node     string            `yaml:"node"`      // node of unmapped workers
 	Map      map[string]string `yaml:"map"`       // worker container -> node
@@ -54,8 +54,8 @@ func DefaultStageConfig() StageConfig {
 // Validate checks the options.
 func (o *StageConfig) Validate() error {
 	var errs []error
-	if _, ok := signal.Presets[o.Rules]; !ok {
-		errs = append(errs, fmt.Errorf("rules: %q is not starpu or smpi", o.Rules))
+	if _, ok := signal.Presets[o.Rules]; !ok && o.Rules != "auto" {
+		errs = append(errs, fmt.Errorf("rules: %q is not starpu, smpi or auto", o.Rules))
 	}
 	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
 		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
@@ -70,9 +70,13 @@ func (o *StageConfig) Validate() error {
 }
 
 type stage struct {
-	o       StageConfig
-	env     component.Env
-	col     *Collector
+	o   StageConfig
+	env component.Env
+	// cols has one collector per candidate rule set: one, or with rules
+	// auto StarPU's then SMPI's (Flush keeps the first that found states,
+	// as the signal stage and the HTML report choose).
+	cols    []*Collector
+	names   []string
 	samples []tracecast.PowerSample
 	stream  string
 	// unit is the trace's time unit as its parser said (Batch.Meta).
@@ -80,13 +84,21 @@ type stage struct {
 }
 
 func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
-	r := signal.Presets[o.Rules]()
-	if err := r.Compile(); err != nil {
-		return nil, err
+	names := []string{o.Rules}
+	if o.Rules == "auto" {
+		names = []string{"starpu", "smpi"}
 	}
-	col := NewCollector(r, o.Map, o.Node)
-	col.SetNodeType(o.NodeType)
-	return &stage{o: o, env: env, col: col}, nil
+	st := &stage{o: o, env: env, names: names}
+	for _, n := range names {
+		r := signal.Presets[n]()
+		if err := r.Compile(); err != nil {
+			return nil, err
+		}
+		col := NewCollector(r, o.Map, o.Node)
+		col.SetNodeType(o.NodeType)
+		st.cols = append(st.cols, col)
+	}
+	return st, nil
 }
 
 func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
@@ -99,10 +111,12 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 			st.unit = u // the paje parser's, given or detected
 		}
 		// The iotime stage's records are the storage class.
-		if len(items) > 0 && items[0].Type == iotime.StateType {
-			st.col.AddIO(items, st.o.IOOffset)
-		} else {
-			st.col.Add(items)
+		for _, col := range st.cols {
+			if len(items) > 0 && items[0].Type == iotime.StateType {
+				col.AddIO(items, st.o.IOOffset)
+			} else {
+				col.Add(items)
+			}
 		}
 	case []tracecast.IOCall:
 		// An iocall parser's calls: each is an "in I/O" interval, as
@@ -112,7 +126,9 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 		for i := range items {
 			ios[i] = iotime.State(&items[i])
 		}
-		st.col.AddIO(ios, st.o.IOOffset)
+		for _, col := range st.cols {
+			col.AddIO(ios, st.o.IOOffset)
+		}
 	case []tracecast.PowerSample:
 		st.samples = append(st.samples, items...)
 	}
@@ -122,11 +138,21 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 // Flush builds the nodes' timelines, integrates the samples and emits the
 // rows: node × class × window, then the totals (window -1).
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
-	unit := cmp.Or(st.o.TimeUnit, st.unit, map[bool]string{true: "ms", false: "s"}[st.o.Rules == "starpu"])
-	perSec, _ := tracecast.UnitsPerSecond(unit)
-	tls, err := st.col.Build(perSec)
-	if err != nil {
-		return err
+	var tls map[string]*Timeline
+	var col *Collector
+	var first error
+	for i, c := range st.cols {
+		unit := cmp.Or(st.o.TimeUnit, st.unit, map[bool]string{true: "ms", false: "s"}[st.names[i] == "starpu"])
+		perSec, _ := tracecast.UnitsPerSecond(unit)
+		var err error
+		if tls, err = c.Build(perSec); err == nil {
+			col = c
+			break
+		}
+		first = cmp.Or(first, err)
+	}
+	if col == nil {
+		return first
 	}
 	// Arrival order, not sorted: the joiner reorders each node's samples
 	// within lateness and counts later ones, as with tracecast
@@ -145,7 +171,7 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	for _, t := range res.Totals {
 		total += t.EnergyJ
 	}
-	st.env.Logger.Info().Int("nodes", len(tls)).Int("samples", len(st.samples)).Int("io_intervals", st.col.IOIntervals()).
+	st.env.Logger.Info().Int("nodes", len(tls)).Int("samples", len(st.samples)).Int("io_intervals", col.IOIntervals()).
 		Float64("energy_j", math.Round(total*1000)/1000).Msg("energy")
 	rows := append(Rows(res.Windows), Rows(res.Totals)...)
 	if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: rows}); err != nil || !st.o.Result {

@@ -80,3 +80,69 @@ func TestParseMap(t *testing.T) {
 		}
 	}
 }
+
+// TestStageAutoRules: with rules auto the stage takes StarPU's rules when
+// the trace has worker states, else SMPI's (as the signal stage and the
+// HTML report choose), and reads times in that rule set's default unit.
+func TestStageAutoRules(t *testing.T) {
+	starpu := []tracecast.Entity{
+		{Nature: tracecast.NatureContainer, Container: "0", Type: "Worker", Value: "CPU0", End: 2000},
+		{Nature: tracecast.NatureState, Container: "CPU0", Type: "Worker State", Start: 0, End: 2000, Value: "GEMM"},
+	}
+	smpi := []tracecast.Entity{
+		{Nature: tracecast.NatureContainer, Container: "0", Type: "MPI", Value: "rank-0", End: 2},
+		{Nature: tracecast.NatureState, Container: "rank-0", Type: "MPI_STATE", Start: 0, End: 1, Value: "MPI_Recv"},
+		{Nature: tracecast.NatureState, Container: "rank-0", Type: "MPI_STATE", Start: 1, End: 2, Value: "computing"},
+	}
+	for _, tc := range []struct {
+		name, rules string
+		ents        []tracecast.Entity
+		wantEnd     float64
+		wantErr     bool
+	}{
+		{"auto on StarPU", "auto", starpu, 2, false},
+		{"auto on SMPI", "auto", smpi, 2, false},
+		{"starpu on SMPI", "starpu", smpi, 0, true},
+		{"auto on neither", "auto", starpu[:1], 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := DefaultStageConfig()
+			o.Rules, o.Result = tc.rules, true
+			if err := o.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			p, err := newStage(component.Env{Logger: zerolog.Nop()}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := p.Process(ctx, tracecast.Batch{Stream: "t", Items: tc.ents}, nil); err != nil {
+				t.Fatal(err)
+			}
+			var res *Result
+			err = p.Flush(ctx, func(_ context.Context, b tracecast.Batch) error {
+				if r, ok := b.Items.([]*Result); ok {
+					res = r[0]
+				}
+				return nil
+			})
+			if tc.wantErr {
+				if err == nil {
+					t.Fatal("no error for a trace without the rules' states")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tl := res.Timelines[DefaultNode]; tl == nil || tl.End != tc.wantEnd {
+				t.Fatalf("timeline %+v, want the run to end at %g s", tl, tc.wantEnd)
+			}
+		})
+	}
+	o := DefaultStageConfig()
+	o.Rules = "paje"
+	if o.Validate() == nil {
+		t.Fatal("rules paje accepted")
+	}
+}
