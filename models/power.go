@@ -159,18 +159,27 @@ var ErrNotIdentifiable = errors.New("parameters not identifiable from the data (
 // LeastSquares solves min ‖Xβ − y‖₂ by QR (gonum). Rows of x are the
 // observations; all must have the same length p ≤ len(rows).
 func LeastSquares(x [][]float64, y []float64) ([]float64, error) {
+	beta, _, err := leastSquares(x, y)
+	return beta, err
+}
+
+// leastSquares is LeastSquares with the covariance of β: σ²·(XᵀX)⁻¹ with
+// σ² the residual variance SSR/(n − p). cov is nil when n = p: an exact
+// fit says nothing of the noise. The plausibility checks of the fits use
+// it, so that a coefficient is called negative only beyond its noise.
+func leastSquares(x [][]float64, y []float64) (beta []float64, cov [][]float64, err error) {
 	n := len(x)
 	if n == 0 {
-		return nil, errors.New("no observations")
+		return nil, nil, errors.New("no observations")
 	}
 	p := len(x[0])
 	if n < p {
-		return nil, fmt.Errorf("%d observations for %d parameters", n, p)
+		return nil, nil, fmt.Errorf("%d observations for %d parameters", n, p)
 	}
 	a := mat.NewDense(n, p, nil)
 	for i, row := range x {
 		if len(row) != p {
-			return nil, errors.New("ragged design matrix")
+			return nil, nil, errors.New("ragged design matrix")
 		}
 		a.SetRow(i, row)
 	}
@@ -179,7 +188,7 @@ func LeastSquares(x [][]float64, y []float64) ([]float64, error) {
 	for j := range p {
 		scale[j] = mat.Norm(a.ColView(j), 2)
 		if scale[j] == 0 {
-			return nil, ErrNotIdentifiable
+			return nil, nil, ErrNotIdentifiable
 		}
 		for i := range n {
 			a.Set(i, j, a.At(i, j)/scale[j])
@@ -195,16 +204,50 @@ func LeastSquares(x [][]float64, y []float64) ([]float64, error) {
 	}
 	for j := range p {
 		if math.Abs(r.At(j, j)) <= 1e-10*maxd {
-			return nil, ErrNotIdentifiable
+			return nil, nil, ErrNotIdentifiable
 		}
 	}
 	var b mat.Dense
 	if err := qr.SolveTo(&b, false, mat.NewDense(n, 1, y)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]float64, p)
+	beta = make([]float64, p)
 	for j := range p {
-		out[j] = b.At(j, 0) / scale[j]
+		beta[j] = b.At(j, 0) / scale[j]
 	}
-	return out, nil
+	if n == p {
+		return beta, nil, nil
+	}
+	var ssr float64
+	for i, row := range x {
+		res := y[i]
+		for j, v := range row {
+			res -= v * beta[j]
+		}
+		ssr += res * res
+	}
+	s2 := ssr / float64(n-p)
+	// (AᵀA)⁻¹ = R⁻¹R⁻ᵀ for the scaled A; unscale both sides.
+	rt := mat.NewTriDense(p, mat.Upper, nil)
+	for i := range p {
+		for j := i; j < p; j++ {
+			rt.SetTri(i, j, r.At(i, j))
+		}
+	}
+	var ri mat.TriDense
+	if err := ri.InverseTri(rt); err != nil {
+		return beta, nil, nil // ill-conditioned beyond the rank test: no error bars
+	}
+	cov = make([][]float64, p)
+	for j := range p {
+		cov[j] = make([]float64, p)
+		for k := range p {
+			var s float64
+			for m := max(j, k); m < p; m++ {
+				s += ri.At(j, m) * ri.At(k, m)
+			}
+			cov[j][k] = s2 * s / (scale[j] * scale[k])
+		}
+	}
+	return beta, cov, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 
 	"gopkg.in/yaml.v3"
 
@@ -123,16 +124,47 @@ func (f CTModelFile) Prediction(cpu, freq float64, measured *float64) map[string
 	return res
 }
 
-// ReadStatePowers reads seed 000's per-state powers (idle, app, storage,
-// net in watts) from a YAML or JSON file.
+// ReadStatePowers reads seed 000's per-state powers from a YAML or JSON
+// file: idle, app, storage, net in watts, each the node's whole power in
+// that state (models.StatePowers), not an increment. idle is required; a
+// state left out is at idle power (a worker in it adds nothing). Unknown
+// keys and powers that are no powers (models.StatePowers.Validate: a state
+// below idle, mostly increments given for powers) are refused, naming the
+// file.
 func ReadStatePowers(path string) (models.StatePowers, error) {
 	var p models.StatePowers
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return p, err
 	}
-	if err := yaml.Unmarshal(b, &p); err != nil { // YAML is a superset of JSON
+	var in map[string]float64
+	if err := yaml.Unmarshal(b, &in); err != nil { // YAML is a superset of JSON
 		return p, fmt.Errorf("%s: %w", path, err)
+	}
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch k {
+		case "idle", "app", "storage", "net":
+		default:
+			return p, fmt.Errorf("%s: unknown key %q (want idle, app, storage, net in watts)", path, k)
+		}
+	}
+	idle, ok := in["idle"]
+	if !ok {
+		return p, fmt.Errorf("%s: no idle power (want idle, app, storage, net in watts)", path)
+	}
+	p = models.StatePowers{Idle: idle, App: idle, Storage: idle, Net: idle}
+	for k, dst := range map[string]*float64{"app": &p.App, "storage": &p.Storage, "net": &p.Net} {
+		if v, ok := in[k]; ok {
+			*dst = v
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return models.StatePowers{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }

@@ -198,6 +198,26 @@ func TestReadStatePowers(t *testing.T) {
 	if _, err := ReadStatePowers(write(t, "p.yaml", "idle: [")); err == nil || !strings.Contains(err.Error(), "p.yaml: ") {
 		t.Errorf("bad YAML: %v", err)
 	}
+	// One meaning: absolute powers. The increments given for the powers
+	// (what the energy command's help once said) are refused, naming the
+	// file and the fix, instead of predicting a negative energy.
+	for _, c := range []struct {
+		name, content, want string
+	}{
+		{"increments", `{"idle": 100, "app": 15, "net": 5}`, `p.json: implausible powers: app 15 W and net 5 W are below idle 100 W: app, storage and net are the node's whole power`},
+		{"unknown key", `{"idle": 100, "compute": 115}`, `p.json: unknown key "compute"`},
+		{"no idle", `{"app": 115}`, "p.json: no idle power"},
+		{"empty", ``, "p.json: no idle power"},
+		{"not a number", `{"idle": "lots"}`, "p.json: "},
+	} {
+		if _, err := ReadStatePowers(write(t, "p.json", c.content)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// A state left out is at idle power.
+	if got, err := ReadStatePowers(write(t, "p.yaml", "idle: 100\napp: 115\n")); err != nil || got != (models.StatePowers{Idle: 100, App: 115, Storage: 100, Net: 100}) {
+		t.Errorf("partial: %+v, %v", got, err)
+	}
 }
 
 func TestSpeedup(t *testing.T) {
