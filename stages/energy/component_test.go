@@ -40,6 +40,12 @@ func TestStageTimeUnit(t *testing.T) {
 			if err := p.Process(ctx, tracecast.Batch{Stream: "t", Items: ents, Meta: tc.meta}, nil); err != nil {
 				t.Fatal(err)
 			}
+			// Power over the run whatever the unit (without, the stage
+			// fails: no energy integrated).
+			ps := []tracecast.PowerSample{{T: 0, Node: DefaultNode, Watts: 1}, {T: 0.001, Node: DefaultNode, Watts: 1}, {T: 3000, Node: DefaultNode, Watts: 1}}
+			if err := p.Process(ctx, tracecast.Batch{Stream: "p", Items: ps}, nil); err != nil {
+				t.Fatal(err)
+			}
 			var res *Result
 			if err := p.Flush(ctx, func(_ context.Context, b tracecast.Batch) error {
 				if r, ok := b.Items.([]*Result); ok {
