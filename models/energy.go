@@ -60,7 +60,7 @@ func (p StatePowers) Validate() error {
 		}
 		return fmt.Errorf("%w powers: %s %s below idle %g W: app, storage and net are the node's whole power with one worker in that state "+
 			"(idle + what that worker adds), not the increment (for a worker adding 15 W, app is %g)",
-			ErrImplausible, strings.Join(below, " and "), verb, p.Idle, p.Idle+15)
+			ErrImplausible, andList(below), verb, p.Idle, p.Idle+15)
 	}
 	return nil
 }
@@ -181,6 +181,14 @@ func FitStatePowers(obs []EnergyObservation) (StateFit, error) {
 	}
 	fit.Stats = Stats(y, pred)
 	return fit, nil
+}
+
+// andList joins "a", "b" and "c" as people write them.
+func andList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 // BelowIdleTolerance is how far below idle, as a fraction of the idle
