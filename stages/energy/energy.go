@@ -636,7 +636,7 @@ func (r *Result) uncovered(node string) string {
 	a, b := tl.T0+r.Offset, tl.End+r.Offset
 	switch {
 	case sp.N == 0 && r.Stats.Samples == 0:
-		return "no power sample arrived"
+		return "no power sample arrived (an empty stream, or a metric filter that keeps nothing?)"
 	case sp.N == 0:
 		return fmt.Sprintf("no power sample names node %q, where the trace's workers are (the samples name %s): "+
 			"put the workers on the power stream's nodes (--node, --map, --node-type; node, map, node_type in a pipeline)",
