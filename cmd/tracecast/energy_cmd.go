@@ -64,12 +64,20 @@ Intervals longer than --max-gap are not integrated and are reported as
 gaps. Windows of --window seconds are reported; samples up to --lateness s
 out of order are reordered.
 
+When no power sample meets the run (the stream names other nodes than
+--node/--map, or its clock is not trace time + --offset) the command fails
+and says why, rather than report 0 J; I/O calls that all miss the run (no
+--io-offset) are a warning.
+
 Seed 000's model E = P_idle·T + Σ (P_state − P_idle)·T_state: with --params
-(JSON or YAML: idle, app, storage, net in watts; app = per computing worker
-increment above idle, and likewise) the run's energy is predicted and the
-inaccuracy |1 − E_pred/E| printed; without, the per-state powers are fitted
-by least squares over the windows. compute → app, comm → net, other →
-storage.
+(JSON or YAML: idle, app, storage, net in watts, each the node's whole power
+with one worker in that state and the others idle, NOT the increment: a
+worker adding 15 W to an idle 100 W gives app: 115; a state left out is at
+idle power; a state below idle is refused) the run's energy is predicted and
+the inaccuracy |1 − E_pred/E| printed; without, the per-state powers are
+fitted by least squares over the windows, and a fit giving a negative power
+or a state clearly below idle is reported as no model, with the reason.
+compute → app, comm → net, other → storage. See docs/energy.md.
 
 -o DIR writes energy.arrow (node × class × window rows), totals.arrow,
 model.json, energy.png/.svg (stacked energy per node by class) and
@@ -87,7 +95,7 @@ power.png/.svg (power over time with the workers' states underneath).`,
 	fl.StringVar(&f.power, "power", "", "power stream (plain or gzip)")
 	fl.StringVar(&f.format, "power-format", "auto", "power format: auto, csv, jsonl, rapl, kwollect")
 	fl.StringVar(&f.metric, "metric", "", "with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)")
-	fl.StringVar(&f.params, "params", "", "per-state powers file (JSON or YAML: idle, app, storage, net)")
+	fl.StringVar(&f.params, "params", "", "per-state powers file (JSON or YAML: idle, app, storage, net: the node's whole power in each state, not increments)")
 	fl.StringVarP(&f.out, "output", "o", "", "directory for Arrow files, model.json and plots")
 	fl.StringVar(&f.rules, "rules", "starpu", "state classes: starpu, smpi")
 	fl.StringVar(&f.timeUnit, "time-unit", "auto", "unit of the trace's times: auto, s, ms, us, ns")
