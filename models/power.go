@@ -44,6 +44,20 @@ func (in PowerInputs) Validate() error {
 	if in.FMin <= 0 || in.FMax <= in.FMin {
 		return fmt.Errorf("need 0 < fmin < fmax (got fmin %g, fmax %g)", in.FMin, in.FMax)
 	}
+	if in.PIdleFMin <= 0 || in.PIdleFMax <= 0 || in.PFullFMin <= 0 || in.PFullFMax <= 0 {
+		return fmt.Errorf("%w inputs: powers must be positive (got idle %g and %g W, full %g and %g W)",
+			ErrImplausible, in.PIdleFMin, in.PIdleFMax, in.PFullFMin, in.PFullFMax)
+	}
+	// A loaded CPU drawing less than an idle one would give a negative
+	// dynamic power, and eq. 6 negative watts below some utilisation.
+	for _, f := range []struct {
+		name       string
+		idle, full float64
+	}{{"fmin", in.PIdleFMin, in.PFullFMin}, {"fmax", in.PIdleFMax, in.PFullFMax}} {
+		if f.full < f.idle {
+			return fmt.Errorf("%w inputs: the power at 100%% CPU and %s (%g W) is below the idle power there (%g W)", ErrImplausible, f.name, f.full, f.idle)
+		}
+	}
 	return nil
 }
 
@@ -110,16 +124,50 @@ func FitPower(samples []PowerSample, fmax float64) (PowerModel, FitStats, error)
 		x[i] = []float64{1, -(fmax - s.F) / fmax, s.CPU * s.F / fmax, s.CPU}
 		y[i] = s.Watts
 	}
-	beta, err := LeastSquares(x, y)
+	beta, cov, err := leastSquares(x, y)
 	if err != nil {
 		return PowerModel{}, FitStats{}, fmt.Errorf("fit power: %w", err)
 	}
 	m := PowerModel{FMax: fmax, P0: beta[0], Alpha: beta[1], A: beta[2], B: beta[3]}
+	if err := m.plausible(samples, cov); err != nil {
+		return PowerModel{}, FitStats{}, fmt.Errorf("fit power: %w", err)
+	}
 	pred := make([]float64, len(samples))
 	for i, s := range samples {
 		pred[i] = m.Predict(s.CPU, s.F)
 	}
 	return m, Stats(y, pred), nil
+}
+
+// plausible refuses a fitted power model that gives a power that is no
+// power over the samples' frequencies: not positive at 0 or 100 % CPU, or
+// a full-load power below the idle power there by more than twice its
+// standard error and BelowIdleTolerance (eq. 6 is linear in cpu and in f,
+// so the ends of the range decide).
+func (m PowerModel) plausible(samples []PowerSample, cov [][]float64) error {
+	fmin, fmax := math.Inf(1), math.Inf(-1)
+	for _, s := range samples {
+		fmin, fmax = math.Min(fmin, s.F), math.Max(fmax, s.F)
+	}
+	for _, f := range []float64{fmin, fmax} {
+		for _, cpu := range []float64{0, 1} {
+			if p := m.Predict(cpu, f); !(p > 0) {
+				return fmt.Errorf("%w fit: it predicts %.4g W at %g%% CPU and f = %g: the samples do not follow eq. 6", ErrImplausible, p, 100*cpu, f)
+			}
+		}
+		// The dynamic power at f, A·f/fmax + B, and its standard error.
+		r := f / m.FMax
+		dyn := m.A*r + m.B
+		var se float64
+		if cov != nil {
+			se = math.Sqrt(math.Max(r*r*cov[2][2]+cov[3][3]+2*r*cov[2][3], 0))
+		}
+		if dyn < -math.Max(2*se, BelowIdleTolerance*m.Predict(0, f)) {
+			return fmt.Errorf("%w fit: at f = %g it predicts %.4g W at 100%% CPU, below the idle %.4g W (±%.2g W): a loaded CPU does not draw less than an idle one",
+				ErrImplausible, f, m.Predict(1, f), m.Predict(0, f), se)
+		}
+	}
+	return nil
 }
 
 // Stats compares measurements with predictions.
