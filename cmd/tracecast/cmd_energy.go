@@ -146,7 +146,11 @@ also prints eq. 10's error, |measured − predicted|/measured·100.`,
 			if cpu < 0 || cpu > 1 || freq <= 0 {
 				return usageErr(errors.New("--cpu must be in [0, 1] (or a percentage) and --freq positive"))
 			}
-			return energyWriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
+			p, err := mf.Prediction(cpu, freq, energyMeasured(cmd, measured))
+			if err != nil {
+				return err
+			}
+			return energyWriteJSON(cmd.OutOrStdout(), "", p)
 		},
 	}
 	f := cmd.Flags()
@@ -236,7 +240,11 @@ also prints eq. 10's error.`,
 			if cpu <= 0 || cpu > 1 || freq <= 0 {
 				return usageErr(errors.New("--cpu must be in (0, 1] (or a percentage) and --freq positive"))
 			}
-			return energyWriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, energyMeasured(cmd, measured)))
+			p, err := mf.Prediction(cpu, freq, energyMeasured(cmd, measured))
+			if err != nil {
+				return err
+			}
+			return energyWriteJSON(cmd.OutOrStdout(), "", p)
 		},
 	}
 	f := cmd.Flags()
@@ -307,24 +315,20 @@ printed too. "tracecast energy" reports a run's measured idle fraction.`,
 			if err := energyRequire(cmd, "time-speedup"); err != nil {
 				return err
 			}
-			energies := false
+			var res map[string]float64
+			var err error
 			switch {
 			case cmd.Flags().Changed("idle-fraction"):
+				res, err = modelio.Speedup(st, s)
 			case cmd.Flags().Changed("idle-energy") && cmd.Flags().Changed("dynamic-energy"):
-				if ei < 0 || ed < 0 || ei+ed <= 0 {
-					return usageErr(errors.New("energies must be non-negative, not both zero"))
-				}
-				energies, s = true, models.IdleFraction(ei, ed)
+				res, err = modelio.SpeedupFromEnergies(st, ei, ed)
 			default:
 				return usageErr(errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy"))
 			}
-			if st <= 0 || s < 0 || s > 1 {
-				return usageErr(errors.New("need --time-speedup > 0 and an idle fraction in [0, 1]"))
+			if err != nil {
+				return usageErr(err)
 			}
-			if energies {
-				return energyWriteJSON(cmd.OutOrStdout(), "", modelio.SpeedupFromEnergies(st, ei, ed))
-			}
-			return energyWriteJSON(cmd.OutOrStdout(), "", modelio.Speedup(st, s))
+			return energyWriteJSON(cmd.OutOrStdout(), "", res)
 		},
 	}
 	f := cmd.Flags()

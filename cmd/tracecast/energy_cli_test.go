@@ -92,6 +92,34 @@ func TestCTModelCLI(t *testing.T) {
 	approx(t, p, "completion_time", 293.1552, 1e-6)
 }
 
+// Nonsense is refused with the reason, never printed as a result: inputs
+// that say a task finishes sooner with less CPU or that a loaded CPU draws
+// less than an idle one (exit 2), a prediction that is not positive or a
+// measurement eq. 10 cannot divide by (exit 1), a speedup from NaN (exit 2).
+func TestSeed001Refusals(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"model": "dvfs-power/seed001", "fmax": 2, "p_idle_fmax": 10, "alpha": 40, "A": 0, "B": 5}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"ctmodel", "fit", "--fmin", "1", "--fmax", "2", "--x", "0.2", "--ct-full-fmin", "10", "--ct-full-fmax", "6", "--ct-x-fmin", "8", "--ct-x-fmax", "5"},
+			2, "less than the 10 it took at 100% (θ = -0.05 < 0)"},
+		{[]string{"powermodel", "fit", "--fmin", "1.2", "--fmax", "2.4", "--p-idle-fmin", "50", "--p-idle-fmax", "40", "--p-full-fmin", "30", "--p-full-fmax", "45"},
+			2, "the power at 100% CPU and fmin (30 W) is below the idle power there (50 W)"},
+		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "0", "--freq", "0.5"}, 1, "implausible prediction: -20 W at 0% CPU and f = 0.5"},
+		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "0", "--freq", "2", "--measured", "0"}, 1, "the measured power must be a positive number (got 0)"},
+		{[]string{"energy-speedup", "--time-speedup", "2", "--idle-fraction", "NaN"}, 2, "the idle fraction must be in [0, 1] (got NaN)"},
+	} {
+		r := run(t, nil, c.args...)
+		if r.code != c.code || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, r.code, r.stdout, r.stderr, c.code, c.want)
+		}
+	}
+}
+
 func TestParetoCLI(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "p.csv")
