@@ -34,11 +34,11 @@ type Poly struct {
 	Degree  int       `json:"degree"`
 	DegreeW int       `json:"degree_w"`
 	DegreeT int       `json:"degree_t"`
-	WC     float64   `json:"w_center"`
-	WS     float64   `json:"w_scale"`
-	TC     float64   `json:"t_center"`
-	TS     float64   `json:"t_scale"`
-	Coef   []float64 `json:"coef"`
+	WC      float64   `json:"w_center"`
+	WS      float64   `json:"w_scale"`
+	TC      float64   `json:"t_center"`
+	TS      float64   `json:"t_scale"`
+	Coef    []float64 `json:"coef"`
 	// Terms lists the exponent pairs [i, j] of u^i·v^j, in Coef's order.
 	Terms [][2]int `json:"terms"`
 }
