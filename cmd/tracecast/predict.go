@@ -219,14 +219,18 @@ func printHitrates(w io.Writer, s *hitrates, res []ks.SweepResult, method string
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "window\tsamples\tcompared\thits\thit_rate\twindow_s\t\n")
 		for _, r := range res {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.4f\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, r.HitRate, float64(r.Window)*s.period/tracecast.PerSecond(s.unit))
+			rate := "-" // nothing compared: no rate
+			if h := r.Rate(); h != nil {
+				rate = fmt.Sprintf("%.4f", *h)
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, rate, float64(r.Window)*s.period/tracecast.PerSecond(s.unit))
 		}
 		return tw.Flush()
 	}
 	enc := json.NewEncoder(w)
 	for _, r := range res {
 		if err := enc.Encode(map[string]any{"trace": s.trace, "class": s.class, "window": r.Window, "samples": r.Samples,
-			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.HitRate, "method": method, "period": s.period,
+			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.Rate(), "method": method, "period": s.period,
 			"window_s": float64(r.Window) * s.period / tracecast.PerSecond(s.unit), "r": s.r}); err != nil {
 			return err
 		}
