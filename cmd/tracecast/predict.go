@@ -138,8 +138,9 @@ into consecutive non-overlapping windows of w samples for every w of
 --windows, compares each window with the previous one with the two-sample KS
 test, and prints per window size: window, samples (of the signal), compared
 (pairs of windows; a trailing partial window is not compared), hits (H0 not
-rejected at --alpha) and hit_rate. One JSON line per size, a table on a
-terminal. All sizes are computed in one pass over the signal.`,
+rejected at --alpha) and hit_rate (null, "-" on a terminal, when nothing was
+compared: the trace is shorter than two windows). One JSON line per size, a
+table on a terminal. All sizes are computed in one pass over the signal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := ks.ParseMethod(method)

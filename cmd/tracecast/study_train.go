@@ -27,7 +27,7 @@ func (t *studyTrainFlags) register(cmd *cobra.Command) {
 	fl.Float64Var(&t.cfg.Period, "period", 0, "sampling period Δ in trace units (ms for StarPU) for every trace; 0: seed 004's per-trace rule (half the shortest time between two changes) raised by --min-period and --max-samples")
 	fl.Float64Var(&t.cfg.MinPeriod, "min-period", 0, "floor for the per-trace period (--period 0)")
 	fl.IntVar(&t.cfg.MaxSamples, "max-samples", 10_000_000, "the per-trace period is raised so that a signal has at most this many samples (--period 0)")
-	fl.IntVar(&t.cfg.Degree, "degree", 4, "total degree of the polynomial surface")
+	fl.IntVar(&t.cfg.Degree, "degree", 4, "total degree of the polynomial surface; needs points at this many DAG sizes per cluster size at least (its degree in T is one less with exactly that many), else refused")
 	fl.IntVar(&t.cfg.Jobs, "jobs", runtime.GOMAXPROCS(0), "traces analysed in parallel")
 	fl.BoolVar(&t.cfg.Plots, "plots", true, "write the plots (PNG and SVG)")
 }
