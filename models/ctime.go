@@ -51,14 +51,26 @@ func CTFromInputs(in CTInputs) (CTModel, error) {
 	}
 	fr := in.FMin / (in.FMax - in.FMin)
 	xr := in.X / (1 - in.X)
-	return CTModel{
+	m := CTModel{
 		FMin:      in.FMin,
 		FMax:      in.FMax,
 		U:         (in.CTFullMin - in.CTFullMax) / in.CTFullMax * fr, // eq. 15
 		ThetaMax:  xr * (in.CTXMax - in.CTFullMax) / in.CTFullMax,    // eq. 16
 		ThetaMin:  xr * (in.CTXMin - in.CTFullMin) / in.CTFullMin,    // eq. 17
 		CTFullMax: in.CTFullMax,
-	}, nil
+	}
+	// θ < 0 says the task ran faster with less CPU; eq. 14's θ/cpu term
+	// then makes the completion time negative at small allocations.
+	for _, c := range []struct {
+		f, theta, full, x float64
+	}{{in.FMin, m.ThetaMin, in.CTFullMin, in.CTXMin}, {in.FMax, m.ThetaMax, in.CTFullMax, in.CTXMax}} {
+		if c.theta < 0 {
+			return CTModel{}, fmt.Errorf("%w inputs: at f = %g the task took %g at %g%% CPU, less than the %g it took at 100%% "+
+				"(θ = %.4g < 0): with less CPU a task does not finish sooner, and eq. 14 would predict negative times below %.3g%% CPU",
+				ErrImplausible, c.f, c.x, 100*in.X, c.full, c.theta, 100*-c.theta/(1-c.theta))
+		}
+	}
+	return m, nil
 }
 
 // K is the slope of θ_f against fmax/f − 1 (§7).

@@ -5,9 +5,15 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // StatePowers are seed 000's per-state node powers (Table 1), in watts.
+// Each is an absolute power, not an increment: Idle is the node's power
+// with every worker idle, App (Storage, Net) its power with one worker
+// computing (in I/O, communicating) and the others idle. A busy worker adds
+// App − Idle to the idle power, which is why App < Idle means nothing (see
+// Validate).
 type StatePowers struct {
 	Idle    float64 `json:"idle" yaml:"idle"`
 	App     float64 `json:"app" yaml:"app"`
@@ -17,6 +23,47 @@ type StatePowers struct {
 
 // Taurus is seed 000's Table 1 (Grid'5000 Lyon Taurus nodes).
 var Taurus = StatePowers{Idle: 91.6, App: 125.2, Storage: 129.0, Net: 127.7}
+
+// ErrImplausible marks powers, fits and predictions that cannot be what
+// they claim (a negative power, a state below idle, a negative energy): a
+// failed fit or a refused input, never a result.
+var ErrImplausible = errors.New("implausible")
+
+// Validate checks powers as given by a user: finite, idle not negative and
+// every state at least idle. The usual mistake it catches is giving the
+// increments ({idle: 100, app: 15}) where the absolute powers are meant
+// ({idle: 100, app: 115}): the model would then predict that computing
+// saves 85 W per worker, and a negative energy.
+func (p StatePowers) Validate() error {
+	fields := []struct {
+		name string
+		v    float64
+	}{{"idle", p.Idle}, {"app", p.App}, {"storage", p.Storage}, {"net", p.Net}}
+	for _, f := range fields {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("%w powers: %s %v W is not a power", ErrImplausible, f.name, f.v)
+		}
+	}
+	if p.Idle < 0 {
+		return fmt.Errorf("%w powers: idle %g W is negative", ErrImplausible, p.Idle)
+	}
+	var below []string
+	for _, f := range fields[1:] {
+		if f.v < p.Idle {
+			below = append(below, fmt.Sprintf("%s %g W", f.name, f.v))
+		}
+	}
+	if len(below) > 0 {
+		verb := "is"
+		if len(below) > 1 {
+			verb = "are"
+		}
+		return fmt.Errorf("%w powers: %s %s below idle %g W: app, storage and net are the node's whole power with one worker in that state "+
+			"(idle + what that worker adds), not the increment (for a worker adding 15 W, app is %g)",
+			ErrImplausible, andList(below), verb, p.Idle, p.Idle+15)
+	}
+	return nil
+}
 
 // Occupancy is the time one node spends in each activity over a run or a
 // window, in seconds. T is the wall-clock length; TApp, TStorage and TNet
@@ -61,6 +108,11 @@ type EnergyObservation struct {
 // the data could determine; the others are reported equal to Idle.
 type StateFit struct {
 	Powers StatePowers `json:"powers"`
+	// StdErr are the standard errors of the fitted coefficients: Idle's
+	// is the idle power's, App's (Storage's, Net's) the increment's
+	// App − Idle. Zero when not fitted or when the fit is exact (as many
+	// observations as parameters: nothing to estimate the noise from).
+	StdErr StatePowers `json:"stderr"`
 	Fitted struct {
 		App, Storage, Net bool
 	} `json:"fitted"`
@@ -73,7 +125,11 @@ type StateFit struct {
 // never occupied in the data is left out of the fit (its power is reported
 // as the idle power and Fitted says so). Windows or runs must vary enough
 // in their occupancies to separate the states: otherwise the fit fails
-// with ErrNotIdentifiable.
+// with ErrNotIdentifiable. A fit whose powers cannot be powers fails too,
+// with ErrImplausible and the reason: a negative power, or a state below
+// idle by more than two standard errors and BelowIdleTolerance (what a
+// state too rarely occupied to be measured gives: the StarPU comm states
+// of a 1 kHz meter's run).
 func FitStatePowers(obs []EnergyObservation) (StateFit, error) {
 	var fit StateFit
 	if len(obs) == 0 {
@@ -102,22 +158,81 @@ func FitStatePowers(obs []EnergyObservation) (StateFit, error) {
 		x[i] = row
 		y[i] = o.E
 	}
-	beta, err := LeastSquares(x, y)
+	beta, cov, err := leastSquares(x, y)
 	if err != nil {
 		return fit, fmt.Errorf("fit state powers: %w", err)
 	}
-	var coef [4]float64
+	var coef, se [4]float64
 	for k, j := range cols {
 		coef[j] = beta[k]
+		if cov != nil {
+			se[j] = math.Sqrt(math.Max(cov[k][k], 0))
+		}
 	}
 	fit.Powers = StatePowers{Idle: coef[0], App: coef[0] + coef[1], Storage: coef[0] + coef[2], Net: coef[0] + coef[3]}
+	fit.StdErr = StatePowers{Idle: se[0], App: se[1], Storage: se[2], Net: se[3]}
 	fit.Fitted.App, fit.Fitted.Storage, fit.Fitted.Net = use[1], use[2], use[3]
+	if err := plausibleStateFit(fit, coef, se, use, obs); err != nil {
+		return StateFit{}, fmt.Errorf("fit state powers: %w", err)
+	}
 	pred := make([]float64, len(obs))
 	for i, o := range obs {
 		pred[i] = NodeEnergy(fit.Powers, o.Occupancy)
 	}
 	fit.Stats = Stats(y, pred)
 	return fit, nil
+}
+
+// andList joins "a", "b" and "c" as people write them.
+func andList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// BelowIdleTolerance is how far below idle, as a fraction of the idle
+// power, a fitted state may be and still be called idle: a state whose
+// true increment is zero comes out a few mW either side of idle, and its
+// standard error misses the counter's and the attribution's systematic
+// errors (the DVFS fixture's comm: −5.5 mW, ±1.3 mW).
+const BelowIdleTolerance = 0.01
+
+// plausibleStateFit refuses fitted powers that cannot be powers. The
+// reason names the state and how little of it the data held, which is
+// nearly always why.
+func plausibleStateFit(fit StateFit, coef, se [4]float64, use [4]bool, obs []EnergyObservation) error {
+	var occ [4]float64
+	for _, o := range obs {
+		occ[0] += o.T
+		occ[1] += o.TApp
+		occ[2] += o.TStorage
+		occ[3] += o.TNet
+	}
+	names := [4]string{"idle", "app", "storage", "net"}
+	powers := [4]float64{fit.Powers.Idle, fit.Powers.App, fit.Powers.Storage, fit.Powers.Net}
+	if coef[0] < 0 {
+		return fmt.Errorf("%w fit: the fitted idle power %.4g W is negative", ErrImplausible, coef[0])
+	}
+	var errs []error
+	for j := 1; j < 4; j++ {
+		if !use[j] {
+			continue
+		}
+		why := fmt.Sprintf(" (%s occupancy %.4g worker-s over %d windows, %.4g s: too little to determine it, or the power does not follow the states)",
+			names[j], occ[j], len(obs), occ[0])
+		switch {
+		case powers[j] < 0:
+			errs = append(errs, fmt.Errorf("the fitted %s power %.4g W is negative%s", names[j], powers[j], why))
+		case coef[j] < -math.Max(2*se[j], BelowIdleTolerance*coef[0]):
+			errs = append(errs, fmt.Errorf("the fitted %s power %.4g W is below idle %.4g W by more than twice its standard error (±%.2g W) and %g%% of idle%s",
+				names[j], powers[j], powers[0], se[j], 100*BelowIdleTolerance, why))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w fit: %w", ErrImplausible, errors.Join(errs...))
+	}
+	return nil
 }
 
 // ParallelEnergy is seed 003's eq. 5: E_p = E_i/S_t + E_d, from the

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -232,5 +233,85 @@ func TestPareto(t *testing.T) {
 	}
 	if len(Pareto(nil)) != 0 {
 		t.Error("empty")
+	}
+}
+
+// Powers as given are absolute: a state below idle is the increments
+// given for the powers ({idle: 100, app: 15}) and is refused, as are
+// powers that are no numbers.
+func TestStatePowersValidate(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    StatePowers
+		want string // "" when valid
+	}{
+		{"Taurus", Taurus, ""},
+		{"states at idle", StatePowers{Idle: 100, App: 100, Storage: 100, Net: 100}, ""},
+		{"zero idle", StatePowers{App: 15, Storage: 5, Net: 5}, ""},
+		{"increments for powers", StatePowers{Idle: 100, App: 15, Storage: 100, Net: 5}, "app 15 W and net 5 W are below idle 100 W"},
+		{"storage left at zero", StatePowers{Idle: 100, App: 115, Net: 105}, "storage 0 W is below idle 100 W"},
+		{"negative idle", StatePowers{Idle: -1, App: 10, Storage: 10, Net: 10}, "idle -1 W is negative"},
+		{"NaN", StatePowers{Idle: 100, App: math.NaN(), Storage: 100, Net: 100}, "app NaN W is not a power"},
+		{"Inf", StatePowers{Idle: math.Inf(1), App: 100, Storage: 100, Net: 100}, "idle +Inf W is not a power"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.p.Validate()
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrImplausible) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+// A fit whose numbers cannot be powers is a failed fit, with the reason:
+// a negative power (the −727.8 W net power of a 1 kHz meter that never
+// sees a comm state), or a state clearly below idle. A state a few mW
+// below idle, within the noise, is a zero increment and passes.
+func TestFitStatePowersImplausible(t *testing.T) {
+	obs := func(p StatePowers, noise float64) []EnergyObservation {
+		rng := rand.New(rand.NewPCG(5, 6))
+		var out []EnergyObservation
+		for i := range 12 {
+			o := Occupancy{T: 1, TApp: float64(i%3) * 0.6, TNet: 0.001 * float64(i%4)}
+			out = append(out, EnergyObservation{Occupancy: o, E: NodeEnergy(p, o) + noise*rng.NormFloat64()})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		p     StatePowers
+		noise float64
+		want  string // "" when the fit stands
+	}{
+		{"plausible", StatePowers{Idle: 91.6, App: 108.4, Storage: 91.6, Net: 109.65}, 0.01, ""},
+		{"zero increment within the noise", StatePowers{Idle: 35.8, App: 52.7, Storage: 35.8, Net: 35.795}, 0, ""},
+		{"negative net", StatePowers{Idle: 106.6, App: 116, Storage: 106.6, Net: -727.8}, 0, "the fitted net power -727.8 W is negative (net occupancy"},
+		{"app below idle", StatePowers{Idle: 131.5, App: 128.5, Storage: 131.5, Net: 131.5}, 0, "the fitted app power 128.5 W is below idle 131.5 W"},
+		{"negative idle", StatePowers{Idle: -5, App: 20, Storage: -5, Net: -5}, 0, "the fitted idle power -5 W is negative"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fit, err := FitStatePowers(obs(c.p, c.noise))
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(fit.Powers.App-c.p.App) > 0.1 || fit.StdErr.App < 0 {
+					t.Errorf("fit %+v", fit)
+				}
+				return
+			}
+			if !errors.Is(err, ErrImplausible) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want %q", err, c.want)
+			}
+			if fit.Powers != (StatePowers{}) {
+				t.Errorf("a failed fit returned powers %+v", fit.Powers)
+			}
+		})
 	}
 }

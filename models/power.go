@@ -44,6 +44,20 @@ func (in PowerInputs) Validate() error {
 	if in.FMin <= 0 || in.FMax <= in.FMin {
 		return fmt.Errorf("need 0 < fmin < fmax (got fmin %g, fmax %g)", in.FMin, in.FMax)
 	}
+	if in.PIdleFMin <= 0 || in.PIdleFMax <= 0 || in.PFullFMin <= 0 || in.PFullFMax <= 0 {
+		return fmt.Errorf("%w inputs: powers must be positive (got idle %g and %g W, full %g and %g W)",
+			ErrImplausible, in.PIdleFMin, in.PIdleFMax, in.PFullFMin, in.PFullFMax)
+	}
+	// A loaded CPU drawing less than an idle one would give a negative
+	// dynamic power, and eq. 6 negative watts below some utilisation.
+	for _, f := range []struct {
+		name       string
+		idle, full float64
+	}{{"fmin", in.PIdleFMin, in.PFullFMin}, {"fmax", in.PIdleFMax, in.PFullFMax}} {
+		if f.full < f.idle {
+			return fmt.Errorf("%w inputs: the power at 100%% CPU and %s (%g W) is below the idle power there (%g W)", ErrImplausible, f.name, f.full, f.idle)
+		}
+	}
 	return nil
 }
 
@@ -110,16 +124,50 @@ func FitPower(samples []PowerSample, fmax float64) (PowerModel, FitStats, error)
 		x[i] = []float64{1, -(fmax - s.F) / fmax, s.CPU * s.F / fmax, s.CPU}
 		y[i] = s.Watts
 	}
-	beta, err := LeastSquares(x, y)
+	beta, cov, err := leastSquares(x, y)
 	if err != nil {
 		return PowerModel{}, FitStats{}, fmt.Errorf("fit power: %w", err)
 	}
 	m := PowerModel{FMax: fmax, P0: beta[0], Alpha: beta[1], A: beta[2], B: beta[3]}
+	if err := m.plausible(samples, cov); err != nil {
+		return PowerModel{}, FitStats{}, fmt.Errorf("fit power: %w", err)
+	}
 	pred := make([]float64, len(samples))
 	for i, s := range samples {
 		pred[i] = m.Predict(s.CPU, s.F)
 	}
 	return m, Stats(y, pred), nil
+}
+
+// plausible refuses a fitted power model that gives a power that is no
+// power over the samples' frequencies: not positive at 0 or 100 % CPU, or
+// a full-load power below the idle power there by more than twice its
+// standard error and BelowIdleTolerance (eq. 6 is linear in cpu and in f,
+// so the ends of the range decide).
+func (m PowerModel) plausible(samples []PowerSample, cov [][]float64) error {
+	fmin, fmax := math.Inf(1), math.Inf(-1)
+	for _, s := range samples {
+		fmin, fmax = math.Min(fmin, s.F), math.Max(fmax, s.F)
+	}
+	for _, f := range []float64{fmin, fmax} {
+		for _, cpu := range []float64{0, 1} {
+			if p := m.Predict(cpu, f); !(p > 0) {
+				return fmt.Errorf("%w fit: it predicts %.4g W at %g%% CPU and f = %g: the samples do not follow eq. 6", ErrImplausible, p, 100*cpu, f)
+			}
+		}
+		// The dynamic power at f, A·f/fmax + B, and its standard error.
+		r := f / m.FMax
+		dyn := m.A*r + m.B
+		var se float64
+		if cov != nil {
+			se = math.Sqrt(math.Max(r*r*cov[2][2]+cov[3][3]+2*r*cov[2][3], 0))
+		}
+		if dyn < -math.Max(2*se, BelowIdleTolerance*m.Predict(0, f)) {
+			return fmt.Errorf("%w fit: at f = %g it predicts %.4g W at 100%% CPU, below the idle %.4g W (±%.2g W): a loaded CPU does not draw less than an idle one",
+				ErrImplausible, f, m.Predict(1, f), m.Predict(0, f), se)
+		}
+	}
+	return nil
 }
 
 // Stats compares measurements with predictions.
@@ -159,18 +207,27 @@ var ErrNotIdentifiable = errors.New("parameters not identifiable from the data (
 // LeastSquares solves min ‖Xβ − y‖₂ by QR (gonum). Rows of x are the
 // observations; all must have the same length p ≤ len(rows).
 func LeastSquares(x [][]float64, y []float64) ([]float64, error) {
+	beta, _, err := leastSquares(x, y)
+	return beta, err
+}
+
+// leastSquares is LeastSquares with the covariance of β: σ²·(XᵀX)⁻¹ with
+// σ² the residual variance SSR/(n − p). cov is nil when n = p: an exact
+// fit says nothing of the noise. The plausibility checks of the fits use
+// it, so that a coefficient is called negative only beyond its noise.
+func leastSquares(x [][]float64, y []float64) (beta []float64, cov [][]float64, err error) {
 	n := len(x)
 	if n == 0 {
-		return nil, errors.New("no observations")
+		return nil, nil, errors.New("no observations")
 	}
 	p := len(x[0])
 	if n < p {
-		return nil, fmt.Errorf("%d observations for %d parameters", n, p)
+		return nil, nil, fmt.Errorf("%d observations for %d parameters", n, p)
 	}
 	a := mat.NewDense(n, p, nil)
 	for i, row := range x {
 		if len(row) != p {
-			return nil, errors.New("ragged design matrix")
+			return nil, nil, errors.New("ragged design matrix")
 		}
 		a.SetRow(i, row)
 	}
@@ -179,7 +236,7 @@ func LeastSquares(x [][]float64, y []float64) ([]float64, error) {
 	for j := range p {
 		scale[j] = mat.Norm(a.ColView(j), 2)
 		if scale[j] == 0 {
-			return nil, ErrNotIdentifiable
+			return nil, nil, ErrNotIdentifiable
 		}
 		for i := range n {
 			a.Set(i, j, a.At(i, j)/scale[j])
@@ -195,16 +252,50 @@ func LeastSquares(x [][]float64, y []float64) ([]float64, error) {
 	}
 	for j := range p {
 		if math.Abs(r.At(j, j)) <= 1e-10*maxd {
-			return nil, ErrNotIdentifiable
+			return nil, nil, ErrNotIdentifiable
 		}
 	}
 	var b mat.Dense
 	if err := qr.SolveTo(&b, false, mat.NewDense(n, 1, y)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]float64, p)
+	beta = make([]float64, p)
 	for j := range p {
-		out[j] = b.At(j, 0) / scale[j]
+		beta[j] = b.At(j, 0) / scale[j]
 	}
-	return out, nil
+	if n == p {
+		return beta, nil, nil
+	}
+	var ssr float64
+	for i, row := range x {
+		res := y[i]
+		for j, v := range row {
+			res -= v * beta[j]
+		}
+		ssr += res * res
+	}
+	s2 := ssr / float64(n-p)
+	// (AᵀA)⁻¹ = R⁻¹R⁻ᵀ for the scaled A; unscale both sides.
+	rt := mat.NewTriDense(p, mat.Upper, nil)
+	for i := range p {
+		for j := i; j < p; j++ {
+			rt.SetTri(i, j, r.At(i, j))
+		}
+	}
+	var ri mat.TriDense
+	if err := ri.InverseTri(rt); err != nil {
+		return beta, nil, nil // ill-conditioned beyond the rank test: no error bars
+	}
+	cov = make([][]float64, p)
+	for j := range p {
+		cov[j] = make([]float64, p)
+		for k := range p {
+			var s float64
+			for m := max(j, k); m < p; m++ {
+				s += ri.At(j, m) * ri.At(k, m)
+			}
+			cov[j][k] = s2 * s / (scale[j] * scale[k])
+		}
+	}
+	return beta, cov, nil
 }

@@ -2,10 +2,12 @@ package pipelines
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,5 +178,44 @@ func TestEnergyStageLateness(t *testing.T) {
 		if res.Stats.Late != c.late || res.Stats.Samples != 6 {
 			t.Errorf("lateness %s: %d late of %d, want %d", c.lateness, res.Stats.Late, res.Stats.Samples, c.late)
 		}
+	}
+}
+
+// TestEnergyStageNoEnergy: a pipeline whose power stream names another
+// node, or runs on another clock (a Kwollect stream without offset),
+// fails with the reason instead of writing rows of 0 J.
+func TestEnergyStageNoEnergy(t *testing.T) {
+	root, _ := filepath.Abs("..")
+	trace := filepath.Join(root, DemoTracePath)
+	for _, c := range []struct {
+		name, power, stage, want string
+	}{
+		{"wrong node", "cholesky-2cpu.watts.csv.gz", "node: taurus-1", `no power sample names node "taurus-1"`},
+		{"kwollect without offset", "cholesky-2cpu.kwollect.json.gz", "window: 1", "the clocks do not meet"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "energy.jsonl")
+			cfg, err := Parse(fmt.Appendf(nil, `version: 1
+name: energy
+settings: {status_interval: 0s}
+sources:
+  trace: {type: file, path: %q, parser: {type: paje}}
+  power: {type: file, path: %q, parser: {type: power}}
+stages:
+  e: {type: energy, inputs: [trace, power], %s}
+sinks:
+  rows: {type: jsonl, inputs: [e], records: energy, path: %q}
+`, trace, filepath.Join(root, "testdata", "power", c.power), c.stage, out), "energy.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Run(t.Context(), cfg, RunOptions{})
+			if !errors.Is(err, energy.ErrNoEnergy) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err %v, want %q", err, c.want)
+			}
+			if b, _ := os.ReadFile(out); len(b) > 0 {
+				t.Errorf("rows written:\n%.300s", b)
+			}
+		})
 	}
 }

@@ -142,8 +142,12 @@ func WriteDemo(w io.Writer, r Replay, took time.Duration, p Predictions) error {
 		fmt.Fprintf(w, " %s %.1f%%", s.Value, 100*s.Fraction)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  prediction phase: %d windows of %.3g s; %d verdicts, KS hit rate %.1f%%; alerts: %d idle opportunities, %d regime changes\n",
-		p.Windows, p.Horizon, p.Verdicts, 100*float64(p.Hits)/float64(max(p.Verdicts, 1)), p.Alerts["idle-opportunity"], p.Alerts["regime-change"])
+	rate := "n/a" // no verdict: no rate, not 0 %
+	if p.Verdicts > 0 {
+		rate = fmt.Sprintf("%.1f%%", 100*float64(p.Hits)/float64(p.Verdicts))
+	}
+	fmt.Fprintf(w, "  prediction phase: %d windows of %.3g s; %d verdicts, KS hit rate %s; alerts: %d idle opportunities, %d regime changes\n",
+		p.Windows, p.Horizon, p.Verdicts, rate, p.Alerts["idle-opportunity"], p.Alerts["regime-change"])
 	for _, q := range slices.Sorted(maps.Keys(p.Likelihoods)) {
 		ls := p.Likelihoods[q]
 		sum := 0.0

@@ -63,6 +63,11 @@ func TestDemoSummary(t *testing.T) {
 	if err := WriteDemoFiles(io.Discard, filepath.Join(dir, "missing"), rf, 0); err == nil {
 		t.Error("a missing file read")
 	}
+	// No verdict: the hit rate is n/a, not 0 %.
+	out.Reset()
+	if err := WriteDemo(&out, rs, time.Millisecond, Predictions{Windows: 1, Horizon: 0.1}); err != nil || !strings.Contains(out.String(), "0 verdicts, KS hit rate n/a;") {
+		t.Errorf("no verdict: %v\n%s", err, out.String())
+	}
 	if top := rs.TopStates(1); len(top) != 1 || top[0].Value != "GEMM" || top[0].Fraction != 0.6 {
 		t.Errorf("top state %+v", top)
 	}

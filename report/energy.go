@@ -23,78 +23,136 @@ const PoorFitR2 = 0.9
 
 // Energy is the energy report of a run: per node, the measured energy and
 // seed 000's prediction from the per-state powers, given or fitted. Its
-// JSON form is model.json.
+// JSON form is model.json. What the model could not say is null with the
+// reason beside it (fit_error, idle_fraction_error), never a number that
+// means nothing: the measured energies stand without a model.
 type Energy struct {
 	Nodes []NodeEnergy `json:"nodes"`
-	// Powers are the given (--params) or fitted per-state powers.
-	Powers models.StatePowers `json:"powers"`
-	Source string             `json:"source"` // "params" or "fit"; "" when the fit failed
-	Fit    *models.StateFit   `json:"fit,omitempty"`
-	FitErr string             `json:"fit_error,omitempty"`
+	// Powers are the given (--params) or fitted per-state powers; null
+	// when there is no model.
+	Powers *models.StatePowers `json:"powers"`
+	Source string              `json:"source"` // "params" or "fit"; "" when there is no model
+	Fit    *models.StateFit    `json:"fit,omitempty"`
+	// FitErr says why there is no model: the fit failed or was refused
+	// (models.ErrImplausible), or the powers' prediction was.
+	FitErr string `json:"fit_error,omitempty"`
 	// Measured and Predicted are over all nodes, in joules.
-	Measured   float64 `json:"measured_j"`
-	Predicted  float64 `json:"predicted_j"`
-	Inaccuracy float64 `json:"inaccuracy"`
+	Measured   float64  `json:"measured_j"`
+	Predicted  *float64 `json:"predicted_j"`
+	Inaccuracy *float64 `json:"inaccuracy"`
 	// RunS is the longest node run; EDP = Measured·RunS.
 	RunS float64 `json:"run_s"`
 	EDP  float64 `json:"edp_js"`
 	// IdleFraction is seed 003's s: idle-power energy over total energy.
-	IdleFraction float64 `json:"idle_fraction"`
+	// Null, with IdleFractionErr, when the idle power exceeds the run's
+	// mean power: s would be above 1, the dynamic energy negative.
+	IdleFraction    *float64 `json:"idle_fraction"`
+	IdleFractionErr string   `json:"idle_fraction_error,omitempty"`
+	// Warnings are the join's (energy.Result.Warnings).
+	Warnings []string `json:"warnings,omitempty"`
 
 	// res is what the report was built from: the table, the files and the
 	// plots show its windows, totals, gaps and timelines.
 	res *energy.Result
 }
 
-// NodeEnergy is one node's line of the report.
+// NodeEnergy is one node's line of the report. Predicted and Inaccuracy
+// are null without a model, Inaccuracy also for a node without energy.
 type NodeEnergy struct {
 	Node       string           `json:"node"`
 	Workers    int              `json:"workers"`
 	RunS       float64          `json:"run_s"`
 	CoveredS   float64          `json:"covered_s"`
 	Measured   float64          `json:"measured_j"`
-	Predicted  float64          `json:"predicted_j"`
-	Inaccuracy float64          `json:"inaccuracy"`
+	Predicted  *float64         `json:"predicted_j"`
+	Inaccuracy *float64         `json:"inaccuracy"`
 	Occupancy  models.Occupancy `json:"occupancy"`
 }
 
 // NewEnergy builds the report of an energy stage's result. With params the
-// per-state powers are those; without, they are fitted by least squares
-// over the result's windows, and a failed fit is reported (FitErr), not
-// returned: the measured energies stand without a model.
+// per-state powers are those (checked: models.StatePowers.Validate); without,
+// they are fitted by least squares over the result's windows. A model
+// that fails — no fit, implausible fitted powers (a negative power, a
+// state below idle), a fitted idle power above the run's mean power, a
+// negative prediction — is reported (FitErr), not returned: the measured
+// energies stand without a model.
 func NewEnergy(res *energy.Result, params *models.StatePowers) *Energy {
-	rep := &Energy{res: res}
+	rep := &Energy{res: res, Warnings: res.Warnings}
+	var powers models.StatePowers
 	if params != nil {
-		rep.Powers, rep.Source = *params, "params"
+		if err := params.Validate(); err != nil {
+			rep.FitErr = err.Error()
+		} else {
+			powers, rep.Source = *params, "params"
+		}
 	} else {
 		fit, err := energy.FitStatePowers(res.Windows, MinFitCover)
 		if err != nil {
 			rep.FitErr = err.Error()
 		} else {
-			rep.Powers, rep.Source, rep.Fit = fit.Powers, "fit", &fit
+			powers, rep.Source, rep.Fit = fit.Powers, "fit", &fit
 		}
 	}
-	var idleE float64
+	var idleE, predicted, covered float64
 	for _, t := range res.Totals {
 		o := t.ModelOccupancy()
 		nr := NodeEnergy{Node: t.Node, Workers: res.Timelines[t.Node].R, RunS: t.End - t.Start, CoveredS: t.Covered,
 			Measured: t.EnergyJ, Occupancy: o}
 		if rep.Source != "" {
-			nr.Predicted = models.NodeEnergy(rep.Powers, o)
-			nr.Inaccuracy = models.Inaccuracy(nr.Predicted, nr.Measured)
+			p := models.NodeEnergy(powers, o)
+			nr.Predicted = &p
+			predicted += p
+			if nr.Measured > 0 {
+				in := models.Inaccuracy(p, nr.Measured)
+				nr.Inaccuracy = &in
+			}
 		}
 		rep.Nodes = append(rep.Nodes, nr)
 		rep.Measured += nr.Measured
-		rep.Predicted += nr.Predicted
 		rep.RunS = math.Max(rep.RunS, nr.RunS)
-		idleE += rep.Powers.Idle * t.Covered
-	}
-	if rep.Source != "" && rep.Measured > 0 {
-		rep.Inaccuracy = models.Inaccuracy(rep.Predicted, rep.Measured)
-		rep.IdleFraction = idleE / rep.Measured
+		idleE += powers.Idle * t.Covered
+		covered += t.Covered
 	}
 	rep.EDP = models.EDP(rep.Measured, rep.RunS)
+	if rep.Source == "" {
+		return rep
+	}
+	if err := rep.plausible(powers, predicted, idleE, covered); err != nil {
+		// Not a model: drop what it predicted.
+		rep.FitErr, rep.Source, rep.Fit = err.Error(), "", nil
+		for i := range rep.Nodes {
+			rep.Nodes[i].Predicted, rep.Nodes[i].Inaccuracy = nil, nil
+		}
+		return rep
+	}
+	rep.Powers, rep.Predicted = &powers, &predicted
+	if rep.Measured > 0 {
+		in := models.Inaccuracy(predicted, rep.Measured)
+		rep.Inaccuracy = &in
+		if s := idleE / rep.Measured; s <= 1 {
+			rep.IdleFraction = &s
+		} else {
+			rep.IdleFractionErr = fmt.Sprintf("the idle power %.4g W is above the run's mean power %.4g W: the idle fraction would be %.4g, above 1",
+				powers.Idle, rep.Measured/covered, s)
+		}
+	}
 	return rep
+}
+
+// plausible refuses a model whose prediction is no energy, and a fitted
+// idle power above the run's mean power (given powers may be a poor model
+// of the run, which the inaccuracy says; fitted ones that put idle above
+// the mean explain nothing).
+func (r *Energy) plausible(p models.StatePowers, predicted, idleE, covered float64) error {
+	if predicted < 0 || math.IsNaN(predicted) {
+		return fmt.Errorf("%w prediction: %.4g J from the %s powers (idle %g W, app %g W, storage %g W, net %g W)",
+			models.ErrImplausible, predicted, r.Source, p.Idle, p.App, p.Storage, p.Net)
+	}
+	if r.Source == "fit" && r.Measured > 0 && idleE > r.Measured {
+		return fmt.Errorf("%w fit: the fitted idle power %.4g W is above the run's mean power %.4g W (idle fraction %.4g > 1): "+
+			"the power does not follow the states, or the windows are too few", models.ErrImplausible, p.Idle, r.Measured/covered, idleE/r.Measured)
+	}
+	return nil
 }
 
 // Result is the energy stage's result the report was built from.
@@ -129,27 +187,45 @@ func (r *Energy) WriteText(w io.Writer) error {
 	if res.Stats.Late > 0 {
 		fmt.Fprintf(ew, "late samples dropped: %d\n", res.Stats.Late)
 	}
-	switch r.Source {
-	case "":
-		fmt.Fprintf(ew, "per-state powers: not fitted (%s); give --params\n", r.FitErr)
-	default:
-		p := r.Powers
-		fmt.Fprintf(ew, "per-state powers (%s): idle %.3f W, app %.3f W, storage %.3f W, net %.3f W", r.Source, p.Idle, p.App, p.Storage, p.Net)
-		if r.Fit != nil {
-			fmt.Fprintf(ew, " (R² %.6f over %d windows", r.Fit.Stats.R2, r.Fit.Stats.N)
-			if r.Fit.Stats.R2 < PoorFitR2 {
-				fmt.Fprint(ew, "; POOR FIT: power does not follow the states, or windows are too few")
-			}
-			if !r.Fit.Fitted.Storage || !r.Fit.Fitted.Net {
-				fmt.Fprint(ew, "; states never occupied are reported at idle power")
-			}
-			fmt.Fprint(ew, ")")
-		}
-		fmt.Fprintln(ew)
-		fmt.Fprintf(ew, "seed 000 model: predicted %.3f J, measured %.3f J, inaccuracy %.4f%%; EDP %.4g J·s; idle fraction %.3f\n",
-			r.Predicted, r.Measured, r.Inaccuracy*100, r.EDP, r.IdleFraction)
+	for _, w := range r.Warnings {
+		fmt.Fprintf(ew, "warning: %s\n", w)
 	}
+	if r.Source == "" {
+		fmt.Fprintf(ew, "per-state powers: no model (%s); give --params, or a shorter --window for more windows to fit\n", r.FitErr)
+		return ew.err
+	}
+	p := r.Powers
+	fmt.Fprintf(ew, "per-state powers (%s): idle %.3f W, app %.3f W, storage %.3f W, net %.3f W", r.Source, p.Idle, p.App, p.Storage, p.Net)
+	if r.Fit != nil {
+		fmt.Fprintf(ew, " (R² %.6f over %d windows", r.Fit.Stats.R2, r.Fit.Stats.N)
+		if r.Fit.Stats.R2 < PoorFitR2 {
+			fmt.Fprint(ew, "; POOR FIT: power does not follow the states, or windows are too few")
+		}
+		if !r.Fit.Fitted.Storage || !r.Fit.Fitted.Net {
+			fmt.Fprint(ew, "; states never occupied are reported at idle power")
+		}
+		fmt.Fprint(ew, ")")
+	}
+	fmt.Fprintln(ew)
+	fmt.Fprintf(ew, "seed 000 model: predicted %.3f J, measured %.3f J, inaccuracy %s; EDP %.4g J·s; idle fraction %s\n",
+		*r.Predicted, r.Measured, optPct(r.Inaccuracy), r.EDP, optFrac(r.IdleFraction, r.IdleFractionErr))
 	return ew.err
+}
+
+// optPct prints a fraction as a percentage, or n/a.
+func optPct(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4f%%", *v*100)
+}
+
+// optFrac prints a fraction, or n/a with the reason.
+func optFrac(v *float64, why string) string {
+	if v == nil {
+		return "n/a (" + why + ")"
+	}
+	return fmt.Sprintf("%.3f", *v)
 }
 
 // errWriter keeps the first write error, so that the many formatted writes

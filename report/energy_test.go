@@ -55,6 +55,12 @@ func synthetic(withGap bool) *energy.Result {
 
 func TestNewEnergy(t *testing.T) {
 	given := models.StatePowers{Idle: 90, App: 130, Storage: 90, Net: 90}
+	// The increments given for the powers (what the energy command's help
+	// once said): seed 000's model would predict a negative energy.
+	increments := models.StatePowers{Idle: 100, App: 15, Net: 5}
+	// An idle power above the run's 120 W mean: the prediction stands (the
+	// inaccuracy says how poor it is), the idle fraction would exceed 1.
+	hot := models.StatePowers{Idle: 150, App: 160, Storage: 150, Net: 150}
 	for _, c := range []struct {
 		name       string
 		res        *energy.Result
@@ -63,45 +69,70 @@ func TestNewEnergy(t *testing.T) {
 		idle, app  float64
 		predicted  float64
 		inaccuracy float64
-		fitErr     bool
+		idleFrac   float64 // -1: null
+		fitErr     string  // "" when there is a model
 	}{
 		// 4 s idle at 100 W plus 4 worker-seconds at +20 W: 480 J.
-		{name: "fit", res: synthetic(false), source: "fit", idle: idleW, app: appW, predicted: 480},
+		{name: "fit", res: synthetic(false), source: "fit", idle: idleW, app: appW, predicted: 480, idleFrac: idleW * 4 / 480},
 		// 4·90 + 4·40 = 520 J against 480 J measured.
-		{name: "params", res: synthetic(false), params: &given, source: "params", idle: 90, app: 130, predicted: 520, inaccuracy: 40.0 / 480},
+		{name: "params", res: synthetic(false), params: &given, source: "params", idle: 90, app: 130, predicted: 520, inaccuracy: 40.0 / 480, idleFrac: 90.0 * 4 / 480},
+		{name: "idle above the mean power", res: synthetic(false), params: &hot, source: "params", idle: 150, app: 160, predicted: 640, inaccuracy: 160.0 / 480, idleFrac: -1},
 		// No window to fit: no model, the energies stand.
 		{name: "fit fails", res: func() *energy.Result {
 			r := synthetic(false)
 			r.Windows = nil
 			return r
-		}(), fitErr: true},
+		}(), fitErr: "fit state powers: no observations"},
+		{name: "increments for powers", res: synthetic(false), params: &increments, fitErr: "implausible powers: app 15 W, storage 0 W and net 5 W are below idle 100 W"},
+		// A fit that says computing saves power is no model.
+		{name: "implausible fit", res: func() *energy.Result {
+			r := synthetic(false)
+			for i := range r.Windows {
+				r.Windows[i].EnergyJ = 200 - 30*r.Windows[i].Occupancy[signal.Compute]
+			}
+			return r
+		}(), fitErr: "implausible fit: the fitted app power 170 W is below idle 200 W"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := NewEnergy(c.res, c.params)
-			if rep.Source != c.source || (rep.FitErr != "") != c.fitErr {
-				t.Fatalf("source %q, fit error %q", rep.Source, rep.FitErr)
+			if rep.Source != c.source || !strings.Contains(rep.FitErr, c.fitErr) || (rep.FitErr == "") != (c.fitErr == "") {
+				t.Fatalf("source %q, fit error %q; want %q, %q", rep.Source, rep.FitErr, c.source, c.fitErr)
 			}
 			if rep.Measured != 480 || rep.RunS != 4 || rep.EDP != 480*4 || len(rep.Nodes) != 1 || rep.Nodes[0].Workers != 2 {
 				t.Fatalf("measured %g J over %g s (EDP %g), nodes %+v", rep.Measured, rep.RunS, rep.EDP, rep.Nodes)
 			}
-			if c.fitErr {
-				if rep.Predicted != 0 || rep.Inaccuracy != 0 || rep.IdleFraction != 0 {
-					t.Fatalf("a prediction without powers: %+v", rep)
+			if c.fitErr != "" {
+				if rep.Powers != nil || rep.Predicted != nil || rep.Inaccuracy != nil || rep.IdleFraction != nil ||
+					rep.Nodes[0].Predicted != nil || rep.Nodes[0].Inaccuracy != nil || rep.Fit != nil {
+					t.Fatalf("a prediction without a model: %+v", rep)
+				}
+				// In model.json, what the model cannot say is null.
+				b, _ := json.Marshal(rep)
+				for _, want := range []string{`"powers":null`, `"predicted_j":null`, `"inaccuracy":null`, `"idle_fraction":null`, `"fit_error":`} {
+					if !strings.Contains(string(b), want) {
+						t.Errorf("model.json lacks %s: %s", want, b)
+					}
 				}
 				return
 			}
-			near := func(what string, got, want float64) {
+			near := func(what string, got *float64, want float64) {
 				t.Helper()
-				if math.Abs(got-want) > 1e-9 {
-					t.Errorf("%s = %.12g, want %g", what, got, want)
+				if got == nil || math.Abs(*got-want) > 1e-9 {
+					t.Errorf("%s = %v, want %g", what, got, want)
 				}
 			}
-			near("idle", rep.Powers.Idle, c.idle)
-			near("app", rep.Powers.App, c.app)
+			near("idle", &rep.Powers.Idle, c.idle)
+			near("app", &rep.Powers.App, c.app)
 			near("predicted", rep.Predicted, c.predicted)
 			near("inaccuracy", rep.Inaccuracy, c.inaccuracy)
 			near("node inaccuracy", rep.Nodes[0].Inaccuracy, c.inaccuracy)
-			near("idle fraction", rep.IdleFraction, c.idle*4/480)
+			if c.idleFrac < 0 {
+				if rep.IdleFraction != nil || !strings.Contains(rep.IdleFractionErr, "the idle power 150 W is above the run's mean power 120 W") {
+					t.Errorf("idle fraction %v (%q), want null with the reason", rep.IdleFraction, rep.IdleFractionErr)
+				}
+			} else {
+				near("idle fraction", rep.IdleFraction, c.idleFrac)
+			}
 			if (rep.Fit != nil) != (c.source == "fit") {
 				t.Errorf("fit %+v", rep.Fit)
 			}
@@ -137,7 +168,7 @@ seed 000 model: predicted 480.000 J, measured 480.000 J, inaccuracy 0.0000%; EDP
 	if err := NewEnergy(res, nil).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(b.String(), "per-state powers: not fitted (fit state powers: no observations); give --params\n") {
+	if !strings.HasSuffix(b.String(), "per-state powers: no model (fit state powers: no observations); give --params, or a shorter --window for more windows to fit\n") {
 		t.Errorf("no model:\n%s", b.String())
 	}
 }
@@ -254,7 +285,27 @@ func TestNewEnergyFitsCoveredWindowsOnly(t *testing.T) {
 	res := synthetic(false)
 	res.Windows = append(res.Windows, energy.NodeWindow{Node: "n0", Window: 4, Start: 4, End: 5, Covered: 0.5, EnergyJ: 1000})
 	rep := NewEnergy(res, nil)
-	if rep.Fit == nil || rep.Fit.Stats.N != 4 || math.Abs(rep.Powers.Idle-idleW) > 1e-9 || math.Abs(rep.Powers.App-appW) > 1e-9 {
+	if rep.Fit == nil || rep.Fit.Stats.N != 4 || rep.Powers == nil || math.Abs(rep.Powers.Idle-idleW) > 1e-9 || math.Abs(rep.Powers.App-appW) > 1e-9 {
 		t.Fatalf("fit %+v, powers %+v", rep.Fit, rep.Powers)
+	}
+}
+
+// The terminal says what the model could not say, and the join's
+// warnings, instead of printing numbers that mean nothing.
+func TestEnergyTextSaysWhy(t *testing.T) {
+	res := synthetic(false)
+	res.Warnings = []string{`no energy for node "n1": no power sample names node "n1"`}
+	hot := models.StatePowers{Idle: 150, App: 160, Storage: 150, Net: 150}
+	var b bytes.Buffer
+	if err := NewEnergy(res, &hot).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"warning: no energy for node \"n1\": no power sample names node \"n1\"\n",
+		"seed 000 model: predicted 640.000 J, measured 480.000 J, inaccuracy 33.3333%; EDP 1920 J·s; idle fraction n/a (the idle power 150 W is above the run's mean power 120 W: the idle fraction would be 1.25, above 1)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
 	}
 }

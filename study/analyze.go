@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -49,21 +50,24 @@ type Analysis struct {
 }
 
 // Validation is the prediction phase run on a trace with the model's window.
+// A rate or score over nothing is nil (null in traces.jsonl), not 0: a
+// trace shorter than two windows has no verdict, hence no hit-rate.
 type Validation struct {
-	Window   int     `json:"window"`
-	Verdicts int     `json:"verdicts"`
-	Hits     int     `json:"hits"`
-	HitRate  float64 `json:"hit_rate"`
-	HorizonS float64 `json:"horizon_s"`
+	Window   int      `json:"window"`
+	Verdicts int      `json:"verdicts"`
+	Hits     int      `json:"hits"`
+	HitRate  *float64 `json:"hit_rate"` // nil when Verdicts is 0
+	HorizonS float64  `json:"horizon_s"`
 	// Forecast scores over the same horizon (docs/forecasts.md): the
 	// default method's MSE of p and the baselines' at the same issue times
 	// (every horizon/10), for idle>=25%; Coverage of its 90% intervals.
-	Forecasts      int     `json:"forecasts"`
-	MSEAuto        float64 `json:"mse_auto"`
-	MSEKSPaper     float64 `json:"mse_ks_paper"`
-	MSEPersistence float64 `json:"mse_persistence"`
-	MSEClimatology float64 `json:"mse_climatology"`
-	Coverage       float64 `json:"coverage"`
+	// All nil when Forecasts is 0.
+	Forecasts      int      `json:"forecasts"`
+	MSEAuto        *float64 `json:"mse_auto"`
+	MSEKSPaper     *float64 `json:"mse_ks_paper"`
+	MSEPersistence *float64 `json:"mse_persistence"`
+	MSEClimatology *float64 `json:"mse_climatology"`
+	Coverage       *float64 `json:"coverage"`
 }
 
 // WindowFunc gives the window size (samples) for R workers and a DAG of T
@@ -156,7 +160,8 @@ func validate(sig *signal.Signal, name, unit string, period float64, T int, cfg 
 		return nil, err
 	}
 	if v.Verdicts > 0 {
-		v.HitRate = float64(v.Hits) / float64(v.Verdicts)
+		h := float64(v.Hits) / float64(v.Verdicts)
+		v.HitRate = &h
 	}
 	return v, scoreForecasts(sig, ups, v)
 }
@@ -185,7 +190,11 @@ func scoreForecasts(sig *signal.Signal, ups float64, v *Validation) error {
 		return err
 	}
 	sc := scores[0]
-	v.Forecasts, v.MSEAuto, v.MSEKSPaper, v.MSEPersistence, v.MSEClimatology, v.Coverage = sc.N, sc.MSEP, sc.MSEKSPaper, sc.MSEPersistence, sc.MSEClimatology, sc.Coverage
+	if sc.N == 0 {
+		return nil
+	}
+	v.Forecasts = sc.N
+	v.MSEAuto, v.MSEKSPaper, v.MSEPersistence, v.MSEClimatology, v.Coverage = &sc.MSEP, &sc.MSEKSPaper, &sc.MSEPersistence, &sc.MSEClimatology, &sc.Coverage
 	return nil
 }
 
@@ -308,10 +317,11 @@ func WriteOutputs(dir string, as []*Analysis) error {
 	}
 	bw := bufio.NewWriter(f)
 	enc := json.NewEncoder(bw)
+	var encErr error
 	for _, a := range as {
-		enc.Encode(a)
+		encErr = firstErr(encErr, enc.Encode(a))
 	}
-	if err := firstErr(bw.Flush(), f.Close()); err != nil {
+	if err := firstErr(firstErr(encErr, bw.Flush()), f.Close()); err != nil {
 		return err
 	}
 	f, err = os.Create(filepath.Join(dir, "points.csv"))
@@ -322,7 +332,12 @@ func WriteOutputs(dir string, as []*Analysis) error {
 	fmt.Fprintln(bw, "trace,r,t,state,window,samples,compared,hits,hit_rate")
 	for _, a := range as {
 		for _, s := range a.Sweep {
-			fmt.Fprintf(bw, "%s,%d,%d,%s,%d,%d,%d,%d,%.6f\n", a.Trace, a.R, a.T, a.Class.State, s.Window, s.Samples, s.Compared, s.Hits, s.HitRate)
+			// Over no comparison there is no rate: an empty field (CSV's null).
+			rate := ""
+			if r := s.Rate(); r != nil {
+				rate = strconv.FormatFloat(*r, 'f', 6, 64)
+			}
+			fmt.Fprintf(bw, "%s,%d,%d,%s,%d,%d,%d,%d,%s\n", a.Trace, a.R, a.T, a.Class.State, s.Window, s.Samples, s.Compared, s.Hits, rate)
 		}
 	}
 	return firstErr(bw.Flush(), f.Close())

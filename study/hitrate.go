@@ -77,14 +77,18 @@ func (h *Hitrates) WriteResults(w io.Writer, table bool) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "window\tsamples\tcompared\thits\thit_rate\twindow_s\t\n")
 		for _, r := range res {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%.4f\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, r.HitRate, windowS(r))
+			rate := "-" // nothing compared: no rate
+			if h := r.Rate(); h != nil {
+				rate = fmt.Sprintf("%.4f", *h)
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, rate, windowS(r))
 		}
 		return tw.Flush()
 	}
 	enc := json.NewEncoder(w)
 	for _, r := range res {
 		if err := enc.Encode(map[string]any{"trace": h.Trace, "class": h.class, "window": r.Window, "samples": r.Samples,
-			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.HitRate, "method": method, "period": h.period,
+			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.Rate(), "method": method, "period": h.period,
 			"window_s": windowS(r), "r": h.r}); err != nil {
 			return err
 		}

@@ -182,8 +182,8 @@ func plotValidation(dir string, vs []*Analysis, rs []int, sets int) error {
 		for i, r := range rs {
 			var xy plotter.XYs
 			for _, v := range vs {
-				if v.R == r && v.Labels["subset"] == strconv.Itoa(s) && v.Validate != nil && v.Validate.Verdicts > 0 {
-					xy = append(xy, plotter.XY{X: float64(v.T), Y: v.Validate.HitRate})
+				if v.R == r && v.Labels["subset"] == strconv.Itoa(s) && v.Validate != nil && v.Validate.HitRate != nil {
+					xy = append(xy, plotter.XY{X: float64(v.T), Y: *v.Validate.HitRate})
 				}
 			}
 			if len(xy) == 0 {

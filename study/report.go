@@ -52,7 +52,7 @@ func writeReport(c *ReproduceConfig, m *surface.Model, as, vs []*Analysis, took 
 		return ""
 	}())
 	p("| KS | %s p-value, α = %g; windows %d…%d step %d samples |\n", m.Method, m.Alpha, m.WMin, m.WMax, m.WStep)
-	p("| model | polynomial surface of total degree %d in (w, T) per R, cut at %.0f%% |\n", m.Degree, 100*m.Target)
+	p("| model | polynomial surface of total degree %d in (w, T) per R%s, cut at %.0f%% |\n", m.Degree, degreeT(m), 100*m.Target)
 	p("| time | synthesize+analyse training %.1fs, fit+plots %.1fs, validation %.1fs, total %.1fs (Go runtime Sys %.0f MiB; see below for peak RSS) |\n\n",
 		took["train"].Seconds(), took["model"].Seconds(), took["validate"].Seconds(), took["total"].Seconds(), float64(sys)/(1<<20))
 
@@ -118,10 +118,10 @@ func writeReport(c *ReproduceConfig, m *surface.Model, as, vs []*Analysis, took 
 				var parts []string
 				for s := 0; s < c.ValidationSubsets; s++ {
 					v := cell[[3]int{s, g, r}]
-					if v == nil || v.Validate == nil || v.Validate.Verdicts == 0 {
+					if v == nil || v.Validate == nil || v.Validate.HitRate == nil {
 						parts = append(parts, "-")
 					} else {
-						parts = append(parts, fmt.Sprintf("%.2f", v.Validate.HitRate))
+						parts = append(parts, fmt.Sprintf("%.2f", *v.Validate.HitRate))
 					}
 				}
 				p(" %s |", strings.Join(parts, "/"))
@@ -139,16 +139,17 @@ func writeReport(c *ReproduceConfig, m *surface.Model, as, vs []*Analysis, took 
 				if v.R != r {
 					continue
 				}
-				if v.Validate == nil || v.Validate.Verdicts == 0 {
+				if v.Validate == nil || v.Validate.HitRate == nil {
 					none++
 					continue
 				}
-				hs = append(hs, v.Validate.HitRate)
+				h := *v.Validate.HitRate
+				hs = append(hs, h)
 				wsz = append(wsz, float64(v.Validate.Window))
 				hz = append(hz, v.Validate.HorizonS)
 				s, _ := strconv.Atoi(v.Labels["subset"])
-				perSubset[s] = append(perSubset[s], v.Validate.HitRate)
-				if v.Validate.HitRate >= 0.9 {
+				perSubset[s] = append(perSubset[s], h)
+				if h >= 0.9 {
 					ge++
 				}
 			}
@@ -174,7 +175,7 @@ func writeReport(c *ReproduceConfig, m *surface.Model, as, vs []*Analysis, took 
 - **Scale.** The DAG sizes, subsets and cluster sizes follow the paper (8 training and 3 validation subsets of 16 sizes, R = 8…256) when run with the defaults; the CI configuration is smaller. The paper's R counts nodes; here R is the number of StarPU workers.
 - **Sampling.** The paper samples each trace at its Nyquist rate (half the smallest time between two changes of the signal). StarPU writes runtime states microseconds apart, so that rule gives sub-microsecond periods; the study keeps the rule but caps the number of samples per trace (--max-samples), which in practice makes Δ = trace span / max-samples for every trace, in training and in prediction alike. A window of w samples is then a fixed fraction of the trace, not a fixed time; window sizes are comparable between our training and validation traces of similar (R, T), not with the paper's numbers.
 - **KS test.** MATLAB's kstest2 asymptotic p-value (the paper's) on integer signals with heavy ties; consecutive samples are strongly autocorrelated, so the test is far from its nominal level, as in the paper.
-- **Surface fit.** Least-squares total-degree-4 polynomial in normalised (w, T) (MATLAB poly44 with Normalize); the paper does not give its fit quality. A window size is the first crossing of the target going up in w; surfaces that never reach the target inside the range give the smallest window (status "below"), surfaces that never fall below give the largest ("flat").
+- **Surface fit.** Least-squares polynomial of total degree ` + "`--degree`" + ` (4: MATLAB's poly44) in normalised (w, T) (like MATLAB fit's Normalize), of degree one less in T when the study has only that many DAG sizes, and refused with fewer; the paper does not give its fit quality. A window size is the first crossing of the target going up in w; surfaces that never reach the target inside the range give the smallest window (status "below"), surfaces that never fall below give the largest ("flat").
 - **Trace states.** §IV-B's three states are classified from the idle signal: uniform idle when ≥ 60% of the samples have ≥ 75% of the workers idle, uniform computation when ≥ 60% have ≤ 25% idle, patch otherwise. The paper classifies by looking at the traces.
 `)
 	// What the numbers say, against the paper's observations.
@@ -237,16 +238,17 @@ func forecastHeadline(p func(string, ...any), rs []int, vs []*Analysis) {
 		}
 		for _, x := range vs {
 			v := x.Validate
-			if r == 0 || v == nil || x.R != r || v.Forecasts == 0 || (v.MSEKSPaper < exact && v.MSEPersistence < exact && v.MSEClimatology < exact) {
+			// Scores are all set or all nil (no forecast).
+			if r == 0 || v == nil || x.R != r || v.MSEAuto == nil || (*v.MSEKSPaper < exact && *v.MSEPersistence < exact && *v.MSEClimatology < exact) {
 				continue
 			}
 			a.n++
 			a.f += v.Forecasts
-			a.mse += v.MSEAuto
-			a.ks += ratio(v.MSEAuto, v.MSEKSPaper)
-			a.pers += ratio(v.MSEAuto, v.MSEPersistence)
-			a.clim += ratio(v.MSEAuto, v.MSEClimatology)
-			a.cov += v.Coverage * float64(v.Forecasts)
+			a.mse += *v.MSEAuto
+			a.ks += ratio(*v.MSEAuto, *v.MSEKSPaper)
+			a.pers += ratio(*v.MSEAuto, *v.MSEPersistence)
+			a.clim += ratio(*v.MSEAuto, *v.MSEClimatology)
+			a.cov += *v.Coverage * float64(v.Forecasts)
 		}
 		if a.n == 0 {
 			continue
@@ -280,4 +282,15 @@ func ratio(a, b float64) float64 {
 		return math.Inf(1)
 	}
 	return a / b
+}
+
+// degreeT says, when a surface's degree in T is below the degree asked
+// (as many DAG sizes as the degree), what it is.
+func degreeT(m *surface.Model) string {
+	for _, rm := range m.Surfaces {
+		if rm.Fit != nil && rm.Fit.DegreeT < m.Degree {
+			return fmt.Sprintf(" (degree %d in T: %d DAG sizes)", rm.Fit.DegreeT, rm.Fit.DegreeT+1)
+		}
+	}
+	return ""
 }

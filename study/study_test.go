@@ -212,10 +212,13 @@ func TestAnalyzeTrace(t *testing.T) {
 		wantT   int
 		predict WindowFunc
 		usage   bool
+		// noVerdict: the window is too long for a verdict.
+		noVerdict bool
 	}{
 		{name: "tasks seen", cfg: analyzeDefaults(ws), wantT: 1000},
 		{name: "DAG size given", cfg: analyzeDefaults(ws), T: 1013, wantT: 1013},
 		{name: "with validation", cfg: analyzeDefaults(ws), wantT: 1000, predict: func(R, T int) (int, error) { return 2000, nil }},
+		{name: "validation window too long", cfg: analyzeDefaults(ws), wantT: 1000, predict: func(R, T int) (int, error) { return 150_000, nil }, noVerdict: true},
 		{name: "period too small", cfg: AnalyzeConfig{Period: tracecast.TraceUnits(1e-6), MaxSamples: 1000, Windows: ws, Method: ks.Matlab, Alpha: 0.05}, usage: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,7 +243,29 @@ func TestAnalyzeTrace(t *testing.T) {
 				return
 			}
 			v := a.Validate
-			if v == nil || v.Window != 2000 || v.Verdicts == 0 || v.Hits > v.Verdicts || math.Abs(v.HitRate-float64(v.Hits)/float64(v.Verdicts)) > 1e-12 || v.HorizonS <= 0 {
+			if tc.noVerdict {
+				// A window longer than half the trace: no verdict, so no
+				// hit-rate — null in traces.jsonl, not 0 — and an empty
+				// hit_rate in points.csv for the windows never compared.
+				if v == nil || v.Verdicts != 0 || v.HitRate != nil {
+					t.Fatalf("validation %+v", v)
+				}
+				a.Sweep = append(a.Sweep, ks.SweepResult{Window: 150_000, Samples: 200_000})
+				dir := t.TempDir()
+				if err := WriteOutputs(dir, []*Analysis{a}); err != nil {
+					t.Fatal(err)
+				}
+				tj, _ := os.ReadFile(filepath.Join(dir, "traces.jsonl"))
+				if !strings.Contains(string(tj), `"verdicts":0,"hits":0,"hit_rate":null`) {
+					t.Errorf("traces.jsonl: %s", tj)
+				}
+				pts, _ := os.ReadFile(filepath.Join(dir, "points.csv"))
+				if !strings.Contains(string(pts), ",uniform computation,150000,200000,0,0,\n") || !strings.Contains(string(pts), ",uniform computation,1000,200000,199,") {
+					t.Errorf("points.csv:\n%s", pts)
+				}
+				return
+			}
+			if v == nil || v.Window != 2000 || v.Verdicts == 0 || v.Hits > v.Verdicts || v.HitRate == nil || math.Abs(*v.HitRate-float64(v.Hits)/float64(v.Verdicts)) > 1e-12 || v.HorizonS <= 0 {
 				t.Errorf("validation %+v", v)
 			}
 		})
@@ -349,12 +374,31 @@ func TestTrain(t *testing.T) {
 	if _, _, err := Train(ins[:2], filepath.Join(dir, "short"), &short); err == nil || !strings.Contains(err.Error(), "no hit-rate point") {
 		t.Errorf("short traces: %v", err)
 	}
+	// A degree-4 surface from three traces of one cluster size is refused,
+	// with the reason and the degree they allow; that degree trains.
+	var three []Input
+	for _, in := range ins {
+		if strings.Contains(in.Path, "_R8.") && len(three) < 3 {
+			three = append(three, in)
+		}
+	}
+	if _, _, err := Train(three, filepath.Join(dir, "three"), cfg); err == nil ||
+		!strings.Contains(err.Error(), "fit for R=8: surface: too few sizes for the degree: a degree-4 surface needs points at 4 or more DAG sizes") ||
+		!strings.Contains(err.Error(), "lower the degree (--degree) to 3") {
+		t.Errorf("three traces: %v", err)
+	}
+	deg3 := *cfg
+	deg3.Degree = 3
+	if _, m, err := Train(three, filepath.Join(dir, "three"), &deg3); err != nil || m.Surfaces[0].Fit.DegreeT != 2 {
+		t.Errorf("three traces, degree 3: %v", err)
+	}
 }
 
 func TestReproduce(t *testing.T) {
 	dir := t.TempDir()
 	c := &ReproduceConfig{
-		TrainConfig:  TrainConfig{AnalyzeConfig: analyzeDefaults(windowRange(1000, 20000, 1000)), Target: 0.95, Degree: 4, Jobs: 2, Plots: true},
+		// Three DAG sizes allow a degree-3 surface (quadratic in T).
+		TrainConfig:  TrainConfig{AnalyzeConfig: analyzeDefaults(windowRange(1000, 20000, 1000)), Target: 0.95, Degree: 3, Jobs: 2, Plots: true},
 		Synth:        synthDefaults(0, 0, 0),
 		Out:          dir,
 		TrainSubsets: 2, ValidationSubsets: 1,
@@ -369,7 +413,7 @@ func TestReproduce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Average prediction hit-rate", "| 2000 |", "R=64", "differs from the paper",
+	for _, want := range []string{"Average prediction hit-rate", "| 2000 |", "R=64", "differs from the paper", "total degree 3 in (w, T) per R (degree 2 in T: 3 DAG sizes)",
 		"2 subsets × 3 DAG sizes (1000,1500,2000) × 2 cluster sizes (8,64) = 12 traces", "1 disjoint subsets × 3 sizes × 2 cluster sizes = 6 traces"} {
 		if !strings.Contains(string(rep), want) {
 			t.Errorf("report lacks %q", want)

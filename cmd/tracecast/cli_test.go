@@ -224,7 +224,7 @@ func TestGzipInputs(t *testing.T) {
 			return []string{"predict", "--model", in, "--max-samples", "100000", filepath.Join(dir, "t1.trace.gz")}
 		}, wm},
 		{"train META.json", func(in string) []string {
-			return []string{"train", "-o", filepath.Join(dir, "m2"), "--windows", "500:5000:500", "--max-samples", "100000", "--plots=false", in}
+			return []string{"train", "-o", filepath.Join(dir, "m2"), "--windows", "500:5000:500", "--max-samples", "100000", "--plots=false", "--degree", "1", in}
 		}, meta},
 	} {
 		plain := run(t, nil, tc.args(tc.in)...)

@@ -114,7 +114,7 @@ out in the same one).`,
 
 // predictor is a model file that predicts at a CPU share and a frequency.
 type predictor interface {
-	Prediction(cpu, freq float64, measured *float64) map[string]float64
+	Prediction(cpu, freq float64, measured *float64) (map[string]float64, error)
 }
 
 // newModelPredictCmd is the predict command of powermodel and ctmodel: the
@@ -149,7 +149,11 @@ func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, re
 			if cmd.Flags().Changed("measured") {
 				m = &measured
 			}
-			return modelio.WriteJSON(cmd.OutOrStdout(), "", mf.Prediction(cpu, freq, m))
+			p, err := mf.Prediction(cpu, freq, m)
+			if err != nil {
+				return err
+			}
+			return modelio.WriteJSON(cmd.OutOrStdout(), "", p)
 		},
 	}
 	f := cmd.Flags()
@@ -202,24 +206,20 @@ energies (then with the parallel energy E_p = E_i/S_t + E_d).`,
 			if err := energyRequire(cmd, "time-speedup"); err != nil {
 				return err
 			}
-			energies := false
+			var res map[string]float64
+			var err error
 			switch {
 			case cmd.Flags().Changed("idle-fraction"):
+				res, err = modelio.Speedup(st, s)
 			case cmd.Flags().Changed("idle-energy") && cmd.Flags().Changed("dynamic-energy"):
-				if ei < 0 || ed < 0 || ei+ed <= 0 {
-					return usageErr(errors.New("energies must be non-negative, not both zero"))
-				}
-				energies, s = true, models.IdleFraction(ei, ed)
+				res, err = modelio.SpeedupFromEnergies(st, ei, ed)
 			default:
 				return usageErr(errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy"))
 			}
-			if st <= 0 || s < 0 || s > 1 {
-				return usageErr(errors.New("need --time-speedup > 0 and an idle fraction in [0, 1]"))
+			if err != nil {
+				return usageErr(err)
 			}
-			if energies {
-				return modelio.WriteJSON(cmd.OutOrStdout(), "", modelio.SpeedupFromEnergies(st, ei, ed))
-			}
-			return modelio.WriteJSON(cmd.OutOrStdout(), "", modelio.Speedup(st, s))
+			return modelio.WriteJSON(cmd.OutOrStdout(), "", res)
 		},
 	}
 	f := cmd.Flags()
@@ -241,7 +241,11 @@ func newEnergyCmd() *cobra.Command {
 reports the energy spent in each state class (idle, compute, comm, other),
 per --window and in total, and the model E = P_idle·T + Σ (P_state −
 P_idle)·T_state with per-state powers from --params (JSON or YAML: idle,
-app, storage, net: the node's power in each state, watts) or fitted.
+app, storage, net in watts, each the node's whole power with one worker in
+that state, not the increment: a worker adding 15 W to an idle 100 W is app:
+115; a state below idle is refused) or fitted (a fit giving a negative
+power is no model, with the reason). When no power sample meets the run
+(other node names, or no --offset) it fails and says why, not 0 J.
 --power: csv (time,node,watts), jsonl, rapl (energy counters) or kwollect
 (Grid'5000), plain or gzip; power time = trace time + --offset. Workers are
 on --node unless --map or --node-type say otherwise. --io adds I/O calls

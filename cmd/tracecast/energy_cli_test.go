@@ -92,6 +92,34 @@ func TestCTModelCLI(t *testing.T) {
 	approx(t, p, "completion_time", 293.1552, 1e-6)
 }
 
+// Nonsense is refused with the reason, never printed as a result: inputs
+// that say a task finishes sooner with less CPU or that a loaded CPU draws
+// less than an idle one (exit 2), a prediction that is not positive or a
+// measurement eq. 10 cannot divide by (exit 1), a speedup from NaN (exit 2).
+func TestSeed001Refusals(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"model": "dvfs-power/seed001", "fmax": 2, "p_idle_fmax": 10, "alpha": 40, "A": 0, "B": 5}`), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"ctmodel", "fit", "--fmin", "1", "--fmax", "2", "--x", "0.2", "--ct-full-fmin", "10", "--ct-full-fmax", "6", "--ct-x-fmin", "8", "--ct-x-fmax", "5"},
+			2, "less than the 10 it took at 100% (θ = -0.05 < 0)"},
+		{[]string{"powermodel", "fit", "--fmin", "1.2", "--fmax", "2.4", "--p-idle-fmin", "50", "--p-idle-fmax", "40", "--p-full-fmin", "30", "--p-full-fmax", "45"},
+			2, "the power at 100% CPU and fmin (30 W) is below the idle power there (50 W)"},
+		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "0", "--freq", "0.5"}, 1, "implausible prediction: -20 W at 0% CPU and f = 0.5"},
+		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "0", "--freq", "2", "--measured", "0"}, 1, "the measured power must be a positive number (got 0)"},
+		{[]string{"energy-speedup", "--time-speedup", "2", "--idle-fraction", "NaN"}, 2, "the idle fraction must be in [0, 1] (got NaN)"},
+	} {
+		r := run(t, nil, c.args...)
+		if r.code != c.code || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, r.code, r.stdout, r.stderr, c.code, c.want)
+		}
+	}
+}
+
 func TestParetoCLI(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "p.csv")
@@ -154,10 +182,30 @@ func TestEnergyCLI(t *testing.T) {
 		t.Errorf("exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
 	// Container tree: the workers' Memory Node names the node; the power
-	// stream's node0 then matches nothing.
+	// stream's node0 then matches nothing, which is an error saying so,
+	// not a report of 0 J.
 	r = run(t, nil, "energy", "--trace", trace, "--power", pw, "--node-type", "Memory Node")
-	if r.code != 0 || !strings.Contains(r.stdout, "MEMNODE0: 2 workers") || !strings.Contains(r.stderr, "node0") {
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, `no power sample names node "MEMNODE0", where the trace's workers are (the samples name "node0" (698))`) {
 		t.Errorf("--node-type: exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	// A Kwollect stream (epoch times) without --offset: the clocks do not
+	// meet, and the error says which offset would align them.
+	r = run(t, nil, "energy", "--trace", trace, "--power", filepath.Join("..", "..", "testdata", "power", "cholesky-2cpu.kwollect.json.gz"))
+	if r.code != 1 || !strings.Contains(r.stderr, "the clocks do not meet") || !strings.Contains(r.stderr, "1753114529.999304 would put the first sample at the run's start") {
+		t.Errorf("kwollect without --offset: exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	// The increments given for the powers are refused, with the meaning.
+	os.WriteFile(params, []byte(`{"idle": 100, "app": 15, "net": 5}`), 0o644)
+	r = run(t, nil, "energy", "--trace", trace, "--power", pw, "--params", params)
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "app 15 W and net 5 W are below idle 100 W: app, storage and net are the node's whole power") {
+		t.Errorf("increments for --params: exit %d: %s %s", r.code, r.stdout, r.stderr)
+	}
+	// A fit that gives a negative power is no model: the energies stand,
+	// the model is n/a with the reason.
+	r = run(t, nil, "energy", "--trace", trace, "--power", filepath.Join("..", "..", "testdata", "power", "cholesky-2cpu.watts.csv.gz"))
+	if r.code != 0 || !strings.Contains(r.stdout, "per-state powers: no model (fit state powers: implausible fit: the fitted net power -727.8 W is negative") ||
+		strings.Contains(r.stdout, "seed 000 model") {
+		t.Errorf("implausible fit: exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
 	// Every fixture format, auto-detected.
 	for _, c := range []struct{ file, offset, want string }{
@@ -203,6 +251,14 @@ func TestEnergyWithIO(t *testing.T) {
 			t.Errorf("no storage occupancy: %s", l)
 		}
 	}
+	// Without --io-offset, strace's seconds since midnight miss the run:
+	// storage is 0 and a warning says why, on the terminal and in the log.
+	r = run(t, nil, "energy", "--trace", "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz",
+		"--power", "../../testdata/power/cholesky-2cpu.rapl.csv.gz", "--io", "../../testdata/iocall/dd_tt_y.strace")
+	const warn = "none of the 131 I/O calls falls in the run, so storage is 0"
+	if r.code != 0 || !strings.Contains(r.stderr, warn) || !strings.Contains(r.stdout, "warning: "+warn) {
+		t.Errorf("--io without --io-offset: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestEnergyKwollectDocument: Kwollect's answer is one JSON array, which
@@ -237,9 +293,9 @@ func TestEnergyKwollectDocument(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s%s", c.name, r.code, r.stdout, r.stderr)
 		}
 	}
-	// Another metric keeps nothing: the run is one gap.
+	// Another metric keeps nothing: an error, not a run of 0 J.
 	r := run(t, nil, "energy", "--trace", trace, "--power", kw, "--metric", "other", "--offset", "1753114530")
-	if r.code != 0 || !strings.Contains(r.stdout, "gaps: 1, 6.9676 s not integrated") {
+	if r.code != 1 || !strings.Contains(r.stderr, "no power sample arrived (an empty stream, or a metric filter that keeps nothing?)") {
 		t.Errorf("--metric other: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }

@@ -61,28 +61,32 @@ func TestSignalCommand(t *testing.T) {
 }
 
 func TestHitrateCommand(t *testing.T) {
-	r := run(t, nil, "hitrate", "--period", "1", "--windows", "100,500", demoTrace)
-	var rows []struct {
+	// 5000 samples: one window of the 6968, nothing compared.
+	r := run(t, nil, "hitrate", "--period", "1", "--windows", "100,500,5000", demoTrace)
+	type row struct {
 		Window, Samples, Compared, Hits int
-		HitRate                         float64 `json:"hit_rate"`
+		HitRate                         *float64 `json:"hit_rate"`
 	}
-	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		var row struct {
-			Window, Samples, Compared, Hits int
-			HitRate                         float64 `json:"hit_rate"`
-		}
+	var rows []row
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	for _, l := range lines {
+		var row row
 		if err := json.Unmarshal([]byte(l), &row); err != nil {
 			t.Fatalf("%q: %v (%s)", l, err, r.stderr)
 		}
 		rows = append(rows, row)
 	}
-	if len(rows) != 2 || rows[0].Samples != 6968 || rows[0].Compared != 68 || rows[1].Compared != 12 {
+	if len(rows) != 3 || rows[0].Samples != 6968 || rows[0].Compared != 68 || rows[1].Compared != 12 || rows[2].Compared != 0 {
 		t.Fatalf("%+v", rows)
 	}
-	for _, row := range rows {
-		if row.HitRate != float64(row.Hits)/float64(row.Compared) {
+	for _, row := range rows[:2] {
+		if row.HitRate == nil || *row.HitRate != float64(row.Hits)/float64(row.Compared) {
 			t.Errorf("%+v", row)
 		}
+	}
+	// A hit-rate over zero comparisons is null, not 0.
+	if rows[2].HitRate != nil || !strings.Contains(lines[2], `"hit_rate":null`) {
+		t.Errorf("nothing compared: %s", lines[2])
 	}
 }
 

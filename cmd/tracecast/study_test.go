@@ -152,7 +152,7 @@ func TestStudySynthTrainModel(t *testing.T) {
 
 func TestStudyReproduceSmall(t *testing.T) {
 	dir := t.TempDir()
-	studyRun(t, "reproduce", "-o", dir, "--train-subsets", "2", "--validation-subsets", "1", "--sizes", "1000,1500,2000",
+	studyRun(t, "reproduce", "-o", dir, "--train-subsets", "2", "--validation-subsets", "1", "--sizes", "1000,1500,2000", "--degree", "3",
 		"--cluster-sizes", "8,64", "--max-samples", "200000", "--windows", "1000:20000:1000", "--keep-traces")
 	rep, err := os.ReadFile(filepath.Join(dir, "REPORT.md"))
 	if err != nil {

@@ -28,7 +28,11 @@ task's parameters as numbers — Size, the data handles of Params
 With --power (once per trace, in the same order) each task also gets its
 energy: its worker's share of the node's power while it ran, as the energy
 command attributes it (--map, --node, --node-type, --offset, --max-gap as
-there); a task a power gap cuts gets none (null).
+there); a task a power gap cuts gets none (null). When no power sample meets
+the run (another node than --node/--map, or no --offset for an epoch-stamped
+stream) the command fails and says why. When no power sample meets
+the run (another node than --node/--map, or no --offset for an epoch-stamped
+stream) the command fails and says why.
 
 Output: JSON lines (default), an Arrow IPC file (--format arrow, with -o) or
 CSV with one column per parameter (--format csv); the format is guessed

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"sort"
 
 	"gopkg.in/yaml.v3"
 
@@ -69,14 +71,32 @@ func ReadPowerModel(path string) (PowerModelFile, error) {
 
 // Prediction is the answer of "powermodel predict": the power at
 // utilisation cpu (0 to 1) and frequency freq and, when measured is not
-// nil, the measured power and eq. 10's error.
-func (f PowerModelFile) Prediction(cpu, freq float64, measured *float64) map[string]float64 {
-	res := map[string]float64{"cpu": cpu, "freq": freq, "watts": f.Predict(cpu, freq)}
-	if measured != nil {
-		res["measured"] = *measured
-		res["error_pct"] = models.ErrorPct(*measured, res["watts"])
+// nil, the measured power and eq. 10's error. A power that is not positive
+// (a model far from the frequencies it was built on) is refused, as is a
+// measured power that is not (eq. 10 divides by it).
+func (f PowerModelFile) Prediction(cpu, freq float64, measured *float64) (map[string]float64, error) {
+	w := f.Predict(cpu, freq)
+	if !(w > 0) || math.IsInf(w, 0) {
+		return nil, fmt.Errorf("%w prediction: %.4g W at %g%% CPU and f = %g: the model does not hold there (fmax %g)",
+			models.ErrImplausible, w, 100*cpu, freq, f.FMax)
 	}
-	return res
+	res := map[string]float64{"cpu": cpu, "freq": freq, "watts": w}
+	if measured != nil {
+		if err := positive("measured power", *measured); err != nil {
+			return nil, err
+		}
+		res["measured"] = *measured
+		res["error_pct"] = models.ErrorPct(*measured, w)
+	}
+	return res, nil
+}
+
+// positive refuses a measurement eq. 10 cannot divide by.
+func positive(what string, v float64) error {
+	if !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("the %s must be a positive number (got %g)", what, v)
+	}
+	return nil
 }
 
 // CTModelFile is what "ctmodel fit" writes and "ctmodel predict" reads:
@@ -115,44 +135,98 @@ func ReadCTModel(path string) (CTModelFile, error) {
 
 // Prediction is the answer of "ctmodel predict": θ_f and the completion
 // time at allocation cpu (0 < cpu ≤ 1) and frequency freq and, when
-// measured is not nil, the measured time and eq. 10's error.
-func (f CTModelFile) Prediction(cpu, freq float64, measured *float64) map[string]float64 {
-	res := map[string]float64{"cpu": cpu, "freq": freq, "theta": f.Theta(freq), "completion_time": f.Predict(cpu, freq)}
-	if measured != nil {
-		res["measured"] = *measured
-		res["error_pct"] = models.ErrorPct(*measured, res["completion_time"])
+// measured is not nil, the measured time and eq. 10's error. A completion
+// time that is not positive (θ_f < 0 far below fmin, or U > 1 far above
+// fmax) is refused, as is a measured time that is not.
+func (f CTModelFile) Prediction(cpu, freq float64, measured *float64) (map[string]float64, error) {
+	ct := f.Predict(cpu, freq)
+	if !(ct > 0) || math.IsInf(ct, 0) {
+		return nil, fmt.Errorf("%w prediction: a completion time of %.4g at %g%% CPU and f = %g: the model does not hold there (fitted on [%g, %g], θ_f = %.4g)",
+			models.ErrImplausible, ct, 100*cpu, freq, f.FMin, f.FMax, f.Theta(freq))
 	}
-	return res
+	res := map[string]float64{"cpu": cpu, "freq": freq, "theta": f.Theta(freq), "completion_time": ct}
+	if measured != nil {
+		if err := positive("measured completion time", *measured); err != nil {
+			return nil, err
+		}
+		res["measured"] = *measured
+		res["error_pct"] = models.ErrorPct(*measured, ct)
+	}
+	return res, nil
 }
 
-// ReadStatePowers reads seed 000's per-state powers (idle, app, storage,
-// net in watts) from a YAML or JSON file.
+// ReadStatePowers reads seed 000's per-state powers from a YAML or JSON
+// file: idle, app, storage, net in watts, each the node's whole power in
+// that state (models.StatePowers), not an increment. idle is required; a
+// state left out is at idle power (a worker in it adds nothing). Unknown
+// keys and powers that are no powers (models.StatePowers.Validate: a state
+// below idle, mostly increments given for powers) are refused, naming the
+// file.
 func ReadStatePowers(path string) (models.StatePowers, error) {
 	var p models.StatePowers
 	b, err := input.ReadFile(path)
 	if err != nil {
 		return p, err
 	}
-	if err := yaml.Unmarshal(b, &p); err != nil { // YAML is a superset of JSON
+	var in map[string]float64
+	if err := yaml.Unmarshal(b, &in); err != nil { // YAML is a superset of JSON
 		return p, fmt.Errorf("%s: %w", path, err)
+	}
+	keys := make([]string, 0, len(in))
+	for k := range in {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch k {
+		case "idle", "app", "storage", "net":
+		default:
+			return p, fmt.Errorf("%s: unknown key %q (want idle, app, storage, net in watts)", path, k)
+		}
+	}
+	idle, ok := in["idle"]
+	if !ok {
+		return p, fmt.Errorf("%s: no idle power (want idle, app, storage, net in watts)", path)
+	}
+	p = models.StatePowers{Idle: idle, App: idle, Storage: idle, Net: idle}
+	for k, dst := range map[string]*float64{"app": &p.App, "storage": &p.Storage, "net": &p.Net} {
+		if v, ok := in[k]; ok {
+			*dst = v
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return models.StatePowers{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }
 
 // Speedup is the answer of "energy-speedup" from the time speedup and the
-// idle fraction of the sequential run's energy (seed 003's eq. 6).
-func Speedup(timeSpeedup, idleFraction float64) map[string]float64 {
+// idle fraction of the sequential run's energy (seed 003's eq. 6). The
+// time speedup must be a positive number and the idle fraction in [0, 1].
+func Speedup(timeSpeedup, idleFraction float64) (map[string]float64, error) {
+	if !(timeSpeedup > 0) || math.IsInf(timeSpeedup, 0) {
+		return nil, fmt.Errorf("the time speedup must be a positive number (got %g)", timeSpeedup)
+	}
+	if !(idleFraction >= 0 && idleFraction <= 1) {
+		return nil, fmt.Errorf("the idle fraction must be in [0, 1] (got %g)", idleFraction)
+	}
 	return map[string]float64{"time_speedup": timeSpeedup, "idle_fraction": idleFraction,
-		"energy_speedup": models.EnergySpeedup(timeSpeedup, idleFraction)}
+		"energy_speedup": models.EnergySpeedup(timeSpeedup, idleFraction)}, nil
 }
 
 // SpeedupFromEnergies is Speedup with the idle fraction computed from the
 // sequential run's idle and dynamic energies, plus the parallel energy of
-// eq. 5.
-func SpeedupFromEnergies(timeSpeedup, idle, dynamic float64) map[string]float64 {
-	res := Speedup(timeSpeedup, models.IdleFraction(idle, dynamic))
+// eq. 5. Both energies must be finite and not negative, not both zero.
+func SpeedupFromEnergies(timeSpeedup, idle, dynamic float64) (map[string]float64, error) {
+	if !(idle >= 0 && dynamic >= 0) || math.IsInf(idle+dynamic, 0) || idle+dynamic == 0 {
+		return nil, fmt.Errorf("the idle and dynamic energies must be finite, not negative and not both zero (got %g J and %g J)", idle, dynamic)
+	}
+	res, err := Speedup(timeSpeedup, models.IdleFraction(idle, dynamic))
+	if err != nil {
+		return nil, err
+	}
 	res["parallel_energy"] = models.ParallelEnergy(idle, dynamic, timeSpeedup)
-	return res
+	return res, nil
 }
 
 func readJSON(path string, v any) error {

@@ -114,12 +114,12 @@ func TestPowerModelFile(t *testing.T) {
 		t.Fatalf("%+v, %v", back, err)
 	}
 	measured := 150.0
-	p := back.Prediction(1, 2.79, &measured)
-	if math.Abs(p["watts"]-149.72) > 1e-9 || math.Abs(p["error_pct"]-0.28/150*100) > 1e-9 || p["measured"] != 150 || len(p) != 5 {
-		t.Errorf("prediction %v", p)
+	p, err := back.Prediction(1, 2.79, &measured)
+	if err != nil || math.Abs(p["watts"]-149.72) > 1e-9 || math.Abs(p["error_pct"]-0.28/150*100) > 1e-9 || p["measured"] != 150 || len(p) != 5 {
+		t.Errorf("prediction %v, %v", p, err)
 	}
-	if p := back.Prediction(0, 1.86, nil); len(p) != 3 || math.Abs(p["watts"]-55.75) > 1e-9 {
-		t.Errorf("idle at fmin: %v", p)
+	if p, err := back.Prediction(0, 1.86, nil); err != nil || len(p) != 3 || math.Abs(p["watts"]-55.75) > 1e-9 {
+		t.Errorf("idle at fmin: %v, %v", p, err)
 	}
 	if _, err := PowerModelFromInputs(models.PowerInputs{FMin: 2, FMax: 1}); err == nil {
 		t.Error("fmin > fmax accepted")
@@ -177,8 +177,8 @@ func TestCTModelFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	measured := 300.0
-	p := back.Prediction(0.2, 1.86, &measured)
-	if math.Abs(p["completion_time"]-293.1552) > 1e-6 || math.Abs(p["theta"]-0.79) > 1e-9 || p["measured"] != 300 ||
+	p, err := back.Prediction(0.2, 1.86, &measured)
+	if err != nil || math.Abs(p["completion_time"]-293.1552) > 1e-6 || math.Abs(p["theta"]-0.79) > 1e-9 || p["measured"] != 300 ||
 		math.Abs(p["error_pct"]-models.ErrorPct(300, p["completion_time"])) > 1e-12 {
 		t.Errorf("prediction %v", p)
 	}
@@ -200,18 +200,45 @@ func TestReadStatePowers(t *testing.T) {
 	if _, err := ReadStatePowers(write(t, "p.yaml", "idle: [")); err == nil || !strings.Contains(err.Error(), "p.yaml: ") {
 		t.Errorf("bad YAML: %v", err)
 	}
+	// One meaning: absolute powers. The increments given for the powers
+	// (what the energy command's help once said) are refused, naming the
+	// file and the fix, instead of predicting a negative energy.
+	for _, c := range []struct {
+		name, content, want string
+	}{
+		{"increments", `{"idle": 100, "app": 15, "net": 5}`, `p.json: implausible powers: app 15 W and net 5 W are below idle 100 W: app, storage and net are the node's whole power`},
+		{"unknown key", `{"idle": 100, "compute": 115}`, `p.json: unknown key "compute"`},
+		{"no idle", `{"app": 115}`, "p.json: no idle power"},
+		{"empty", ``, "p.json: no idle power"},
+		{"not a number", `{"idle": "lots"}`, "p.json: "},
+	} {
+		if _, err := ReadStatePowers(write(t, "p.json", c.content)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// A state left out is at idle power.
+	if got, err := ReadStatePowers(write(t, "p.yaml", "idle: 100\napp: 115\n")); err != nil || got != (models.StatePowers{Idle: 100, App: 115, Storage: 100, Net: 100}) {
+		t.Errorf("partial: %+v, %v", got, err)
+	}
 }
 
 func TestSpeedup(t *testing.T) {
+	must := func(m map[string]float64, err error) map[string]float64 {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
 	for _, c := range []struct {
 		name string
 		got  map[string]float64
 		want map[string]float64
 	}{
-		{"idle fraction", Speedup(2, 0.5), map[string]float64{"time_speedup": 2, "idle_fraction": 0.5, "energy_speedup": 1 / (0.5 + 0.25)}},
-		{"energies", SpeedupFromEnergies(6, 300, 700), map[string]float64{"time_speedup": 6, "idle_fraction": 0.3,
+		{"idle fraction", must(Speedup(2, 0.5)), map[string]float64{"time_speedup": 2, "idle_fraction": 0.5, "energy_speedup": 1 / (0.5 + 0.25)}},
+		{"energies", must(SpeedupFromEnergies(6, 300, 700)), map[string]float64{"time_speedup": 6, "idle_fraction": 0.3,
 			"energy_speedup": 1000.0 / 750, "parallel_energy": 750}},
-		{"all idle", Speedup(4, 1), map[string]float64{"time_speedup": 4, "idle_fraction": 1, "energy_speedup": 4}},
+		{"all idle", must(Speedup(4, 1)), map[string]float64{"time_speedup": 4, "idle_fraction": 1, "energy_speedup": 4}},
 	} {
 		if len(c.got) != len(c.want) {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
@@ -221,6 +248,85 @@ func TestSpeedup(t *testing.T) {
 			if math.Abs(c.got[k]-v) > 1e-12 {
 				t.Errorf("%s: %s = %v, want %v", c.name, k, c.got[k], v)
 			}
+		}
+	}
+	// Inputs that make no speedup are refused, not printed as NaN.
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"NaN idle fraction", second(Speedup(2, nan)), "the idle fraction must be in [0, 1] (got NaN)"},
+		{"idle fraction above 1", second(Speedup(2, 1.2)), "the idle fraction must be in [0, 1] (got 1.2)"},
+		{"zero time speedup", second(Speedup(0, 0.5)), "the time speedup must be a positive number (got 0)"},
+		{"infinite time speedup", second(Speedup(inf, 0.5)), "the time speedup must be a positive number (got +Inf)"},
+		{"negative energy", second(SpeedupFromEnergies(2, -1, 10)), "must be finite, not negative and not both zero (got -1 J and 10 J)"},
+		{"no energy", second(SpeedupFromEnergies(2, 0, 0)), "not both zero"},
+		{"NaN energy", second(SpeedupFromEnergies(2, nan, 1)), "(got NaN J and 1 J)"},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, c.err, c.want)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// Seed 001's models refuse what would make them predict a power or a
+// completion time that is none: inputs that say a loaded CPU draws less
+// than an idle one or that a task finishes sooner with less CPU, a
+// least-squares fit with negative watts, a prediction that is not
+// positive, a measurement eq. 10 cannot divide by.
+func TestSeed001Refusals(t *testing.T) {
+	i5 := models.PowerInputs{FMin: 1.86, FMax: 2.79, PIdleFMin: 55.75, PIdleFMax: 56.28, PFullFMin: 107.25, PFullFMax: 149.72}
+	pm, err := PowerModelFromInputs(i5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctIn := models.CTInputs{FMin: 1, FMax: 2, X: 0.2, CTFullMin: 10, CTFullMax: 6, CTXMin: 20, CTXMax: 12}
+	ct, err := CTModelFromInputs(ctIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured0, measuredNeg := 0.0, -3.0
+	fast := ctIn
+	fast.CTXMin, fast.CTXMax = 8, 5 // faster at 20% CPU than at 100%
+	swapped := i5
+	swapped.PFullFMin = 30 // full load below idle at fmin
+	var noisy strings.Builder
+	noisy.WriteString("cpu,f,watts\n")
+	for _, f := range []float64{1, 2} {
+		for _, c := range []float64{0, 1} {
+			noisy.WriteString(ftoa(c) + "," + ftoa(f) + "," + ftoa(60-50*c+5*f) + "\n") // power falls with load
+		}
+	}
+	noisy.WriteString("0.5,1.5,42\n")
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"full below idle", second(PowerModelFromInputs(swapped)), "the power at 100% CPU and fmin (30 W) is below the idle power there (55.75 W)"},
+		{"negative power input", second(PowerModelFromInputs(models.PowerInputs{FMin: 1, FMax: 2, PIdleFMin: -5, PIdleFMax: 10, PFullFMin: 20, PFullFMax: 30})), "powers must be positive"},
+		{"fit: load lowers the power", second(FitPowerModel(write(t, "n.csv", noisy.String()), 0)), "implausible fit: at f = 1 it predicts 14.9 W at 100% CPU, below the idle 64.9 W"},
+		{"power not positive far from the model's frequencies", second(PowerModelFile{PowerModel: models.PowerModel{FMax: 2, P0: 10, Alpha: 40, B: 5}}.Prediction(0, 0.5, nil)),
+			"implausible prediction: -20 W at 0% CPU and f = 0.5: the model does not hold there"},
+		{"a power model's prediction stands", second(pm.Prediction(0, 0.01, nil)), "<nil>"},
+		{"measured power zero", second(pm.Prediction(1, 2.79, &measured0)), "the measured power must be a positive number (got 0)"},
+		{"faster with less CPU", second(CTModelFromInputs(fast)), "at f = 1 the task took 8 at 20% CPU, less than the 10 it took at 100% (θ = -0.05 < 0)"},
+		{"negative completion time", second(CTModelFile{CTModel: models.CTModel{FMin: 1, FMax: 2, U: 0.6667, ThetaMin: -0.05, ThetaMax: -0.0417, CTFullMax: 6}}.Prediction(0.01, 2, nil)),
+			"implausible prediction: a completion time of -18.77 at 1% CPU and f = 2"},
+		{"measured time negative", second(ct.Prediction(1, 2, &measuredNeg)), "the measured completion time must be a positive number (got -3)"},
+	} {
+		if c.want == "<nil>" {
+			if c.err != nil {
+				t.Errorf("%s: %v", c.name, c.err)
+			}
+			continue
+		}
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: %v\nwant %q", c.name, c.err, c.want)
 		}
 	}
 }

@@ -40,7 +40,7 @@ type Energy struct {
 	Trace    string `flag:"trace" help:"Paje trace (plain or gzip)"`
 	Power    string `flag:"power" help:"power stream (plain or gzip)"`
 	Metric   string `flag:"metric" help:"with Kwollect input: keep only this metric_id (e.g. wattmetre_power_watt)"`
-	Params   string `flag:"params" help:"per-state powers file (JSON or YAML: idle, app, storage, net); default: fitted"`
+	Params   string `flag:"params" help:"per-state powers file (JSON or YAML: idle, app, storage, net: the node's whole power in each state, not increments); default: fitted"`
 	Rules    string `flag:"rules" help:"state classes: starpu, smpi"`
 	TimeUnit string `flag:"time-unit" help:"unit of the trace's times: auto, s, ms, us, ns"`
 	Attribution

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/tracecast/tracecast"
@@ -159,13 +158,14 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	j := NewJoiner(tls, Options{Window: st.o.Window, MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
 	j.Add(st.samples)
 	res := j.Finish()
-	if len(res.UnknownNodes) > 0 {
-		names := make([]string, 0, len(res.UnknownNodes))
-		for n := range res.UnknownNodes {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		st.env.Logger.Warn().Strs("nodes", names).Msg("power samples of nodes with no states (set map or node)")
+	res.Warnings = append(res.Warnings, col.IOWarnings()...)
+	for _, w := range res.Warnings {
+		st.env.Logger.Warn().Msg(w)
+	}
+	// Rows of 0 J from a wrong node name or clock offset are an error, not
+	// a measurement.
+	if err := res.Check(); err != nil {
+		return err
 	}
 	total := 0.0
 	for _, t := range res.Totals {

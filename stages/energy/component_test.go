@@ -41,6 +41,12 @@ func TestStageTimeUnit(t *testing.T) {
 			if err := p.Process(ctx, tracecast.Batch{Stream: "t", Items: ents, Meta: tc.meta}, nil); err != nil {
 				t.Fatal(err)
 			}
+			// Power over the run whatever the unit (without, the stage
+			// fails: no energy integrated).
+			ps := []tracecast.PowerSample{{T: 0, Node: DefaultNode, Watts: 1}, {T: 0.001, Node: DefaultNode, Watts: 1}, {T: 3000, Node: DefaultNode, Watts: 1}}
+			if err := p.Process(ctx, tracecast.Batch{Stream: "p", Items: ps}, nil); err != nil {
+				t.Fatal(err)
+			}
 			var res *Result
 			if err := p.Flush(ctx, func(_ context.Context, b tracecast.Batch) error {
 				if r, ok := b.Items.([]*Result); ok {
@@ -117,6 +123,11 @@ func TestStageAutoRules(t *testing.T) {
 			}
 			ctx := context.Background()
 			if err := p.Process(ctx, tracecast.Batch{Stream: "t", Items: tc.ents}, nil); err != nil {
+				t.Fatal(err)
+			}
+			// Power over the whole run (2 s): the stage refuses 0 J.
+			power := []tracecast.PowerSample{{T: 0, Node: DefaultNode, Watts: 100}, {T: 1, Node: DefaultNode, Watts: 100}, {T: 2, Node: DefaultNode, Watts: 100}}
+			if err := p.Process(ctx, tracecast.Batch{Stream: "power", Items: power}, nil); err != nil {
 				t.Fatal(err)
 			}
 			var res *Result

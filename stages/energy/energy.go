@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/models"
@@ -69,6 +70,13 @@ type Collector struct {
 	ctype    map[string]string          // container → container type
 	one      []tracecast.Entity
 	io       []ioSpan
+	// ioOffset is the last AddIO offset; ioLost and ioOutside count, at
+	// Build, the I/O intervals on nodes without workers and those outside
+	// their node's run: what IOWarnings explains.
+	ioOffset          float64
+	ioLost, ioOutside int
+	ioFirst, ioLast   float64 // span of the kept intervals, trace seconds
+	runT0, runEnd     float64 // span of the runs, trace seconds
 }
 
 // ioSpan is a process's time in an I/O call, in seconds of trace time.
@@ -85,6 +93,7 @@ type ioSpan struct {
 // to the node --map gives for its container ("pid N"), else the default
 // node.
 func (c *Collector) AddIO(es []tracecast.Entity, offset float64) {
+	c.ioOffset = offset
 	for i := range es {
 		e := &es[i]
 		if e.Nature != tracecast.NatureState || e.End <= e.Start {
@@ -101,6 +110,26 @@ func (c *Collector) AddIO(es []tracecast.Entity, offset float64) {
 // IOIntervals is the number of "in I/O" intervals AddIO kept: with the
 // workers' states, what the storage class is made of.
 func (c *Collector) IOIntervals() int { return len(c.io) }
+
+// IOWarnings explain, after Build, why I/O calls given to AddIO add no
+// storage: all of them outside the run (a wrong or missing I/O offset:
+// strace -tt prints seconds since midnight), or on nodes with no worker.
+// Some calls outside the run are not worth a warning (a process traced
+// from before the application's start).
+func (c *Collector) IOWarnings() []string {
+	var ws []string
+	if c.ioLost > 0 {
+		ws = append(ws, fmt.Sprintf("%d of %d I/O calls are on nodes with no worker, so add no storage: map their processes (\"pid N\"=NODE) to a worker's node",
+			c.ioLost, len(c.io)))
+	}
+	if kept := len(c.io) - c.ioLost; kept > 0 && c.ioOutside == kept {
+		ws = append(ws, fmt.Sprintf("none of the %d I/O calls falls in the run, so storage is 0: they span %.6f–%.6f s on the I/O stream's clock, "+
+			"the run %.6f–%.6f s of trace time, with an I/O offset of %g s; the offset is the I/O stream's time minus trace time "+
+			"(strace -tt prints seconds since midnight), and %.6f would put the first call at the run's start",
+			kept, c.ioFirst+c.ioOffset, c.ioLast+c.ioOffset, c.runT0, c.runEnd, c.ioOffset, c.ioFirst+c.ioOffset-c.runT0))
+	}
+	return ws
+}
 
 // NewCollector maps containers to nodes with mapping (nil: all on
 // defaultNode, "" meaning DefaultNode). The rules must be compiled.
@@ -212,10 +241,20 @@ func (c *Collector) Build(unitsPerSecond float64) (map[string]*Timeline, error) 
 		a.tl.T0 = math.Min(a.tl.T0, sig.Steps[0].T/unitsPerSecond)
 		a.tl.End = math.Max(a.tl.End, sig.End/unitsPerSecond)
 	}
+	c.ioLost, c.ioOutside = 0, 0
+	c.ioFirst, c.ioLast, c.runT0, c.runEnd = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, a := range nodes {
+		c.runT0, c.runEnd = math.Min(c.runT0, a.tl.T0), math.Max(c.runEnd, a.tl.End)
+	}
 	for _, io := range c.io {
 		a := nodes[io.node]
 		if a == nil {
+			c.ioLost++
 			continue // no worker on that node: nothing to share the power with
+		}
+		c.ioFirst, c.ioLast = math.Min(c.ioFirst, io.start), math.Max(c.ioLast, io.end)
+		if io.end <= a.tl.T0 || io.start >= a.tl.End {
+			c.ioOutside++
 		}
 		var up, down delta
 		up.t, down.t = io.start, io.end
@@ -326,6 +365,7 @@ type Stats struct {
 
 type nodeState struct {
 	tl      *Timeline
+	span    SampleSpan
 	buf     []tracecast.PowerSample // sorted by T, within Lateness of maxT
 	maxT    float64
 	have    bool
@@ -369,6 +409,11 @@ func (j *Joiner) Add(samples []tracecast.PowerSample) {
 			j.unknown[s.Node]++
 			continue
 		}
+		if ns.span.N == 0 {
+			ns.span.First, ns.span.Last = s.T, s.T
+		}
+		ns.span.N++
+		ns.span.First, ns.span.Last = math.Min(ns.span.First, s.T), math.Max(ns.span.Last, s.T)
 		s.T -= j.opts.Offset
 		if ns.have && s.T <= ns.prev.T || s.T < ns.maxT-j.opts.Lateness {
 			j.stats.Late++
@@ -539,6 +584,121 @@ type Result struct {
 	// UnknownNodes counts samples per node name with no states.
 	UnknownNodes map[string]int64
 	Timelines    map[string]*Timeline
+	// Power is, per node with states, what came of its power stream: how
+	// many samples named it and their span, in power time. With Offset
+	// and MaxGap (the join's), it is what Check and Warnings explain a
+	// node without energy from.
+	Power          map[string]SampleSpan
+	Offset, MaxGap float64
+	// Warnings say what in the join is likely a mistake, each with its
+	// reason: samples of nodes with no states, a node none of whose run
+	// is covered while others are. The energy stage adds the collector's
+	// (Collector.IOWarnings).
+	Warnings []string
+}
+
+// SampleSpan is a node's power samples: how many, and the first and last
+// time (power time; arrival order does not matter).
+type SampleSpan struct {
+	N           int64
+	First, Last float64
+}
+
+// ErrNoEnergy is Check's error: no power sample was integrated on any
+// node, which is a mistake (a wrong node name or time offset), not a
+// measurement of 0 J.
+var ErrNoEnergy = errors.New("no energy integrated")
+
+// Check fails with ErrNoEnergy and the reason of every node when no node's
+// run was covered by its power samples: the rows would say 0 J. A node
+// without energy while others have some is a warning (Warnings).
+func (r *Result) Check() error {
+	var covered float64
+	for _, t := range r.Totals {
+		covered += t.Covered
+	}
+	if covered > 0 {
+		return nil
+	}
+	if len(r.Totals) == 0 {
+		return fmt.Errorf("%w: no node with states", ErrNoEnergy)
+	}
+	var why []string
+	for _, t := range r.Totals {
+		why = append(why, r.uncovered(t.Node))
+	}
+	return fmt.Errorf("%w: %s", ErrNoEnergy, strings.Join(why, "; "))
+}
+
+// uncovered says why a node's run got no energy.
+func (r *Result) uncovered(node string) string {
+	sp, tl := r.Power[node], r.Timelines[node]
+	a, b := tl.T0+r.Offset, tl.End+r.Offset
+	switch {
+	case sp.N == 0 && r.Stats.Samples == 0:
+		return "no power sample arrived (an empty stream, or a metric filter that keeps nothing?)"
+	case sp.N == 0:
+		return fmt.Sprintf("no power sample names node %q, where the trace's workers are (the samples name %s): "+
+			"put the workers on the power stream's nodes (--node, --map, --node-type; node, map, node_type in a pipeline)",
+			node, r.unknownList())
+	case sp.Last < a || sp.First > b:
+		return fmt.Sprintf("node %q's %d power samples span %.6f–%.6f s but its run is %.6f–%.6f s in power time "+
+			"(trace time + an offset of %g s): the clocks do not meet; the offset (--offset, offset) is power time minus trace time, "+
+			"%.6f would put the first sample at the run's start (a Kwollect or other epoch-stamped stream needs the run's start epoch)",
+			node, sp.N, sp.First, sp.Last, a, b, r.Offset, sp.First-tl.T0)
+	default:
+		return fmt.Sprintf("node %q's %d power samples (%.6f–%.6f s) integrate none of its run %.6f–%.6f s in power time: "+
+			"fewer than two samples fall in it, or every interval between them is longer than the largest integrated gap (%g s)",
+			node, sp.N, sp.First, sp.Last, a, b, r.MaxGap)
+	}
+}
+
+// unknownList names the nodes of samples with no states, most samples
+// first, at most five.
+func (r *Result) unknownList() string {
+	names := make([]string, 0, len(r.UnknownNodes))
+	for n := range r.UnknownNodes {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := r.UnknownNodes[names[i]], r.UnknownNodes[names[j]]
+		return a > b || a == b && names[i] < names[j]
+	})
+	var parts []string
+	for i, n := range names {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(names)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%q (%d)", n, r.UnknownNodes[n]))
+	}
+	if len(parts) == 0 {
+		return "no node"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// warnings are the Result's Warnings, from the rest of it; none when
+// Check fails, whose error says it all.
+func (r *Result) warnings() []string {
+	if r.Check() != nil {
+		return nil
+	}
+	var ws []string
+	if len(r.UnknownNodes) > 0 {
+		var nodes []string
+		for _, t := range r.Totals {
+			nodes = append(nodes, fmt.Sprintf("%q", t.Node))
+		}
+		ws = append(ws, fmt.Sprintf("power samples of nodes with no states are not used: %s; the trace's workers are on %s (--node, --map, --node-type)",
+			r.unknownList(), strings.Join(nodes, ", ")))
+	}
+	for _, t := range r.Totals {
+		if t.Covered == 0 {
+			ws = append(ws, fmt.Sprintf("no energy for node %q: %s", t.Node, r.uncovered(t.Node)))
+		}
+	}
+	return ws
 }
 
 // TakeWindows returns the windows final so far and forgets them.
@@ -555,10 +715,12 @@ func (j *Joiner) Finish() *Result {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	res := &Result{UnknownNodes: j.unknown, Timelines: map[string]*Timeline{}}
+	res := &Result{UnknownNodes: j.unknown, Timelines: map[string]*Timeline{}, Power: map[string]SampleSpan{},
+		Offset: j.opts.Offset, MaxGap: j.opts.MaxGap}
 	for _, n := range names {
 		ns := j.nodes[n]
 		res.Timelines[n] = ns.tl
+		res.Power[n] = ns.span
 		for _, s := range ns.buf {
 			j.consume(ns, s)
 		}
@@ -581,6 +743,7 @@ func (j *Joiner) Finish() *Result {
 	})
 	res.Gaps = j.gaps
 	res.Stats = j.stats
+	res.Warnings = res.warnings()
 	return res
 }
 

@@ -144,13 +144,13 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	}
 	es, res := AttributeEnergy(st.held, tls, st.col.Node, st.samples,
 		energy.Options{MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
-	if len(res.UnknownNodes) > 0 {
-		names := make([]string, 0, len(res.UnknownNodes))
-		for n := range res.UnknownNodes {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		st.env.Logger.Warn().Strs("nodes", names).Msg("power samples of nodes with no states (set map or node)")
+	for _, w := range res.Warnings {
+		st.env.Logger.Warn().Msg(w)
+	}
+	// Every task without energy because of a wrong node name or clock
+	// offset is an error, not tasks that happened to fall in power gaps.
+	if err := res.Check(); err != nil {
+		return fmt.Errorf("tasks: %w", err)
 	}
 	if es.Uncovered > 0 {
 		st.env.Logger.Warn().Int("tasks", es.Uncovered).Float64("gap_s", res.Stats.GapS).

@@ -17,8 +17,20 @@ type SweepResult struct {
 	Compared int
 	// Hits is the number of pairs where H0 was not rejected.
 	Hits int
-	// HitRate is Hits/Compared, or 0 when nothing was compared.
+	// HitRate is Hits/Compared, or 0 when nothing was compared: records
+	// take Rate, which is nil then.
 	HitRate float64
+}
+
+// Rate is the hit-rate as a record field: nil (null in JSON, an empty CSV
+// field) when nothing was compared, where a rate is undefined — a 0 would
+// read as "every comparison missed".
+func (r SweepResult) Rate() *float64 {
+	if r.Compared == 0 {
+		return nil
+	}
+	h := r.HitRate
+	return &h
 }
 
 // Sweep computes, for every window size in windows, the paper's prediction

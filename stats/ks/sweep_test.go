@@ -152,3 +152,15 @@ func TestSweepSciPyShortcut(t *testing.T) {
 	}
 	t.Logf("%d pair tests in the smirnov branch", inBranch)
 }
+
+// A hit-rate over no comparison is undefined: Rate is nil (null in the
+// records), not the 0 that HitRate holds, which reads as all missed.
+func TestSweepRate(t *testing.T) {
+	res := Sweep([]int{0, 1, 0, 1, 0, 1, 0, 1}, 1, []int{2, 8}, Matlab, 0.05)
+	if r := res[0].Rate(); res[0].Compared == 0 || r == nil || *r != res[0].HitRate {
+		t.Errorf("window 2: %+v, rate %v", res[0], r)
+	}
+	if r := res[1].Rate(); res[1].Compared != 0 || r != nil {
+		t.Errorf("window 8 (one window, nothing compared): %+v, rate %v", res[1], r)
+	}
+}

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/tracecast/tracecast/internal/input"
 	"gonum.org/v1/gonum/mat"
@@ -26,13 +28,17 @@ type Point struct {
 
 // Poly is a polynomial surface of total degree Degree in normalised
 // coordinates u = (w−WC)/WS, v = (T−TC)/TS. Coef follows Terms().
+// DegreeW and DegreeT are its degrees in w and in T: Degree, or one less
+// when the points hold only Degree window sizes or DAG sizes (FitPoly).
 type Poly struct {
-	Degree int       `json:"degree"`
-	WC     float64   `json:"w_center"`
-	WS     float64   `json:"w_scale"`
-	TC     float64   `json:"t_center"`
-	TS     float64   `json:"t_scale"`
-	Coef   []float64 `json:"coef"`
+	Degree  int       `json:"degree"`
+	DegreeW int       `json:"degree_w"`
+	DegreeT int       `json:"degree_t"`
+	WC      float64   `json:"w_center"`
+	WS      float64   `json:"w_scale"`
+	TC      float64   `json:"t_center"`
+	TS      float64   `json:"t_scale"`
+	Coef    []float64 `json:"coef"`
 	// Terms lists the exponent pairs [i, j] of u^i·v^j, in Coef's order.
 	Terms [][2]int `json:"terms"`
 }
@@ -81,14 +87,26 @@ type Fit struct {
 // ErrTooFewPoints is returned when the points cannot determine the surface.
 var ErrTooFewPoints = errors.New("surface: too few distinct points for the polynomial")
 
+// ErrTooFewSizes is returned when the points hold too few DAG sizes (or
+// window sizes) for a surface of the degree asked: a degree-4 surface from
+// one to three traces is not a surface of degree 4.
+var ErrTooFewSizes = errors.New("surface: too few sizes for the degree")
+
 // FitPoly fits a polynomial surface of total degree deg by least squares
 // (QR). Coordinates are centred and scaled (like MATLAB fit's Normalize) so
-// that the normal equations are well conditioned. When there are fewer than
-// deg+1 distinct T values (or w values), the degree in that variable is
-// lowered so the system stays determined.
+// that the normal equations are well conditioned. A degree in T of deg
+// needs deg+1 DAG sizes (values closer than 2% of the range are one size,
+// as a group of Table I's DAGs); with deg sizes the degree in T is lowered
+// by one (DegreeT), so the system stays determined. With fewer, the fit is
+// refused (ErrTooFewSizes, with the sizes and the degree they allow):
+// one to three traces would give a "degree-4 surface" constant, linear or
+// quadratic in T. Likewise in w.
 func FitPoly(pts []Point, deg int) (*Fit, error) {
 	if len(pts) == 0 {
 		return nil, ErrTooFewPoints
+	}
+	if deg < 1 {
+		return nil, fmt.Errorf("surface: the degree must be at least 1 (got %d)", deg)
 	}
 	wmin, wmax, tmin, tmax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	ws, ts := map[float64]bool{}, map[float64]bool{}
@@ -107,7 +125,18 @@ func FitPoly(pts []Point, deg int) (*Fit, error) {
 	// Values closer than 2% of the range count as one level (a DAG-size
 	// group's DAGs have T, T+1, ... tasks): a degree-4 term cannot be
 	// determined from 4 groups, however many distinct values they hold.
-	dw, dt := min(deg, levels(ws)-1), min(deg, levels(ts)-1)
+	lw, lt := levels(ws), levels(ts)
+	if lt < deg {
+		return nil, fmt.Errorf("%w: a degree-%d surface needs points at %d or more DAG sizes (its degree in T is at most one below %d); "+
+			"these come from %d (T ≈ %s): train on traces of more DAG sizes, or lower the degree (--degree) to %d",
+			ErrTooFewSizes, deg, deg, deg, lt, groupList(ts), max(1, lt))
+	}
+	if lw < deg {
+		return nil, fmt.Errorf("%w: a degree-%d surface needs points at %d or more window sizes; these come from %d: give more candidate windows, or lower the degree (--degree) to %d",
+			ErrTooFewSizes, deg, deg, lw, max(1, lw))
+	}
+	dw, dt := min(deg, lw-1), min(deg, lt-1)
+	poly.DegreeW, poly.DegreeT = dw, dt
 	for _, e := range Terms(deg) {
 		if e[0] <= dw && e[1] <= dt {
 			poly.Terms = append(poly.Terms, e)
@@ -178,6 +207,31 @@ func levels(set map[float64]bool) int {
 		}
 	}
 	return n
+}
+
+// groupList names the groups of values (values closer than 2% of the
+// range being one), by their smallest value, at most six.
+func groupList(set map[float64]bool) string {
+	vs := make([]float64, 0, len(set))
+	for v := range set {
+		vs = append(vs, v)
+	}
+	sort.Float64s(vs)
+	var out []string
+	tol := 0.0
+	if len(vs) > 1 {
+		tol = 0.02 * (vs[len(vs)-1] - vs[0])
+	}
+	for i, v := range vs {
+		if i > 0 && v-vs[i-1] <= tol {
+			continue
+		}
+		if len(out) == 6 {
+			return strings.Join(out, ", ") + ", ..."
+		}
+		out = append(out, strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return strings.Join(out, ", ")
 }
 
 // groupStarts returns the smallest T of each group of DAG sizes (sizes

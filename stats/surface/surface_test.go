@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,22 +66,55 @@ func TestCutOfPlane(t *testing.T) {
 	}
 }
 
-// With a single T the fit drops the T terms instead of failing.
-func TestFitSingleT(t *testing.T) {
-	var pts []Point
-	for w := 1000; w <= 10000; w += 1000 {
-		x := float64(w) / 10000
-		pts = append(pts, Point{W: float64(w), T: 1000, HitRate: 1 - x*x})
+// A degree-d surface from fewer than d DAG sizes (one to three traces for
+// the default degree 4) or window sizes is refused with the reason and the
+// degree the points allow; with that degree the fit stands.
+func TestFitRefusesTooFewSizes(t *testing.T) {
+	grid := func(ts []float64, nw int) []Point {
+		var pts []Point
+		for _, T := range ts {
+			for k := 1; k <= nw; k++ {
+				x := float64(k) / float64(nw)
+				pts = append(pts, Point{W: float64(k * 1000), T: T, HitRate: 1 - x*x - T/1e5})
+			}
+		}
+		return pts
 	}
-	f, err := FitPoly(pts, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Coef) != 5 || f.MaxAbsRes > 1e-12 {
-		t.Fatalf("%+v", f)
-	}
-	if f, err := FitPoly(pts[:3], 4); err != nil || len(f.Coef) != 3 {
-		t.Fatal("3 distinct w: want the quadratic", err)
+	for _, c := range []struct {
+		name    string
+		pts     []Point
+		deg     int
+		want    string // "" when the fit stands
+		degreeT int
+		terms   int
+	}{
+		{name: "one trace", pts: grid([]float64{1000}, 10), deg: 4,
+			want: "a degree-4 surface needs points at 4 or more DAG sizes (its degree in T is at most one below 4); these come from 1 (T ≈ 1000): train on traces of more DAG sizes, or lower the degree (--degree) to 1"},
+		{name: "two traces", pts: grid([]float64{1000, 2000}, 10), deg: 4, want: "these come from 2 (T ≈ 1000, 2000)"},
+		// A group's DAGs have T to T+25 tasks: one size.
+		{name: "three sizes, six traces", pts: grid([]float64{1000, 1013, 2000, 2007, 3000, 3011}, 10), deg: 4, want: "these come from 3 (T ≈ 1000, 2000, 3000): train on traces of more DAG sizes, or lower the degree (--degree) to 3"},
+		{name: "three window sizes", pts: grid([]float64{1000, 2000, 3000, 4000, 5000}, 3), deg: 4, want: "a degree-4 surface needs points at 4 or more window sizes; these come from 3"},
+		{name: "degree 0", pts: grid([]float64{1000}, 10), deg: 0, want: "the degree must be at least 1"},
+		{name: "one trace, degree 1", pts: grid([]float64{1000}, 10), deg: 1, degreeT: 0, terms: 2},
+		{name: "three sizes, degree 3", pts: grid([]float64{1000, 2000, 3000}, 10), deg: 3, degreeT: 2, terms: 9},
+		{name: "four sizes, degree 4", pts: grid([]float64{1000, 2000, 3000, 4000}, 10), deg: 4, degreeT: 3, terms: 14},
+		{name: "five sizes, degree 4", pts: grid([]float64{1000, 2000, 3000, 4000, 5000}, 10), deg: 4, degreeT: 4, terms: 15},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := FitPoly(c.pts, c.deg)
+			if c.want != "" {
+				if err == nil || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("err %v\nwant %q", err, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.DegreeT != c.degreeT || f.DegreeW != c.deg || len(f.Coef) != c.terms {
+				t.Errorf("degree in T %d, in w %d, %d terms; want %d, %d, %d", f.DegreeT, f.DegreeW, len(f.Coef), c.degreeT, c.deg, c.terms)
+			}
+		})
 	}
 	if _, err := FitPoly(nil, 4); err == nil {
 		t.Fatal("no points fitted")
