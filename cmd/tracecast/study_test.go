@@ -96,6 +96,15 @@ func TestStudySynthTrainModel(t *testing.T) {
 	if !strings.Contains(string(tj), `"state":"uniform computation"`) {
 		t.Errorf("no 8-worker trace classified as uniform computation:\n%s", tj)
 	}
+	// A degree-4 surface from three traces is refused with the reason.
+	three := []string{"train", "-o", filepath.Join(dir, "three"), "--windows", "1000:20000:1000", "--max-samples", "200000"}
+	for _, n := range []string{"1000", "1300", "1600"} {
+		three = append(three, filepath.Join(tr, "T"+n+"_R8.meta.json"))
+	}
+	if r := run(t, nil, three...); r.code != 1 || !strings.Contains(r.stderr, "a degree-4 surface needs points at 4 or more DAG sizes") ||
+		!strings.Contains(r.stderr, "lower the degree (--degree) to 3") {
+		t.Errorf("train on three traces: exit %d\n%s", r.code, r.stderr)
+	}
 
 	// predict --model: the window is the model's for the trace's R and T
 	// (counted in the trace, or --tasks).
@@ -152,13 +161,15 @@ func TestStudySynthTrainModel(t *testing.T) {
 
 func TestStudyReproduceSmall(t *testing.T) {
 	dir := t.TempDir()
-	studyRun(t, "reproduce", "-o", dir, "--train-subsets", "2", "--validation-subsets", "1", "--sizes", "1000,1500,2000", "--degree", "3",
-		"--cluster-sizes", "8,64", "--max-samples", "200000", "--windows", "1000:20000:1000", "--keep-traces")
+	// Three DAG sizes: a degree-4 surface is refused (stats/surface), a
+	// degree-3 one is quadratic in T.
+	studyRun(t, "reproduce", "-o", dir, "--train-subsets", "2", "--validation-subsets", "1", "--sizes", "1000,1500,2000",
+		"--cluster-sizes", "8,64", "--max-samples", "200000", "--windows", "1000:20000:1000", "--keep-traces", "--degree", "3")
 	rep, err := os.ReadFile(filepath.Join(dir, "REPORT.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Average prediction hit-rate", "| 2000 |", "R=64", "differs from the paper"} {
+	for _, want := range []string{"Average prediction hit-rate", "| 2000 |", "R=64", "differs from the paper", "total degree 3 in (w, T) per R (degree 2 in T: 3 DAG sizes)"} {
 		if !strings.Contains(string(rep), want) {
 			t.Errorf("report lacks %q", want)
 		}
