@@ -24,7 +24,7 @@ type opts struct {
 	Period   tracecast.TraceTime `flag:"period" help:"period"`
 	Map      []string            `flag:"map" help:"repeatable"`
 	Groups   []string            `flag:"group" list:"comma" help:"comma list"`
-	internal string
+	Untagged string
 }
 
 func TestBind(t *testing.T) {
@@ -36,7 +36,7 @@ func TestBind(t *testing.T) {
 			t.Errorf("--%s: %+v, want default %q", name, f, def)
 		}
 	}
-	if fs.Lookup("internal") != nil || fs.Lookup("x") != nil || fs.ShorthandLookup("o") == nil {
+	if fs.Lookup("untagged") != nil || fs.Lookup("x") != nil || fs.ShorthandLookup("o") == nil {
 		t.Error("flags:", fs.FlagUsages())
 	}
 	err := fs.Parse([]string{"-o", "x", "--n", "4", "--seed", "9", "--alpha", "0.1", "--max-gap", "250ms", "--period", "2ms",
