@@ -30,13 +30,19 @@ type Batch struct {
 }
 
 // Len is the number of records in the batch, for the record types this
-// package defines (0 for others).
+// package defines (the lines of chunks; 0 for others).
 func (b Batch) Len() int {
 	switch v := b.Items.(type) {
 	case []Line:
 		return len(v)
 	case []Entity:
 		return len(v)
+	case []Chunk:
+		n := int64(0)
+		for i := range v {
+			n += v[i].Lines
+		}
+		return int(n)
 	}
 	return 0
 }

@@ -87,6 +87,9 @@ func (p *Parser) hold() {
 		s.out, s.outMeta = p.spare[n-1].es, p.spare[n-1].meta
 		p.spare = p.spare[:n-1]
 	}
+	if s.out == nil && p.own {
+		s.out = newBatch()
+	}
 }
 
 // releasable reports whether the oldest held batch is safely inside
@@ -100,8 +103,14 @@ func (p *Parser) releasable() bool {
 func (p *Parser) release() {
 	b := p.held[0]
 	p.sim.releasedMax = max(p.sim.releasedMax, b.maxStart)
-	clear(b.es)
-	p.spare = append(p.spare, quirkBatch{es: b.es[:0], meta: b.meta[:0]})
+	es := b.es[:0]
+	if p.own {
+		es = nil // handed over: downstream may keep it
+	} else {
+		clear(b.es)
+	}
+	clear(b.meta)
+	p.spare = append(p.spare, quirkBatch{es: es, meta: b.meta[:0]})
 	n := copy(p.held, p.held[1:])
 	p.held[n] = quirkBatch{}
 	p.held = p.held[:n]

@@ -35,6 +35,9 @@ type Parser struct {
 	spare    []quirkBatch
 	finished bool
 	batch    []tracecast.Entity
+	// own: send hands its batches over for good (downstream may keep
+	// them) instead of reusing them, which saves a copy per entity.
+	own bool
 }
 
 // NewParser returns a parser with the given options.
@@ -260,8 +263,12 @@ func (p *Parser) send(min int, fn func([]tracecast.Entity) error) error {
 	if !p.opts.PjdumpQuirks {
 		p.stats.Entities += int64(len(s.out))
 		err := fn(s.out)
-		clear(s.out)
-		s.out = s.out[:0]
+		if p.own {
+			s.out = newBatch()
+		} else {
+			clear(s.out)
+			s.out = s.out[:0]
+		}
 		return err
 	}
 	p.hold()
@@ -278,11 +285,19 @@ func (p *Parser) send(min int, fn func([]tracecast.Entity) error) error {
 		p.batch = p.finishQuirks(s.endAt, p.batch[:0])
 		p.stats.Entities += int64(len(p.batch))
 		err := fn(p.batch)
-		clear(p.batch)
+		if p.own {
+			p.batch = nil
+		} else {
+			clear(p.batch)
+		}
 		return err
 	}
 	return nil
 }
+
+// newBatch returns an empty output slice with room for a batch and then
+// some (a line may complete many entities).
+func newBatch() []tracecast.Entity { return make([]tracecast.Entity, 0, BatchSize+BatchSize/4) }
 
 // Pending is the number of completed entities not yet taken.
 func (p *Parser) Pending() int {
