@@ -61,6 +61,7 @@ func (pr *processor) startChunks() {
 	q, p := &pr.cq, pr.p
 	q.used = true
 	p.own = true
+	p.pool = make(chan []tracecast.Entity, entityPool)
 	q.sendFn = func(min int) error {
 		if q.err == nil {
 			q.err = p.send(min, pr.emitOwned)
@@ -79,8 +80,14 @@ func (pr *processor) emitOwned(es []tracecast.Entity) error {
 	if pr.meta == nil && p.unit != "" {
 		pr.meta = map[string]string{"time_unit": p.unit}
 	}
-	return pr.cq.emit(pr.cq.ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: p.Watermark(), TypeWatermarks: p.TypeWatermarks(), Meta: pr.meta})
+	return pr.cq.emit(pr.cq.ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: p.Watermark(), TypeWatermarks: p.TypeWatermarks(), Meta: pr.meta,
+		Recycle: func() { p.recycle(es) }})
 }
+
+// entityPool is how many entity batches given back a parser keeps for
+// reuse: enough to absorb the jitter between it and its sink (the edge
+// between them holds the batches in flight).
+const entityPool = 8
 
 // step tokenizes the first n queued chunks, in parallel, while this
 // goroutine resolves the ready ones; then the tokenized ones are ready.

@@ -88,7 +88,7 @@ func (p *Parser) hold() {
 		p.spare = p.spare[:n-1]
 	}
 	if s.out == nil && p.own {
-		s.out = newBatch()
+		s.out = p.newBatch()
 	}
 }
 
