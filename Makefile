@@ -73,10 +73,15 @@ chaos:
 forecast-eval:
 	tools/forecast-eval.sh
 
-# bench prints pj_dump and tracecast side by side on the 41 MB StarPU trace
-# (needs ../shared), then the Go benchmarks of the reader.
+# bench prints the scaling table — tracecast states --format pjdump against
+# pj_dump on the 41 MB StarPU trace and its events repeated to 420 MB and
+# 2.1 GB, generated in a temporary directory (needs ../shared; pj_dump takes
+# about 150 s on 2.1 GB): wall time, MB/s, peak RSS, ratio to pj_dump's time
+# per byte, threads — then the Go benchmarks of the reader and writers, and
+# the live latencies (bench-live). docs/performance.md keeps the latest.
 bench: deps
 	tools/bench.sh
+	bash tools/bench-live.sh
 
 # bench-live measures the live pipeline (tail → paje → live predict → kafka,
 # in-process broker): (a) latency from a line appended to the tailed trace
