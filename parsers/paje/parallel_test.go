@@ -182,7 +182,12 @@ func checkParallel(t *testing.T, name string, data []byte, chunkSizes []int, all
 				got := collect(Read, data, withThreads(o, threads, size))
 				sameRead(t, name+" "+mode+": threads "+itoa(threads)+", chunks of "+itoa(size), got, c1, true)
 			}
-			for _, threads := range []int{1, 3} {
+			procThreads := []int{1, 3}
+			if raceEnabled {
+				// Under the race detector: the parallel path, one mode.
+				procThreads = map[bool][]int{true: {3}}[mode == "pjdump"]
+			}
+			for _, threads := range procThreads {
 				chunkSize := size
 				if size == 0 {
 					chunkSize = DefaultChunkBytes
