@@ -83,9 +83,10 @@ func fixed6Signed(b []byte, f float64) []byte {
 }
 
 // appendUnits6 appends u millionths as "I.FFFFFF": the digits are written
-// backwards, two at a time, into a small array, then appended at once.
+// backwards, two at a time, into a small array, then copied at once — as
+// one 16-byte move when they fit and b has the room (trace times do).
 func appendUnits6(b []byte, u uint64) []byte {
-	var tmp [27]byte // 20 digits of a uint64, the point, 6 decimals
+	var tmp [27 + 16]byte // 20 digits of a uint64, the point, 6 decimals; room for a 16-byte load
 	ip := u / 1e6
 	fp := u - ip*1e6
 	f0 := fp / 10000
@@ -111,7 +112,13 @@ func appendUnits6(b []byte, u uint64) []byte {
 		i--
 		tmp[i] = byte('0' + ip)
 	}
-	return append(b, tmp[i:]...)
+	n, k := len(b), 27-i
+	if k <= 16 && cap(b)-n >= 16 {
+		// The bytes after the number are overwritten by what follows.
+		*(*[16]byte)(b[n : n+16]) = *(*[16]byte)(tmp[i : i+16])
+		return b[:n+k]
+	}
+	return append(b, tmp[i:27]...)
 }
 
 // appendUint appends u in decimal.
