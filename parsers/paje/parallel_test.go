@@ -228,6 +228,9 @@ func TestParallelTestdata(t *testing.T) {
 // TestParallelShared: the same on every trace of shared/traces (skipped
 // when they are absent), including those pj_dump rejects.
 func TestParallelShared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every shared trace in every mode (make test-long; TestParallelTestdata covers the repository's)")
+	}
 	needShared(t)
 	var traces []string
 	filepath.WalkDir(sharedTraces, func(path string, d os.DirEntry, err error) error {
