@@ -54,6 +54,7 @@ func (s *sim) emit(sl *slot, e tracecast.Entity) {
 	}
 	s.out = append(s.out, e)
 	s.outMeta = append(s.outMeta, entMeta{sl: sl, seq: s.seq})
+	s.outMax = max(s.outMax, e.Start)
 }
 
 // takeQuirks moves the completed entities into the hold queue and appends to
@@ -75,12 +76,10 @@ func (p *Parser) hold() {
 	if len(s.out) == 0 {
 		return
 	}
-	b := quirkBatch{es: s.out, meta: s.outMeta, maxStart: math.Inf(-1)}
-	for i := range b.es {
-		if b.es[i].Nature != tracecast.NatureContainer {
-			b.maxStart = max(b.maxStart, b.es[i].Start)
-		}
-	}
+	// emit kept the latest start, containers aside (those go straight
+	// to out).
+	b := quirkBatch{es: s.out, meta: s.outMeta, maxStart: s.outMax}
+	s.outMax = math.Inf(-1)
 	p.held = append(p.held, b)
 	s.out, s.outMeta = nil, nil
 	if n := len(p.spare); n > 0 {

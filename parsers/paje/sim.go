@@ -143,6 +143,7 @@ type sim struct {
 	maxLine     float64
 	quirkWindow float64
 	outMeta     []entMeta
+	outMax      float64 // the latest start in out, containers aside (-Inf when none)
 	// drain, when set, is called when out grows large inside one call (at
 	// the end of the trace every container closes at once), so output
 	// leaves in batches instead of piling up.
@@ -169,6 +170,7 @@ func newSim(opts *Options) *sim {
 		containers: make(map[string]*container),
 		strs:       &strTable{},
 		destroyed:  make(map[string]string),
+		outMax:     math.Inf(-1),
 	}
 	s.root = &container{name: "0", key: "0", typ: rootType}
 	s.containers["0"] = s.root
