@@ -4,7 +4,7 @@ PKGS    ?= ./...
 FUZZTIME ?= 60s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos
+.PHONY: all build test test-long deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos
 
 all: build
 
@@ -38,17 +38,33 @@ deps:
 	@[ -d tools/duckcheck/node_modules/@duckdb/node-api ] || npm ci --silent --no-audit --no-fund --prefix tools/duckcheck
 	$(GO) mod download
 
-# test runs every test, with the race detector, short fuzzing passes of the
-# Paje, strace and Kwollect-document readers and a reduced reproduction of seed 004's study. Tests that need ../shared (the study's real traces) skip
-# with a message when it is absent.
+# test runs the unit suite with the race detector in -short mode (tests that
+# start processes and brokers, or read the 41 MB trace, skip themselves;
+# make test-long runs them), short fuzzing smoke passes of the Paje, strace
+# and Kwollect-document readers and a reduced reproduction of seed 004's
+# study: under 10 minutes on 2 cores. Tests that need ../shared (the study's
+# real traces) skip with a message when it is absent.
 test: deps
 	$(GO) vet $(PKGS)
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -short -count=1 $(PKGS)
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 5s -fuzzminimizetime 20x ./parsers/iocall
+	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 5s -fuzzminimizetime 20x ./parsers/power
+	LOG_LEVEL=warn reproduce/run.sh ci
+
+# test-long runs what make test leaves out: every test without -short (real
+# processes and brokers, pj_dump on every shared trace, the parallel reader
+# on the large traces, the 41 MB Parquet round trip), with the race detector,
+# and the fuzzing passes at their full length (FuzzTokenize too).
+test-long: deps
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 15s -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 15s -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 15s -fuzzminimizetime 50x ./parsers/iocall
 	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 10s -fuzzminimizetime 50x ./parsers/power
-	LOG_LEVEL=warn reproduce/run.sh ci
 
 vet:
 	$(GO) vet $(PKGS)
@@ -73,10 +89,15 @@ chaos:
 forecast-eval:
 	tools/forecast-eval.sh
 
-# bench prints pj_dump and tracecast side by side on the 41 MB StarPU trace
-# (needs ../shared), then the Go benchmarks of the reader.
+# bench prints the scaling table — tracecast states --format pjdump against
+# pj_dump on the 41 MB StarPU trace and its events repeated to 420 MB and
+# 2.1 GB, generated in a temporary directory (needs ../shared; pj_dump takes
+# about 150 s on 2.1 GB): wall time, MB/s, peak RSS, ratio to pj_dump's time
+# per byte, threads — then the Go benchmarks of the reader and writers, and
+# the live latencies (bench-live). docs/performance.md keeps the latest.
 bench: deps
 	tools/bench.sh
+	bash tools/bench-live.sh
 
 # bench-live measures the live pipeline (tail → paje → live predict → kafka,
 # in-process broker): (a) latency from a line appended to the tailed trace
@@ -88,6 +109,7 @@ bench-live:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/iocall
 	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
 	$(GO) test -run '^$$' -fuzz FuzzFastJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power

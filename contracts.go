@@ -27,16 +27,36 @@ type Batch struct {
 	// and time unit; a prediction run's period). File sinks record it with
 	// their schema (Arrow metadata) when it comes with their first batch.
 	Meta map[string]string
+	// Recycle, when set, gives Items back to their producer, which fills
+	// them again instead of allocating new ones: at gigabytes of entities
+	// per run that is most of what the collector would otherwise do. The
+	// runtime calls it once the batch's only consumer, a sink that keeps
+	// nothing of a batch (ItemsForgetter), has written it; on any other
+	// path it is never called and the items are left to the collector.
+	Recycle func()
+}
+
+// ItemsForgetter is implemented by sinks that keep nothing of a batch's
+// Items once Write returns (they format or copy the records), so that the
+// runtime may recycle them (Batch.Recycle).
+type ItemsForgetter interface {
+	ForgetsItems() bool
 }
 
 // Len is the number of records in the batch, for the record types this
-// package defines (0 for others).
+// package defines (the lines of chunks; 0 for others).
 func (b Batch) Len() int {
 	switch v := b.Items.(type) {
 	case []Line:
 		return len(v)
 	case []Entity:
 		return len(v)
+	case []Chunk:
+		n := int64(0)
+		for i := range v {
+			n += v[i].Lines
+		}
+		return int(n)
 	}
 	return 0
 }

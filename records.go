@@ -76,6 +76,25 @@ type Line struct {
 	Partial bool
 }
 
+// Chunk is a run of whole lines of a text stream: what a file source hands
+// a parser that splits lines itself (component.Parser.Chunks) instead of
+// one Line per line, so that the parser can split and tokenize chunks on
+// every core.
+type Chunk struct {
+	// Data holds whole lines, each ending with '\n', except the stream's
+	// last line, which may lack it (a file cut short). It is only valid
+	// until Release.
+	Data []byte
+	// Lines is the number of lines in Data.
+	Lines int64
+	// First marks the stream's first chunk (its first line may start with
+	// a UTF-8 byte order mark).
+	First bool
+	// Release, when set, gives Data's buffer back to the source for reuse;
+	// the consumer calls it once, when it is done with Data.
+	Release func()
+}
+
 // Sample is one value of an event-occurrence signal: X of the selected
 // containers were in the signal's class at T = T0 + K·Δ (trace time units).
 type Sample struct {

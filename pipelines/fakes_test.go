@@ -88,6 +88,9 @@ func (g *genSource) Run(ctx context.Context, emit tracecast.Emit) error {
 type numOptions struct {
 	FailAt  int64 `yaml:"fail_at"`
 	PanicAt int64 `yaml:"panic_at"`
+	// Recycle sets Batch.Recycle, which counts in the store.
+	Recycle bool `yaml:"recycle"`
+	st      *store
 }
 
 type numParser struct {
@@ -108,7 +111,11 @@ func (p *numParser) Process(ctx context.Context, in tracecast.Batch, emit tracec
 		out = append(out, tracecast.Entity{Nature: tracecast.NatureEvent, Container: in.Stream, Type: "E",
 			Start: float64(l.Num), End: float64(l.Num), Value: string(l.Data)})
 	}
-	return emit(ctx, tracecast.Batch{Stream: in.Stream, Items: out})
+	b := tracecast.Batch{Stream: in.Stream, Items: out}
+	if p.o.Recycle {
+		b.Recycle = func() { p.o.st.recycled.Add(1) }
+	}
+	return emit(ctx, b)
 }
 
 func (p *numParser) Flush(ctx context.Context, emit tracecast.Emit) error {
@@ -162,6 +169,7 @@ type captureOptions struct {
 	FailAt    int           `yaml:"fail_at"`    // batch number
 	PanicAt   int           `yaml:"panic_at"`
 	OnClose   bool          `yaml:"on_close"` // durable only once closed
+	Forgets   bool          `yaml:"forgets"`  // says it keeps nothing of a batch
 }
 
 type captured struct {
@@ -183,6 +191,7 @@ type store struct {
 	sinks    map[string]*captured
 	gens     map[string]*genSource
 	release  chan struct{}
+	recycled atomic.Int64 // batches given back (Batch.Recycle)
 }
 
 func newStore() *store {
@@ -257,6 +266,8 @@ func (s *captureSink) Write(ctx context.Context, b tracecast.Batch) error {
 
 func (s *captureSink) DurableOnClose() bool { return s.o.OnClose }
 
+func (s *captureSink) ForgetsItems() bool { return s.o.Forgets }
+
 func (s *captureSink) Close(ctx context.Context) error {
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
@@ -277,6 +288,7 @@ func testRegistry(st *store) *component.Registry {
 			return g, nil
 		})
 	component.RegisterParser(r, "num", "", nil, func(env component.Env, o numOptions) (*component.Parser, error) {
+		o.st = st
 		return &component.Parser{
 			Processor: &numParser{o: o, stream: env.Stream},
 			NewTimeOf: func() func([]byte) (float64, bool) {

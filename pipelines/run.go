@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -332,6 +333,9 @@ func emitter(n *node, graphCtx context.Context) tracecast.Emit {
 		if bar != nil {
 			bar.Hold(len(n.outs))
 		}
+		if b.Recycle != nil && !recycles(n.outs) {
+			b.Recycle = nil // someone may keep the items: never reused
+		}
 		for i, c := range n.outs {
 			var err error
 			select {
@@ -496,6 +500,16 @@ func runSource(n *node, srcCtx, gctx context.Context) error {
 	return err
 }
 
+// recycles reports whether a batch sent to outs may be recycled once
+// written: its one consumer is a sink that keeps nothing of it.
+func recycles(outs []*node) bool {
+	if len(outs) != 1 || outs[0].kind != component.KindSink {
+		return false
+	}
+	f, ok := outs[0].sink.(tracecast.ItemsForgetter)
+	return ok && f.ForgetsItems()
+}
+
 func runProcessor(n *node, ctx context.Context) error {
 	emit := emitter(n, ctx)
 	ip, _ := n.proc.(InputProcessor)
@@ -613,6 +627,9 @@ func runSink(n *node, ctx context.Context) (err error) {
 			n.recordsIn.Add(batchLen(env.b))
 			if err := n.sink.Write(ctx, env.b); err != nil {
 				return err
+			}
+			if env.b.Recycle != nil {
+				env.b.Recycle()
 			}
 			n.refreshMetrics(false)
 		case <-ctx.Done():

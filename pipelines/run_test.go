@@ -110,6 +110,50 @@ sinks:
 	}
 }
 
+// TestRecycle: a batch's items are given back to their producer once
+// written only when its one consumer is a sink that keeps nothing of them;
+// fanned out, or through a stage, or to a sink that may keep them, never.
+func TestRecycle(t *testing.T) {
+	for _, tc := range []struct {
+		name, graph string
+		want        int64
+	}{
+		{"forgetting sink", `
+sinks:
+  out: {type: capture, inputs: [a], forgets: true}`, 10},
+		{"sink that may keep", `
+sinks:
+  out: {type: capture, inputs: [a]}`, 0},
+		{"two sinks", `
+sinks:
+  out: {type: capture, inputs: [a], forgets: true}
+  out2: {type: capture, inputs: [a], forgets: true}`, 0},
+		{"through a stage", `
+stages:
+  mid: {type: tag, inputs: [a]}
+sinks:
+  out: {type: capture, inputs: [mid], forgets: true}`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore()
+			yaml := `version: 1
+settings: {status_interval: 0s}
+sources:
+  a: {type: gen, count: 100, batch: 10, parser: {type: num, recycle: true}}` + tc.graph + "\n"
+			if err := run(t, t.Context(), yaml, st, RunOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := st.recycled.Load(); got != tc.want {
+				t.Errorf("%d batches recycled, want %d", got, tc.want)
+			}
+			// 100 lines and the parser's flush (and the stage's).
+			if n := len(st.get("out").entities); n < 101 {
+				t.Errorf("out got %d entities, want 101 or more", n)
+			}
+		})
+	}
+}
+
 func TestBackpressureBoundsBuffering(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newStore()

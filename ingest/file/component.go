@@ -3,6 +3,7 @@ package file
 import (
 	"errors"
 	"fmt"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
@@ -89,6 +90,8 @@ func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {
 		StrictEOL:    o.StrictEOL,
 		Logger:       env.Logger,
 	}
+	// At full speed a parser that splits lines itself gets chunks.
+	fo.Chunks = speed == SpeedMax && env.Parser != nil && env.Parser.Chunks
 	if speed != SpeedMax {
 		if env.Parser == nil || env.Parser.NewTimeOf == nil {
 			return nil, fmt.Errorf("speed %s needs a parser that reads timestamps (none configured)", speed)

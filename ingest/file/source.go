@@ -68,6 +68,11 @@ type Options struct {
 	Clock Clock
 	// Logger receives warnings (truncated last line) and debug messages.
 	Logger zerolog.Logger
+	// Chunks makes Run emit batches of one tracecast.Chunk (runs of whole
+	// lines, not copied line by line) instead of []tracecast.Line, for a
+	// parser that splits lines itself (component.Parser.Chunks). It
+	// applies only without pacing, which needs each line's time.
+	Chunks bool
 }
 
 // Progress is a snapshot of how far a Source is through its input.
@@ -207,6 +212,12 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 		defer zr.Close()
 		s.gzip.Store(true)
 		r = zr
+	}
+	if s.opts.Chunks && s.opts.Speed == SpeedMax {
+		if r == nil {
+			r = br
+		}
+		return s.chunkLoop(ctx, r, emit)
 	}
 	lr := lineReader{br: br, max: s.opts.MaxLineBytes}
 	if s.gzip.Load() {
@@ -355,6 +366,97 @@ func (s *Source) loop(ctx context.Context, lr *lineReader, emit tracecast.Emit) 
 			}
 		}
 	}
+}
+
+// chunkBytes is the size of the chunks of Options.Chunks, and
+// chunkPool how many of their buffers are kept for reuse: the edge to
+// the parser and the parser's own queue hold about that many.
+const (
+	chunkBytes = 64 << 10
+	chunkPool  = 32
+)
+
+// chunkLoop hands the input out as chunks of whole lines (Options.Chunks),
+// one per batch. Their buffers come back through Chunk.Release and are
+// reused; a line longer than MaxLineBytes (plus a carriage return) is an
+// error, as in the line loop.
+func (s *Source) chunkLoop(ctx context.Context, r io.Reader, emit tracecast.Emit) error {
+	o := &s.opts
+	free := make(chan []byte, chunkPool)
+	sp := input.NewSplitter(r, chunkBytes, o.MaxLineBytes+1)
+	var num, offset int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var c input.Chunk
+		select {
+		case c.Buf = <-free:
+		default:
+		}
+		ok, err := sp.Fill(&c)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%s:%d: read: %w", o.Name, num+1, err)
+		}
+		if !ok {
+			if num == 0 {
+				// An empty input is still a stream (an empty trace).
+				return emit(ctx, tracecast.Batch{Stream: o.Name, Items: []tracecast.Line{}, Watermark: math.NaN()})
+			}
+			return nil
+		}
+		if c.TooLong {
+			return fmt.Errorf("%s:%d: line longer than %d bytes", o.Name, num+1, o.MaxLineBytes)
+		}
+		if len(c.Data) > o.MaxLineBytes {
+			// The splitter allows one byte more, for a carriage return:
+			// a line that long without one is too long.
+			if i := longLine(c.Data, o.MaxLineBytes); i > 0 {
+				return fmt.Errorf("%s:%d: line longer than %d bytes", o.Name, num+i, o.MaxLineBytes)
+			}
+		}
+		lines := int64(bytes.Count(c.Data, []byte{'\n'}))
+		if c.Data[len(c.Data)-1] != '\n' {
+			// Only the input's last line may lack its newline.
+			lines++
+			if o.StrictEOL {
+				return fmt.Errorf("%s:%d: truncated last line (no newline at end of file)", o.Name, num+lines)
+			}
+			s.truncated.Store(true)
+			o.Logger.Warn().Str("stream", o.Name).Int64("line", num+lines).
+				Msg("last line has no newline at end of file: the trace may be incomplete")
+		}
+		num += lines
+		offset += int64(len(c.Data))
+		s.bytes.Store(offset)
+		buf := c.Buf
+		ch := tracecast.Chunk{Data: c.Data, Lines: lines, First: c.First, Release: func() {
+			select {
+			case free <- buf[:0]:
+			default: // the pool is full: left to the collector
+			}
+		}}
+		if err := emit(ctx, tracecast.Batch{Stream: o.Name, Items: []tracecast.Chunk{ch}, Watermark: math.NaN()}); err != nil {
+			return err
+		}
+		s.lines.Add(lines)
+	}
+}
+
+// longLine returns the 1-based number in data of the first line longer
+// than max bytes once its terminator ("\n" or "\r\n") is removed, or 0.
+func longLine(data []byte, max int) int64 {
+	for n := int64(1); len(data) > 0; n++ {
+		line, rest, _ := bytes.Cut(data, []byte{'\n'})
+		if len(bytes.TrimSuffix(line, []byte{'\r'})) > max {
+			return n
+		}
+		data = rest
+	}
+	return 0
 }
 
 var errLineTooLong = errors.New("line too long")

@@ -19,12 +19,17 @@ import (
 	"github.com/tracecast/tracecast"
 )
 
-// collect runs src and returns every emitted batch.
+// collect runs src and returns every emitted batch. Chunks (Options.Chunks)
+// are cut into the lines the line loop would emit, then released.
 func collect(t *testing.T, src *Source) ([][]tracecast.Line, error) {
 	t.Helper()
 	var got [][]tracecast.Line
+	var num, end int64
 	err := src.Run(t.Context(), func(ctx context.Context, b tracecast.Batch) error {
 		lines, ok := b.Items.([]tracecast.Line)
+		if cs, isChunks := b.Items.([]tracecast.Chunk); isChunks && src.opts.Chunks {
+			lines, ok = chunkLines(t, cs, &num, &end), true
+		}
 		if !ok {
 			t.Fatalf("batch items are %T, want []tracecast.Line", b.Items)
 		}
@@ -35,6 +40,34 @@ func collect(t *testing.T, src *Source) ([][]tracecast.Line, error) {
 		return nil
 	})
 	return got, err
+}
+
+// chunkLines cuts chunks into lines (copied), numbered from *num, and
+// releases them.
+func chunkLines(t *testing.T, cs []tracecast.Chunk, num, end *int64) []tracecast.Line {
+	var lines []tracecast.Line
+	for _, c := range cs {
+		if c.Release == nil || len(c.Data) == 0 {
+			t.Fatalf("chunk %q: empty or without Release", c.Data)
+		}
+		if c.First != (*num == 0) {
+			t.Errorf("chunk at line %d: First = %v", *num+1, c.First)
+		}
+		n := int64(0)
+		for data := c.Data; len(data) > 0; n++ {
+			line, rest, nl := bytes.Cut(data, []byte{'\n'})
+			*num++
+			*end += int64(len(data) - len(rest))
+			line = bytes.TrimSuffix(line, []byte{'\r'})
+			lines = append(lines, tracecast.Line{Data: bytes.Clone(line), Num: *num, End: *end, Partial: !nl})
+			data = rest
+		}
+		if n != c.Lines {
+			t.Errorf("chunk of %d lines says %d", n, c.Lines)
+		}
+		c.Release()
+	}
+	return lines
 }
 
 func writeFile(t *testing.T, name string, data []byte) string {
@@ -168,60 +201,106 @@ func TestSourceLines(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			data := []byte(tt.input)
-			if tt.gzip {
-				data = gzipped(t, data)
+		for _, chunks := range []bool{false, true} {
+			name := tt.name
+			if chunks {
+				name += " in chunks"
 			}
-			path := writeFile(t, "in.trace", data)
-			var logs bytes.Buffer
-			src, err := New(Options{Path: path, Name: "IN", StrictEOL: tt.strict, MaxLineBytes: tt.maxLine,
-				Logger: zerolog.New(&logs)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			batches, err := collect(t, src)
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			t.Run(name, func(t *testing.T) {
+				data := []byte(tt.input)
+				if tt.gzip {
+					data = gzipped(t, data)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(batches) == 0 {
-				t.Fatal("no batch: every input, an empty one too, is a stream downstream")
-			}
-			got := flatten(batches)
-			for i, b := range batches {
-				for j, l := range b {
-					if last := i == len(batches)-1 && j == len(b)-1; l.Partial != (last && tt.truncated) {
-						t.Errorf("line %d: Partial = %v, want %v", l.Num, l.Partial, last && tt.truncated)
+				path := writeFile(t, "in.trace", data)
+				var logs bytes.Buffer
+				src, err := New(Options{Path: path, Name: "IN", StrictEOL: tt.strict, MaxLineBytes: tt.maxLine,
+					Logger: zerolog.New(&logs), Chunks: chunks})
+				if err != nil {
+					t.Fatal(err)
+				}
+				batches, err := collect(t, src)
+				if tt.wantErr != "" {
+					if err == nil || err.Error() != tt.wantErr {
+						t.Fatalf("err = %v, want %q", err, tt.wantErr)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(batches) == 0 {
+					t.Fatal("no batch: every input, an empty one too, is a stream downstream")
+				}
+				got := flatten(batches)
+				for i, b := range batches {
+					for j, l := range b {
+						if last := i == len(batches)-1 && j == len(b)-1; l.Partial != (last && tt.truncated) {
+							t.Errorf("line %d: Partial = %v, want %v", l.Num, l.Partial, last && tt.truncated)
+						}
 					}
 				}
+				if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+					t.Errorf("lines =\n%+v\nwant\n%+v", got, tt.want)
+				}
+				st := src.Stats()
+				if st.Truncated != tt.truncated {
+					t.Errorf("Truncated = %v, want %v", st.Truncated, tt.truncated)
+				}
+				if hasWarn := strings.Contains(logs.String(), `"level":"warn"`); hasWarn != tt.truncated {
+					t.Errorf("warning logged = %v, want %v (logs %s)", hasWarn, tt.truncated, logs.String())
+				}
+				if st.Gzip != tt.gzip {
+					t.Errorf("Gzip = %v, want %v", st.Gzip, tt.gzip)
+				}
+				if st.Bytes != int64(len(tt.input)) {
+					t.Errorf("Bytes = %d, want %d", st.Bytes, len(tt.input))
+				}
+				p := src.Progress()
+				if p.Read != int64(len(data)) || p.Total != int64(len(data)) || p.Lines != int64(len(tt.want)) {
+					t.Errorf("Progress = %+v, want read=total=%d lines=%d", p, len(data), len(tt.want))
+				}
+			})
+		}
+	}
+}
+
+// TestSourceChunksReuse: released chunk buffers are filled again, so that
+// a long input at full speed allocates a few buffers, not one per chunk;
+// chunks nobody releases are replaced.
+func TestSourceChunksReuse(t *testing.T) {
+	var sb strings.Builder
+	for i := range 100000 {
+		fmt.Fprintf(&sb, "line %d of a trace\n", i)
+	}
+	path := writeFile(t, "in.trace", []byte(sb.String()))
+	for _, release := range []bool{true, false} {
+		src, err := New(Options{Path: path, Chunks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bufs := map[*byte]bool{}
+		var data bytes.Buffer
+		n := 0
+		err = src.Run(t.Context(), func(_ context.Context, b tracecast.Batch) error {
+			for _, c := range b.Items.([]tracecast.Chunk) {
+				n++
+				bufs[&c.Data[:1][0]] = true
+				data.Write(c.Data)
+				if release {
+					c.Release()
+				}
 			}
-			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
-				t.Errorf("lines =\n%+v\nwant\n%+v", got, tt.want)
-			}
-			st := src.Stats()
-			if st.Truncated != tt.truncated {
-				t.Errorf("Truncated = %v, want %v", st.Truncated, tt.truncated)
-			}
-			if hasWarn := strings.Contains(logs.String(), `"level":"warn"`); hasWarn != tt.truncated {
-				t.Errorf("warning logged = %v, want %v (logs %s)", hasWarn, tt.truncated, logs.String())
-			}
-			if st.Gzip != tt.gzip {
-				t.Errorf("Gzip = %v, want %v", st.Gzip, tt.gzip)
-			}
-			if st.Bytes != int64(len(tt.input)) {
-				t.Errorf("Bytes = %d, want %d", st.Bytes, len(tt.input))
-			}
-			p := src.Progress()
-			if p.Read != int64(len(data)) || p.Total != int64(len(data)) || p.Lines != int64(len(tt.want)) {
-				t.Errorf("Progress = %+v, want read=total=%d lines=%d", p, len(data), len(tt.want))
-			}
+			return nil
 		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data.String() != sb.String() {
+			t.Fatalf("release %v: the chunks do not put the input back together", release)
+		}
+		if want := map[bool]int{true: 2, false: n}[release]; len(bufs) > want || n < 20 {
+			t.Errorf("release %v: %d buffers for %d chunks, want at most %d", release, len(bufs), n, want)
+		}
 	}
 }
 

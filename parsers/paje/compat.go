@@ -54,6 +54,7 @@ func (s *sim) emit(sl *slot, e tracecast.Entity) {
 	}
 	s.out = append(s.out, e)
 	s.outMeta = append(s.outMeta, entMeta{sl: sl, seq: s.seq})
+	s.outMax = max(s.outMax, e.Start)
 }
 
 // takeQuirks moves the completed entities into the hold queue and appends to
@@ -75,17 +76,18 @@ func (p *Parser) hold() {
 	if len(s.out) == 0 {
 		return
 	}
-	b := quirkBatch{es: s.out, meta: s.outMeta, maxStart: math.Inf(-1)}
-	for i := range b.es {
-		if b.es[i].Nature != tracecast.NatureContainer {
-			b.maxStart = max(b.maxStart, b.es[i].Start)
-		}
-	}
+	// emit kept the latest start, containers aside (those go straight
+	// to out).
+	b := quirkBatch{es: s.out, meta: s.outMeta, maxStart: s.outMax}
+	s.outMax = math.Inf(-1)
 	p.held = append(p.held, b)
 	s.out, s.outMeta = nil, nil
 	if n := len(p.spare); n > 0 {
 		s.out, s.outMeta = p.spare[n-1].es, p.spare[n-1].meta
 		p.spare = p.spare[:n-1]
+	}
+	if s.out == nil && p.own {
+		s.out = p.newBatch()
 	}
 }
 
@@ -100,8 +102,14 @@ func (p *Parser) releasable() bool {
 func (p *Parser) release() {
 	b := p.held[0]
 	p.sim.releasedMax = max(p.sim.releasedMax, b.maxStart)
-	clear(b.es)
-	p.spare = append(p.spare, quirkBatch{es: b.es[:0], meta: b.meta[:0]})
+	es := b.es[:0]
+	if p.own {
+		es = nil // handed over: downstream may keep it
+	} else {
+		clear(b.es)
+	}
+	clear(b.meta)
+	p.spare = append(p.spare, quirkBatch{es: es, meta: b.meta[:0]})
 	n := copy(p.held, p.held[1:])
 	p.held[n] = quirkBatch{}
 	p.held = p.held[:n]

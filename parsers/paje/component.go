@@ -130,7 +130,9 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		if stream != "" {
 			one.Name = stream
 		}
-		return &processor{p: NewParser(one), report: func(st Stats) { report(env, one.Name, st) }}, nil
+		pr := newProcessor(one)
+		pr.report = func(st Stats) { report(env, one.Name, st) }
+		return pr, nil
 	}).LogTo(env.Logger)
 	if o.StreamErrors == "drop" {
 		ps.DropFailedStreams(env.Logger)
@@ -148,6 +150,7 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		},
 		TimeScale: 1,
 		Stateful:  true,
+		Chunks:    true,
 	}, nil
 }
 

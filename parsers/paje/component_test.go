@@ -37,6 +37,9 @@ func TestParserConfigThreads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !p.Chunks {
+			t.Fatal("the parser does not take chunks: a file source would hand it lines one by one")
+		}
 		var got []tracecast.Entity
 		emit := func(_ context.Context, b tracecast.Batch) error {
 			got = append(got, b.Items.([]tracecast.Entity)...)

@@ -116,5 +116,7 @@ func FuzzParallel(f *testing.F) {
 		n := 2 + int(threads)%4
 		got := collect(Read, data, withThreads(o, n, size))
 		sameRead(t, "threads "+itoa(n)+", chunks of "+itoa(size), got, one, true)
+		got = processChunks(t, data, withThreads(o, n, 0), size)
+		sameRead(t, "processor on chunks, threads "+itoa(n)+", chunks of "+itoa(size), got, nonEmpty(one), true)
 	})
 }

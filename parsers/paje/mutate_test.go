@@ -18,7 +18,11 @@ func TestMutationsTerminate(t *testing.T) {
 	seed, _ := os.ReadFile("../../testdata/smpi/ring-4.trace")
 	seed2 := gunzip(t, starpuTrace)[:20000]
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < 2000; i++ {
+	n := 2000
+	if testing.Short() {
+		n = 300 // make test-long runs all of them
+	}
+	for i := 0; i < n; i++ {
 		base := seed
 		if i%2 == 1 {
 			base = seed2

@@ -429,3 +429,42 @@ func gzipped(data []byte) io.Reader {
 // starpuTrace is a raw StarPU 1.4.9 trace (2 CPU workers, Cholesky), the one
 // the demo embeds; its pj_dump output sits next to it.
 const starpuTrace = "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"
+
+// TestValueAliases: state values resolve to their aliases' names, also
+// when two aliases share a slot of the value cache, when an alias is
+// defined after the value was used bare, and when it is redefined.
+func TestValueAliases(t *testing.T) {
+	body := `%EventDef PajeDefineEntityValue 10
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+10 ab S Alpha
+10 cb S Charlie
+4 1 w1 S ab
+4 2 w1 S cb
+4 3 w1 S ab
+4 4 w1 S X
+10 X S Ex
+4 5 w1 S X
+10 ab S Again
+4 6 w1 S ab
+4 7 w1 S cb
+`
+	got, _, err := dump(t, strings.NewReader(hdr+body), pjOpts("alias"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, l := range got {
+		if strings.HasPrefix(l, "State") {
+			states = append(states, l[strings.LastIndex(l, ", ")+2:])
+		}
+	}
+	want := []string{"Alpha", "Alpha", "Again", "Charlie", "Charlie", "Ex", "X"} // sorted lines: by start time
+	sort.Strings(states)
+	sort.Strings(want)
+	if strings.Join(states, ",") != strings.Join(want, ",") {
+		t.Errorf("state values %q, want %q (lines %q)", states, want, got)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/input"
 	"go.uber.org/goleak"
 )
 
@@ -136,6 +137,13 @@ func sameRead(t *testing.T, what string, got, want readResult, batches bool) {
 	}
 }
 
+// nonEmpty is r without its empty batches, which Read hands out and a
+// Processor does not emit.
+func nonEmpty(r readResult) readResult {
+	r.batches = slices.DeleteFunc(slices.Clone(r.batches), func(n int) bool { return n == 0 })
+	return r
+}
+
 // withThreads returns o reading with threads goroutines and chunks of
 // chunkBytes (0: the default).
 func withThreads(o Options, threads, chunkBytes int) Options {
@@ -174,6 +182,19 @@ func checkParallel(t *testing.T, name string, data []byte, chunkSizes []int, all
 				got := collect(Read, data, withThreads(o, threads, size))
 				sameRead(t, name+" "+mode+": threads "+itoa(threads)+", chunks of "+itoa(size), got, c1, true)
 			}
+			procThreads := []int{1, 3}
+			if raceEnabled {
+				// Under the race detector: the parallel path, one mode.
+				procThreads = map[bool][]int{true: {3}}[mode == "pjdump"]
+			}
+			for _, threads := range procThreads {
+				chunkSize := size
+				if size == 0 {
+					chunkSize = DefaultChunkBytes
+				}
+				got := processChunks(t, data, withThreads(o, threads, 0), chunkSize)
+				sameRead(t, name+" "+mode+": processor, threads "+itoa(threads)+", chunks of "+itoa(chunkSize), got, nonEmpty(c1), true)
+			}
 		}
 	}
 }
@@ -207,6 +228,9 @@ func TestParallelTestdata(t *testing.T) {
 // TestParallelShared: the same on every trace of shared/traces (skipped
 // when they are absent), including those pj_dump rejects.
 func TestParallelShared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every shared trace in every mode (make test-long; TestParallelTestdata covers the repository's)")
+	}
 	needShared(t)
 	var traces []string
 	filepath.WalkDir(sharedTraces, func(path string, d os.DirEntry, err error) error {
@@ -281,6 +305,10 @@ func TestParallelEdges(t *testing.T) {
 					sameRead(t, mode+" threads 1 chunks "+itoa(size), one, want, false)
 					got := collect(Read, []byte(in), withThreads(o, 4, size))
 					sameRead(t, mode+" threads 4 chunks "+itoa(size), got, one, true)
+					for _, threads := range []int{1, 4} {
+						got = processChunks(t, []byte(in), withThreads(o, threads, 0), max(size, 1))
+						sameRead(t, mode+" processor threads "+itoa(threads)+" chunks "+itoa(size), got, nonEmpty(one), true)
+					}
 				}
 			}
 		})
@@ -347,6 +375,78 @@ func processLines(data []byte, o Options, batch int) readResult {
 	return r
 }
 
+// processChunks runs a Processor over data cut into tracecast.Chunks of
+// about size bytes, as a file source at full speed hands them over (per
+// batch alternately one and two chunks), and returns what it emitted. Every
+// chunk must be released once, after it was handed over.
+func processChunks(t testing.TB, data []byte, o Options, size int) readResult {
+	t.Helper()
+	var r readResult
+	in, err := input.Decompress(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := NewProcessor(o)
+	emit := func(_ context.Context, b tracecast.Batch) error {
+		es := b.Items.([]tracecast.Entity)
+		r.es = append(r.es, es...)
+		r.batches = append(r.batches, len(es))
+		if b.Recycle != nil {
+			// Scribbled on, then filled again by the parser.
+			for i := range es {
+				es[i] = tracecast.Entity{Value: "recycled"}
+			}
+			b.Recycle()
+		}
+		return nil
+	}
+	sp := input.NewSplitter(in, max(size, 1), 1<<30)
+	var batch []tracecast.Chunk
+	handed, released := 0, 0
+	ctx := context.Background()
+	for n := 0; r.err == nil; n++ {
+		var c input.Chunk
+		ok, err := sp.Fill(&c)
+		if err != nil {
+			r.err = err
+			break
+		}
+		if ok {
+			handed++
+			batch = append(batch, tracecast.Chunk{Data: c.Data, First: c.First, Lines: int64(bytes.Count(c.Data, []byte{'\n'})), Release: func() {
+				released++
+				// The parser must be done with the bytes.
+				for i := range c.Buf {
+					c.Buf[i] = '#'
+				}
+			}})
+		}
+		if len(batch) > 0 && (!ok || len(batch) == 1+n%2) {
+			r.err = pr.Process(ctx, tracecast.Batch{Stream: "s", Items: batch}, emit)
+			batch = nil
+		}
+		if !ok {
+			if r.err == nil {
+				if handed == 0 {
+					r.err = pr.Process(ctx, tracecast.Batch{Stream: "s", Items: []tracecast.Line{}}, emit)
+				}
+				if r.err == nil {
+					r.err = pr.Flush(ctx, emit)
+				}
+			}
+			break
+		}
+	}
+	if r.err == nil && released != handed {
+		t.Fatalf("%d chunks released, %d handed over", released, handed)
+	}
+	if released > handed {
+		t.Fatalf("%d chunks released, only %d handed over", released, handed)
+	}
+	r.st = pr.(*processor).Stats()
+	return r
+}
+
 // TestProcessorThreads: a Processor tokenizing its batches on several
 // goroutines emits what it does on one, batch for batch.
 func TestProcessorThreads(t *testing.T) {
@@ -369,56 +469,5 @@ func TestProcessorThreads(t *testing.T) {
 				sameRead(t, name+" "+mode+" batches of "+itoa(batch), got, want, true)
 			}
 		}
-	}
-}
-
-// TestSplitter: chunks hold whole lines (each ends with a newline but the
-// input's last), grow for a line longer than the chunk, stand for a line
-// longer than the maximum whose bytes are dropped, and put back together
-// the input without those.
-func TestSplitter(t *testing.T) {
-	long := strings.Repeat("L", 40)
-	cases := []struct {
-		name, in  string
-		size, max int
-		want      []string // chunks' data; "!" stands for a line too long
-	}{
-		{"short lines", "a\nb\nc\n", 4, 10, []string{"a\nb\n", "c\n"}},
-		{"no newline at end", "a\nb\nc", 4, 10, []string{"a\nb\n", "c"}},
-		{"line longer than a chunk", "ab\n" + "cdefgh\n" + "i\n", 4, 10, []string{"ab\n", "cdefgh\n", "i\n"}},
-		{"line too long", "a\n" + long + "\nb\n", 4, 10, []string{"a\n", "!", "b\n"}},
-		{"too long at end", "a\n" + long, 4, 10, []string{"a\n", "!"}},
-		{"too long, no newline, small", "a\n" + long, 64, 10, []string{"a\n" + long}},
-		{"empty", "", 4, 10, nil},
-		{"newlines", "\n\n\n\n\n", 2, 10, []string{"\n\n", "\n\n", "\n"}},
-		{"crlf", "a\r\nb\r\n", 3, 10, []string{"a\r\n", "b\r\n"}},
-		{"exact", "abc\n", 4, 10, []string{"abc\n"}},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			sp := &splitter{r: strings.NewReader(c.in), max: c.max, size: c.size}
-			var got []string
-			ch := newChunk()
-			for {
-				ok, err := sp.fill(ch)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !ok {
-					break
-				}
-				if ch.tooLong {
-					got = append(got, "!")
-				} else {
-					got = append(got, string(ch.data))
-				}
-				if len(got) > 100 {
-					t.Fatal("no end")
-				}
-			}
-			if !slices.Equal(got, c.want) {
-				t.Errorf("chunks %q, want %q", got, c.want)
-			}
-		})
 	}
 }

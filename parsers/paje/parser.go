@@ -35,6 +35,11 @@ type Parser struct {
 	spare    []quirkBatch
 	finished bool
 	batch    []tracecast.Entity
+	// own: send hands its batches over for good (downstream may keep
+	// them) instead of reusing them, which saves a copy per entity; pool,
+	// when set, has batches given back (Batch.Recycle) to fill again.
+	own  bool
+	pool chan []tracecast.Entity
 }
 
 // NewParser returns a parser with the given options.
@@ -265,8 +270,12 @@ func (p *Parser) send(min int, fn func([]tracecast.Entity) error) error {
 	if !p.opts.PjdumpQuirks {
 		p.stats.Entities += int64(len(s.out))
 		err := fn(s.out)
-		clear(s.out)
-		s.out = s.out[:0]
+		if p.own {
+			s.out = p.newBatch()
+		} else {
+			clear(s.out)
+			s.out = s.out[:0]
+		}
 		return err
 	}
 	p.hold()
@@ -283,10 +292,36 @@ func (p *Parser) send(min int, fn func([]tracecast.Entity) error) error {
 		p.batch = p.finishQuirks(s.endAt, p.batch[:0])
 		p.stats.Entities += int64(len(p.batch))
 		err := fn(p.batch)
-		clear(p.batch)
+		if p.own {
+			p.batch = nil
+		} else {
+			clear(p.batch)
+		}
 		return err
 	}
 	return nil
+}
+
+// newBatch returns an empty output slice with room for a batch and then
+// some (a line may complete many entities): one given back, or a new one.
+func (p *Parser) newBatch() []tracecast.Entity {
+	select {
+	case es := <-p.pool: // a nil pool never has one
+		return es[:0]
+	default:
+		return make([]tracecast.Entity, 0, BatchSize+BatchSize/4)
+	}
+}
+
+// recycle gives a batch handed over back to the pool, if there is room.
+func (p *Parser) recycle(es []tracecast.Entity) {
+	if cap(es) < BatchSize || cap(es) > 4*BatchSize {
+		return // grown for a large batch: not worth keeping
+	}
+	select {
+	case p.pool <- es:
+	default:
+	}
 }
 
 // Pending is the number of completed entities not yet taken.

@@ -19,6 +19,10 @@ import (
 // opts.Threads > 1, the lines of a large batch are tokenized on that many
 // goroutines, then resolved in order: the output is the same.
 func NewProcessor(opts Options) tracecast.Processor {
+	return newProcessor(opts)
+}
+
+func newProcessor(opts Options) *processor {
 	pr := &processor{p: NewParser(opts)}
 	if pr.p.opts.Threads > 1 {
 		pr.parts = make([]tokPart, pr.p.opts.Threads)
@@ -35,6 +39,8 @@ type processor struct {
 	report func(Stats)
 	// parts are the threads' tokenized shares of a batch.
 	parts []tokPart
+	// cq is the queue of tracecast.Chunk input (chunks.go).
+	cq chunkQueue
 }
 
 // minParallelLines is the smallest batch tokenized in parallel: below it,
@@ -56,9 +62,16 @@ type lineTok struct {
 }
 
 func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	if cs, ok := in.Items.([]tracecast.Chunk); ok {
+		pr.stream = in.Stream
+		return pr.chunks(ctx, cs, emit)
+	}
 	lines, ok := in.Items.([]tracecast.Line)
 	if !ok {
-		return fmt.Errorf("paje: expects lines, got %T", in.Items)
+		return fmt.Errorf("paje: expects lines or chunks, got %T", in.Items)
+	}
+	if pr.cq.used {
+		return fmt.Errorf("paje: stream %s: lines after chunks", in.Stream)
 	}
 	pr.stream = in.Stream
 	var err error
@@ -186,6 +199,9 @@ func (t *tokPart) tokenize(lines []tracecast.Line, max int, first bool) {
 }
 
 func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
+	if pr.cq.used {
+		return pr.flushChunks(ctx, emit)
+	}
 	if err := pr.draining(ctx, emit, pr.p.Finish); err != nil {
 		return err
 	}

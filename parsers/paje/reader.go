@@ -44,7 +44,7 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, 
 		return fnErr
 	}
 	p.sim.drain = func() { send(BatchSize) }
-	sp := &splitter{r: in, max: p.opts.MaxLineBytes, size: p.opts.chunkSize()}
+	sp := input.NewSplitter(in, p.opts.chunkSize(), p.opts.MaxLineBytes)
 	if p.opts.Threads > 1 {
 		err = p.readParallel(sp, p.opts.Threads, send)
 	} else {
@@ -63,10 +63,10 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, 
 }
 
 // readChunks reads the chunks one after the other on this goroutine.
-func (p *Parser) readChunks(sp *splitter, send func(int) error) error {
+func (p *Parser) readChunks(sp *input.Splitter, send func(int) error) error {
 	c := newChunk()
 	for {
-		ok, err := sp.fill(c)
+		ok, err := sp.Fill(&c.Chunk)
 		if !ok {
 			return err
 		}
@@ -81,7 +81,7 @@ func (p *Parser) readChunks(sp *splitter, send func(int) error) error {
 // goroutines and resolves them here, in order. At most threads+3 chunks
 // exist at a time: one being filled, one per thread, one being resolved
 // and one ready.
-func (p *Parser) readParallel(sp *splitter, threads int, send func(int) error) error {
+func (p *Parser) readParallel(sp *input.Splitter, threads int, send func(int) error) error {
 	n := chunksInFlight(threads)
 	free := make(chan *chunk, n)
 	work := make(chan *chunk, n)
@@ -108,7 +108,7 @@ func (p *Parser) readParallel(sp *splitter, threads int, send func(int) error) e
 				readErr <- nil
 				return
 			}
-			ok, err := sp.fill(c)
+			ok, err := sp.Fill(&c.Chunk)
 			if !ok {
 				readErr <- err
 				return
@@ -207,22 +207,20 @@ const DefaultChunkBytes = 64 << 10
 // chunk is a run of whole lines of the input, with their tokens once
 // tokenized. A chunk is at most MaxChunkBytes.
 type chunk struct {
-	buf []byte // the chunk's buffer; data is a prefix of it
-	// data holds whole lines, each with its newline, except the last line
-	// of the input, which may lack it.
-	data []byte
-	// first is true for the input's first chunk (its first line may start
-	// with a byte order mark); tooLong for a chunk that stands for one line
-	// longer than the maximum, whose bytes were dropped.
-	first, tooLong bool
+	// Chunk holds the lines: whole lines, each with its newline, except
+	// the input's last line, which may lack it.
+	input.Chunk
 
 	// Filled by tokenize.
 	lines   []lineRec
-	toks    []token // slices of data
+	toks    []token // slices of Data
 	reasons []string
 	nlines  int64 // lines in the chunk, blank ones included
 
 	done chan struct{} // receives once the chunk is tokenized
+	// release, when set, gives Data back to whoever filled it (a
+	// tracecast.Chunk's source) once the chunk is resolved.
+	release func()
 }
 
 // lineRec is one non-blank line of a chunk.
@@ -271,7 +269,7 @@ const (
 
 // MaxChunkBytes bounds a chunk, and so the longest line Read accepts
 // whatever MaxLineBytes says: offsets into a chunk are 31-bit.
-const MaxChunkBytes = 1<<31 - 1
+const MaxChunkBytes = input.MaxChunkBytes
 
 func newChunk() *chunk { return &chunk{done: make(chan struct{}, 1)} }
 
@@ -283,101 +281,17 @@ func chunksInFlight(threads int) int {
 	return threads + 3
 }
 
-// splitter cuts its input into chunks of whole lines. It is used by one
-// goroutine at a time.
-type splitter struct {
-	r         io.Reader
-	max, size int
-	carry     []byte // the start of the next chunk's first line
-	skipping  bool   // dropping the rest of a line longer than max
-	eof       bool
-	first     bool // the first chunk has been filled
-}
-
-// fill fills c with the next lines. It returns false at the end of the
-// input, with the read error if there was one.
-func (s *splitter) fill(c *chunk) (bool, error) {
-	if cap(c.buf) < s.size || cap(c.buf) > 4*s.size {
-		// A chunk grown for a long line goes back to the normal size.
-		c.buf = make([]byte, 0, s.size)
-	}
-	c.first, c.tooLong = !s.first, false
-	data := append(c.buf[:0], s.carry...)
-	s.carry = s.carry[:0]
-	for {
-		var err error
-		for !s.eof && len(data) < cap(data) {
-			var n int
-			n, err = s.r.Read(data[len(data):cap(data)])
-			data = data[:len(data)+n]
-			if err == io.EOF {
-				s.eof, err = true, nil
-			} else if err != nil {
-				break
-			}
-		}
-		if err != nil {
-			// A read error ends the input where it happens.
-			c.buf = data
-			return false, err
-		}
-		if s.skipping {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				data = data[:0]
-				if s.eof {
-					c.buf = data
-					return false, nil
-				}
-				continue
-			}
-			s.skipping = false
-			data = data[:copy(data, data[i+1:])]
-			if !s.eof {
-				continue
-			}
-		}
-		if s.eof {
-			c.buf = data
-			if len(data) == 0 {
-				return false, nil
-			}
-			c.data = data
-			s.first = true
-			return true, nil
-		}
-		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-			s.carry = append(s.carry, data[i+1:]...)
-			c.buf, c.data = data, data[:i+1]
-			s.first = true
-			return true, nil
-		}
-		// The buffer is full and holds part of one line.
-		if len(data) > s.max || len(data) >= MaxChunkBytes {
-			// Too long: it stands for the line, whose bytes are dropped
-			// up to its newline.
-			c.buf, c.data, c.tooLong = data, nil, true
-			s.skipping = true
-			s.first = true
-			return true, nil
-		}
-		grown := make([]byte, len(data), min(2*cap(data), s.max+1, MaxChunkBytes))
-		copy(grown, data)
-		data = grown
-	}
-}
-
 // tokenize splits c into lines, tokenizes them and decodes their events
 // with the definitions of snap (any goroutine). Blank lines are only
 // counted.
 func (c *chunk) tokenize(max int, snap *defSnap) {
 	c.lines, c.toks, c.reasons, c.nlines = c.lines[:0], c.toks[:0], c.reasons[:0], 0
-	if c.tooLong {
+	if c.TooLong {
 		c.nlines = 1
 		c.lines = append(c.lines, lineRec{rel: 1, reason: -1, flags: lineTooLong})
 		return
 	}
-	data := c.data
+	data := c.Data
 	for pos := 0; pos < len(data); {
 		line := data[pos:]
 		var flags uint8
@@ -398,7 +312,7 @@ func (c *chunk) tokenize(max int, snap *defSnap) {
 				line = line[:n-1]
 			}
 		}
-		if c.nlines == 1 && c.first {
+		if c.nlines == 1 && c.First {
 			line = input.TrimBOM(line)
 		}
 		// Tokens go straight after the chunk's others (appended there

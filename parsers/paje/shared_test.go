@@ -64,6 +64,9 @@ func needPjdump(t *testing.T) string {
 // TestPjdumpParity runs Debian's pj_dump and tracecast side by side on every
 // real trace pj_dump accepts and requires identical records.
 func TestPjdumpParity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: pj_dump on every shared trace takes minutes (make test-long)")
+	}
 	needShared(t)
 	pj := needPjdump(t)
 	for _, c := range pjdumpParity {
@@ -122,6 +125,9 @@ func TestPjdumpParity(t *testing.T) {
 // the sorted trace's are variable pieces whose samples come after their
 // container's destruction in the file (pj_dump ignores those too).
 func TestRawStarPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: sorts and reads two large shared traces (make test-long)")
+	}
 	needShared(t)
 	for _, p := range []string{"dnn_and_starpu/paje.trace", "starpu-1.4.9-generated/lu_lws_12cpu_2numa/paje.trace.gz"} {
 		in := filepath.Join(sharedTraces, p)

@@ -29,8 +29,10 @@ type ptype struct {
 	id     int
 	kind   typeKind
 	parent *ptype
-	// values maps an entity value's alias (or name) to its name.
-	values map[string]string
+	// values maps an entity value's alias (or name) to itself and its
+	// name; vcache is a direct-mapped cache in front of it (value).
+	values map[string][2]string
+	vcache [16][2]string
 	// start and end are a link type's endpoint container types.
 	start, end *ptype
 }
@@ -141,6 +143,7 @@ type sim struct {
 	maxLine     float64
 	quirkWindow float64
 	outMeta     []entMeta
+	outMax      float64 // the latest start in out, containers aside (-Inf when none)
 	// drain, when set, is called when out grows large inside one call (at
 	// the end of the trace every container closes at once), so output
 	// leaves in batches instead of piling up.
@@ -167,6 +170,7 @@ func newSim(opts *Options) *sim {
 		containers: make(map[string]*container),
 		strs:       &strTable{},
 		destroyed:  make(map[string]string),
+		outMax:     math.Inf(-1),
 	}
 	s.root = &container{name: "0", key: "0", typ: rootType}
 	s.containers["0"] = s.root
@@ -253,9 +257,10 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 			return fail("definition", "entity values are for state, event and link types; "+quote(parent.name)+" is a "+typeKindNames[parent.kind]+" type")
 		}
 		if parent.values == nil {
-			parent.values = make(map[string]string)
+			parent.values = make(map[string][2]string)
 		}
-		parent.values[key] = name
+		parent.values[key] = [2]string{key, name}
+		parent.vcache = [16][2]string{} // an alias may take over a value's name
 		return nil
 	}
 	if parent.kind != tkContainer {
@@ -293,11 +298,26 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 // its own name (pajeng creates it on first use).
 func (s *sim) value(t *ptype, b []byte) string {
 	if len(t.values) > 0 {
+		// Most values of a state type are a few aliases: a direct-mapped
+		// cache by length and last byte answers before the map's hash.
+		h := (len(b) + int(lastByte(b))*3) & (len(t.vcache) - 1)
+		if e := &t.vcache[h]; e[0] == string(b) && e[1] != "" {
+			return e[1]
+		}
 		if v, ok := t.values[string(b)]; ok {
-			return v
+			t.vcache[h] = v
+			return v[1]
 		}
 	}
 	return s.strs.get(b)
+}
+
+// lastByte is b's last byte, 0 for an empty b.
+func lastByte(b []byte) byte {
+	if len(b) == 0 {
+		return 0
+	}
+	return b[len(b)-1]
 }
 
 func (s *sim) slot(c *container, t *ptype) *slot {

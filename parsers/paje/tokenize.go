@@ -3,6 +3,7 @@ package paje
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -51,75 +52,94 @@ var byteClass = func() (t [256]uint8) {
 // runs to the next double quote (so "" is an empty field — pajeng 1.3.6
 // mis-reads that one); '#' outside quotes ends the line. It reports a reason
 // when the line holds binary data (control characters, invalid UTF-8) or an
-// unterminated string. One pass over the line: this is the hot loop.
+// unterminated string.
+//
+// This is the hot loop. It looks at the line eight bytes at a time and
+// visits only the bytes that may matter (specials): separators, quotes,
+// '#', control and non-ASCII bytes; the bytes of a word in between cost
+// nothing each.
 func tokenize(line []byte, dst []token) ([]token, string) {
 	dst = dst[:0]
-	i, n := 0, len(line)
+	n := len(line)
 	high := false
-	for i < n {
-		switch byteClass[line[i]] {
-		case cSpace:
-			i++
-			continue
-		case cHash:
-			n = i // the rest is a comment (still checked for binary data below)
-			continue
-		case cQuote:
-			j := i + 1
-			for j < n && line[j] != '"' {
-				switch byteClass[line[j]] {
-				case cCtrl:
-					return dst, binaryReason(line, j)
-				case cHigh:
-					high = true
-				}
-				j++
-			}
-			if j == n {
-				return dst, "unterminated quoted string"
-			}
-			dst = append(dst, token{b: line[i+1 : j], quoted: true})
-			i = j + 1
-			continue
-		case cCtrl:
-			return dst, binaryReason(line, i)
-		}
-		j := i
-		for {
-			for j < n && byteClass[line[j]] == cWord {
-				j++
-			}
-			if j == n {
-				break
-			}
-			c := byteClass[line[j]]
-			if c == cSpace || c == cHash {
-				break
-			}
-			if c == cCtrl {
+	field := 0  // where the next field may start: after a separator or a quoted field
+	quote := -1 // the opening quote of the quoted field being read
+	comment := false
+	for blk := 0; blk < n; blk += 8 {
+		for m := specials(line, blk); m != 0; m &= m - 1 {
+			j := blk + bits.TrailingZeros64(m)>>3
+			c := line[j]
+			switch byteClass[c] {
+			case cWord:
+				continue // '!', or a byte flagged only because one below is
+			case cCtrl:
 				return dst, binaryReason(line, j)
+			case cHigh:
+				high = true
+				continue
 			}
-			high = high || c == cHigh // a quote inside a word is part of it
-			j++
+			switch {
+			case comment:
+			case quote >= 0:
+				if c == '"' {
+					dst = append(dst, token{b: line[quote+1 : j], quoted: true})
+					quote, field = -1, j+1
+				}
+			case c == '"':
+				if j == field {
+					quote = j
+				} // else inside a word: part of it
+			case c == '#':
+				if j > field {
+					dst = append(dst, token{b: line[field:j]})
+				}
+				comment = true // the rest is still checked for binary data
+			default: // whitespace
+				if j > field {
+					dst = append(dst, token{b: line[field:j]})
+				}
+				field = j + 1
+			}
 		}
-		dst = append(dst, token{b: line[i:j]})
-		i = j
 	}
-	// A comment is ignored, but a NUL there still means the input is not a
-	// text trace.
-	for j := n; j < len(line); j++ {
-		switch byteClass[line[j]] {
-		case cCtrl:
-			return dst, binaryReason(line, j)
-		case cHigh:
-			high = true
-		}
+	if quote >= 0 {
+		return dst, "unterminated quoted string"
+	}
+	if !comment && n > field {
+		dst = append(dst, token{b: line[field:n]})
 	}
 	if high && !utf8.Valid(line) {
 		return dst, "binary data (invalid UTF-8)"
 	}
 	return dst, ""
 }
+
+// specials flags the bytes of line[blk:blk+8] that may matter to tokenize,
+// one bit (0x80) per byte: every byte below 0x24 (whitespace, control
+// characters, '!', '"', '#'), DEL and every non-ASCII byte — and possibly
+// other bytes above a flagged one (borrows), which tokenize classifies as
+// word bytes. b < 0x24 sets the high bit of b − 0x24, b ≥ 0x80 has it,
+// DEL is a zero byte of b ^ 0x7f. Past the end of line nothing is flagged.
+func specials(line []byte, blk int) uint64 {
+	var v uint64
+	if rest := len(line) - blk; rest >= 8 {
+		v = binary.LittleEndian.Uint64(line[blk:])
+	} else {
+		// The last bytes, with 0x30 ('0', an ordinary byte) after them.
+		v = 0x3030303030303030
+		for k := rest - 1; k >= 0; k-- {
+			v = v<<8 | uint64(line[blk+k])
+		}
+	}
+	x := v ^ (0x7f * ones)
+	return ((v-0x24*ones)&^v | v | (x-ones)&^x) & highs
+}
+
+// SWAR constants: a byte repeated eight times.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
 
 func binaryReason(line []byte, i int) string {
 	return "binary data (byte 0x" + strconv.FormatUint(uint64(line[i]), 16) + " at column " + strconv.Itoa(i+1) + ")"
@@ -134,61 +154,51 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // allocates nor rounds differently from strconv; everything else falls back
 // to strconv.ParseFloat.
 func parseFloat(b []byte) (float64, bool) {
-	i, n := 0, len(b)
-	if n == 0 {
-		return 0, false
-	}
+	n := len(b)
+	i := 0
 	neg := false
-	if b[0] == '-' || b[0] == '+' {
+	if n > 0 && (b[0] == '-' || b[0] == '+') {
 		neg = b[0] == '-'
 		i++
 	}
+	start := i
 	var mant uint64
-	digits, frac, sawDot, sawDigit := 0, 0, false, false
-	for ; i < n; i++ {
-		if mant != 0 && digits <= 11 && n-i >= 8 {
-			// Eight digits at once (past the leading zeros, which
-			// the loop below skips).
-			if v, ok := eightDigits(b[i:]); ok {
-				mant = mant*1e8 + v
-				digits += 8
-				if sawDot {
-					frac += 8
-				}
-				i += 7
-				continue
+	// The integer part, digit by digit: times have a few.
+	for i < n && b[i]-'0' < 10 {
+		mant = mant*10 + uint64(b[i]-'0')
+		i++
+	}
+	nd, frac := i-start, 0
+	if i < n && b[i] == '.' {
+		i++
+		fs := i
+		// The decimals, eight at a time while they last.
+		for n-i >= 8 {
+			v, ok := eightDigits(b[i:])
+			if !ok {
+				break
 			}
+			mant = mant*1e8 + v
+			i += 8
 		}
-		c := b[i]
-		if c >= '0' && c <= '9' {
-			sawDigit = true
-			if mant == 0 && c == '0' {
-				if sawDot {
-					frac++
-				}
-				continue
-			}
-			if digits >= 19 {
-				return slowFloat(b)
-			}
-			mant = mant*10 + uint64(c-'0')
-			digits++
-			if sawDot {
-				frac++
-			}
-			continue
+		for i < n && b[i]-'0' < 10 {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
 		}
-		if c == '.' && !sawDot {
-			sawDot = true
-			continue
+		frac = i - fs
+		nd += frac
+	}
+	// Past 19 digits mant may have wrapped: strconv decides, as it does
+	// for exponents, anything else after the digits, and mantissas or
+	// scales a float64 does not hold exactly.
+	if i != n || nd > 19 || mant>>53 != 0 || frac >= len(pow10) {
+		if nd == 0 && i == n {
+			return 0, false // no digit: "", "-", "."
 		}
 		return slowFloat(b)
 	}
-	if !sawDigit {
+	if nd == 0 {
 		return 0, false
-	}
-	if mant>>53 != 0 || frac >= len(pow10) {
-		return slowFloat(b)
 	}
 	f := float64(mant) / pow10[frac]
 	if neg {

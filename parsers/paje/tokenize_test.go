@@ -1,10 +1,15 @@
 package paje
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestParseFloat: the fast paths give strconv.ParseFloat's value, bit for
@@ -47,6 +52,128 @@ func TestEightDigits(t *testing.T) {
 			t.Errorf("%q: %d %v", c.in, got, ok)
 		}
 	}
+}
+
+// tokenizeRef is the byte-at-a-time tokenizer tokenize replaced: the
+// reference it is checked against.
+func tokenizeRef(line []byte, dst []token) ([]token, string) {
+	dst = dst[:0]
+	i, n := 0, len(line)
+	high := false
+	for i < n {
+		switch byteClass[line[i]] {
+		case cSpace:
+			i++
+			continue
+		case cHash:
+			n = i // the rest is a comment (still checked for binary data below)
+			continue
+		case cQuote:
+			j := i + 1
+			for j < n && line[j] != '"' {
+				switch byteClass[line[j]] {
+				case cCtrl:
+					return dst, binaryReason(line, j)
+				case cHigh:
+					high = true
+				}
+				j++
+			}
+			if j == n {
+				return dst, "unterminated quoted string"
+			}
+			dst = append(dst, token{b: line[i+1 : j], quoted: true})
+			i = j + 1
+			continue
+		case cCtrl:
+			return dst, binaryReason(line, i)
+		}
+		j := i
+		for {
+			for j < n && byteClass[line[j]] == cWord {
+				j++
+			}
+			if j == n {
+				break
+			}
+			c := byteClass[line[j]]
+			if c == cSpace || c == cHash {
+				break
+			}
+			if c == cCtrl {
+				return dst, binaryReason(line, j)
+			}
+			high = high || c == cHigh // a quote inside a word is part of it
+			j++
+		}
+		dst = append(dst, token{b: line[i:j]})
+		i = j
+	}
+	// A comment is ignored, but a NUL there still means the input is not a
+	// text trace.
+	for j := n; j < len(line); j++ {
+		switch byteClass[line[j]] {
+		case cCtrl:
+			return dst, binaryReason(line, j)
+		case cHigh:
+			high = true
+		}
+	}
+	if high && !utf8.Valid(line) {
+		return dst, "binary data (invalid UTF-8)"
+	}
+	return dst, ""
+}
+
+// TestTokenizeMatchesReference: tokenize gives the reference's tokens and
+// reasons on lines made of every kind of byte at every offset (words,
+// quotes, comments, control and non-ASCII bytes around the eight-byte
+// steps), and on every line of the repository's traces.
+func TestTokenizeMatchesReference(t *testing.T) {
+	alphabet := []string{"a", "bc", "12345678", " ", "\t", "  ", "\"", "#", "!", "\"q q\"", "\x00", "\x01", "\x1f", "\x7f", "\xff", "é", "\xc3", "\r", "\v", "\f", "$", "~", "4146.657716000"}
+	r := rand.New(rand.NewPCG(5, 6))
+	lines := []string{"", " ", "#", "\"", "a\"b", "\"a\"b", "a#b", "\"\"\"\""}
+	for range 200000 {
+		var sb strings.Builder
+		for range r.IntN(12) {
+			sb.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		lines = append(lines, sb.String())
+	}
+	traces, _ := filepath.Glob("../../testdata/*/*.trace")
+	for _, tr := range traces {
+		data, err := os.ReadFile(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(string(data), "\n")...)
+	}
+	for _, l := range lines {
+		checkTokenize(t, []byte(l))
+	}
+}
+
+func checkTokenize(t *testing.T, line []byte) {
+	t.Helper()
+	want, wantR := tokenizeRef(line, nil)
+	got, gotR := tokenize(line, nil)
+	if gotR != wantR || len(got) != len(want) {
+		t.Fatalf("%q: %d tokens, %q; want %d, %q", line, len(got), gotR, len(want), wantR)
+	}
+	for i := range got {
+		// The same bytes of the line, not only equal ones.
+		if !bytes.Equal(got[i].b, want[i].b) || got[i].quoted != want[i].quoted ||
+			len(want[i].b) > 0 && &got[i].b[0] != &want[i].b[0] {
+			t.Fatalf("%q: token %d is %q (quoted %v), want %q (quoted %v)", line, i, got[i].b, got[i].quoted, want[i].b, want[i].quoted)
+		}
+	}
+}
+
+// FuzzTokenize checks tokenize against the reference on arbitrary lines.
+func FuzzTokenize(f *testing.F) {
+	f.Add([]byte("10\t4146.657716000\tw1\tWS\t\"P\""))
+	f.Add([]byte("a\"b \"c d\" # e\x00"))
+	f.Fuzz(func(t *testing.T, line []byte) { checkTokenize(t, line) })
 }
 
 func BenchmarkParseFloat(b *testing.B) {

@@ -70,6 +70,11 @@ type Parser struct {
 	// stream (a Paje trace's containers and open states), so a source that
 	// resumes mid-stream must read it again from its start.
 	Stateful bool
+	// Chunks: the processor also takes batches of []tracecast.Chunk, runs
+	// of whole lines it splits itself. A file source replaying at full
+	// speed sends those instead of one Line per line, without copying the
+	// lines, and the parser splits and tokenizes them on every core.
+	Chunks bool
 }
 
 // Validator is implemented by options structs that check themselves after

@@ -47,6 +47,12 @@ func (f filterSink) Write(ctx context.Context, b tracecast.Batch) error {
 	return f.Sink.Write(ctx, b)
 }
 
+// ForgetsItems passes on the wrapped sink's answer.
+func (f filterSink) ForgetsItems() bool {
+	fi, ok := f.Sink.(tracecast.ItemsForgetter)
+	return ok && fi.ForgetsItems()
+}
+
 // DurableOnClose passes on the wrapped sink's answer.
 func (f filterSink) DurableOnClose() bool {
 	cd, ok := f.Sink.(tracecast.CloseDurable)

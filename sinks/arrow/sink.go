@@ -190,6 +190,10 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	return nil
 }
 
+// ForgetsItems: Write copies the records into Arrow buffers before it
+// returns, so that their batch may be reused (tracecast.ItemsForgetter).
+func (s *Sink) ForgetsItems() bool { return true }
+
 // DurableOnClose is true for the file format: without its footer the file
 // is not readable, so what it holds is durable only after Close. (Each
 // stream-format batch is flushed to the OS by Write.)

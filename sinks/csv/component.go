@@ -105,6 +105,10 @@ func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
 	return nil
 }
 
+// ForgetsItems: Write formats the records before it returns, so that
+// their batch may be reused (tracecast.ItemsForgetter).
+func (s *Sink) ForgetsItems() bool { return true }
+
 // Close flushes and closes the file (never standard output). An output
 // that received nothing gets its header, also when the pipeline failed:
 // the output is then always a prefix of the whole one. Calling Close again

@@ -6,10 +6,12 @@
 package csv
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tracecast/tracecast"
 )
@@ -18,69 +20,167 @@ import (
 var Header = []string{"nature", "container", "type", "start", "end", "duration", "imbrication",
 	"value", "number", "start_container", "end_container", "key", "extra"}
 
-// Writer writes entities as CSV.
+// Writer writes entities as CSV. Rows are formatted straight into its
+// buffer (numbers without an intermediate string), which goes to the
+// underlying writer when full: the bytes encoding/csv would write (its
+// quoting rules, "\n" line ends), several times faster.
 type Writer struct {
-	w      *csv.Writer
-	row    []string
+	w      io.Writer
+	buf    []byte
 	header bool
+	err    error
 }
+
+// bufSize is the Writer's buffer; a row longer than the rest of it grows
+// the buffer once, to be written at once.
+const bufSize = 1 << 16
 
 // NewWriter returns a CSV writer on w; the header is written before the
 // first row.
 func NewWriter(w io.Writer) *Writer {
-	return &Writer{w: csv.NewWriter(w), row: make([]string, len(Header))}
+	return &Writer{w: w, buf: make([]byte, 0, bufSize)}
 }
 
+// num is f with the shortest decimal that reads back exactly.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// appendNum appends f with the shortest decimal that reads back exactly.
+func appendNum(b []byte, f float64) []byte { return strconv.AppendFloat(b, f, 'f', -1, 64) }
+
+// appendField appends a field as encoding/csv.Writer writes it: quoted,
+// with its quotes doubled, when it holds a comma, a quote, a carriage
+// return or a newline, starts with a space (Unicode's) or is \.; as is
+// otherwise.
+func appendField(b []byte, s string) []byte {
+	if !needsQuotes(s) {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		b = append(b, s[:i+1]...)
+		b = append(b, '"')
+		s = s[i+1:]
+	}
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// needsQuotes is encoding/csv's fieldNeedsQuotes for a comma separator.
+func needsQuotes(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s == `\.` {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ',', '"', '\r', '\n':
+			return true
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+func (w *Writer) writeHeader() {
+	if w.header {
+		return
+	}
+	w.header = true
+	for i, h := range Header {
+		if i > 0 {
+			w.buf = append(w.buf, ',')
+		}
+		w.buf = appendField(w.buf, h)
+	}
+	w.buf = append(w.buf, '\n')
+}
 
 // Write writes one row per entity. Times are in the trace's unit, with the
 // shortest decimal that reads back exactly; extra is a JSON object of the
 // user-defined fields, empty when there are none.
 func (w *Writer) Write(es []tracecast.Entity) error {
-	if !w.header {
-		w.header = true
-		if err := w.w.Write(Header); err != nil {
-			return err
-		}
-	}
+	w.writeHeader()
 	for i := range es {
-		e := &es[i]
-		r := w.row
-		clear(r)
-		r[0], r[1], r[2] = e.Nature.String(), e.Container, e.Type
-		r[3], r[4], r[5] = num(e.Start), num(e.End), num(e.End-e.Start)
-		r[7] = e.Value
-		switch e.Nature {
-		case tracecast.NatureState:
-			r[6] = strconv.Itoa(e.Imbrication)
-		case tracecast.NatureVariable:
-			r[7], r[8] = "", num(e.Number)
-		case tracecast.NatureLink:
-			r[9], r[10], r[11] = e.StartContainer, e.EndContainer, e.Key
+		if w.err != nil {
+			return w.err
 		}
-		if len(e.Extra) > 0 {
-			m := make(map[string]string, len(e.Extra))
-			for _, f := range e.Extra {
-				m[f.Name] = f.Value
-			}
-			b, _ := json.Marshal(m)
-			r[12] = string(b)
-		}
-		if err := w.w.Write(r); err != nil {
-			return err
+		w.buf = w.appendRow(w.buf, &es[i])
+		if len(w.buf) >= bufSize-1024 {
+			w.flush()
 		}
 	}
-	return nil
+	return w.err
 }
 
-// Flush writes buffered rows and reports any write error.
-func (w *Writer) Flush() error {
-	if !w.header {
-		w.header = true
-		if err := w.w.Write(Header); err != nil {
-			return err
-		}
+// appendRow appends e's row: nature, container, type, start, end,
+// duration, imbrication (states), value (not variables), number
+// (variables), start_container, end_container, key (links), extra.
+func (w *Writer) appendRow(b []byte, e *tracecast.Entity) []byte {
+	b = append(b, e.Nature.String()...)
+	b = append(b, ',')
+	b = appendField(b, e.Container)
+	b = append(b, ',')
+	b = appendField(b, e.Type)
+	b = append(b, ',')
+	b = appendNum(b, e.Start)
+	b = append(b, ',')
+	b = appendNum(b, e.End)
+	b = append(b, ',')
+	b = appendNum(b, e.End-e.Start)
+	b = append(b, ',')
+	if e.Nature == tracecast.NatureState {
+		b = strconv.AppendInt(b, int64(e.Imbrication), 10)
 	}
-	w.w.Flush()
-	return w.w.Error()
+	b = append(b, ',')
+	if e.Nature != tracecast.NatureVariable {
+		b = appendField(b, e.Value)
+	}
+	b = append(b, ',')
+	if e.Nature == tracecast.NatureVariable {
+		b = appendNum(b, e.Number)
+	}
+	b = append(b, ',')
+	if e.Nature == tracecast.NatureLink {
+		b = appendField(b, e.StartContainer)
+		b = append(b, ',')
+		b = appendField(b, e.EndContainer)
+		b = append(b, ',')
+		b = appendField(b, e.Key)
+	} else {
+		b = append(b, ",,"...)
+	}
+	b = append(b, ',')
+	if len(e.Extra) > 0 {
+		m := make(map[string]string, len(e.Extra))
+		for _, f := range e.Extra {
+			m[f.Name] = f.Value
+		}
+		js, _ := json.Marshal(m)
+		b = appendField(b, string(js))
+	}
+	return append(b, '\n')
+}
+
+func (w *Writer) flush() {
+	if w.err == nil && len(w.buf) > 0 {
+		_, w.err = w.w.Write(w.buf)
+	}
+	w.buf = w.buf[:0]
+	if cap(w.buf) > 4*bufSize {
+		w.buf = make([]byte, 0, bufSize)
+	}
+}
+
+// Flush writes buffered rows (the header, if nothing was written) and
+// reports any write error.
+func (w *Writer) Flush() error {
+	w.writeHeader()
+	w.flush()
+	return w.err
 }

@@ -127,6 +127,10 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	return nil
 }
 
+// ForgetsItems: Write encodes the records before it returns, so that
+// their batch may be reused (tracecast.ItemsForgetter).
+func (s *Sink) ForgetsItems() bool { return true }
+
 func (s *Sink) writeLine() error {
 	s.scratch = append(s.scratch, '\n')
 	_, err := s.w.Write(s.scratch)

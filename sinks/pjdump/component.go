@@ -78,6 +78,10 @@ func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
 	return nil
 }
 
+// ForgetsItems: Write formats the entities before it returns, so that
+// their batch may be reused (tracecast.ItemsForgetter).
+func (s *Sink) ForgetsItems() bool { return true }
+
 // Close flushes and closes the file (never standard output). Calling it
 // again does nothing.
 func (s *Sink) Close(context.Context) error {

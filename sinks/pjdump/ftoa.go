@@ -7,10 +7,52 @@ import (
 
 // appendFixed6 appends f with six decimals, exactly as strconv.AppendFloat(b,
 // f, 'f', 6, 64) and C's printf("%.6f") do (correctly rounded), but several
-// times faster for the common case: f·10⁶ is rounded to an integer in float
-// arithmetic, which is exact enough unless the true value sits within 10⁻⁴
-// of a rounding tie; those, and large or special values, take strconv.
+// times faster for the common case, a trace time: non-negative and below
+// 2⁵²/10⁶ (units6). Other values take fixed6Signed.
 func appendFixed6(b []byte, f float64) []byte {
+	if u, ok := units6(f); ok {
+		return appendUnits6(b, u)
+	}
+	return fixed6Signed(b, f)
+}
+
+// Bit patterns of positive floats order like the floats: one unsigned
+// comparison tells 0 ≤ f < limit, rejecting −0 (sign bit set), NaN and
+// infinities too.
+var (
+	bitsE5  = math.Float64bits(1e5)
+	bitsLim = math.Float64bits(1 << 52 / 1e6)
+)
+
+// units6 returns f·10⁶ rounded to the nearest integer, as printf("%.6f")
+// rounds f, for 0 ≤ f < 2⁵²/10⁶, when the float product x = f·10⁶ is
+// clearly on one side of a rounding tie; ok is false otherwise. x is
+// within half an ulp of the exact product, and below 2⁵² an ulp is at most
+// 1/2, so a distance d of x from the nearest integer with |d| ≤ 0.49 (on
+// x's grid) leaves the exact product on the same side of the tie. Below
+// 10⁵ (x < 2³⁷, ulp ≤ 2⁻¹⁵) 0.4999 is safe too and sends fewer values to
+// the slow path. Adding and subtracting 2⁵² rounds x to an integer in
+// float arithmetic: a shorter dependency chain than converting to an
+// integer and back.
+func units6(f float64) (uint64, bool) {
+	bits := math.Float64bits(f)
+	if bits >= bitsLim {
+		return 0, false
+	}
+	x := float64(f * 1e6) // float64(): never fused with the addition
+	r := float64(x+0x1p52) - 0x1p52
+	d := math.Abs(x - r)
+	if d > 0.49 && (bits >= bitsE5 || d > 0.4999) {
+		return 0, false
+	}
+	return uint64(r), true
+}
+
+// fixed6Signed is appendFixed6 for any value: f·10⁶ is rounded to an
+// integer in float arithmetic, which is exact enough unless the true value
+// sits within 10⁻⁴ of a rounding tie; those, and large or special values,
+// take strconv.
+func fixed6Signed(b []byte, f float64) []byte {
 	const lim = 1 << 52 / 1e6 // f·10⁶ stays an exact integer range
 	if !(f > -lim && f < lim) || f == 0 && math.Signbit(f) {
 		return strconv.AppendFloat(b, f, 'f', 6, 64)
@@ -40,20 +82,43 @@ func appendFixed6(b []byte, f float64) []byte {
 	return appendUnits6(b, uint64(n))
 }
 
-// appendUnits6 appends u millionths as "I.FFFFFF", in place.
+// appendUnits6 appends u millionths as "I.FFFFFF": the digits are written
+// backwards, two at a time, into a small array, then copied at once — as
+// one 16-byte move when they fit and b has the room (trace times do).
 func appendUnits6(b []byte, u uint64) []byte {
-	ip, fp := u/1e6, u%1e6
-	nd := decimalDigits(ip)
-	off := len(b)
-	b = append(b, make([]byte, nd+7)...)
-	d := b[off : off+nd+7]
-	f0, f1, f2 := fp/10000, fp/100%100, fp%100
-	d[nd] = '.'
-	d[nd+1], d[nd+2] = digits2[2*f0], digits2[2*f0+1]
-	d[nd+3], d[nd+4] = digits2[2*f1], digits2[2*f1+1]
-	d[nd+5], d[nd+6] = digits2[2*f2], digits2[2*f2+1]
-	putUint(d[:nd], ip)
-	return b
+	var tmp [27 + 16]byte // 20 digits of a uint64, the point, 6 decimals; room for a 16-byte load
+	ip := u / 1e6
+	fp := u - ip*1e6
+	f0 := fp / 10000
+	r := fp - f0*10000
+	f1 := r / 100
+	f2 := r - f1*100
+	tmp[20] = '.'
+	tmp[21], tmp[22] = digits2[2*f0], digits2[2*f0+1]
+	tmp[23], tmp[24] = digits2[2*f1], digits2[2*f1+1]
+	tmp[25], tmp[26] = digits2[2*f2], digits2[2*f2+1]
+	i := 20
+	for ip >= 100 {
+		q := ip / 100
+		r := ip - q*100
+		i -= 2
+		tmp[i], tmp[i+1] = digits2[2*r], digits2[2*r+1]
+		ip = q
+	}
+	if ip >= 10 {
+		i -= 2
+		tmp[i], tmp[i+1] = digits2[2*ip], digits2[2*ip+1]
+	} else {
+		i--
+		tmp[i] = byte('0' + ip)
+	}
+	n, k := len(b), 27-i
+	if k <= 16 && cap(b)-n >= 16 {
+		// The bytes after the number are overwritten by what follows.
+		*(*[16]byte)(b[n : n+16]) = *(*[16]byte)(tmp[i : i+16])
+		return b[:n+k]
+	}
+	return append(b, tmp[i:27]...)
 }
 
 // appendUint appends u in decimal.
