@@ -130,7 +130,10 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		if stream != "" {
 			one.Name = stream
 		}
-		pr := newProcessor(one)
+		// Lines (tail, Kafka) are resolved on this goroutine, batch by
+		// batch as they come (the live path's latency); chunks (a file at
+		// full speed) are tokenized on Threads goroutines (chunks.go).
+		pr := &processor{p: NewParser(one)}
 		pr.report = func(st Stats) { report(env, one.Name, st) }
 		return pr, nil
 	}).LogTo(env.Logger)
