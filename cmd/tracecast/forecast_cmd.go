@@ -78,7 +78,7 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 		}
 	} else {
 		var err error
-		if steps, err = traceSteps(ctx, path, p.rules, f.workers, p.lenient, p.noStrict); err != nil {
+		if steps, err = traceSteps(ctx, path, p.rules, f.workers, p.lenient, p.noStrict, f.verify || summary); err != nil {
 			return err
 		}
 		if f.workers == 0 {
@@ -163,9 +163,12 @@ func (p *predictFlags) forecast(ctx context.Context, cmd *cobra.Command, path, o
 }
 
 // traceSteps reads the idle step function of a trace (what forecasts are
-// scored against).
-func traceSteps(ctx context.Context, path, rules string, workers int, lenient, noStrict bool) (*fc.Steps, error) {
+// scored against); without whole, its first step and end only.
+func traceSteps(ctx context.Context, path, rules string, workers int, lenient, noStrict, whole bool) (*fc.Steps, error) {
 	s := stage.NewStepsSink(rules, "idle", "", workers)
+	if !whole {
+		s.FirstOnly()
+	}
 	spec := pipelines.Spec{Name: "steps", Sources: []pipelines.Node{traceSource(path, lenient, noStrict)},
 		Sinks: []pipelines.Node{{ID: "steps", Type: "steps", Inputs: []string{"trace"}}}}
 	if err := runSpec(ctx, spec, map[string]tracecast.Sink{"steps": s}); err != nil {
@@ -205,7 +208,7 @@ reliability table. Definitions: docs/forecasts.md.`,
 			if err != nil {
 				return err
 			}
-			steps, err := traceSteps(cmd.Context(), args[0], rules, workers, lenient, noStrict)
+			steps, err := traceSteps(cmd.Context(), args[0], rules, workers, lenient, noStrict, true)
 			if err != nil {
 				return err
 			}
