@@ -65,9 +65,13 @@ func TestPrunedHistorySameRecords(t *testing.T) {
 		{"every not a divisor", 3.7, 3e-4, []float64{0.0037, 0.029}, 0.00071},
 		{"from zero", 0, 2e-4, []float64{0.002, 0.02}, 0.001},
 	}
+	seeds, n := uint64(2), 8000
+	if raceEnabled {
+		seeds, n = 1, 2000
+	}
 	for _, c := range cases {
-		for seed := uint64(1); seed <= 3; seed++ {
-			s := offsetSteps(seed, 12, 20_000, c.t0, c.dt)
+		for seed := uint64(1); seed <= seeds; seed++ {
+			s := offsetSteps(seed, 12, n, c.t0, c.dt)
 			for _, m := range Methods {
 				cfg := Config{Run: "r", Class: "idle", Queries: []Query{q1, q2}, Horizons: c.horizons, Every: c.every,
 					Method: m, RegimeAlpha: 0.05, OpportunityThreshold: 0.5, SkillEvery: 0.05}
