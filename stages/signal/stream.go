@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -422,4 +423,49 @@ func (s *Sampler) freeze() {
 	for _, l := range s.lives {
 		l.FromStart(len(s.frozen))
 	}
+}
+
+// SurveySink is a Survey as a pipeline sink reading a parser's entities:
+// one pass over a trace for what its signal will be (R, t_0, the end, the
+// period), e.g. a command that needs R before the prediction phase.
+type SurveySink struct {
+	sv     *Survey
+	stream string
+	sum    *Summary
+	err    error
+}
+
+// NewSurveySink returns a survey of one stream for rules (starpu, smpi,
+// auto) and the class whose period it computes.
+func NewSurveySink(rules string, class Class) (*SurveySink, error) {
+	sv, err := NewSurvey(rules, class)
+	if err != nil {
+		return nil, err
+	}
+	return &SurveySink{sv: sv}, nil
+}
+
+// Write takes a batch of entities.
+func (s *SurveySink) Write(_ context.Context, b tracecast.Batch) error {
+	if s.stream == "" && b.Stream != "" {
+		s.stream = b.Stream
+	}
+	s.sv.Add(b)
+	return nil
+}
+
+// Close ends the survey.
+func (s *SurveySink) Close(context.Context) error {
+	if s.sum == nil && s.err == nil {
+		s.sum, s.err = s.sv.Finish(s.stream)
+	}
+	return nil
+}
+
+// Summary is the survey's result (after Close), or why there is none.
+func (s *SurveySink) Summary() (*Summary, error) {
+	if s.sum == nil && s.err == nil {
+		return nil, fmt.Errorf("%s: survey not closed", s.stream)
+	}
+	return s.sum, s.err
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -281,5 +282,29 @@ func TestSurveyCountsLateStates(t *testing.T) {
 	sum, err := sv.Finish("t")
 	if err != nil || sum.Late != 1 || sum.R != 2 {
 		t.Fatalf("summary %+v, %v: want 1 late state of 2 containers", sum, err)
+	}
+}
+
+// A SurveySink is the survey of what it is given: R counts a container
+// without states.
+func TestSurveySink(t *testing.T) {
+	s, err := NewSurveySink("auto", Idle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Summary(); err == nil {
+		t.Fatal("a summary before Close")
+	}
+	s.Write(t.Context(), tracecast.Batch{Stream: "t", Items: []tracecast.Entity{
+		{Nature: tracecast.NatureContainer, Type: "Worker", Value: "idle-only"}, st("A", 1, 5, 0, "GEMM")}, Watermark: math.NaN()})
+	s.Close(t.Context())
+	sum, err := s.Summary()
+	if err != nil || sum.R != 2 || sum.T0 != 1 || sum.End != 5 || sum.Rules.Name != "starpu" {
+		t.Fatalf("summary %+v, %v", sum, err)
+	}
+	empty, _ := NewSurveySink("smpi", Idle)
+	empty.Close(t.Context())
+	if _, err := empty.Summary(); err == nil || !strings.Contains(err.Error(), "no \"MPI_STATE\" states") {
+		t.Fatalf("no states: %v", err)
 	}
 }
