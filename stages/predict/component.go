@@ -99,15 +99,17 @@ func (o *StageConfig) Validate() error {
 // emits windows, predictions, verdicts and alerts as four batches at the
 // end, class after class, as the offline phase (Run) orders them.
 type stage struct {
-	col    *signal.Collector
-	smp    *signal.Sampler
-	o      StageConfig
-	env    component.Env
-	stream string
-	trace  string
-	period float64
-	unit   string
-	rules  string
+	col *signal.Collector
+	smp *signal.Sampler
+	// surveyed: smp samples after a first pass.
+	surveyed bool
+	o        StageConfig
+	env      component.Env
+	stream   string
+	trace    string
+	period   float64
+	unit     string
+	rules    string
 	// classes the queries name, in class order; per class its engine and
 	// records.
 	classes []signal.Class
@@ -172,7 +174,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 				st.unit = signal.DefaultUnit(sum.Rules)
 			}
 			sum.Log(env.Logger, stream, class, period, why, st.unit)
-			st.smp = signal.NewSampler(sum, classes, period)
+			st.smp, st.surveyed = signal.NewSampler(sum, classes, period), true
 			if err := st.start(sum.R, sum.T0); err != nil {
 				return nil, err
 			}
@@ -257,7 +259,9 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	if st.smp.Rules() == nil || !st.smp.Started() {
 		return fmt.Errorf("%s: no StarPU worker or SMPI rank states: nothing to predict", st.stream)
 	}
-	if n := st.smp.Dropped(); n > 0 {
+	if n := st.smp.Dropped(); n > 0 && st.surveyed {
+		return fmt.Errorf("%s: %d states of containers the first pass did not see: the trace changed while it was read", st.stream, n)
+	} else if n > 0 {
 		st.env.Logger.Warn().Str("trace", st.stream).Int("states", n).Int("containers", st.smp.R()).
 			Msg("states of containers first seen after the signal started are left out (R is fixed at the first sample when the trace is read once)")
 	}

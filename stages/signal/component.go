@@ -393,7 +393,9 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 			st.env.Logger.Warn().Str("trace", st.stream).Int("late_states", n).Msg("states arrived after the parser's watermark (the trace is not sorted within the reorder horizon): the signal around them is approximate")
 		}
 	}
-	if n := st.smp.Dropped(); n > 0 {
+	if n := st.smp.Dropped(); n > 0 && st.sum != nil && st.err == nil {
+		st.err = fmt.Errorf("%s: %d states of containers the first pass did not see: the trace changed while it was read", st.stream, n)
+	} else if n > 0 {
 		st.env.Logger.Warn().Str("trace", st.stream).Int("states", n).Int("containers", st.smp.R()).
 			Msg("states of containers first seen after the signal started are left out (R is fixed at the first sample when the trace is read once)")
 	}

@@ -148,6 +148,8 @@ type Summary struct {
 	// seed 004's period of the survey's class (PaperPeriod).
 	paper   float64
 	paperOK bool
+	// containers are the R selected containers.
+	containers map[string]struct{}
 }
 
 // Finish ends the survey. Its error, when no rule set selects a state, is
@@ -163,7 +165,7 @@ func (s *Survey) Finish(stream string) (*Summary, error) {
 			}
 			continue
 		}
-		sum := &Summary{Rules: c.rules, R: len(c.containers), T0: c.live.T0(), End: c.live.End(), Late: c.late}
+		sum := &Summary{Rules: c.rules, R: len(c.containers), T0: c.live.T0(), End: c.live.End(), Late: c.late, containers: c.containers}
 		if !math.IsInf(c.best, 1) {
 			sum.paper, sum.paperOK = c.best/2, true
 		}
@@ -206,9 +208,9 @@ func (s *Summary) Samples(period float64) int { return samples(s.T0, s.End, peri
 // After a Survey (NewSampler) the samples are exactly the offline signal's
 // (Builder, Signal.Sample): R is the survey's, every container counts from
 // t_0. Without one (NewOnlineSampler) R is fixed when the first sample is
-// due, as the selected containers known then; the states of containers
-// first seen later are left out (Dropped counts them), so that no sample
-// exceeds R.
+// due, as the selected containers known then. Either way the states of
+// containers not counted in R are left out (Dropped counts them: after a
+// survey, the file changed in between), so that no sample exceeds R.
 type Sampler struct {
 	cands   []*Rules // auto: starpu, smpi, until a state says which
 	rules   *Rules
@@ -224,13 +226,14 @@ type Sampler struct {
 	frozen   map[string]struct{}
 	minStart float64
 	dropped  int
+	lastKept string             // a container counted (most states repeat it)
 	keep     []tracecast.Entity // scratch: a batch without the dropped states
 }
 
 // NewSampler samples classes at period after a survey: exactly the offline
 // signal, as long as Late stays 0.
 func NewSampler(sum *Summary, classes []Class, period float64) *Sampler {
-	s := &Sampler{rules: sum.Rules, classes: classes, period: period, w: math.Inf(-1)}
+	s := &Sampler{rules: sum.Rules, classes: classes, period: period, w: math.Inf(-1), frozen: sum.containers}
 	s.start()
 	for _, l := range s.lives {
 		l.FromStart(sum.R)
@@ -309,7 +312,7 @@ func (s *Sampler) Add(b tracecast.Batch, fn func(i, k int, t float64, x int)) {
 	if !ok {
 		return
 	}
-	if s.online {
+	if s.online || s.frozen != nil {
 		es = s.admit(es)
 		if s.rules == nil {
 			return
@@ -392,10 +395,13 @@ func (s *Sampler) admit(es []tracecast.Entity) []tracecast.Entity {
 		return es
 	}
 	drop := func(e *tracecast.Entity) bool {
-		if e.Nature != tracecast.NatureState || e.Type != s.rules.StateType {
+		if e.Nature != tracecast.NatureState || e.Type != s.rules.StateType || e.Container == s.lastKept {
 			return false
 		}
 		_, ok := s.frozen[e.Container]
+		if ok {
+			s.lastKept = e.Container // most states repeat the previous one's
+		}
 		return !ok
 	}
 	n := 0

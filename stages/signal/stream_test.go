@@ -308,3 +308,24 @@ func TestSurveySink(t *testing.T) {
 		t.Fatalf("no states: %v", err)
 	}
 }
+
+// After a survey, states of a container it did not see (the file grew
+// between the passes) are left out and counted, so that no sample exceeds
+// R (a sweep would panic on it).
+func TestSamplerLeavesUnknownContainersOut(t *testing.T) {
+	sv, _ := NewSurvey("starpu", Compute)
+	first := []tracecast.Entity{st("A", 0, 4, 0, "GEMM")}
+	sv.Add(tracecast.Batch{Items: first, Watermark: math.NaN()})
+	sum, err := sv.Finish("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp := NewSampler(sum, []Class{Compute}, 1)
+	var xs []int
+	fn := func(_, _ int, _ float64, x int) { xs = append(xs, x) }
+	smp.Add(tracecast.Batch{Items: append(first, st("B", 0, 4, 0, "GEMM")), Watermark: math.NaN()}, fn)
+	smp.Finish(fn)
+	if smp.Dropped() != 1 || fmt.Sprint(xs) != "[1 1 1 1]" {
+		t.Fatalf("dropped %d, samples %v; want 1 dropped, [1 1 1 1]", smp.Dropped(), xs)
+	}
+}
