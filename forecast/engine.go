@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/tracecast/tracecast"
@@ -62,6 +63,12 @@ type Engine struct {
 	groups  []*group
 	fp, fm  []float64 // scratch features
 	regime  *regime
+	// lags are how far back from an issue time the queries look (the
+	// features' windows, and 0 for the outcome's start); a track keeps the
+	// change points in force at those instants only (see track).
+	lags []float64
+	// keepAll keeps every change point (tests compare both).
+	keepAll bool
 }
 
 // group is one (query, horizon): its learners and the forecasts waiting for
@@ -151,6 +158,16 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 	}
 	// The longest look-back (10 H) and the oldest pending outcome (H).
 	e.keep = 10*hmax + cfg.Every
+	// The look-backs of issue: avg over 0.1, 0.3, 1, 3 and 10 H (and
+	// switchesIn over 10 H), cum at the issue time itself.
+	e.lags = []float64{0}
+	for _, h := range cfg.Horizons {
+		for _, l := range []float64{h, 0.1 * h, 0.3 * h, 3 * h, 10 * h} {
+			if !slices.Contains(e.lags, l) {
+				e.lags = append(e.lags, l)
+			}
+		}
+	}
 	if cfg.RegimeAlpha > 0 && sink.Episode != nil {
 		if e.cfg.RegimeWindow == 0 {
 			e.cfg.RegimeWindow = hmax
@@ -182,7 +199,7 @@ func HorizonLabel(h float64) string {
 func (e *Engine) Change(t float64, x, r int) {
 	if !e.started {
 		e.started, e.t0, e.now, e.x, e.r = true, t, t, x, r
-		e.mean = newTrack(t, frac(x, r), e.keep)
+		e.mean = e.newTrack(t, frac(x, r))
 		return
 	}
 	e.advance(t)
@@ -249,10 +266,46 @@ func (e *Engine) advance(t float64) {
 func (e *Engine) indicator(k int, t float64) *track {
 	tr := e.ind[k]
 	if tr == nil {
-		tr = newTrack(t, b2f(e.x >= k), e.keep)
+		tr = e.newTrack(t, b2f(e.x >= k))
 		e.ind[k] = tr
 	}
 	return tr
+}
+
+// newTrack starts a track that keeps the change points the engine's
+// queries can land on.
+func (e *Engine) newTrack(start, v float64) *track {
+	tr := newTrack(start, v, e.keep)
+	if !e.keepAll {
+		tr.needed = e.needed
+	}
+	return tr
+}
+
+// needed reports whether a query of the engine can land in [lo, hi) on a
+// track that starts at start. The queries are at t − l for the issue times
+// t = t0 + j·every and the lags l, clipped to the start, at the start
+// itself (climatology's window, t − (t − start), rounds to about it), and
+// at the regime windows' starts t0 + i·L. Instants are computed in
+// floating point by the callers; a tolerance far above their rounding
+// keeps a point whenever one may land in its interval (keeping more is
+// only memory).
+func (e *Engine) needed(start, lo, hi float64) bool {
+	if lo <= start+1e-6*(math.Abs(start)+1) { // as track.nearStart
+		return true
+	}
+	tol := 1e-9 * (math.Abs(lo) + math.Abs(hi) + math.Abs(e.t0) + 1)
+	// hits reports whether a + i·step ∈ [lo − tol, hi + tol) for an i ≥ 0.
+	hits := func(a, step float64) bool {
+		i := math.Max(0, math.Ceil((lo-tol-a)/step-1e-9))
+		return a+i*step < hi+tol
+	}
+	for _, l := range e.lags {
+		if hits(e.t0-l, e.cfg.Every) {
+			return true
+		}
+	}
+	return e.regime != nil && hits(e.t0, e.regime.l)
 }
 
 func (e *Engine) issue(g *group, t float64) {

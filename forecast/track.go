@@ -1,9 +1,19 @@
 package forecast
 
+import "math"
+
 // track is a piecewise-constant function v(s) of trace time (seconds) with
 // the history of its integral over a bounded look-back: enough to average v
 // over any [a, b) with a ≥ now − keep, and over [start, now) (climatology)
 // from the running integral.
+//
+// With needed set, the history keeps only the change points some later
+// query can land on: the Engine asks at instants it knows in advance (the
+// issue times minus the look-backs, the regime windows' starts, the
+// start), so a change point in force over no such instant is dropped once
+// the next one is final. Memory then follows the number of those instants
+// within the look-back, not the number of changes (millions on a long
+// StarPU run, where the look-back of 10 H can span the whole run).
 type track struct {
 	keep  float64
 	start float64
@@ -11,6 +21,20 @@ type track struct {
 	head  int
 	// switches counts the changes of v (for the Markov method's rate).
 	switches int
+	// needed reports whether a query may land in [lo, hi) (nil: keep
+	// every point).
+	needed func(start, lo, hi float64) bool
+	// early are the points near the start (nearStart) once pruned from
+	// hist: climatology's window starts at t − (t − start), the start give
+	// or take a rounding, however long the run.
+	early     []point
+	earlyDone bool
+}
+
+// nearStart reports whether s is the start give or take a rounding of
+// t − (t − start): far more than that, for runs of years.
+func (tr *track) nearStart(s float64) bool {
+	return s <= tr.start+1e-6*(math.Abs(tr.start)+1)
 }
 
 type point struct {
@@ -41,6 +65,14 @@ func (tr *track) set(t, x float64) {
 		}
 		return
 	}
+	// The point before last is final now (the last one is: t is later):
+	// nothing will replace or merge it. Drop it unless a query can land
+	// while it is in force. The last one stays, for changes at t that
+	// revert this one.
+	if n := len(tr.hist); tr.needed != nil && n-2 > tr.head && !tr.needed(tr.start, tr.hist[n-2].t, last.t) {
+		tr.hist[n-2] = last
+		tr.hist = tr.hist[:n-1]
+	}
 	tr.hist = append(tr.hist, point{t: t, cum: last.cum + last.v*(t-last.t), v: x, n: tr.switches})
 	tr.prune(t)
 }
@@ -50,6 +82,13 @@ func (tr *track) set(t, x float64) {
 func (tr *track) prune(now float64) {
 	limit := now - tr.keep
 	for tr.head+1 < len(tr.hist) && tr.hist[tr.head+1].t <= limit {
+		if !tr.earlyDone { // final: it is not the last point
+			if p := tr.hist[tr.head]; tr.nearStart(p.t) {
+				tr.early = append(tr.early, p)
+			} else {
+				tr.earlyDone = true
+			}
+		}
 		tr.head++
 	}
 	if tr.head > 1024 && tr.head > len(tr.hist)/2 {
@@ -60,9 +99,12 @@ func (tr *track) prune(now float64) {
 }
 
 // at returns the change point in force at s (the last with t ≤ s), s within
-// the look-back.
+// the look-back or near the start.
 func (tr *track) at(s float64) point {
 	h := tr.hist[tr.head:]
+	if s < h[0].t && len(tr.early) > 0 {
+		h = tr.early
+	}
 	// The look-backs are short relative to the history: search from the end.
 	lo, hi := 0, len(h) // invariant: h[lo].t ≤ s (or lo = 0), h[hi].t > s
 	for hi-lo > 1 {

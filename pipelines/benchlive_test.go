@@ -56,9 +56,9 @@ type liveBench struct {
 	Speed        float64       // trace ms per wall ms when appending
 }
 
-// defaultLiveBench: live-tail.yaml's settings: the tail polls every 10 ms
-// (the tail's default, 100 ms, would dominate the latency); the sink keeps
-// its default batch_timeout (1 ms);
+// defaultLiveBench: live-tail.yaml's settings: the tail follows the file
+// with notifications and polls every 10 ms as their fallback; the sink
+// keeps its default batch_timeout (0: a write's messages leave at once);
 // the reader's fetches may wait 250 ms, which costs nothing since the
 // broker answers a waiting fetch as soon as a message arrives. A small
 // MaxWait does cost: kafka-go gives the broker MaxWait×3/4 and its own
@@ -68,7 +68,7 @@ func defaultLiveBench() liveBench {
 	return liveBench{
 		Queries:      []string{"idle>=25%", "idle>=50%"},
 		Poll:         10 * time.Millisecond,
-		BatchTimeout: time.Millisecond,
+		BatchTimeout: 0,
 		MaxWait:      250 * time.Millisecond,
 		Speed:        1,
 	}
@@ -83,7 +83,7 @@ func (lb liveBench) fromEnv(tb testing.TB) liveBench {
 		"TRACECAST_BENCH_BATCH_TIMEOUT": &lb.BatchTimeout, "TRACECAST_BENCH_MAX_WAIT": &lb.MaxWait} {
 		if s := os.Getenv(name); s != "" {
 			v, err := time.ParseDuration(s)
-			if err != nil || v <= 0 {
+			if err != nil || v < 0 || v == 0 && name != "TRACECAST_BENCH_BATCH_TIMEOUT" {
 				tb.Fatalf("%s=%q: want a positive duration (2ms)", name, s)
 			}
 			*d = v
@@ -490,10 +490,13 @@ func runLive(tb testing.TB, lines [][]byte, a *attribution, lb liveBench) (res l
 			buf = append(buf, lines[j]...)
 			j++
 		}
+		// The lines exist from the write on: with file notifications the
+		// tail reads them while (or before) Write returns to this
+		// goroutine, and a prediction can land before a clock read after it.
+		at := time.Now()
 		if _, err := f.Write(buf); err != nil {
 			tb.Fatal(err)
 		}
-		at := time.Now()
 		for k := i; k < j; k++ {
 			written[k] = at
 		}

@@ -116,6 +116,18 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := firstPass(ctx, p, g, opts); err != nil {
+		for _, s := range g.sinks { // built, never run: close what they opened
+			if cerr := s.sink.Close(context.Background()); cerr != nil {
+				s.log.Warn().Err(cerr).Msg("closing sink after the first pass")
+			}
+		}
+		if errors.Is(err, errStoppedEarly) {
+			g.lifecycle().Msg("pipeline stopped during the first pass")
+			return nil
+		}
+		return err
+	}
 	return g.run(ctx, opts)
 }
 

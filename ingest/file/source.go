@@ -167,6 +167,28 @@ func New(opts Options) (*Source, error) {
 	return s, nil
 }
 
+// Reread returns a source that reads the same input again, from its
+// start, at full speed (component.Rereadable): a stage that needs a first
+// pass over the whole input (an automatic sampling period) gets one. ok is
+// false for standard input and anything but a regular file (a pipe, a
+// device), which cannot be read twice.
+func (s *Source) Reread() (tracecast.Source, bool) {
+	if s.opts.Path == "-" {
+		return nil, false
+	}
+	fi, err := os.Stat(s.opts.Path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	o := s.opts
+	o.Speed, o.TimeOf = SpeedMax, nil
+	again, err := New(o)
+	if err != nil {
+		return nil, false
+	}
+	return again, true
+}
+
 // Name is the stream name used in batches and errors.
 func (s *Source) Name() string { return s.opts.Name }
 

@@ -26,8 +26,12 @@ type SourceConfig struct {
 	// HeaderPrefix marks the header lines re-read when resuming mid-file
 	// (default "%"; "-" disables).
 	HeaderPrefix string `yaml:"header_prefix"`
-	// Poll is how often the file is checked for growth.
+	// Poll is how often the file is checked for growth when no file
+	// notification came (notifications wake the source at once).
 	Poll time.Duration `yaml:"poll"`
+	// Notify follows the file with file notifications (fsnotify; default
+	// true), the poll as their fallback; false polls only.
+	Notify bool `yaml:"notify"`
 	// SyncEvery is how often the position is saved.
 	SyncEvery time.Duration `yaml:"sync_every"`
 	// BatchLines is the number of lines per batch.
@@ -41,7 +45,7 @@ type SourceConfig struct {
 
 // DefaultSourceConfig returns the defaults of a "tail" source.
 func DefaultSourceConfig() SourceConfig {
-	return SourceConfig{BatchLines: defaultBatchLines, MaxLineBytes: defaultMaxLineBytes}
+	return SourceConfig{BatchLines: defaultBatchLines, MaxLineBytes: defaultMaxLineBytes, Notify: true}
 }
 
 // Validate checks the options.
@@ -72,7 +76,7 @@ func (o *SourceConfig) StreamName() string { return o.Path }
 
 func (o *SourceConfig) tail() Options {
 	return Options{Path: o.Path, Start: Start(o.Start), PositionFile: o.PositionFile, HeaderPrefix: o.HeaderPrefix,
-		Poll: o.Poll, SyncEvery: o.SyncEvery, BatchLines: o.BatchLines, MaxLineBytes: o.MaxLineBytes, EndAfter: o.EndAfter}
+		Poll: o.Poll, NoNotify: !o.Notify, SyncEvery: o.SyncEvery, BatchLines: o.BatchLines, MaxLineBytes: o.MaxLineBytes, EndAfter: o.EndAfter}
 }
 
 func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {

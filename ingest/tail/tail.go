@@ -58,10 +58,15 @@ const (
 // Options configure a Source. Path is required.
 type Options struct {
 	Path         string
-	Start        Start         // default saved-or-beginning
-	PositionFile string        // where to save the position; none when empty
-	HeaderPrefix string        // default "%"; "-" disables the header re-read
-	Poll         time.Duration // how often to look for new data (default 100ms)
+	Start        Start  // default saved-or-beginning
+	PositionFile string // where to save the position; none when empty
+	HeaderPrefix string // default "%"; "-" disables the header re-read
+	// Poll is how often to look for new data without a file notification
+	// (default 100ms): notifications wake the source at once; the poll
+	// is their fallback.
+	Poll time.Duration
+	// NoNotify disables file notifications (fsnotify): polling only.
+	NoNotify     bool
 	SyncEvery    time.Duration // how often to save the position (default 1s)
 	BatchLines   int
 	MaxLineBytes int
@@ -257,7 +262,9 @@ func (s *Source) stop(ctx context.Context, emit tracecast.Emit) error {
 // and returns nil once it is saved (or StopSaveTimeout passed). It waits
 // for the file to appear.
 func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
-	f, fi, err := s.waitOpen(ctx)
+	k := newWaker(s.o.Path, !s.o.NoNotify, s.o.Poll, s.o.Logger)
+	defer k.close()
+	f, fi, err := s.waitOpen(ctx, k)
 	if err != nil || f == nil {
 		return err
 	}
@@ -357,8 +364,7 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 			return s.stop(ctx, emit)
 		}
 		if n == 0 {
-			select {
-			case <-ctx.Done():
+			if !k.wait(ctx) {
 				wctx := context.WithoutCancel(ctx)
 				if err := b.flush(wctx, emit); err != nil {
 					return err
@@ -368,7 +374,6 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 					return err
 				}
 				return s.stop(ctx, emit)
-			case <-time.After(s.o.Poll):
 			}
 		}
 		cur, err := os.Stat(s.o.Path)
@@ -408,7 +413,7 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 }
 
 // waitOpen opens the file, waiting for it to appear.
-func (s *Source) waitOpen(ctx context.Context) (*os.File, os.FileInfo, error) {
+func (s *Source) waitOpen(ctx context.Context, k *waker) (*os.File, os.FileInfo, error) {
 	warned := false
 	for {
 		f, err := os.Open(s.o.Path)
@@ -427,10 +432,8 @@ func (s *Source) waitOpen(ctx context.Context) (*os.File, os.FileInfo, error) {
 			s.o.Logger.Info().Str("file", s.o.Path).Msg("waiting for the file to appear")
 			warned = true
 		}
-		select {
-		case <-ctx.Done():
+		if !k.wait(ctx) {
 			return nil, nil, nil
-		case <-time.After(s.o.Poll):
 		}
 	}
 }

@@ -2,11 +2,14 @@ package tail
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tracecast/tracecast"
@@ -204,4 +207,170 @@ func TestBadOptions(t *testing.T) {
 	if _, err := New(Options{Path: "x", Start: "middle"}); err == nil {
 		t.Error("bad start accepted")
 	}
+}
+
+// startWith runs a Source with o as given (start sets a 5 ms poll).
+func startWith(t *testing.T, o Options) (*collector, func()) {
+	t.Helper()
+	if o.StopSaveTimeout == 0 {
+		o.StopSaveTimeout = 200 * time.Millisecond
+	}
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, c.emit) }()
+	return c, func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// With notifications, the poll is only a fallback: with an hour's poll the
+// file appearing, lines appended (a partial one completed later),
+// truncation and rotation are all seen at once.
+func TestNotifications(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace")
+	c, stop := startWith(t, Options{Path: path, Poll: time.Hour})
+	defer stop()
+	appendTo(t, path, "%EventDef PajeNewEvent 1\n1 0.5 a")
+	c.waitFor(t, "%EventDef PajeNewEvent 1")
+	appendTo(t, path, " b\n1 0.6 c\n")
+	c.waitFor(t, "%EventDef PajeNewEvent 1", "1 0.5 a b", "1 0.6 c")
+	os.WriteFile(path, []byte("x\n"), 0o644)
+	c.waitFor(t, "%EventDef PajeNewEvent 1", "1 0.5 a b", "1 0.6 c", "x")
+	os.Rename(path, path+".1")
+	appendTo(t, path+".1", "z-old\n")
+	appendTo(t, path, "first-new\n")
+	c.waitFor(t, "%EventDef PajeNewEvent 1", "1 0.5 a b", "1 0.6 c", "x", "z-old", "first-new")
+}
+
+// A writer appending numbered lines in pieces of random sizes (lines cut
+// anywhere, bursts and pauses) while the source follows: every line comes
+// out once, in order, whole, whether notifications or polls wake the
+// source, and whatever the batch size.
+func TestNoLossNoDuplicate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Options
+	}{
+		{"notify", Options{Poll: time.Hour}},
+		{"notify, small batches", Options{Poll: time.Hour, BatchLines: 3}},
+		{"notify and a fast poll", Options{Poll: 100 * time.Microsecond}},
+		{"poll only", Options{Poll: time.Millisecond, NoNotify: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "trace")
+			tc.o.Path = path
+			var all strings.Builder
+			const n = 20000
+			for i := range n {
+				fmt.Fprintf(&all, "line %d %s\n", i, strings.Repeat("x", i%37))
+			}
+			data := all.String()
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			c, stop := startWith(t, tc.o)
+			defer stop()
+			rng := rand.New(rand.NewPCG(1, 2))
+			for len(data) > 0 {
+				k := min(len(data), 1+rng.IntN(4000))
+				if _, err := f.WriteString(data[:k]); err != nil {
+					t.Fatal(err)
+				}
+				data = data[k:]
+				if rng.IntN(20) == 0 {
+					time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+				}
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for len(c.texts()) < n && time.Now().Before(deadline) {
+				time.Sleep(2 * time.Millisecond)
+			}
+			got := c.texts()
+			if len(got) != n {
+				t.Fatalf("%d lines, want %d", len(got), n)
+			}
+			for i, l := range got {
+				if want := fmt.Sprintf("line %d %s", i, strings.Repeat("x", i%37)); l != want {
+					t.Fatalf("line %d is %q, want %q", i, l, want)
+				}
+			}
+		})
+	}
+}
+
+// Without notifications the poll is the cadence: a line appended while the
+// source sleeps arrives when the poll period is over, not before; and the
+// input ends EndAfter after the file last grew. (synctest: the clock is the
+// bubble's.)
+func TestPollFallback(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "trace")
+		appendTo(t, path, "a\n")
+		s, err := New(Options{Path: path, Poll: time.Second, NoNotify: true, EndAfter: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &collector{}
+		done := make(chan error, 1)
+		go func() { done <- s.Run(t.Context(), c.emit) }()
+		synctest.Wait()
+		if got := c.texts(); len(got) != 1 {
+			t.Fatalf("lines %q at the start", got)
+		}
+		appendTo(t, path, "b\n")
+		time.Sleep(time.Second - time.Nanosecond)
+		synctest.Wait()
+		if got := c.texts(); len(got) != 1 {
+			t.Fatalf("lines %q before the poll period is over", got)
+		}
+		time.Sleep(time.Nanosecond)
+		synctest.Wait()
+		if got := c.texts(); len(got) != 2 {
+			t.Fatalf("lines %q once the poll period is over", got)
+		}
+		// The file last grew at 1 s: the input ends 10 s later, at the
+		// first poll after that.
+		time.Sleep(10*time.Second - time.Nanosecond)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("ended early: %v", err)
+		default:
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatal("still following 11 s after the last growth")
+		}
+	})
+}
+
+// A notification watcher that cannot be made (its directory is missing)
+// leaves polling: the file is still found once it appears.
+func TestNotificationsUnavailable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "later")
+	path := filepath.Join(dir, "trace")
+	c, stop := startWith(t, Options{Path: path, Poll: 5 * time.Millisecond})
+	defer stop()
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, path, "a\n")
+	c.waitFor(t, "a")
 }

@@ -18,9 +18,13 @@ import (
 )
 
 // Steps reads the idle step function of a trace: what forecasts are scored
-// against.
-func (r Runner) Steps(ctx context.Context, t Trace, rules string, workers int) (*fc.Steps, error) {
+// against; without whole, its first step and end only (R, start, span: what
+// forecasting needs, in memory that does not grow with the trace).
+func (r Runner) Steps(ctx context.Context, t Trace, rules string, workers int, whole bool) (*fc.Steps, error) {
 	s := stage.NewStepsSink(rules, "idle", "", workers)
+	if !whole {
+		s.FirstOnly()
+	}
 	spec := pipelines.Spec{Name: "steps", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("steps", "trace")}}
 	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"steps": s}); err != nil {
 		return nil, err
@@ -120,7 +124,9 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		}
 	} else {
 		var err error
-		if steps, err = r.Steps(ctx, t, o.Rules, o.Workers); err != nil {
+		// The whole step function only to score, or for the terminal's
+		// summary.
+		if steps, err = r.Steps(ctx, t, o.Rules, o.Workers, o.Score || run.Keep); err != nil {
 			return nil, err
 		}
 		if o.Workers == 0 {
@@ -243,7 +249,7 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 	if err != nil {
 		return nil, err
 	}
-	steps, err := r.Steps(ctx, t, rules, workers)
+	steps, err := r.Steps(ctx, t, rules, workers, true)
 	if err != nil {
 		return nil, err
 	}

@@ -134,7 +134,7 @@ func TestForecasts(t *testing.T) {
 	if run, err = r.Forecast(ctx, Trace{Path: starpu}, o); err != nil || len(run.Scores) != 3 {
 		t.Errorf("%v, %d scores", err, len(run.Scores))
 	}
-	steps, err := r.Steps(ctx, Trace{Path: ring}, "auto", 0)
+	steps, err := r.Steps(ctx, Trace{Path: ring}, "auto", 0, true)
 	if err != nil || steps.R[0] != 4 {
 		t.Errorf("steps %v", err)
 	}

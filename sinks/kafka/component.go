@@ -20,8 +20,10 @@ func Register(r *component.Registry) {
 // SinkConfig are the options of a "kafka" sink: records published as
 // JSON messages keyed by trace id (see package sinks/kafka).
 type SinkConfig struct {
-	Brokers      []string      `yaml:"brokers"`
-	Topic        string        `yaml:"topic"`
+	Brokers []string `yaml:"brokers"`
+	Topic   string   `yaml:"topic"`
+	// BatchTimeout is how long a message may wait for others (default 0:
+	// a write's messages leave at once).
 	BatchTimeout time.Duration `yaml:"batch_timeout"`
 	// Records keeps only one record type (predictions, verdicts, alerts, ...).
 	Records string `yaml:"records"`
@@ -35,7 +37,7 @@ type SinkConfig struct {
 
 // DefaultSinkConfig publish to a local broker.
 func DefaultSinkConfig() SinkConfig {
-	return SinkConfig{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.predictions", BatchTimeout: time.Millisecond}
+	return SinkConfig{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.predictions"}
 }
 
 // Validate checks the options.
@@ -48,6 +50,9 @@ func (o *SinkConfig) Validate() error {
 		errs = append(errs, errors.New("topic: required"))
 	} else if err := kafkaname.Topic(o.Topic); err != nil {
 		errs = append(errs, err)
+	}
+	if o.BatchTimeout < 0 {
+		errs = append(errs, fmt.Errorf("batch_timeout: %s is negative", o.BatchTimeout))
 	}
 	if o.Format != "" && o.Format != string(FormatJSON) && o.Format != string(FormatArrow) {
 		errs = append(errs, fmt.Errorf("format: %q is not json or arrow", o.Format))

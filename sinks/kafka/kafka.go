@@ -38,10 +38,11 @@ import (
 type Options struct {
 	Brokers []string
 	Topic   string
-	// BatchTimeout bounds how long a message waits for others to share its
-	// batch; kafka-go's default (1 s) would hold every prediction for a
-	// second. Write hands a whole batch to the writer at once, so waiting
-	// gathers nothing more: it is only delay. Default 1 ms.
+	// BatchTimeout is how long a message may wait for others to share its
+	// batch. Write hands a whole batch to the writer at once, so waiting
+	// gathers nothing more: it is only delay, and the default (0) is none:
+	// a write's messages leave as soon as they are all queued. (kafka-go's
+	// own default, 1 s, would hold every prediction for a second.)
 	BatchTimeout time.Duration
 	// Transport is kafka-go's transport (nil: the sink's own, with TLS
 	// and SASL).
@@ -108,7 +109,10 @@ func New(o Options) (*Sink, error) {
 		return nil, fmt.Errorf("kafka sink: format %q is not json or arrow", o.Format)
 	}
 	if o.BatchTimeout <= 0 {
-		o.BatchTimeout = time.Millisecond
+		// kafka-go takes 0 for its default; a nanosecond's timer fires
+		// once the write has queued its messages (they are queued under
+		// the lock the timer's goroutine needs to send the batch).
+		o.BatchTimeout = time.Nanosecond
 	}
 	client := kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}
 	var own *kafkago.Transport

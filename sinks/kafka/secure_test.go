@@ -104,3 +104,23 @@ func TestTopicNames(t *testing.T) {
 		})
 	}
 }
+
+// batch_timeout: 0 by default (a write's messages leave at once; kafka-go
+// would take 0 for its own default, a second), negative refused.
+func TestBatchTimeout(t *testing.T) {
+	cfg := DefaultSinkConfig()
+	if cfg.BatchTimeout != 0 || cfg.Validate() != nil {
+		t.Fatalf("default batch_timeout %s (%v), want 0", cfg.BatchTimeout, cfg.Validate())
+	}
+	s, err := New(Options{Brokers: []string{"127.0.0.1:9092"}, Topic: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.w.BatchTimeout <= 0 || s.w.BatchTimeout > time.Microsecond {
+		t.Errorf("the writer waits %s for a batch to fill, want a nanosecond", s.w.BatchTimeout)
+	}
+	cfg.BatchTimeout = -time.Millisecond
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "batch_timeout") {
+		t.Errorf("negative batch_timeout: %v", err)
+	}
+}

@@ -23,6 +23,16 @@ type StepsSink struct {
 	stateType          string
 	perSec             float64
 	steps              fc.Steps
+	firstOnly          bool
+}
+
+// FirstOnly makes the sink keep the first step and the end only: R, the
+// start and the span, what the predict command needs from its first pass
+// when it verifies nothing. The step function of a long run has millions
+// of steps.
+func (s *StepsSink) FirstOnly() *StepsSink {
+	s.firstOnly = true
+	return s
 }
 
 // NewStepsSink returns a collector for rules (auto, starpu, smpi), a class,
@@ -70,8 +80,12 @@ func (s *StepsSink) Write(_ context.Context, b tracecast.Batch) error {
 
 func (s *StepsSink) add(t float64, x, r int) {
 	t /= s.perSec
-	if n := len(s.steps.T); n > 0 && t < s.steps.T[n-1] {
+	n := len(s.steps.T)
+	if n > 0 && t < s.steps.T[n-1] {
 		t = s.steps.T[n-1] // late state: as the stage counts it
+	}
+	if s.firstOnly && n > 0 && t > s.steps.T[0] {
+		return
 	}
 	s.steps.Add(t, x, r)
 }

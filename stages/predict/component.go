@@ -1,16 +1,18 @@
 package predict
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stages/signal"
 	"github.com/tracecast/tracecast/stats/ks"
-	"math"
-	"reflect"
-	"strconv"
 )
 
 // Register registers the "predict" stage.
@@ -92,64 +94,222 @@ func (o *StageConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// stage runs the prediction phase at the end of input, emitting
-// windows, predictions, verdicts and alerts as four batches.
+// stage runs the prediction phase on one trace: an engine per class the
+// queries name, fed while the trace is read (a Sampler after a first pass,
+// or online with a given period), or at the end of input from every state
+// kept (a Collector, when the runtime offers no first pass). Either way it
+// emits windows, predictions, verdicts and alerts as four batches at the
+// end, class after class, as the offline phase (Run) orders them.
 type stage struct {
-	*signal.Collector
-	o   StageConfig
-	env component.Env
+	col *signal.Collector
+	smp *signal.Sampler
+	// surveyed: smp samples after a first pass.
+	surveyed bool
+	o        StageConfig
+	env      component.Env
+	stream   string
+	trace    string
+	period   float64
+	unit     string
+	rules    string
+	// classes the queries name, in class order; per class its engine and
+	// records.
+	classes []signal.Class
+	engines []*Engine
+	out     []records
+	err     error
+}
+
+type records struct {
+	ws []tracecast.Window
+	ps []tracecast.Prediction
+	vs []tracecast.Verdict
+	as []tracecast.Alert
 }
 
 // newStage runs one predictor per trace (stream): a Kafka source
 // interleaves traces, each flushed at its end marker.
 func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
-	one := func(string) (tracecast.Processor, error) {
-		if o.Live {
-			return newLivePredict(env, o)
-		}
-		c, err := signal.NewCollector(o.Rules)
-		if err != nil {
+	if o.Live {
+		one := func(string) (tracecast.Processor, error) { return newLivePredict(env, o) }
+		if _, err := one(""); err != nil { // report bad options at start
 			return nil, err
 		}
-		return &stage{Collector: c, o: o, env: env}, nil
+		return component.NewPerStream(o.MaxStreams, one).LogTo(env.Logger), nil
 	}
-	if _, err := one(""); err != nil { // report bad options at start
+	if _, err := signal.NewCollector(o.Rules); err != nil {
 		return nil, err
 	}
-	return component.NewPerStream(o.MaxStreams, one).LogTo(env.Logger), nil
+	class, _ := signal.ParseClass(o.Class)
+	var classes []signal.Class
+	for c := signal.Class(0); c < signal.NumClasses; c++ {
+		for _, q := range o.Queries {
+			if pq, err := ParseQuery(q, 1<<30); err == nil && pq.Class == c {
+				classes = append(classes, c)
+				break
+			}
+		}
+	}
+	return signal.NewTwoPass(o.Rules, class, o.Period, o.MaxStreams, env.Logger, func(stream string, pass signal.Pass, sum *signal.Summary) (tracecast.Processor, error) {
+		st := &stage{o: o, env: env, stream: stream, classes: classes, rules: o.Rules, trace: o.Trace}
+		if st.trace == "" {
+			st.trace = TraceID(stream)
+		}
+		if pass == signal.Surveyed && sum.Late > 0 {
+			signal.LateWarning(env.Logger, stream, sum)
+			pass, st.rules = signal.Collected, sum.Rules.Name
+		}
+		switch pass {
+		case signal.Collected:
+			c, err := signal.NewCollector(st.rules)
+			if err != nil {
+				return nil, err
+			}
+			st.col = c
+		case signal.Surveyed:
+			u := cmp.Or(o.TimeUnit, signal.DefaultUnit(sum.Rules))
+			period, why, err := sum.Period(o.Period.In(u), o.MinPeriod.In(u), o.MaxSamples)
+			if err != nil {
+				return nil, err
+			}
+			st.period, st.unit = period, o.TimeUnit
+			if st.unit == "" {
+				st.unit = signal.DefaultUnit(sum.Rules)
+			}
+			sum.Log(env.Logger, stream, class, period, why, st.unit)
+			st.smp, st.surveyed = signal.NewSampler(sum, classes, period), true
+			if err := st.start(sum.R, sum.T0); err != nil {
+				return nil, err
+			}
+		default:
+			smp, err := signal.NewOnlineSampler(o.Rules, classes, o.Period, o.TimeUnit)
+			if err != nil {
+				return nil, err
+			}
+			st.smp = smp // its period is known with its rules
+		}
+		return st, nil
+	}), nil
+}
+
+// start makes the engines once R and t_0 are known.
+func (st *stage) start(r int, t0 float64) error {
+	if st.o.Window <= 0 {
+		return fmt.Errorf("window: must be a positive number of samples")
+	}
+	if len(st.o.Queries) == 0 {
+		return fmt.Errorf("queries: give at least one (idle>=25%%)")
+	}
+	m, _ := ks.ParseMethod(st.o.Method)
+	st.engines, st.out = make([]*Engine, len(st.classes)), make([]records, len(st.classes))
+	for i, c := range st.classes {
+		var qs []Query
+		for _, q := range st.o.Queries {
+			pq, err := ParseQuery(q, r)
+			if err != nil {
+				return err
+			}
+			if pq.Class == c {
+				qs = append(qs, pq)
+			}
+		}
+		out := &st.out[i]
+		st.engines[i] = NewEngine(Config{Trace: st.trace, Class: c, R: r, Window: st.o.Window, Period: st.period, T0: t0,
+			PerSec: tracecast.PerSecond(st.unit), Queries: qs, Compare: KS(m, st.o.Alpha), Method: string(m),
+			IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses}, Sink{
+			Window:     func(w tracecast.Window) { out.ws = append(out.ws, w) },
+			Prediction: func(p tracecast.Prediction) { out.ps = append(out.ps, p) },
+			Verdict:    func(v tracecast.Verdict) { out.vs = append(out.vs, v) },
+			Alert:      func(a tracecast.Alert) { out.as = append(out.as, a) }})
+	}
+	return nil
+}
+
+// sample feeds a sample of class i to its engine (online: the engines
+// start at the first sample, when R and t_0 are fixed).
+func (st *stage) sample(i, _ int, _ float64, x int) {
+	if st.err != nil {
+		return
+	}
+	if st.engines == nil {
+		st.unit = st.o.TimeUnit
+		if st.unit == "" {
+			st.unit = signal.DefaultUnit(st.smp.Rules())
+		}
+		st.period = st.smp.Period()
+		if st.err = st.start(st.smp.R(), st.smp.T0()); st.err != nil {
+			return
+		}
+	}
+	st.engines[i].Add(x)
+}
+
+func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	if st.col != nil {
+		return st.col.Process(ctx, in, emit)
+	}
+	st.smp.Add(in, st.sample)
+	return st.err
 }
 
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
-	sig, rules, period, unit, err := st.Build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, st.o.TimeUnit)
-	if err != nil {
-		return err
+	if st.col != nil {
+		return st.flushCollected(ctx, emit)
 	}
-	trace := st.o.Trace
-	if trace == "" {
-		trace = TraceID(st.Stream())
+	st.smp.Finish(st.sample)
+	if st.err != nil {
+		return st.err
 	}
-	m, _ := ks.ParseMethod(st.o.Method)
-	var ws []tracecast.Window
-	var ps []tracecast.Prediction
-	var vs []tracecast.Verdict
-	var as []tracecast.Alert
-	err = Run(sig, trace, period, tracecast.PerSecond(unit), Options{Window: st.o.Window, Queries: st.o.Queries,
-		Method: m, Alpha: st.o.Alpha, IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses},
-		Sink{Window: func(w tracecast.Window) { ws = append(ws, w) },
-			Prediction: func(p tracecast.Prediction) { ps = append(ps, p) },
-			Verdict:    func(v tracecast.Verdict) { vs = append(vs, v) },
-			Alert:      func(a tracecast.Alert) { as = append(as, a) }})
-	if err != nil {
-		return err
+	if st.smp.Rules() == nil || !st.smp.Started() {
+		return fmt.Errorf("%s: no StarPU worker or SMPI rank states: nothing to predict", st.stream)
 	}
-	// The outputs say how the signal was sampled.
-	meta := map[string]string{"time_unit": unit, "period": strconv.FormatFloat(period, 'g', -1, 64), "rules": rules.Name}
-	for _, items := range []any{ws, ps, vs, as} {
-		if err := emit(ctx, tracecast.Batch{Stream: trace, Items: items, Meta: meta}); err != nil {
+	if n := st.smp.Dropped(); n > 0 && st.surveyed {
+		return fmt.Errorf("%s: %d states of containers the first pass did not see: the trace changed while it was read", st.stream, n)
+	} else if n > 0 {
+		st.env.Logger.Warn().Str("trace", st.stream).Int("states", n).Int("containers", st.smp.R()).
+			Msg("states of containers first seen after the signal started are left out (R is fixed at the first sample when the trace is read once)")
+	}
+	var all records
+	for _, r := range st.out {
+		all.ws, all.ps = append(all.ws, r.ws...), append(all.ps, r.ps...)
+		all.vs, all.as = append(all.vs, r.vs...), append(all.as, r.as...)
+	}
+	st.out = nil
+	return st.emitAll(ctx, emit, all, st.smp.Rules().Name)
+}
+
+// emitAll emits the records as four batches; the outputs say how the
+// signal was sampled.
+func (st *stage) emitAll(ctx context.Context, emit tracecast.Emit, r records, rules string) error {
+	meta := map[string]string{"time_unit": st.unit, "period": strconv.FormatFloat(st.period, 'g', -1, 64), "rules": rules}
+	for _, items := range []any{r.ws, r.ps, r.vs, r.as} {
+		if err := emit(ctx, tracecast.Batch{Stream: st.trace, Items: items, Meta: meta}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// flushCollected runs the prediction phase on the signal of every state
+// kept.
+func (st *stage) flushCollected(ctx context.Context, emit tracecast.Emit) error {
+	sig, rules, period, unit, err := st.col.Build(st.env, st.o.Class, st.o.Period, st.o.MinPeriod, st.o.MaxSamples, st.o.TimeUnit)
+	if err != nil {
+		return err
+	}
+	m, _ := ks.ParseMethod(st.o.Method)
+	var r records
+	err = Run(sig, st.trace, period, tracecast.PerSecond(unit), Options{Window: st.o.Window, Queries: st.o.Queries,
+		Method: m, Alpha: st.o.Alpha, IdleThreshold: st.o.IdleThreshold, RegimeMisses: st.o.RegimeMisses},
+		Sink{Window: func(w tracecast.Window) { r.ws = append(r.ws, w) },
+			Prediction: func(p tracecast.Prediction) { r.ps = append(r.ps, p) },
+			Verdict:    func(v tracecast.Verdict) { r.vs = append(r.vs, v) },
+			Alert:      func(a tracecast.Alert) { r.as = append(r.as, a) }})
+	if err != nil {
+		return err
+	}
+	st.period, st.unit = period, unit
+	return st.emitAll(ctx, emit, r, rules.Name)
 }
 
 // earlySample is a sample taken before R is fixed.

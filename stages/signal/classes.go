@@ -15,6 +15,15 @@
 //     already holds.
 //   - t_0 is the first state start among the selected containers; samples
 //     are taken for every k with t_k before the last state end among them.
+//
+// Memory: the "signal" and offline "predict" stages read a file twice — a
+// Survey for R, t_0, the end and seed 004's period, then a Sampler that
+// samples from the parser's watermark as the file is read again — so they
+// keep the open states and the containers, never the signal or the trace.
+// Read once (standard input, a tail, Kafka) the period is required and R
+// is fixed at the first sample. A trace whose states arrive behind the
+// watermark (not sorted within the reorder horizon) is sampled from every
+// state kept, with a warning.
 package signal
 
 import (

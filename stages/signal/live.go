@@ -1,7 +1,9 @@
 package signal
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/tracecast/tracecast"
@@ -29,17 +31,25 @@ type Live struct {
 	swept   float64 // changes before this time are applied
 	changes []change
 	end     float64
+	// fixed: every selected container counts from t_0 (FromStart).
+	fixed bool
+	// order lists the containers by name (a deterministic order for
+	// changes at equal times); sorted is false when one was added since.
+	order  []*liveCont
+	sorted bool
+	// runs[i] is where order[i]'s changes start in changes (each
+	// container's are in time order); merged is the merge of them.
+	runs   []int
+	merged []change
+	heap   []int
 }
 
 type liveCont struct {
-	buf   []span // received, not yet swept
+	name  string
+	buf   []span // received, not yet swept, in (start, imbrication) order
 	stack []span
 	cur   Class
 	first float64 // start of its first state (once swept)
-	// unsorted: buf is not in (start, imbrication) order. States mostly
-	// arrive in order; sorting only then keeps Advance cheap when it is
-	// called for every few lines.
-	unsorted bool
 }
 
 // NewLive returns a live sampler of class c at period (trace units).
@@ -47,8 +57,19 @@ func NewLive(r *Rules, c Class, period float64) *Live {
 	return &Live{rules: r, class: c, period: period, conts: make(map[string]*liveCont), swept: math.Inf(-1), end: math.Inf(-1)}
 }
 
-// R is the number of selected containers seen so far.
+// R is the number of selected containers seen so far (FromStart's r in
+// that mode).
 func (l *Live) R() int { return l.r }
+
+// FromStart makes the sampler count as the offline signal does: r selected
+// containers from t_0 on, each in the rules' Outside class until its first
+// state (those that never have a state included), instead of each from its
+// first state on. It is how a second pass samples once a first one counted
+// the containers (Survey). Call it before the first Advance or Changes.
+func (l *Live) FromStart(r int) {
+	l.fixed, l.r = true, r
+	l.counts[l.rules.Outside] = int32(r)
+}
 
 // RBefore is the number of selected containers whose first state starts
 // before t. Once the watermark passed t it no longer changes, whatever the
@@ -79,16 +100,32 @@ func (l *Live) Add(es []tracecast.Entity) {
 		}
 		c := l.conts[e.Container]
 		if c == nil {
-			c = &liveCont{cur: l.rules.Outside}
+			c = &liveCont{name: e.Container, cur: l.rules.Outside}
 			l.conts[e.Container] = c
+			l.order, l.sorted = append(l.order, c), false
 		}
 		sp := span{e.Start, e.End, int32(e.Imbrication), l.rules.Classify(e.Value)}
-		if n := len(c.buf); n > 0 && (sp.start < c.buf[n-1].start || sp.start == c.buf[n-1].start && sp.imb < c.buf[n-1].imb) {
-			c.unsorted = true
-		}
-		c.buf = append(c.buf, sp)
+		c.insert(sp)
 		l.end = math.Max(l.end, e.End)
 	}
+}
+
+// insert adds a state to the buffer in (start, imbrication) order, after
+// those with the same key (a stable sort of the arrival order). States
+// arrive as they complete: an enclosing state after the states inside it,
+// so the place is found from the end.
+func (c *liveCont) insert(sp span) {
+	less := func(a, b span) bool { return a.start < b.start || a.start == b.start && a.imb < b.imb }
+	n := len(c.buf)
+	if n == 0 || !less(sp, c.buf[n-1]) {
+		c.buf = append(c.buf, sp)
+		return
+	}
+	// The first state after which sp does not go: sp < buf[i].
+	i := sort.Search(n, func(i int) bool { return less(sp, c.buf[i]) })
+	c.buf = append(c.buf, span{})
+	copy(c.buf[i+1:], c.buf[i:n])
+	c.buf[i] = sp
 }
 
 // newContainer marks a change that is a container's first state: from then
@@ -100,23 +137,14 @@ const newContainer Class = NumClasses
 // (sorted by time), and returns the earliest state start swept.
 func (l *Live) sweep(w float64) float64 {
 	l.changes = l.changes[:0]
-	names := make([]string, 0, len(l.conts))
-	for n := range l.conts {
-		names = append(names, n)
+	if !l.sorted {
+		sort.Slice(l.order, func(i, j int) bool { return l.order[i].name < l.order[j].name })
+		l.sorted = true
 	}
-	sort.Strings(names) // a deterministic order for equal times
 	first := math.Inf(1)
-	for _, n := range names {
-		c := l.conts[n]
-		if c.unsorted {
-			sort.SliceStable(c.buf, func(i, j int) bool {
-				if c.buf[i].start != c.buf[j].start {
-					return c.buf[i].start < c.buf[j].start
-				}
-				return c.buf[i].imb < c.buf[j].imb
-			})
-			c.unsorted = false
-		}
+	l.runs = l.runs[:0]
+	for _, c := range l.order {
+		l.runs = append(l.runs, len(l.changes))
 		i := 0
 		for ; i < len(c.buf) && c.buf[i].start < w; i++ {
 			s := c.buf[i]
@@ -137,8 +165,89 @@ func (l *Live) sweep(w float64) float64 {
 		c.buf = append(c.buf[:0], c.buf[i:]...)
 		l.closeUntil(c, w)
 	}
-	sort.SliceStable(l.changes, func(i, j int) bool { return l.changes[i].t < l.changes[j].t })
+	l.merge()
 	return first
+}
+
+// merge orders the changes by time, those of one container in their order
+// and equal times in container order: a stable sort of the containers'
+// runs, each already in time order, done as a k-way merge.
+func (l *Live) merge() {
+	runs, ch := l.runs, l.changes
+	end := func(i int) int {
+		if i+1 < len(runs) {
+			return runs[i+1]
+		}
+		return len(ch)
+	}
+	// Most sweeps are short: when the runs happen to be in order, done. A
+	// run out of order (states not nested within each other, which a Paje
+	// stack cannot make) is sorted the slow way.
+	inOrder, runsInOrder, r := true, true, 0
+	for i := 1; i < len(ch); i++ {
+		for r+1 < len(runs) && runs[r+1] <= i {
+			r++
+		}
+		if ch[i-1].t > ch[i].t {
+			inOrder = false
+			if runs[r] != i {
+				runsInOrder = false
+				break
+			}
+		}
+	}
+	if inOrder {
+		return
+	}
+	if !runsInOrder {
+		slices.SortStableFunc(ch, func(a, b change) int { return cmp.Compare(a.t, b.t) })
+		return
+	}
+	pos := make([]int, 0, len(runs))
+	h := l.heap[:0]
+	for i := range runs {
+		pos = append(pos, runs[i])
+		if runs[i] < end(i) {
+			h = append(h, i)
+		}
+	}
+	// before orders two runs' heads: time, then container order.
+	before := func(a, b int) bool {
+		ta, tb := ch[pos[a]].t, ch[pos[b]].t
+		return ta < tb || ta == tb && a < b
+	}
+	down := func(i int) {
+		for {
+			m, lc, rc := i, 2*i+1, 2*i+2
+			if lc < len(h) && before(h[lc], h[m]) {
+				m = lc
+			}
+			if rc < len(h) && before(h[rc], h[m]) {
+				m = rc
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	out := l.merged[:0]
+	for len(h) > 0 {
+		r := h[0]
+		out = append(out, ch[pos[r]])
+		pos[r]++
+		if pos[r] == end(r) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	l.heap = h
+	l.merged, l.changes = ch[:0], out
 }
 
 // Advance sweeps everything before w and calls fn with every sample t_k < w
@@ -171,12 +280,7 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 	// class changes: how the input was cut into batches changes nothing.
 	for _, ch := range l.changes {
 		sampleUntil(ch.t)
-		if ch.from == newContainer {
-			l.r++
-		} else {
-			l.counts[ch.from]--
-		}
-		l.counts[ch.to]++
+		l.apply(ch)
 	}
 	sampleUntil(final)
 }
@@ -210,14 +314,25 @@ func (l *Live) Changes(w float64, fn func(t float64, x, r int)) {
 		l.t0, l.started = first, true
 	}
 	for _, ch := range l.changes {
-		if ch.from == newContainer {
-			l.r++
-		} else {
-			l.counts[ch.from]--
+		if l.apply(ch) {
+			fn(ch.t, int(l.counts[l.class]), l.r)
 		}
-		l.counts[ch.to]++
-		fn(ch.t, int(l.counts[l.class]), l.r)
 	}
+}
+
+// apply applies a change to the counts; false when it changes nothing (a
+// container's first state, counted from the start already: FromStart).
+func (l *Live) apply(ch change) bool {
+	if ch.from == newContainer {
+		if l.fixed {
+			return false
+		}
+		l.r++
+	} else {
+		l.counts[ch.from]--
+	}
+	l.counts[ch.to]++
+	return true
 }
 
 // End is the last state end received (−Inf before any).

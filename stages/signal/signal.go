@@ -220,20 +220,30 @@ func (s *Signal) Sample(c Class, period float64, fn func(k int, t float64, x int
 }
 
 // Samples is the number of samples a period makes.
-func (s *Signal) Samples(period float64) int {
-	if period <= 0 || s.End <= s.T0() {
+func (s *Signal) Samples(period float64) int { return samples(s.T0(), s.End, period) }
+
+func samples(t0, end, period float64) int {
+	if period <= 0 || end <= t0 {
 		return 0
 	}
-	return int(math.Ceil((s.End - s.T0()) / period))
+	return int(math.Ceil((end - t0) / period))
 }
 
 // Period chooses the sampling period for class c: given when positive,
 // otherwise seed 004's rule raised to minPeriod and to the period that makes
 // maxSamples samples. why says which, for the log.
 func (s *Signal) Period(c Class, given, minPeriod float64, maxSamples int) (period float64, why string, err error) {
-	span := s.End - s.T0()
+	p, ok := s.PaperPeriod(c)
+	return choosePeriod(s.T0(), s.End, p, ok, given, minPeriod, maxSamples)
+}
+
+// choosePeriod is Period from the signal's span and seed 004's period
+// (paper, ok as PaperPeriod returns them): the offline signal and a Survey
+// choose alike.
+func choosePeriod(t0, end, p float64, ok bool, given, minPeriod float64, maxSamples int) (period float64, why string, err error) {
+	span := end - t0
 	if given > 0 {
-		if n := s.Samples(given); maxSamples > 0 && n > maxSamples {
+		if n := samples(t0, end, given); maxSamples > 0 && n > maxSamples {
 			return 0, "", fmt.Errorf("period %g makes %d samples, more than the %d allowed (max samples)", given, n, maxSamples)
 		}
 		return given, "given", nil
@@ -242,7 +252,6 @@ func (s *Signal) Period(c Class, given, minPeriod float64, maxSamples int) (peri
 	if maxSamples > 0 {
 		floor = math.Max(floor, span/float64(maxSamples))
 	}
-	p, ok := s.PaperPeriod(c)
 	switch {
 	case !ok:
 		return math.Max(floor, span/1000), "the signal never changes: 1000 samples", nil
