@@ -296,6 +296,7 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 	buf := make([]byte, 64<<10)
 	var partial []byte
 	lastEmit, lastData := time.Now(), time.Now()
+	draining := false // reading the rest of a rotated file
 	for {
 		n, rerr := f.Read(buf)
 		if n > 0 {
@@ -363,7 +364,9 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 			}
 			return s.stop(ctx, emit)
 		}
-		if n == 0 {
+		// After draining a rotated file, look for its successor at once:
+		// the notification that woke us for it is consumed.
+		if n == 0 && !draining {
 			if !k.wait(ctx) {
 				wctx := context.WithoutCancel(ctx)
 				if err := b.flush(wctx, emit); err != nil {
@@ -386,8 +389,10 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) (err error) {
 			// Rotated: finish the old file, then follow the new one.
 			if more, _ := f.Read(buf[:1]); more > 0 {
 				f.Seek(-int64(more), io.SeekCurrent)
+				draining = true
 				continue
 			}
+			draining = false
 			if len(partial) > 0 {
 				s.o.Logger.Warn().Str("file", s.o.Path).Int("bytes", len(partial)).Msg("rotated file ended without a newline: last line dropped")
 				partial = partial[:0]

@@ -374,3 +374,21 @@ func TestNotificationsUnavailable(t *testing.T) {
 	appendTo(t, path, "a\n")
 	c.waitFor(t, "a")
 }
+
+// A rotation whose old file gets its last lines after the rename: the
+// notification for the new file wakes the follower, which drains the old
+// one first and must then switch at once, not wait for the next
+// notification (with an hour's poll: never).
+func TestNotificationsDrainThenSwitch(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "trace")
+	appendTo(t, path, "a\n")
+	c, stop := startWith(t, Options{Path: path, Poll: time.Hour})
+	defer stop()
+	c.waitFor(t, "a")
+	os.Rename(path, path+".1")
+	time.Sleep(100 * time.Millisecond) // the follower sees the rename, no new file yet
+	appendTo(t, path+".1", "z-old\n")   // no event for the followed name
+	appendTo(t, path, "first-new\n")
+	c.waitFor(t, "a", "z-old", "first-new")
+}
