@@ -388,7 +388,7 @@ func TestNotificationsDrainThenSwitch(t *testing.T) {
 	c.waitFor(t, "a")
 	os.Rename(path, path+".1")
 	time.Sleep(100 * time.Millisecond) // the follower sees the rename, no new file yet
-	appendTo(t, path+".1", "z-old\n")   // no event for the followed name
+	appendTo(t, path+".1", "z-old\n")  // no event for the followed name
 	appendTo(t, path, "first-new\n")
 	c.waitFor(t, "a", "z-old", "first-new")
 }
