@@ -267,9 +267,15 @@ func TestParseShBlocks(t *testing.T) {
 
 // checkout copies the tracked files of the working tree into dir.
 func checkout(t *testing.T, dir string) {
-	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err := exec.Command("git", "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Skipf("not a git checkout, cannot tell the tracked files (git rev-parse: %v)", err)
+	}
+	var stderr bytes.Buffer
+	ls := exec.Command("git", "ls-files", "-z")
+	ls.Stderr = &stderr
+	out, err := ls.Output()
 	if err != nil {
-		t.Skipf("not a git checkout, cannot tell the tracked files (git ls-files: %v)", err)
+		t.Fatalf("git ls-files: %v\n%s", err, stderr.Bytes())
 	}
 	n := 0
 	for _, p := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
@@ -702,9 +708,12 @@ func TestREADMELayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := exec.Command("git", "rev-parse", "--is-inside-work-tree").Run(); err != nil {
+		t.Skipf("not a git checkout, cannot tell the tree (git rev-parse: %v)", err)
+	}
 	out, err := exec.Command("git", "ls-files", "-z").Output()
 	if err != nil {
-		t.Skipf("not a git checkout, cannot tell the tree (git ls-files: %v)", err)
+		t.Fatalf("git ls-files: %v", err)
 	}
 	listedSet := map[string]bool{}
 	for _, p := range listed {
@@ -816,5 +825,67 @@ func TestLayoutPaths(t *testing.T) {
 				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRunBlockAndService: a failing command is reported at its line, a
+// block that does not end is stopped, and a service block passes on the
+// line it waits for and fails without it.
+func TestRunBlockAndService(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not on PATH")
+	}
+	re := regexp.MustCompile
+	tests := []struct {
+		name    string
+		lines   []string
+		service *regexp.Regexp
+		timeout time.Duration
+		err     string // "" for success; else a substring of the error
+	}{
+		{"passes", []string{"# a comment", "echo a", "true"}, nil, 5 * time.Second, ""},
+		{"fails at its line", []string{"echo a", "ls \\", "  /nonexistent-readme-test", "echo b"}, nil, 5 * time.Second, "x.md:13: exit status 2"},
+		{"pipefail", []string{"false | cat"}, nil, 5 * time.Second, "x.md:11: exit status 1"},
+		{"does not end", []string{"sleep 60"}, nil, 300 * time.Millisecond, "still running after 300ms"},
+		{"service matched", []string{"echo ready; sleep 60", "echo got-it; sleep 60"}, re("^got-it$"), 10 * time.Second, ""},
+		{"service never matches", []string{"echo ready; sleep 60"}, re("never"), 300 * time.Millisecond, `no line matched "never"`},
+		{"service command fails", []string{"echo ready; sleep 60", "exit 3"}, re("never"), 10 * time.Second, `"exit 3" exited: exit status 3`},
+		{"service silent", []string{"sleep 60", "echo x"}, re("x"), 300 * time.Millisecond, "printed nothing on standard output"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := shBlock{file: "x.md", line: 10, lines: tc.lines, timeout: tc.timeout, service: tc.service}
+			out := &tailBuffer{limit: outputLimit}
+			dir := t.TempDir()
+			start := time.Now()
+			var err error
+			if tc.service != nil {
+				err = runService(b, dir, os.Environ(), out)
+			} else {
+				err = runBlock(b, dir, dir, os.Environ(), out)
+			}
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("took %v: the processes were not stopped", took)
+			}
+			if tc.err == "" {
+				if err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error %v, want %q\n%s", err, tc.err, out)
+			}
+		})
+	}
+}
+
+func TestTailBuffer(t *testing.T) {
+	b := &tailBuffer{limit: 4}
+	for _, s := range []string{"ab", "cdef", "g"} {
+		b.Write([]byte(s))
+	}
+	if got := b.String(); got != "[... earlier output cut ...]\ndefg" {
+		t.Errorf("got %q", got)
 	}
 }
