@@ -30,8 +30,6 @@ energy: its worker's share of the node's power while it ran, as the energy
 command attributes it (--map, --node, --node-type, --offset, --max-gap as
 there); a task a power gap cuts gets none (null). When no power sample meets
 the run (another node than --node/--map, or no --offset for an epoch-stamped
-stream) the command fails and says why. When no power sample meets
-the run (another node than --node/--map, or no --offset for an epoch-stamped
 stream) the command fails and says why.
 
 Output: JSON lines (default), an Arrow IPC file (--format arrow, with -o) or
