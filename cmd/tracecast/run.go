@@ -115,8 +115,9 @@ func newDemoCmd() *cobra.Command {
 		Long: `demo needs nothing but the binary: it writes the StarPU trace built into it
 (a Cholesky factorisation on 2 CPU workers) to DIR, runs the built-in
 pipelines replay-starpu (its entities as Arrow and JSON lines) and
-idle-starpu (idle workers predicted window after window) on it, and prints
-a summary and the files written.`,
+idle-starpu (idle workers predicted window after window) on it, writes
+DIR/report.html (the HTML report, with the energy of the run's power stream
+built into the binary) and prints a summary and the files written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runner().Demo(cmd.Context(), out, !noProgress, os.Stdout)
