@@ -277,8 +277,8 @@ func newStatesCmd() *cobra.Command {
 		Long: `states reads a Paje trace (plain or gzip, a file or - for standard input) and
 prints every container, state, variable, event and link it resolves: as
 pajeng's pj_dump prints them (--format pjdump, in completion order: sort
-both to compare), as CSV with a header row, JSON lines or an Arrow IPC file
-(schemas in the README). It streams: memory is bounded by the live
+both to compare), as CSV with a header row, JSON lines, an Arrow IPC file
+or a Parquet file (schemas in the README). It streams: memory is bounded by the live
 containers, open states and pending links, not by the trace's length.
 Variable samples up to --reorder-horizon late are put back in order, so raw
 StarPU traces, which pj_dump rejects, are read as written.`,
@@ -299,7 +299,7 @@ StarPU traces, which pj_dump rejects, are read as written.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", "pjdump", "output format: pjdump, csv, jsonl, arrow")
+	f.StringVar(&format, "format", "pjdump", "output format: pjdump, csv, jsonl, arrow, parquet (needs -o)")
 	f.StringVarP(&out, "output", "o", "-", "output file (- for standard output)")
 	f.StringVar(&memLimit, "memory-limit", "", "soft memory limit (512MiB, 2GiB, off; default: derived from the reader's limits; GOMEMLIMIT also works)")
 	cliflags.Bind(f, &parser)

@@ -2,8 +2,10 @@ package specs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,8 +16,10 @@ import (
 
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/duckdbtest"
 	"github.com/tracecast/tracecast/internal/lineerr"
 	"github.com/tracecast/tracecast/models/iobench"
+	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/study"
 )
@@ -289,5 +293,50 @@ func TestOutputOptions(t *testing.T) {
 	}
 	if err := r.WriteReport(ctx, Trace{Path: ring}, "auto", nil, ReportPower{}, ""); !errors.As(err, &oe) {
 		t.Errorf("report without -o: %v", err)
+	}
+}
+
+// states --format parquet: DuckDB's GROUP BY of the state durations equals
+// the sums over the same run's JSON lines.
+func TestStatesParquet(t *testing.T) {
+	dir := t.TempDir()
+	pq, jl := filepath.Join(dir, "e.parquet"), filepath.Join(dir, "e.jsonl")
+	for _, o := range []States{{Trace: starpu, Format: "parquet", Out: pq}, {Trace: starpu, Format: "jsonl", Out: jl}} {
+		o.Parser = paje.DefaultParserConfig()
+		if _, err := r.States(ctx, o); err != nil {
+			t.Fatal(o.Format, err)
+		}
+	}
+	if _, err := r.States(ctx, States{Trace: starpu, Format: "parquet", Out: "-", Parser: paje.DefaultParserConfig()}); err == nil {
+		t.Error("parquet on standard output accepted")
+	}
+	want := map[string]float64{}
+	data, err := os.ReadFile(jl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e struct {
+			Nature, Type, Value string
+			Duration            float64
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Nature == "State" && e.Type == "Worker State" {
+			want[e.Value] += e.Duration
+		}
+	}
+	res := duckdbtest.Query(t, "SELECT value, sum(duration) FROM "+duckdbtest.Quote(pq)+
+		" WHERE nature = 'State' AND type = 'Worker State' GROUP BY value ORDER BY value")
+	if len(res[0].Rows) != len(want) || len(want) == 0 {
+		t.Fatalf("%d state values from DuckDB, %d from the JSON lines", len(res[0].Rows), len(want))
+	}
+	for _, row := range res[0].Rows {
+		v, _ := row[0].(string)
+		got, _ := duckdbtest.Float(row[1])
+		if w := want[v]; math.Abs(got-w) > 1e-9*math.Max(1, w) {
+			t.Errorf("%s: DuckDB %v, JSON lines %v", v, got, w)
+		}
 	}
 }

@@ -47,8 +47,15 @@ func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
 		if unit != "auto" { // else the unit the parser detects
 			sink.Options["time_unit"] = unit
 		}
+	case "parquet":
+		if o.Out == "-" {
+			return stats, &OptionError{[]string{"--format parquet needs -o FILE: a Parquet file ends with its footer, it cannot stream"}}
+		}
+		if unit != "auto" {
+			sink.Options["time_unit"] = unit
+		}
 	default:
-		return stats, &OptionError{[]string{fmt.Sprintf("unknown --format %q (pjdump, csv, jsonl or arrow)", o.Format)}}
+		return stats, &OptionError{[]string{fmt.Sprintf("unknown --format %q (pjdump, csv, jsonl, arrow or parquet)", o.Format)}}
 	}
 	// The file source hands the parser lines far longer than its own
 	// limit, so that it judges them (FILE:LINE, or skipped).
