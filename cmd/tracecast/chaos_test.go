@@ -68,7 +68,7 @@ func TestChaosProducerDiesMidTrace(t *testing.T) {
 	// Half of a trace, then silence: its producer died.
 	half := traceLines(t, e.traces[0])
 	half = half[:len(half)/2]
-	w := &kafkago.Writer{Addr: kafkago.TCP(e.addr), Topic: "tracecast.traces", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond}
+	w := &kafkago.Writer{Addr: kafkago.TCP(e.addr), Topic: "tracecast.traces", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	pr := &kafkaingest.Producer{W: w, Trace: "dead-run"}
 	if err := pr.Lines(t.Context(), half); err != nil {
@@ -110,9 +110,13 @@ func TestChaosFiveThousandOpenTraces(t *testing.T) {
 		args = append(args, "--set", id+".brokers=["+e.addr+"]")
 	}
 	p := e.start("pipeline", args...)
-	// One batch per partition per call: kafka-go writes the batches of one
-	// call concurrently, which could reorder a partition's messages.
-	w := &kafkago.Writer{Addr: kafkago.TCP(e.addr), Topic: "tracecast.traces", Balancer: &kafkago.Hash{}, BatchTimeout: 5 * time.Millisecond, BatchSize: 100000, BatchBytes: 1 << 30}
+	// Acknowledged writes, in batches under the broker's maximum message
+	// size (1 MiB): a writer without acks once lost every trace's first
+	// chunk here without an error (the batch was too large), and the
+	// pipeline then rightly skipped every trace. kafka-go sends one
+	// partition's batches in order, one at a time.
+	w := &kafkago.Writer{Addr: kafkago.TCP(e.addr), Topic: "tracecast.traces", Balancer: &kafkago.Hash{}, BatchTimeout: 5 * time.Millisecond,
+		BatchSize: 100000, BatchBytes: 1 << 20, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	prods := make([]*kafkaingest.Producer, n)
 	for i := range prods {
