@@ -111,7 +111,9 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 	po.TimeUnit = o.TimeUnit
 	po.PjdumpQuirks = o.PjdumpQuirks
 	po.Threads = o.Threads
-	// One parser per stream: a Kafka source interleaves traces.
+	// One parser per stream: a Kafka source interleaves traces. They share
+	// their string table and output buffer (they run one at a time).
+	po.shared = newStreamShared()
 	ps := component.NewPerStream(o.MaxStreams, func(stream string) (tracecast.Processor, error) {
 		one := po
 		if stream != "" {

@@ -55,12 +55,44 @@ type lineTok struct {
 	tooLong  bool
 }
 
+// streamShared is what the parsers of one stage's streams share: they run
+// one at a time, on the stage's goroutine (component.PerStream), and each
+// would otherwise hold a string table (86 KiB) and an output buffer as
+// large as its largest batch of entities, for as long as its trace is open:
+// with thousands of traces open at once on a Kafka topic, that was most of
+// a trace's memory. Interned strings are immutable, so sharing the table
+// changes no output.
+type streamShared struct {
+	strs *strTable
+	out  []tracecast.Entity
+}
+
+// newStreamShared returns the resources for the parsers of one stage.
+func newStreamShared() *streamShared { return &streamShared{strs: &strTable{}} }
+
+// borrow gives the parser the shared output buffer for one call.
+func (pr *processor) borrow() {
+	if sh := pr.p.opts.shared; sh != nil && !pr.p.opts.PjdumpQuirks && pr.p.sim.out == nil {
+		pr.p.sim.out, sh.out = sh.out[:0], nil
+	}
+}
+
+// giveBack returns the output buffer once everything in it was emitted; a
+// parser stopped by an error with entities pending keeps it.
+func (pr *processor) giveBack() {
+	if sh := pr.p.opts.shared; sh != nil && !pr.p.opts.PjdumpQuirks && len(pr.p.sim.out) == 0 && sh.out == nil {
+		sh.out, pr.p.sim.out = pr.p.sim.out, nil
+	}
+}
+
 func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
 	lines, ok := in.Items.([]tracecast.Line)
 	if !ok {
 		return fmt.Errorf("paje: expects lines, got %T", in.Items)
 	}
 	pr.stream = in.Stream
+	pr.borrow()
+	defer pr.giveBack()
 	var err error
 	// A truncated last line (Partial) is judged as Line judges it: the
 	// parallel path takes whole lines only.
@@ -186,6 +218,8 @@ func (t *tokPart) tokenize(lines []tracecast.Line, max int, first bool) {
 }
 
 func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
+	pr.borrow()
+	defer pr.giveBack()
 	if err := pr.draining(ctx, emit, pr.p.Finish); err != nil {
 		return err
 	}

@@ -165,8 +165,12 @@ func newSim(opts *Options) *sim {
 		types:      map[string]*ptype{"0": rootType},
 		ntypes:     1,
 		containers: make(map[string]*container),
-		strs:       &strTable{},
 		destroyed:  make(map[string]string),
+	}
+	if opts.shared != nil {
+		s.strs = opts.shared.strs
+	} else {
+		s.strs = &strTable{}
 	}
 	s.root = &container{name: "0", key: "0", typ: rootType}
 	s.containers["0"] = s.root

@@ -2,6 +2,7 @@ package signal
 
 import (
 	"math"
+	"sort"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -60,5 +61,123 @@ func TestLiveMatchesBuild(t *testing.T) {
 	}
 	if l.R() != 2 {
 		t.Errorf("R = %d", l.R())
+	}
+}
+
+// workerStates simulates the state stack of StarPU workers running tasks
+// the way StarPU 1.4 traces them (Set Scheduling, Progressing, Scheduling,
+// Overhead; Push/Pop Sleeping; Set the codelet, twice at the same time) and returns the states in the order a
+// parser completes them, each with the watermark the parser gives after
+// it (the earliest start of a state still open).
+func workerStates(workers, tasks int) (es []tracecast.Entity) {
+	type ev struct {
+		t    float64
+		c    string
+		op   byte // s(et), p(ush), o (pop)
+		v    string
+		open float64 // after the event: start of the container's bottom state
+	}
+	var evs []ev
+	for w := range workers {
+		c := string(rune('A' + w))
+		t := 0.0
+		for k := range tasks {
+			d := float64(w+1) / 8
+			for _, e := range []ev{{t, c, 's', "Scheduling", 0}, {t + d, c, 's', "Progressing", 0}, {t + 2*d, c, 's', "Scheduling", 0},
+				{t + 3*d, c, 's', "Overhead", 0}, {t + 4*d, c, 'p', "Sleeping", 0}, {t + 5*d, c, 'o', "", 0},
+				{t + 6*d, c, 's', "GEMM", 0}, {t + 6*d, c, 's', "GEMM", 0}} {
+				evs = append(evs, e)
+			}
+			t += 6*d + 1 + float64(k%3)
+		}
+		evs = append(evs, ev{t, c, 's', "Sleeping", 0})
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t < evs[j].t })
+	stacks := map[string][]tracecast.Entity{}
+	closeTop := func(c string, t float64) {
+		s := stacks[c]
+		e := s[len(s)-1]
+		e.End = t
+		stacks[c] = s[:len(s)-1]
+		es = append(es, e)
+	}
+	for _, e := range evs {
+		switch e.op {
+		case 's':
+			for len(stacks[e.c]) > 0 {
+				closeTop(e.c, e.t)
+			}
+			stacks[e.c] = append(stacks[e.c], st(e.c, e.t, 0, 0, e.v))
+		case 'p':
+			stacks[e.c] = append(stacks[e.c], st(e.c, e.t, 0, len(stacks[e.c]), e.v))
+		case 'o':
+			closeTop(e.c, e.t)
+		}
+	}
+	for c := range stacks {
+		for len(stacks[c]) > 0 {
+			closeTop(c, evs[len(evs)-1].t+1)
+		}
+	}
+	return es
+}
+
+// TestLiveHoldsOutsideRunsAsOne: while the watermark lags, a worker's run
+// of idle states (Outside for StarPU) is held as one span, and the class
+// changes are those of one span per state, the samples those of the
+// offline signal.
+func TestLiveHoldsOutsideRunsAsOne(t *testing.T) {
+	r := StarPU()
+	r.Compile()
+	const tasks = 200
+	es := workerStates(3, tasks)
+
+	// Reference: the same states, each held as its own span.
+	type ch struct {
+		t    float64
+		x, r int
+	}
+	var want []ch
+	ref := NewLive(r, Idle, 0)
+	ref.noMerge = true
+	ref.Add(es)
+	ref.Changes(math.Inf(1), func(t float64, x, r int) { want = append(want, ch{t, x, r}) })
+
+	// Everything received before any sweep: a stalled watermark.
+	l := NewLive(r, Idle, 0)
+	l.Add(es)
+	if n := l.Buffered(); n > 4*3*tasks+3 {
+		t.Errorf("%d spans held for %d states (%d tasks): want at most 4 per task", n, len(es), 3*tasks)
+	}
+	var got []ch
+	l.Changes(math.Inf(1), func(t float64, x, r int) { got = append(got, ch{t, x, r}) })
+	if len(got) != len(want) {
+		t.Fatalf("%d changes, one span per state %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("change %d: %+v, one span per state %+v", i, got[i], want[i])
+		}
+	}
+
+	// The samples equal the offline signal's.
+	b := NewBuilder(r)
+	b.Add(es)
+	sig, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantX, gotX []int
+	sig.Sample(Idle, 0.25, func(_ int, _ float64, x int) { wantX = append(wantX, x) })
+	ls := NewLive(r, Idle, 0.25)
+	ls.Add(es)
+	ls.Advance(math.Inf(1), func(_ int, _ float64, x int) { gotX = append(gotX, x) })
+	if len(gotX) != len(wantX) {
+		t.Fatalf("%d samples, offline %d", len(gotX), len(wantX))
+	}
+	for i := range wantX {
+		if gotX[i] != wantX[i] {
+			t.Fatalf("sample %d: %d, offline %d", i, gotX[i], wantX[i])
+		}
 	}
 }
