@@ -570,6 +570,10 @@ func runSink(n *node, ctx context.Context) (err error) {
 	if cd, ok := n.sink.(tracecast.CloseDurable); ok {
 		onClose = cd.DurableOnClose()
 	}
+	// A Flusher sends what it gathered once nothing more is queued, and
+	// before a barrier is released.
+	fl, _ := n.sink.(tracecast.Flusher)
+	pending := false
 	defer func() {
 		// Exactly once, also after an error or a panic in Write.
 		cerr := n.sink.Close(ctx)
@@ -596,6 +600,12 @@ func runSink(n *node, ctx context.Context) (err error) {
 				return nil
 			}
 			if bar, ok := env.b.Items.(*tracecast.Barrier); ok {
+				if pending {
+					if err := fl.Flush(ctx); err != nil {
+						return err
+					}
+					pending = false
+				}
 				if onClose {
 					held = append(held, bar)
 				} else {
@@ -613,6 +623,12 @@ func runSink(n *node, ctx context.Context) (err error) {
 			n.recordsIn.Add(batchLen(env.b))
 			if err := n.sink.Write(ctx, env.b); err != nil {
 				return err
+			}
+			if pending = fl != nil; pending && len(n.in) == 0 {
+				if err := fl.Flush(ctx); err != nil {
+					return err
+				}
+				pending = false
 			}
 			n.refreshMetrics(false)
 		case <-ctx.Done():

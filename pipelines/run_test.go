@@ -620,6 +620,26 @@ sinks:
 			}
 		}
 	})
+	t.Run("gathering sink", func(t *testing.T) {
+		// A Flusher's Write only gathers: a barrier completes once it
+		// flushed what came before, and everything is flushed in the end.
+		st := newStore()
+		if err := run(t, t.Context(), fmt.Sprintf(graph, ", gather: true, delay: 1ms"), st, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.barriers) != 5 {
+			t.Fatalf("%d barriers completed, want 5", len(st.barriers))
+		}
+		for _, b := range st.barriers {
+			if got := len(b.sinks["raw"].entities); got < b.lines {
+				t.Errorf("barrier after %d lines completed when the gathering sink had flushed %d", b.lines, got)
+			}
+		}
+		raw := st.get("raw")
+		if len(raw.entities) != 101 || raw.flushes == 0 { // 100 lines and the parser's flush
+			t.Fatalf("gathering sink: %d entities in %d flushes", len(raw.entities), raw.flushes)
+		}
+	})
 	t.Run("sink failure", func(t *testing.T) {
 		st := newStore()
 		if err := run(t, t.Context(), fmt.Sprintf(graph, ", fail_at: 3"), st, RunOptions{}); err == nil {
