@@ -134,7 +134,7 @@ func New(o Options) (*Sink, error) {
 		// A Flush sends up to MaxPending messages: in as few requests as
 		// the broker's message size allows (BatchBytes, 1 MiB).
 		BatchSize: MaxPending,
-		Transport:    o.Transport,
+		Transport: o.Transport,
 	}}, nil
 }
 
