@@ -166,6 +166,9 @@ func newSim(opts *Options) *sim {
 		ntypes:     1,
 		containers: make(map[string]*container),
 		destroyed:  make(map[string]string),
+		// Nothing let go early yet (compat.go): an input without events
+		// must not look like an inexact pj_dump window.
+		releasedMax: math.Inf(-1),
 	}
 	if opts.shared != nil {
 		s.strs = opts.shared.strs
