@@ -135,8 +135,10 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 			}
 			return lt.Seconds
 		},
-		TimeScale: 1,
-		Stateful:  true,
+		TimeScale:      1,
+		Stateful:       true,
+		MaxLineBytes:   o.MaxLineBytes,
+		SkipBlankLines: true,
 	}, nil
 }
 

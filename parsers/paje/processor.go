@@ -155,7 +155,7 @@ func (pr *processor) resolveParallel(ctx context.Context, lines []tracecast.Line
 	p := pr.p
 	n := len(pr.parts)
 	share := (len(lines) + n - 1) / n
-	first := p.stats.Lines == 0 // the stream's first line may start with a BOM
+	first := p.stats.Lines == 0 && lines[0].Num <= 1 // the stream's first line may start with a BOM
 	var wg sync.WaitGroup
 	for k := range pr.parts {
 		lo, hi := min(k*share, len(lines)), min((k+1)*share, len(lines))
