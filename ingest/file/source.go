@@ -376,7 +376,7 @@ var errLineTooLong = errors.New("line too long")
 // lineReader splits a stream on '\n' without holding more than max bytes
 // (plus one read buffer) for a single line, or cut bytes when cut is set.
 type lineReader struct {
-	br *bufio.Reader
+	br  *bufio.Reader
 	max int
 	// cut, when positive, cuts longer lines to their first cut bytes.
 	cut int
