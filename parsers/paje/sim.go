@@ -530,24 +530,40 @@ func (s *sim) destroy(get func(field) []byte, now float64) *simError {
 
 // destroyTree ends c and its descendants at time now and forgets them:
 // memory follows the live containers.
-func (s *sim) destroyTree(c *container, now float64) *simError {
+//
+// It walks the tree with a stack of its own, children first in creation
+// order: recursion as deep as the tree (a million nested containers, as
+// many as MaxContainers allows) would overflow the goroutine's stack, which
+// is fatal, not an error.
+func (s *sim) destroyTree(root *container, now float64) *simError {
 	var first *simError
-	for _, child := range c.children {
-		if err := s.destroyTree(child, now); err != nil && first == nil {
+	type frame struct {
+		c    *container
+		next int // the next child to destroy
+	}
+	stack := []frame{{c: root}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.c.children) {
+			child := f.c.children[f.next]
+			f.next++
+			stack = append(stack, frame{c: child})
+			continue
+		}
+		c := f.c
+		stack = stack[:len(stack)-1]
+		if err := s.end(c, now); err != nil && first == nil {
 			first = err
 		}
-	}
-	if err := s.end(c, now); err != nil && first == nil {
-		first = err
-	}
-	last := s.live[len(s.live)-1]
-	s.live[c.live] = last
-	last.live = c.live
-	s.live = s.live[:len(s.live)-1]
-	c.live = -1
-	delete(s.containers, c.key)
-	if len(s.destroyed) < s.opts.MaxContainers {
-		s.destroyed[c.key] = c.name
+		last := s.live[len(s.live)-1]
+		s.live[c.live] = last
+		last.live = c.live
+		s.live = s.live[:len(s.live)-1]
+		c.live = -1
+		delete(s.containers, c.key)
+		if len(s.destroyed) < s.opts.MaxContainers {
+			s.destroyed[c.key] = c.name
+		}
 	}
 	return first
 }
