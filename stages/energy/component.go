@@ -86,8 +86,8 @@ func (o *StageConfig) Validate() error {
 }
 
 type stage struct {
-	o       StageConfig
-	env     component.Env
+	o   StageConfig
+	env component.Env
 	col *Collector
 	// samples are the power parser's batches, kept as they came (the
 	// parser hands each in a fresh slice): no copy, no growth.
