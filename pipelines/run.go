@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/prometheus/client_golang/prometheus"
+	"os"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -12,6 +12,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tracecast/tracecast/internal/memlimit"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -114,6 +117,12 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 	g, err := build(p, opts)
 	if err != nil {
 		return err
+	}
+	if l := cfg.Settings.MemoryLimit; l != "" && os.Getenv("GOMEMLIMIT") == "" {
+		b, _ := memlimit.Parse(l) // checked with the settings
+		prev := debug.SetMemoryLimit(b)
+		defer debug.SetMemoryLimit(prev)
+		g.log.Info().Str("memory_limit", memlimit.Limit{Bytes: b, Source: "settings"}.String()).Msg("soft memory limit")
 	}
 	return g.run(ctx, opts)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/pipelines/progress"
 )
 
@@ -651,4 +653,40 @@ sinks:
 			}
 		}
 	})
+}
+
+// TestMemoryLimitSetting: settings.memory_limit is the process's soft
+// memory limit while the pipeline runs (unless GOMEMLIMIT is set), and the
+// previous one afterwards.
+func TestMemoryLimitSetting(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: it wins over the setting")
+	}
+	before := debug.SetMemoryLimit(-1)
+	var during int64
+	cfg, err := Parse([]byte(`version: 1
+settings: {memory_limit: 3GiB, status_interval: 0s}
+sources:
+  a: {type: gen, count: 10, batch: 5, parser: {type: num}}
+sinks:
+  out: {type: probe, inputs: [a]}
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := SinkFunc(func(context.Context, tracecast.Batch) error {
+		during = debug.SetMemoryLimit(-1)
+		return nil
+	})
+	reg := testRegistry(newStore())
+	component.RegisterSinkValue(reg, "probe", sink)
+	if err := Run(t.Context(), cfg, RunOptions{Registry: reg}); err != nil {
+		t.Fatal(err)
+	}
+	if during != 3<<30 {
+		t.Errorf("limit while running %d, want 3 GiB", during)
+	}
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Errorf("limit after %d, want the previous %d", after, before)
+	}
 }
