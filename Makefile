@@ -4,7 +4,7 @@ PKGS    ?= ./...
 FUZZTIME ?= 60s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos
+.PHONY: all build test deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos hostile
 
 all: build
 
@@ -39,7 +39,10 @@ deps:
 	$(GO) mod download
 
 # test runs every test, with the race detector, short fuzzing passes of the
-# Paje, strace and Kwollect-document readers and a reduced reproduction of seed 004's study. Tests that need ../shared (the study's real traces) skip
+# Paje (whole and batched), strace and Kwollect-document readers and of the
+# Kafka source's message decoder, the fault suite's fast case (a producer
+# dying mid-trace while others publish at full speed into the running
+# service) and a reduced reproduction of seed 004's study. Tests that need ../shared (the study's real traces) skip
 # with a message when it is absent.
 test: deps
 	$(GO) vet $(PKGS)
@@ -48,6 +51,9 @@ test: deps
 	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 15s -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 15s -fuzzminimizetime 50x ./parsers/iocall
 	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 10s -fuzzminimizetime 50x ./parsers/power
+	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 10s -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s -fuzzminimizetime 50x ./ingest/kafka
+	$(GO) test -tags chaos -count=1 -run 'TestChaosProducerDiesMidTrace' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
 vet:
@@ -67,6 +73,15 @@ lint: vet
 # an offline replay and reports the pipeline's peak RSS.
 chaos:
 	$(GO) test -tags chaos -count=1 -v -timeout 30m -run 'TestChaos|TestLiveKafkaProcesses' ./cmd/tracecast/
+
+# hostile runs the hostile-input corpus against the real binary, generated
+# on the fly: newline floods (plain, gzip), zeros, a 200 MB line, containers
+# nested 10^6 deep, 10^6 containers and 10^6 open links (also timed with
+# the derived memory limit against none), a 3 M-process strace log, a
+# 3 GiB Kwollect document; each ends with a clear error or a correct
+# result, its peak RSS within 2 x its limits' worth + 64 MiB (a table).
+hostile:
+	$(GO) test -tags hostile -count=1 -v -timeout 60m -run 'TestHostile' ./cmd/tracecast/
 
 # forecast-eval scores predict's default method on the acceptance set of
 # docs/forecasts.md (needs ../shared; generates SMPI runs with smpirun).

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -234,4 +235,150 @@ func commitLag(t *testing.T, addr string) int64 {
 		lag += last - committed
 	}
 	return lag
+}
+
+// faultReport is a line of TestChaosFaults' table.
+type faultReport struct {
+	fault                     string
+	want, lost, changed, dups int
+	restart                   time.Duration
+	restartWhat               string
+	rss                       []float64 // MiB, per pipeline process
+}
+
+// served waits until the output topic holds more than n messages (the
+// pipeline publishes again) and returns how long it took.
+func (e *liveEnv) served(n int64, deadline time.Duration) time.Duration {
+	e.t.Helper()
+	start := time.Now()
+	for time.Since(start) < deadline {
+		if topicSize(e.t, e.addr, "tracecast.predictions") > n {
+			return time.Since(start)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	e.t.Fatalf("nothing published %v after the restart", deadline)
+	return 0
+}
+
+// TestChaosFaults runs the faults of TestLiveKafkaProcesses with
+// measurements: for each, the predictions lost and changed against the
+// offline replay (none may be), the duplicates, the time the service took
+// to serve again, and the pipelines' peak RSS.
+func TestChaosFaults(t *testing.T) {
+	var reports []faultReport
+	add := func(r faultReport) { reports = append(reports, r) }
+	measure := func(t *testing.T, e *liveEnv, r *faultReport, logs ...string) {
+		got, msgs := kafkatest.ReadRecords(t, e.addr, "tracecast.predictions", "tracecast.prediction/1", len(e.want), 120*time.Second)
+		kafkatest.CompareRecords(t, got, e.want)
+		r.want, r.dups = len(e.want), msgs-len(got)
+		for id, rec := range e.want {
+			if g, ok := got[id]; !ok {
+				r.lost++
+			} else if g != rec {
+				r.changed++
+			}
+		}
+		if t.Failed() {
+			for _, l := range logs {
+				t.Logf("%s:\n%s", l, e.logTail(l))
+			}
+		}
+	}
+	t.Run("broker-restart", func(t *testing.T) {
+		e := newLiveEnv(t)
+		p := e.pipeline("pipeline")
+		wait := e.publish("1x")
+		e.midStream()
+		e.stopBroker()
+		time.Sleep(time.Second)
+		n := topicSize(t, e.addr, "tracecast.predictions")
+		e.startBroker()
+		r := faultReport{fault: "broker restarted mid-stream (down 1 s)", restartWhat: "broker up to new output"}
+		r.restart = e.served(n, 60*time.Second)
+		wait()
+		measure(t, e, &r, "pipeline")
+		r.rss = []float64{peakRSS(p.Process.Pid)}
+		add(r)
+	})
+	t.Run("pipeline-sigkill", func(t *testing.T) {
+		e := newLiveEnv(t)
+		p := e.pipeline("pipeline-1")
+		wait := e.publish("1x")
+		e.midStream()
+		rss1 := peakRSS(p.Process.Pid)
+		p.Process.Kill()
+		p.Wait()
+		n := topicSize(t, e.addr, "tracecast.predictions")
+		p2 := e.pipeline("pipeline-2")
+		r := faultReport{fault: "pipeline SIGKILLed mid-trace, restarted", restartWhat: "start to new output"}
+		r.restart = e.served(n, 60*time.Second)
+		wait()
+		measure(t, e, &r, "pipeline-1", "pipeline-2")
+		r.rss = []float64{rss1, peakRSS(p2.Process.Pid)}
+		add(r)
+	})
+	t.Run("pipeline-sigterm", func(t *testing.T) {
+		e := newLiveEnv(t)
+		p := e.pipeline("pipeline-1")
+		wait := e.publish("1x")
+		e.midStream()
+		rss1 := peakRSS(p.Process.Pid)
+		stop := time.Now()
+		p.Process.Signal(syscall.SIGTERM)
+		if err := p.Wait(); err != nil {
+			t.Fatalf("graceful stop: %v\n%s", err, e.logTail("pipeline-1"))
+		}
+		stopped := time.Since(stop)
+		n := topicSize(t, e.addr, "tracecast.predictions")
+		p2 := e.pipeline("pipeline-2")
+		r := faultReport{fault: "pipeline SIGTERMed mid-trace, restarted", restartWhat: "stop (exit 0) + start to new output"}
+		r.restart = stopped + e.served(n, 60*time.Second)
+		wait()
+		measure(t, e, &r, "pipeline-1", "pipeline-2")
+		r.rss = []float64{rss1, peakRSS(p2.Process.Pid)}
+		add(r)
+	})
+	t.Run("group-member-killed", func(t *testing.T) {
+		e := newLiveEnv(t)
+		a := e.pipeline("member-a")
+		b := e.pipeline("member-b")
+		time.Sleep(time.Second) // both in the group
+		wait := e.publish("1x")
+		e.midStream()
+		rssB := peakRSS(b.Process.Pid)
+		before := strings.Count(readLog(e, "member-a"), "consumer group generation: reading")
+		kill := time.Now()
+		b.Process.Kill()
+		b.Wait()
+		r := faultReport{fault: "one of two group members SIGKILLed", restartWhat: "kill to the survivor's rebalance"}
+		for strings.Count(readLog(e, "member-a"), "consumer group generation: reading") <= before {
+			if time.Since(kill) > time.Minute {
+				t.Fatalf("no rebalance a minute after the kill\n%s", e.logTail("member-a"))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		r.restart = time.Since(kill)
+		wait()
+		measure(t, e, &r, "member-a", "member-b")
+		r.rss = []float64{peakRSS(a.Process.Pid), rssB}
+		add(r)
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-42s | %6s | %4s | %7s | %5s | %-38s | %s\n", "fault", "offline", "lost", "changed", "dups", "restart", "peak RSS (MiB)")
+	for _, r := range reports {
+		var rss []string
+		for _, v := range r.rss {
+			rss = append(rss, fmt.Sprintf("%.0f", v))
+		}
+		fmt.Fprintf(&b, "%-42s | %7d | %4d | %7d | %5d | %6.2fs %-30s | %s\n", r.fault, r.want, r.lost, r.changed, r.dups,
+			r.restart.Seconds(), "("+r.restartWhat+")", strings.Join(rss, ", "))
+	}
+	t.Log(b.String())
+}
+
+// readLog is a process's whole log.
+func readLog(e *liveEnv, name string) string {
+	b, _ := os.ReadFile(e.dir + "/" + name + ".log")
+	return string(b)
 }
