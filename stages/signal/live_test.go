@@ -71,11 +71,10 @@ func TestLiveMatchesBuild(t *testing.T) {
 // it (the earliest start of a state still open).
 func workerStates(workers, tasks int) (es []tracecast.Entity) {
 	type ev struct {
-		t    float64
-		c    string
-		op   byte // s(et), p(ush), o (pop)
-		v    string
-		open float64 // after the event: start of the container's bottom state
+		t  float64
+		c  string
+		op byte // s(et), p(ush), o (pop)
+		v  string
 	}
 	var evs []ev
 	for w := range workers {
@@ -83,14 +82,12 @@ func workerStates(workers, tasks int) (es []tracecast.Entity) {
 		t := 0.0
 		for k := range tasks {
 			d := float64(w+1) / 8
-			for _, e := range []ev{{t, c, 's', "Scheduling", 0}, {t + d, c, 's', "Progressing", 0}, {t + 2*d, c, 's', "Scheduling", 0},
-				{t + 3*d, c, 's', "Overhead", 0}, {t + 4*d, c, 'p', "Sleeping", 0}, {t + 5*d, c, 'o', "", 0},
-				{t + 6*d, c, 's', "GEMM", 0}, {t + 6*d, c, 's', "GEMM", 0}} {
-				evs = append(evs, e)
-			}
+			evs = append(evs, ev{t, c, 's', "Scheduling"}, ev{t + d, c, 's', "Progressing"}, ev{t + 2*d, c, 's', "Scheduling"},
+				ev{t + 3*d, c, 's', "Overhead"}, ev{t + 4*d, c, 'p', "Sleeping"}, ev{t + 5*d, c, 'o', ""},
+				ev{t + 6*d, c, 's', "GEMM"}, ev{t + 6*d, c, 's', "GEMM"})
 			t += 6*d + 1 + float64(k%3)
 		}
-		evs = append(evs, ev{t, c, 's', "Sleeping", 0})
+		evs = append(evs, ev{t, c, 's', "Sleeping"})
 	}
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t < evs[j].t })
 	stacks := map[string][]tracecast.Entity{}
