@@ -3,6 +3,7 @@ package file
 import (
 	"errors"
 	"fmt"
+
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
