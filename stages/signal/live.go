@@ -95,11 +95,28 @@ func (l *Live) Add(es []tracecast.Entity) {
 		// them the container is in Outside too, and nothing lies below
 		// level 0; the states received in between lie above), so samples
 		// and changes are the same. A StarPU worker's runs of Sleeping,
-		// Scheduling, Overhead... states, most of a trace's states, are
-		// held as one span each while the watermark lags.
-		if j := c.last0; j >= 0 && !l.noMerge && sp.imb == 0 && sp.class == l.rules.Outside && c.buf[j].class == sp.class && c.buf[j].end == sp.start {
-			c.buf[j].end = sp.end
-			continue
+		// Scheduling, Overhead... states (pushed ones too), most of a
+		// trace's states, are held as one span each while the watermark
+		// lags.
+		if j := c.last0; j >= 0 && !l.noMerge && sp.imb == 0 && sp.class == l.rules.Outside {
+			// The states received since the last one at level 0 closed
+			// before sp, within it (a container's states come as they
+			// end): above it. If all are in Outside, none can show
+			// (Outside over Outside), nor change a count: drop them.
+			nested := c.buf[j+1:]
+			for _, n := range nested {
+				if n.class != l.rules.Outside || n.imb == 0 || n.start < sp.start || n.end > sp.end {
+					nested = nil
+					break
+				}
+			}
+			if len(nested) > 0 {
+				c.buf = c.buf[:j+1]
+			}
+			if c.buf[j].class == sp.class && c.buf[j].end == sp.start {
+				c.buf[j].end = sp.end
+				continue
+			}
 		}
 		if n := len(c.buf); n > 0 && (sp.start < c.buf[n-1].start || sp.start == c.buf[n-1].start && sp.imb < c.buf[n-1].imb) {
 			c.unsorted = true

@@ -143,8 +143,8 @@ func TestLiveHoldsOutsideRunsAsOne(t *testing.T) {
 	// Everything received before any sweep: a stalled watermark.
 	l := NewLive(r, Idle, 0)
 	l.Add(es)
-	if n := l.Buffered(); n > 4*3*tasks+3 {
-		t.Errorf("%d spans held for %d states (%d tasks): want at most 4 per task", n, len(es), 3*tasks)
+	if n := l.Buffered(); n > 3*3*tasks+3 {
+		t.Errorf("%d spans held for %d states (%d tasks): want at most 3 per task", n, len(es), 3*tasks)
 	}
 	var got []ch
 	l.Changes(math.Inf(1), func(t float64, x, r int) { got = append(got, ch{t, x, r}) })
