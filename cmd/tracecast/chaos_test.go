@@ -297,9 +297,9 @@ func TestChaosFaults(t *testing.T) {
 		p := e.pipeline("pipeline")
 		wait := e.publish("1x")
 		e.midStream()
+		n := topicSize(t, e.addr, "tracecast.predictions")
 		e.stopBroker()
 		time.Sleep(time.Second)
-		n := topicSize(t, e.addr, "tracecast.predictions")
 		e.startBroker()
 		r := faultReport{fault: "broker restarted mid-stream (down 1 s)", restartWhat: "broker up to new output"}
 		r.restart = e.served(n, 60*time.Second)
@@ -372,13 +372,13 @@ func TestChaosFaults(t *testing.T) {
 		add(r)
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-42s | %6s | %4s | %7s | %5s | %-38s | %s\n", "fault", "offline", "lost", "changed", "dups", "restart", "peak RSS (MiB)")
+	fmt.Fprintf(&b, "\n%-42s | %7s | %4s | %7s | %5s | %-50s | %s\n", "fault", "offline", "lost", "changed", "dups", "restart", "peak RSS (MiB)")
 	for _, r := range reports {
 		var rss []string
 		for _, v := range r.rss {
 			rss = append(rss, fmt.Sprintf("%.0f", v))
 		}
-		fmt.Fprintf(&b, "%-42s | %7d | %4d | %7d | %5d | %6.2fs %-30s | %s\n", r.fault, r.want, r.lost, r.changed, r.dups,
+		fmt.Fprintf(&b, "%-42s | %7d | %4d | %7d | %5d | %6.2fs %-42s | %s\n", r.fault, r.want, r.lost, r.changed, r.dups,
 			r.restart.Seconds(), "("+r.restartWhat+")", strings.Join(rss, ", "))
 	}
 	t.Log(b.String())
