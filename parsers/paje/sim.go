@@ -525,7 +525,7 @@ func (s *sim) destroy(get func(field) []byte, now float64) *simError {
 		last.childIdx = c.childIdx
 		p.children = p.children[:len(p.children)-1]
 	}
-	return s.destroyTree(c, now)
+	return s.destroyTree(c, now, false)
 }
 
 // destroyTree ends c and its descendants at time now and forgets them:
@@ -535,7 +535,11 @@ func (s *sim) destroy(get func(field) []byte, now float64) *simError {
 // order: recursion as deep as the tree (a million nested containers, as
 // many as MaxContainers allows) would overflow the goroutine's stack, which
 // is fatal, not an error.
-func (s *sim) destroyTree(root *container, now float64) *simError {
+//
+// At the end of the trace (final) nothing can refer to a container again:
+// the maps that find live and destroyed containers are left as they are
+// (a million containers cost two million map updates for nothing).
+func (s *sim) destroyTree(root *container, now float64, final bool) *simError {
 	var first *simError
 	type frame struct {
 		c    *container
@@ -560,6 +564,9 @@ func (s *sim) destroyTree(root *container, now float64) *simError {
 		last.live = c.live
 		s.live = s.live[:len(s.live)-1]
 		c.live = -1
+		if final {
+			continue
+		}
 		delete(s.containers, c.key)
 		if len(s.destroyed) < s.opts.MaxContainers {
 			s.destroyed[c.key] = c.name
@@ -760,7 +767,7 @@ func (s *sim) finish() *simError {
 	}
 	var err *simError
 	if s.root.live >= 0 {
-		err = s.destroyTree(s.root, end)
+		err = s.destroyTree(s.root, end, true)
 	}
 	s.endAt = end
 	return err
