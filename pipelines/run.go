@@ -78,6 +78,11 @@ type RunOptions struct {
 	// components log them otherwise. Components call it from their own
 	// goroutines, possibly at the same time.
 	Report func(id, stream string, report any)
+	// MemoryLimit, when set (GOMEMLIMIT's syntax: a command's
+	// --memory-limit), is the soft memory limit while the pipeline runs,
+	// over GOMEMLIMIT and settings.memory_limit; a bad value is an error
+	// before anything runs.
+	MemoryLimit string
 }
 
 // lifecycle is the event of a start or stop line.
@@ -114,17 +119,38 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 	for _, w := range cfg.Warnings {
 		opts.Logger.Warn().Msg(w)
 	}
+	l, err := memoryLimit(opts.MemoryLimit, cfg.Settings.MemoryLimit)
+	if err != nil {
+		return err
+	}
 	g, err := build(p, opts)
 	if err != nil {
 		return err
 	}
-	if l := cfg.Settings.MemoryLimit; l != "" && os.Getenv("GOMEMLIMIT") == "" {
-		b, _ := memlimit.Parse(l) // checked with the settings
-		prev := debug.SetMemoryLimit(b)
+	if l.Source != "" {
+		prev := debug.SetMemoryLimit(l.Bytes)
 		defer debug.SetMemoryLimit(prev)
-		g.log.Info().Str("memory_limit", memlimit.Limit{Bytes: b, Source: "settings"}.String()).Msg("soft memory limit")
+		g.log.Info().Str("memory_limit", l.String()).Msg("soft memory limit")
 	}
 	return g.run(ctx, opts)
+}
+
+// memoryLimit is the soft memory limit to set while a pipeline runs: the
+// explicit one, else none when GOMEMLIMIT is set (the runtime applied it),
+// else the settings' (checked with them). Source "" sets nothing.
+func memoryLimit(explicit, settings string) (memlimit.Limit, error) {
+	if explicit != "" {
+		b, err := memlimit.Parse(explicit)
+		if err != nil {
+			return memlimit.Limit{}, fmt.Errorf("--memory-limit: %w", err)
+		}
+		return memlimit.Limit{Bytes: b, Source: "flag"}, nil
+	}
+	if settings == "" || os.Getenv("GOMEMLIMIT") != "" {
+		return memlimit.Limit{}, nil
+	}
+	b, _ := memlimit.Parse(settings)
+	return memlimit.Limit{Bytes: b, Source: "settings"}, nil
 }
 
 // envelope is what travels on an edge: a batch and the id of its producer.

@@ -689,4 +689,15 @@ sinks:
 	if after := debug.SetMemoryLimit(-1); after != before {
 		t.Errorf("limit after %d, want the previous %d", after, before)
 	}
+	// An explicit one (a command's --memory-limit) wins; a bad one is an
+	// error before anything runs.
+	if err := Run(t.Context(), cfg, RunOptions{Registry: reg, MemoryLimit: "512MiB"}); err != nil {
+		t.Fatal(err)
+	}
+	if during != 512<<20 {
+		t.Errorf("limit while running %d, want the explicit 512 MiB", during)
+	}
+	if err := Run(t.Context(), cfg, RunOptions{Registry: reg, MemoryLimit: "lots"}); err == nil || !strings.Contains(err.Error(), "--memory-limit") {
+		t.Errorf("a bad explicit limit: %v", err)
+	}
 }
