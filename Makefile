@@ -4,7 +4,7 @@ PKGS    ?= ./...
 FUZZTIME ?= 60s
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test test-long deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos
+.PHONY: all build test test-long deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos hostile
 
 all: build
 
@@ -40,10 +40,13 @@ deps:
 
 # test runs the unit suite with the race detector in -short mode (tests that
 # start processes and brokers, or read the 41 MB trace, skip themselves;
-# make test-long runs them), short fuzzing smoke passes of the Paje, strace
-# and Kwollect-document readers and a reduced reproduction of seed 004's
-# study: under 10 minutes on 2 cores. Tests that need ../shared (the study's
-# real traces) skip with a message when it is absent.
+# make test-long runs them), short fuzzing smoke passes of the Paje (whole
+# and batched), strace and Kwollect-document readers and of the Kafka
+# source's message decoder, the fault suite's fast case (a producer dying
+# mid-trace while others publish at full speed into the running service)
+# and a reduced reproduction of seed 004's study: under 10 minutes on 2
+# cores. Tests that need ../shared (the study's real traces) skip with a
+# message when it is absent.
 test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -short -count=1 $(PKGS)
@@ -65,6 +68,10 @@ test-long: deps
 	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 15s -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 15s -fuzzminimizetime 50x ./parsers/iocall
 	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 10s -fuzzminimizetime 50x ./parsers/power
+	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 10s -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s -fuzzminimizetime 50x ./ingest/kafka
+	$(GO) test -tags chaos -count=1 -run 'TestChaosProducerDiesMidTrace' ./cmd/tracecast/
+	LOG_LEVEL=warn reproduce/run.sh ci
 
 vet:
 	$(GO) vet $(PKGS)
@@ -78,11 +85,22 @@ lint: vet
 
 # chaos runs the live service's fault suite against the real binary and
 # broker: broker restart, SIGKILL/SIGTERM of the pipeline, a group member
-# killed, publication at full speed into a running service, a producer
-# dying mid-trace, 5000 traces open at once; each compares the records with
-# an offline replay and reports the pipeline's peak RSS.
+# killed (TestChaosFaults, the faults of TestLiveKafkaProcesses measured),
+# publication at full speed into a running service, a producer dying
+# mid-trace, 5000 traces open at once; each compares the records with an
+# offline replay and reports records lost and changed, the restart time and
+# the pipeline's peak RSS.
 chaos:
-	$(GO) test -tags chaos -count=1 -v -timeout 30m -run 'TestChaos|TestLiveKafkaProcesses' ./cmd/tracecast/
+	$(GO) test -tags chaos -count=1 -v -timeout 30m -run 'TestChaos' ./cmd/tracecast/
+
+# hostile runs the hostile-input corpus against the real binary, generated
+# on the fly: newline floods (plain, gzip), zeros, a 200 MB line, containers
+# nested 10^6 deep, 10^6 containers and 10^6 open links (also timed with
+# the derived memory limit against none), a 3 M-process strace log, a
+# 3 GiB Kwollect document; each ends with a clear error or a correct
+# result, its peak RSS within 2 x its limits' worth + 64 MiB (a table).
+hostile:
+	$(GO) test -tags hostile -count=1 -v -timeout 60m -run 'TestHostile' ./cmd/tracecast/
 
 # forecast-eval scores predict's default method on the acceptance set of
 # docs/forecasts.md (needs ../shared; generates SMPI runs with smpirun).

@@ -156,6 +156,17 @@ func (b Batch) IsControl() bool {
 	return false
 }
 
+// Flusher is implemented by sinks that gather what they are given while
+// more is queued and send it together (a Kafka producer: one request for
+// many batches instead of one round trip each). Their Write may return
+// before the batch is durable; the runtime calls Flush when the sink's
+// queue is empty and before it releases a barrier, and Close flushes what
+// is left. A Flusher bounds what it gathers: past its own limit, Write
+// sends.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
 // CloseDurable is implemented by sinks whose output is durable only once
 // closed (an Arrow file is unreadable without its footer): the runtime
 // releases the barriers they receive after Close instead of after Write.

@@ -165,7 +165,7 @@ func TestPublishSubscribe(t *testing.T) {
 		t.Errorf("messages %q, want %q", got, want)
 	}
 
-	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "records", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond}
+	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "records", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	var msgs []kafkago.Message
 	for i := range 6 {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracecast/tracecast/internal/memlimit"
+
 	"github.com/tracecast/tracecast/pipelines/component"
 	"gopkg.in/yaml.v3"
 )
@@ -28,6 +30,14 @@ type Settings struct {
 	// StatusInterval is the period of the status log line; 0 disables it.
 	// Default 30s.
 	StatusInterval time.Duration `yaml:"status_interval"`
+	// MemoryLimit is the process's soft memory limit while the pipeline
+	// runs, in GOMEMLIMIT's syntax (512MiB, 2GiB, off); empty leaves the
+	// runtime's (GOMEMLIMIT, or none), and GOMEMLIMIT, when set, wins. A
+	// pipeline's live heap is what its limits allow (a live pipeline: about
+	// max_streams times the cost of an open trace, docs/live.md); without a
+	// limit the collector lets the process grow to twice its live heap
+	// between collections, with one it collects more often instead.
+	MemoryLimit string `yaml:"memory_limit"`
 }
 
 // DefaultSettings returns the settings used for keys a file leaves out.
@@ -276,6 +286,11 @@ func checkSettings(ps *problems, doc *yaml.Node, s Settings) {
 	}
 	if s.StatusInterval < 0 {
 		ps.add(line("status_interval"), "settings.status_interval", "must not be negative (0 disables the status line)")
+	}
+	if s.MemoryLimit != "" {
+		if _, err := memlimit.Parse(s.MemoryLimit); err != nil {
+			ps.add(line("memory_limit"), "settings.memory_limit", "%v", err)
+		}
 	}
 }
 

@@ -170,12 +170,15 @@ type captureOptions struct {
 	PanicAt   int           `yaml:"panic_at"`
 	OnClose   bool          `yaml:"on_close"` // durable only once closed
 	Forgets   bool          `yaml:"forgets"`  // says it keeps nothing of a batch
+	// Gather keeps what Write gets until Flush (a tracecast.Flusher).
+	Gather bool `yaml:"gather"`
 }
 
 type captured struct {
 	entities []tracecast.Entity
 	batches  int
 	closes   int
+	flushes  int
 }
 
 // barrierRecord is a completed barrier: the lines emitted before it, and
@@ -224,10 +227,25 @@ func (st *store) gen(id string) *genSource {
 }
 
 type captureSink struct {
-	id string
-	o  captureOptions
-	st *store
-	n  int
+	id       string
+	o        captureOptions
+	st       *store
+	n        int
+	gathered []tracecast.Entity
+}
+
+// Flush stores what a gathering sink kept (tracecast.Flusher).
+func (s *captureSink) Flush(ctx context.Context) error {
+	if !s.o.Gather {
+		return nil
+	}
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	c := s.st.sinks[s.id]
+	c.flushes++
+	c.entities = append(c.entities, s.gathered...)
+	s.gathered = nil
+	return nil
 }
 
 func (s *captureSink) Write(ctx context.Context, b tracecast.Batch) error {
@@ -260,6 +278,10 @@ func (s *captureSink) Write(ctx context.Context, b tracecast.Batch) error {
 	defer s.st.mu.Unlock()
 	c := s.st.sinks[s.id]
 	c.batches++
+	if s.o.Gather {
+		s.gathered = append(s.gathered, b.Items.([]tracecast.Entity)...)
+		return nil
+	}
 	c.entities = append(c.entities, b.Items.([]tracecast.Entity)...)
 	return nil
 }
@@ -269,6 +291,9 @@ func (s *captureSink) DurableOnClose() bool { return s.o.OnClose }
 func (s *captureSink) ForgetsItems() bool { return s.o.Forgets }
 
 func (s *captureSink) Close(ctx context.Context) error {
+	if err := s.Flush(ctx); err != nil {
+		return err
+	}
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
 	s.st.sinks[s.id].closes++

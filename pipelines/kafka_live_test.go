@@ -52,7 +52,7 @@ func publishTraces(t testing.TB, addr, topic string, traces map[string][]byte) {
 // publishTracesWith is publishTraces through the transport tr (TLS, SASL).
 func publishTracesWith(t testing.TB, tr *kafkago.Transport, addr, topic string, traces map[string][]byte) {
 	t.Helper()
-	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: topic, Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, Transport: tr}
+	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: topic, Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, Transport: tr, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	type cursor struct {
 		p     *kafkaingest.Producer

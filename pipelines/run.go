@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tracecast/tracecast/internal/memlimit"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -76,6 +78,11 @@ type RunOptions struct {
 	// components log them otherwise. Components call it from their own
 	// goroutines, possibly at the same time.
 	Report func(id, stream string, report any)
+	// MemoryLimit, when set (GOMEMLIMIT's syntax: a command's
+	// --memory-limit), is the soft memory limit while the pipeline runs,
+	// over GOMEMLIMIT and settings.memory_limit; a bad value is an error
+	// before anything runs.
+	MemoryLimit string
 }
 
 // lifecycle is the event of a start or stop line.
@@ -112,6 +119,10 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 	for _, w := range cfg.Warnings {
 		opts.Logger.Warn().Msg(w)
 	}
+	l, err := memoryLimit(opts.MemoryLimit, cfg.Settings.MemoryLimit)
+	if err != nil {
+		return err
+	}
 	g, err := build(p, opts)
 	if err != nil {
 		return err
@@ -128,7 +139,30 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 		}
 		return err
 	}
+	if l.Source != "" {
+		prev := debug.SetMemoryLimit(l.Bytes)
+		defer debug.SetMemoryLimit(prev)
+		g.log.Info().Str("memory_limit", l.String()).Msg("soft memory limit")
+	}
 	return g.run(ctx, opts)
+}
+
+// memoryLimit is the soft memory limit to set while a pipeline runs: the
+// explicit one, else none when GOMEMLIMIT is set (the runtime applied it),
+// else the settings' (checked with them). Source "" sets nothing.
+func memoryLimit(explicit, settings string) (memlimit.Limit, error) {
+	if explicit != "" {
+		b, err := memlimit.Parse(explicit)
+		if err != nil {
+			return memlimit.Limit{}, fmt.Errorf("--memory-limit: %w", err)
+		}
+		return memlimit.Limit{Bytes: b, Source: "flag"}, nil
+	}
+	if settings == "" || os.Getenv("GOMEMLIMIT") != "" {
+		return memlimit.Limit{}, nil
+	}
+	b, _ := memlimit.Parse(settings)
+	return memlimit.Limit{Bytes: b, Source: "settings"}, nil
 }
 
 // envelope is what travels on an edge: a batch and the id of its producer.
@@ -596,6 +630,10 @@ func runSink(n *node, ctx context.Context) (err error) {
 	if cd, ok := n.sink.(tracecast.CloseDurable); ok {
 		onClose = cd.DurableOnClose()
 	}
+	// A Flusher sends what it gathered once nothing more is queued, and
+	// before a barrier is released.
+	fl, _ := n.sink.(tracecast.Flusher)
+	pending := false
 	defer func() {
 		// Exactly once, also after an error or a panic in Write.
 		cerr := n.sink.Close(ctx)
@@ -622,6 +660,12 @@ func runSink(n *node, ctx context.Context) (err error) {
 				return nil
 			}
 			if bar, ok := env.b.Items.(*tracecast.Barrier); ok {
+				if pending {
+					if err := fl.Flush(ctx); err != nil {
+						return err
+					}
+					pending = false
+				}
 				if onClose {
 					held = append(held, bar)
 				} else {
@@ -642,6 +686,12 @@ func runSink(n *node, ctx context.Context) (err error) {
 			}
 			if env.b.Recycle != nil {
 				env.b.Recycle()
+			}
+			if pending = fl != nil; pending && len(n.in) == 0 {
+				if err := fl.Flush(ctx); err != nil {
+					return err
+				}
+				pending = false
 			}
 			n.refreshMetrics(false)
 		case <-ctx.Done():

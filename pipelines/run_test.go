@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/pipelines/progress"
 )
 
@@ -664,6 +666,26 @@ sinks:
 			}
 		}
 	})
+	t.Run("gathering sink", func(t *testing.T) {
+		// A Flusher's Write only gathers: a barrier completes once it
+		// flushed what came before, and everything is flushed in the end.
+		st := newStore()
+		if err := run(t, t.Context(), fmt.Sprintf(graph, ", gather: true, delay: 1ms"), st, RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.barriers) != 5 {
+			t.Fatalf("%d barriers completed, want 5", len(st.barriers))
+		}
+		for _, b := range st.barriers {
+			if got := len(b.sinks["raw"].entities); got < b.lines {
+				t.Errorf("barrier after %d lines completed when the gathering sink had flushed %d", b.lines, got)
+			}
+		}
+		raw := st.get("raw")
+		if len(raw.entities) != 101 || raw.flushes == 0 { // 100 lines and the parser's flush
+			t.Fatalf("gathering sink: %d entities in %d flushes", len(raw.entities), raw.flushes)
+		}
+	})
 	t.Run("sink failure", func(t *testing.T) {
 		st := newStore()
 		if err := run(t, t.Context(), fmt.Sprintf(graph, ", fail_at: 3"), st, RunOptions{}); err == nil {
@@ -675,4 +697,51 @@ sinks:
 			}
 		}
 	})
+}
+
+// TestMemoryLimitSetting: settings.memory_limit is the process's soft
+// memory limit while the pipeline runs (unless GOMEMLIMIT is set), and the
+// previous one afterwards.
+func TestMemoryLimitSetting(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set: it wins over the setting")
+	}
+	before := debug.SetMemoryLimit(-1)
+	var during int64
+	cfg, err := Parse([]byte(`version: 1
+settings: {memory_limit: 3GiB, status_interval: 0s}
+sources:
+  a: {type: gen, count: 10, batch: 5, parser: {type: num}}
+sinks:
+  out: {type: probe, inputs: [a]}
+`), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := SinkFunc(func(context.Context, tracecast.Batch) error {
+		during = debug.SetMemoryLimit(-1)
+		return nil
+	})
+	reg := testRegistry(newStore())
+	component.RegisterSinkValue(reg, "probe", sink)
+	if err := Run(t.Context(), cfg, RunOptions{Registry: reg}); err != nil {
+		t.Fatal(err)
+	}
+	if during != 3<<30 {
+		t.Errorf("limit while running %d, want 3 GiB", during)
+	}
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Errorf("limit after %d, want the previous %d", after, before)
+	}
+	// An explicit one (a command's --memory-limit) wins; a bad one is an
+	// error before anything runs.
+	if err := Run(t.Context(), cfg, RunOptions{Registry: reg, MemoryLimit: "512MiB"}); err != nil {
+		t.Fatal(err)
+	}
+	if during != 512<<20 {
+		t.Errorf("limit while running %d, want the explicit 512 MiB", during)
+	}
+	if err := Run(t.Context(), cfg, RunOptions{Registry: reg, MemoryLimit: "lots"}); err == nil || !strings.Contains(err.Error(), "--memory-limit") {
+		t.Errorf("a bad explicit limit: %v", err)
+	}
 }

@@ -92,6 +92,14 @@ func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {
 	}
 	// At full speed a parser that splits lines itself gets chunks.
 	fo.Chunks = speed == SpeedMax && env.Parser != nil && env.Parser.Chunks
+	if env.Parser != nil {
+		// Hold no more of a line than the parser needs to refuse it, and
+		// drop what it ignores.
+		if m := env.Parser.MaxLineBytes; m > 0 && m < fo.MaxLineBytes {
+			fo.CutLinesAt = m + 1
+		}
+		fo.SkipBlankLines = env.Parser.SkipBlankLines
+	}
 	if speed != SpeedMax {
 		if env.Parser == nil || env.Parser.NewTimeOf == nil {
 			return nil, fmt.Errorf("speed %s needs a parser that reads timestamps (none configured)", speed)

@@ -49,6 +49,15 @@ type Options struct {
 	// (default 1 MiB). A longer line is an error, detected before more than
 	// MaxLineBytes plus one read buffer is held in memory.
 	MaxLineBytes int
+	// CutLinesAt, when positive (and at most MaxLineBytes), cuts a longer
+	// line to its first CutLinesAt bytes, reading and dropping the rest:
+	// for a parser that refuses lines longer than CutLinesAt-1 (it names
+	// the line, or skips it when lenient), holding the whole line would
+	// only cost memory.
+	CutLinesAt int
+	// SkipBlankLines drops empty lines ("" or "\r") in bulk, for parsers
+	// that ignore them: the next line keeps its number.
+	SkipBlankLines bool
 	// StrictEOL makes a last line without '\n' an error. Otherwise it is
 	// emitted marked Partial, Stats().Truncated is set and a warning is
 	// logged: a trace that is still being written, or was cut by a crash,
@@ -241,7 +250,10 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 		}
 		return s.chunkLoop(ctx, r, emit)
 	}
-	lr := lineReader{br: br, max: s.opts.MaxLineBytes}
+	lr := lineReader{br: br, max: s.opts.MaxLineBytes, skipBlank: s.opts.SkipBlankLines}
+	if c := s.opts.CutLinesAt; c > 0 && c <= s.opts.MaxLineBytes {
+		lr.cut = c
+	}
 	if s.gzip.Load() {
 		lr.br = bufio.NewReaderSize(r, readBufferSize)
 	}
@@ -328,9 +340,10 @@ func (s *Source) loop(ctx context.Context, lr *lineReader, emit tracecast.Emit) 
 		return nil
 	}
 
-	var num, offset int64
+	var num, offset, emitted int64
 	for {
-		line, nl, n, err := lr.next()
+		line, nl, n, blank, err := lr.next()
+		num += int64(blank)
 		if err != nil && !errors.Is(err, io.EOF) {
 			if errors.Is(err, errLineTooLong) {
 				return fmt.Errorf("%s:%d: line longer than %d bytes", o.Name, num+1, o.MaxLineBytes)
@@ -341,7 +354,7 @@ func (s *Source) loop(ctx context.Context, lr *lineReader, emit tracecast.Emit) 
 			return fmt.Errorf("%s:%d: read: %w", o.Name, num+1, err)
 		}
 		if n == 0 { // clean end of input
-			if num == 0 {
+			if emitted == 0 {
 				// An empty input is still a stream (an empty trace):
 				// one empty batch makes it known downstream.
 				return emit(ctx, tracecast.Batch{Stream: o.Name, Items: []tracecast.Line{}, Watermark: math.NaN()})
@@ -374,6 +387,7 @@ func (s *Source) loop(ctx context.Context, lr *lineReader, emit tracecast.Emit) 
 			}
 		}
 		b.add(line, num, offset)
+		emitted++
 		if !nl {
 			b.lines[len(b.lines)-1].Partial = true
 		}
@@ -484,40 +498,105 @@ func longLine(data []byte, max int) int64 {
 var errLineTooLong = errors.New("line too long")
 
 // lineReader splits a stream on '\n' without holding more than max bytes
-// (plus one read buffer) for a single line.
+// (plus one read buffer) for a single line, or cut bytes when cut is set.
 type lineReader struct {
-	br      *bufio.Reader
-	max     int
-	scratch []byte
+	br  *bufio.Reader
+	max int
+	// cut, when positive, cuts longer lines to their first cut bytes.
+	cut int
+	// skipBlank drops empty lines.
+	skipBlank bool
+	scratch   []byte
 }
 
 // next returns the next line without its terminator ("\n" or "\r\n"),
-// whether it ended with '\n', and the number of stream bytes it consumed
-// (0 at end of input). line is valid until the next call.
-func (r *lineReader) next() (line []byte, nl bool, n int, err error) {
+// whether it ended with '\n', the number of stream bytes it consumed (0 at
+// end of input) and, with skipBlank, how many blank lines it dropped
+// before it (their bytes counted in n). line is valid until the next call.
+func (r *lineReader) next() (line []byte, nl bool, n, blank int, err error) {
+	if r.skipBlank {
+		var skipped int
+		if blank, skipped, err = r.skipBlankLines(); err != nil {
+			return nil, false, 0, blank, err
+		}
+		n = skipped
+	}
 	frag, err := r.br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		r.scratch = append(r.scratch[:0], frag...)
+		total := len(frag)
 		for errors.Is(err, bufio.ErrBufferFull) {
 			// +2 leaves room for a "\r\n" that may still come.
-			if len(r.scratch) > r.max+2 {
-				return nil, false, len(r.scratch), errLineTooLong
+			if r.cut == 0 && total > r.max+2 {
+				return nil, false, n + total, blank, errLineTooLong
 			}
 			frag, err = r.br.ReadSlice('\n')
-			r.scratch = append(r.scratch, frag...)
+			total += len(frag)
+			if r.cut == 0 || len(r.scratch) < r.cut+2 {
+				r.scratch = append(r.scratch, frag...)
+			} else if len(frag) > 0 && frag[len(frag)-1] == '\n' {
+				// Past the cut: keep only the terminator.
+				r.scratch = append(r.scratch, '\n')
+			}
 		}
 		frag = r.scratch
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, false, 0, blank, err
+		}
+		n += total
+	} else {
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, false, 0, blank, err
+		}
+		n += len(frag)
 	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, false, 0, err
-	}
-	n = len(frag)
 	line, nl = bytes.CutSuffix(frag, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	if len(line) > r.max {
-		return nil, false, n, errLineTooLong
+	if r.cut > 0 && len(line) > r.cut {
+		line = line[:r.cut]
 	}
-	return line, nl, n, err
+	if len(line) > r.max {
+		return nil, false, n, blank, errLineTooLong
+	}
+	if len(frag) == 0 {
+		n = 0 // nothing after the blank lines: the end of input
+	}
+	return line, nl, n, blank, err
+}
+
+// skipBlankLines consumes the empty lines ("\n", "\r\n") at the reading
+// position, a buffer at a time: how many, and their bytes.
+func (r *lineReader) skipBlankLines() (lines, bytes int, err error) {
+	for {
+		if r.br.Buffered() == 0 {
+			if _, err := r.br.Peek(1); err != nil {
+				if errors.Is(err, io.EOF) {
+					return lines, bytes, nil
+				}
+				return lines, bytes, err
+			}
+		}
+		buf, _ := r.br.Peek(r.br.Buffered())
+		i := 0
+		for i < len(buf) {
+			if buf[i] == '\n' {
+				i++
+				lines++
+			} else if buf[i] == '\r' && i+1 < len(buf) && buf[i+1] == '\n' {
+				i += 2
+				lines++
+			} else {
+				break
+			}
+		}
+		r.br.Discard(i)
+		bytes += i
+		if i < len(buf) || i == 0 {
+			// A line with content (or a lone '\r' at the buffer's end,
+			// left to ReadSlice).
+			return lines, bytes, nil
+		}
+	}
 }
 
 // countingReader counts the bytes read from the underlying (stored) file.

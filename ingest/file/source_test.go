@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -579,4 +580,63 @@ func TestPacingStopsOnCancel(t *testing.T) {
 			t.Errorf("emitted %v, want the first line only", got)
 		}
 	})
+}
+
+// TestSourceCutsLongLines: with CutLinesAt, a line longer than the parser
+// accepts reaches it cut (enough for it to refuse the line by number), its
+// numbering and offsets unchanged, and the source holds no more of it than
+// the cut: a 16 MiB line costs the reader about 1 KiB plus its buffer.
+func TestSourceCutsLongLines(t *testing.T) {
+	long := strings.Repeat("x", 16<<20)
+	for _, gz := range []bool{false, true} {
+		data := []byte("a\n" + long + "\r\nb\n" + long)
+		if gz {
+			data = gzipped(t, data)
+		}
+		src, err := New(Options{Path: writeFile(t, "cut", data), MaxLineBytes: 64 << 20, CutLinesAt: 1025})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := collect(t, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := long[:1025]
+		n := int64(len(long))
+		want := []wantLine{{"a", 1, 2}, {cut, 2, 2 + n + 2}, {"b", 3, 2 + n + 4}, {cut, 4, 2 + n + 4 + n}}
+		if g := flatten(got); fmt.Sprint(g) != fmt.Sprint(want) {
+			t.Errorf("gzip %v: lines %.200v, want %.200v", gz, g, want)
+		}
+	}
+	// What the reader holds for a line, beside its buffer.
+	r := lineReader{br: bufio.NewReaderSize(strings.NewReader(long+"\n"), readBufferSize), max: 64 << 20, cut: 1025}
+	line, _, n, _, err := r.next()
+	if err != nil || len(line) != 1025 || n != len(long)+1 || cap(r.scratch) > 1025+2+2*readBufferSize {
+		t.Fatalf("line %d bytes, %d consumed, scratch %d bytes, err %v", len(line), n, cap(r.scratch), err)
+	}
+}
+
+// TestSourceSkipsBlankLines: with SkipBlankLines, runs of empty lines
+// ("\n", "\r\n") are dropped and the next line keeps its number and
+// offset; an input of blank lines only is still a stream (one empty batch).
+func TestSourceSkipsBlankLines(t *testing.T) {
+	blank := strings.Repeat("\n", 3*readBufferSize) + "\r\n\r\n"
+	src, err := New(Options{Path: writeFile(t, "blank", []byte("\n\na\n"+blank+"b\r\n\nc")), SkipBlankLines: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := collect(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := int64(4 + len(blank))
+	want := []wantLine{{"a", 3, 4}, {"b", 3 + 3*readBufferSize + 2 + 1, b + 3}, {"c", 3 + 3*readBufferSize + 2 + 3, b + 3 + 1 + 1}}
+	if g := flatten(got); fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Errorf("lines %v, want %v", g, want)
+	}
+	src, _ = New(Options{Path: writeFile(t, "only", []byte(blank)), SkipBlankLines: true})
+	got, err = collect(t, src)
+	if err != nil || len(got) != 1 || len(got[0]) != 0 {
+		t.Fatalf("blank lines only: %v, %v; want one empty batch", got, err)
+	}
 }

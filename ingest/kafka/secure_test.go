@@ -31,7 +31,7 @@ func TestSecureSource(t *testing.T) {
 	}
 	tr := good.Transport()
 	defer tr.CloseIdleConnections()
-	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "lines", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, Transport: tr}
+	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "lines", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, Transport: tr, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	if err := w.WriteMessages(t.Context(),
 		msg("A", "%EventDef PajeX 0\n%EndEventDef\n1 a", HeaderSeq, "0"),

@@ -104,7 +104,7 @@ func TestCommitsNeverPassAnOpenTrace(t *testing.T) {
 	addr := kafkatest.Start(t, 1, "lines")
 	tr := &kafkago.Transport{}
 	defer tr.CloseIdleConnections()
-	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "lines", BatchTimeout: time.Millisecond, Transport: tr}
+	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "lines", BatchTimeout: time.Millisecond, Transport: tr, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	err := w.WriteMessages(t.Context(),
 		msg("A", "%EventDef PajeX 0\n%EndEventDef\n1 a", HeaderSeq, "0"),

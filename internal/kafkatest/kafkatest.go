@@ -77,9 +77,20 @@ func ReadRecordsWith(t testing.TB, dialer *kafkago.Dialer, addr, topic, schema s
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One reader per partition for the whole wait: a reader made anew at
+	// every pass read the topic again from its start (quadratic on a big
+	// topic, and every message counted again).
+	readers := make([]*kafkago.Reader, len(parts))
+	for i, p := range parts {
+		readers[i] = kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond, Dialer: dialer})
+	}
+	defer func() {
+		for _, r := range readers {
+			r.Close()
+		}
+	}()
 	for len(got) < want && ctx.Err() == nil {
-		for _, p := range parts {
-			r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond, Dialer: dialer})
+		for _, r := range readers {
 			for {
 				rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
 				m, err := r.ReadMessage(rctx)
@@ -101,7 +112,6 @@ func ReadRecordsWith(t testing.TB, dialer *kafkago.Dialer, addr, topic, schema s
 				}
 				got[id] = b
 			}
-			r.Close()
 		}
 	}
 	return got, msgs

@@ -224,3 +224,49 @@ func TestBOM(t *testing.T) {
 		}
 	}
 }
+
+// TestHeapBound: driven to each of its limits by the lines that cost most
+// (many processes, descriptors with long paths, unfinished calls with long
+// first halves), the parser's heap stays under HeapBound. Before, a
+// descriptor kept its path whole and an unfinished call its half, up to
+// MaxLineBytes each: a thousand 100 KB paths or halves took 100 MB.
+func TestHeapBound(t *testing.T) {
+	long := strings.Repeat("p", 100_000)
+	for _, c := range []struct {
+		name string
+		opts Options
+		line func(i int) string
+	}{
+		{"processes", Options{MaxPIDs: 20_000, MaxFDs: 40_000}, func(i int) string {
+			return fmt.Sprintf("[pid %d] 1.0 read(3</d/in>, \"x\", 1) = 1 <0.1>\n", i)
+		}},
+		{"long paths", Options{MaxPIDs: 10, MaxFDs: 1000}, func(i int) string {
+			return fmt.Sprintf("1.0 read(%d</%s%d>, \"x\", 1) = 1 <0.1>\n", i+2, long, i)
+		}},
+		{"long unfinished calls", Options{MaxPIDs: 2000, MaxOpenCalls: 1000, MaxFDs: 100}, func(i int) string {
+			return fmt.Sprintf("[pid %d] 1.0 write(1</dev/null>, \"%s\", 100000 <unfinished ...>\n", i, long)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.Lenient = true // past a limit, lines are skipped: the heap must stay bounded
+			runtime.GC()
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			p := NewParser(c.opts)
+			for i := 1; i <= 3000 || i <= 2*c.opts.MaxPIDs; i++ {
+				if _, _, err := p.Line([]byte(strings.TrimSuffix(c.line(i), "\n")), int64(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			runtime.GC()
+			var after runtime.MemStats
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(p)
+			held, bound := int64(after.HeapAlloc)-int64(before.HeapAlloc), c.opts.HeapBound()
+			t.Logf("%d KiB held, bound %d KiB", held>>10, bound>>10)
+			if held > bound {
+				t.Errorf("%d bytes held, over HeapBound %d", held, bound)
+			}
+		})
+	}
+}

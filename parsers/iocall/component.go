@@ -75,5 +75,5 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		opts := o.Options(stream)
 		opts.Logger = env.Logger
 		return NewProcessor(f, opts)
-	})}, nil
+	}), MaxLineBytes: o.MaxLineBytes}, nil
 }

@@ -138,6 +138,38 @@ const (
 	DefaultMaxFDs       = 1 << 20
 )
 
+// What a Parser holds is bounded by its options, whatever the input's
+// length. The costs are upper bounds per item with the maps that hold it
+// (TestHeapBound measures them).
+const (
+	// A tracked process: its descriptor table and map entries.
+	bytesPerPID = 512
+	// A tracked descriptor: its open file description and map entries,
+	// beside its path (at most MaxPathBytes).
+	bytesPerFD = 256
+	// An unfinished call: its record and map entry, beside its first
+	// half (at most OpenCallBytes on average: MaxOpenCalls × OpenCallBytes
+	// over all of them).
+	bytesPerOpenCall = 128
+	// OpenCallBytes is the room per unfinished call for the halves held.
+	OpenCallBytes = 4096
+	// MaxPathBytes is the longest path kept for a descriptor.
+	MaxPathBytes = 4096
+	// Interned paths: at most 65 536 of at most 256 bytes.
+	internBytes = 1 << 16 * (256 + 64)
+	fixedBytes  = 1 << 20
+)
+
+// HeapBound is an upper bound, in bytes, on the heap a strace Parser keeps
+// live with these options (zero limits count as their defaults): the line
+// and its copies, the processes, descriptors (with their paths) and
+// unfinished calls the limits allow, and the interned paths.
+func (o Options) HeapBound() int64 {
+	o.defaults()
+	return fixedBytes + 3*int64(o.MaxLineBytes) + internBytes + int64(o.MaxPIDs)*bytesPerPID +
+		int64(o.MaxFDs)*(bytesPerFD+MaxPathBytes) + int64(o.MaxOpenCalls)*(bytesPerOpenCall+OpenCallBytes)
+}
+
 func (o *Options) defaults() {
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = DefaultMaxLineBytes

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tracecast/tracecast"
 )
@@ -36,12 +37,15 @@ type Parser struct {
 	tables map[int]*fdTable // by pid, at most MaxPIDs
 	// nfds counts the descriptors of every table (a shared table once),
 	// at most MaxFDs.
-	nfds     int
-	pending  map[int]*pending // unfinished calls by pid, at most MaxOpenCalls
-	paths    map[string]string
-	args     [][]byte
-	scratch  []byte
-	scratch2 []byte
+	nfds    int
+	pending map[int]*pending // unfinished calls by pid, at most MaxOpenCalls
+	// pendingBytes is what their halves hold, at most MaxOpenCalls ×
+	// OpenCallBytes.
+	pendingBytes int
+	paths        map[string]string
+	args         [][]byte
+	scratch      []byte
+	scratch2     []byte
 
 	lastRaw   float64
 	dayOffset float64
@@ -61,6 +65,7 @@ func (p *Parser) Stats() Stats { return p.stats }
 func (p *Parser) Finish() {
 	p.stats.Unmatched += int64(len(p.pending))
 	clear(p.pending)
+	p.pendingBytes = 0
 }
 
 func (p *Parser) bad(num int64, kind, reason string) error {
@@ -84,6 +89,16 @@ func (p *Parser) intern(b []byte) string {
 	s := string(b)
 	if len(p.paths) < 1<<16 && len(b) <= 256 {
 		p.paths[s] = s
+	}
+	return s
+}
+
+// keptPath is a descriptor's path as kept while it is open: at most
+// MaxPathBytes (Linux's PATH_MAX; a longer one cannot be real), so that
+// what MaxFDs descriptors hold is bounded.
+func keptPath(s string) string {
+	if len(s) > MaxPathBytes {
+		return strings.Clone(s[:MaxPathBytes])
 	}
 	return s
 }
@@ -245,8 +260,16 @@ func (p *Parser) Line(data []byte, num int64) (tracecast.IOCall, bool, error) {
 			pd = &pending{}
 			p.pending[pid] = pd
 		}
+		half := s[:len(s)-len("<unfinished ...>")]
+		if grow := len(half) - cap(pd.buf); grow > 0 && p.pendingBytes+grow > p.opts.MaxOpenCalls*OpenCallBytes {
+			// A few long halves must not hold what MaxOpenCalls short
+			// ones may.
+			return c, false, p.limit(num, "bytes of unfinished calls", p.opts.MaxOpenCalls*OpenCallBytes, "max-open-calls")
+		}
+		p.pendingBytes -= cap(pd.buf)
 		pd.time = t
-		pd.buf = append(pd.buf[:0], s[:len(s)-len("<unfinished ...>")]...)
+		pd.buf = append(pd.buf[:0], half...)
+		p.pendingBytes += cap(pd.buf)
 		return c, false, nil
 	}
 	return p.complete(s, name, pid, t, num)
@@ -271,6 +294,7 @@ func (p *Parser) resumed(s []byte, pid int, num int64) (tracecast.IOCall, bool, 
 		return c, false, nil
 	}
 	delete(p.pending, pid)
+	p.pendingBytes -= cap(pd.buf)
 	if bytes.HasSuffix(rest, []byte("<unfinished ...>")) || bytes.Contains(rest, []byte("<unfinished ...>)")) {
 		p.stats.Unmatched++ // killed while in the call
 		return c, false, nil
@@ -628,7 +652,7 @@ func (p *Parser) apply(c *tracecast.IOCall, args [][]byte, ret int64, retPath []
 			if c.Flags&tracecast.OpenAppend != 0 {
 				off = -1
 			}
-			of := &ofile{path: c.Path, off: off, last: -1, file: isFile(c.Path)}
+			of := &ofile{path: keptPath(c.Path), off: off, last: -1, file: isFile(c.Path)}
 			if err := p.setFD(tb, c.FD, of, num); err != nil || tb.fds[c.FD] != of {
 				return *c, false, err // past MaxFDs
 			}
@@ -767,7 +791,7 @@ func (p *Parser) fdArg(tb *fdTable, a []byte, num int64) (*ofile, bool, error) {
 	if len(ap) > 0 {
 		path = p.intern(ap)
 	}
-	nf := &ofile{path: path, off: -1, last: -1, file: path == "" || isFile(path)}
+	nf := &ofile{path: keptPath(path), off: -1, last: -1, file: path == "" || isFile(path)}
 	if of != nil && of.path == "" {
 		// same description, now named
 		of.path, of.file = nf.path, nf.file

@@ -2,9 +2,11 @@ package paje
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -208,5 +210,45 @@ func TestBOM(t *testing.T) {
 	// Elsewhere than at the start, it is data: an unknown event id.
 	if _, _, err := dump(t, strings.NewReader(hdr+"\ufeff4 1 w1 S Idle\n"), pjOpts("x")); err == nil {
 		t.Error("a BOM inside the trace was accepted")
+	}
+}
+
+// TestDeepNesting: containers nested a hundred thousand deep (each its own
+// type) are read and ended children first, without a stack as deep as the
+// tree: the recursion overflowed the goroutine's stack, a fatal error,
+// once the limits allowed a deep enough tree. pj_dump crashes there.
+func TestDeepNesting(t *testing.T) {
+	const n = 100_000
+	var b strings.Builder
+	b.WriteString(hdr)
+	b.WriteString("0 T0 0 T0\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "0 T%d T%d T%d\n", i, i-1, i)
+	}
+	b.WriteString("2 0 c0 T0 0 c0\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "2 %d c%d T%d c%d c%d\n", i, i, i, i-1, i)
+	}
+	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20)) // 1 MiB: far less than n frames
+	o := DefaultOptions()
+	var got []tracecast.Entity
+	if _, err := Read(strings.NewReader(b.String()), o, func(es []tracecast.Entity) error {
+		got = append(got, es...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var tree []string // hdr defines a few containers of its own
+	for _, e := range got {
+		if strings.HasPrefix(e.Type, "T") {
+			tree = append(tree, e.Value)
+		}
+	}
+	if len(tree) != n {
+		t.Fatalf("%d containers of the tree, want %d", len(tree), n)
+	}
+	// Children first: the deepest container ends first, c0 last.
+	if tree[0] != "c99999" || tree[n-1] != "c0" {
+		t.Fatalf("order: %s first, %s last", tree[0], tree[n-1])
 	}
 }

@@ -124,7 +124,9 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 	po.TimeUnit = o.TimeUnit
 	po.PjdumpQuirks = o.PjdumpQuirks
 	po.Threads = o.Threads
-	// One parser per stream: a Kafka source interleaves traces.
+	// One parser per stream: a Kafka source interleaves traces. They share
+	// their string table and output buffer (they run one at a time).
+	po.shared = newStreamShared()
 	ps := component.NewPerStream(o.MaxStreams, func(stream string) (tracecast.Processor, error) {
 		one := po
 		if stream != "" {
@@ -151,9 +153,11 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 			}
 			return lt.Seconds
 		},
-		TimeScale: 1,
-		Stateful:  true,
-		Chunks:    true,
+		TimeScale:      1,
+		Stateful:       true,
+		Chunks:         true,
+		MaxLineBytes:   o.MaxLineBytes,
+		SkipBlankLines: true,
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package paje
 import (
 	"context"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,6 +66,66 @@ func TestParserConfigThreads(t *testing.T) {
 	for i := range outs[0] {
 		if !sameEntity(&outs[0][i], &outs[1][i]) {
 			t.Fatalf("entity %d: %+v, with 3 threads %+v", i, outs[0][i], outs[1][i])
+		}
+	}
+}
+
+// TestOpenStreamCost: many traces open at once (a Kafka topic) cost little
+// each: the parsers of one stage share their string table and output
+// buffer, which were most of an open trace's memory (200 KiB of 260 on this
+// StarPU trace), and
+// sharing changes no entity.
+func TestOpenStreamCost(t *testing.T) {
+	data := gunzip(t, starpuTrace)
+	var lines []tracecast.Line
+	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		lines = append(lines, tracecast.Line{Data: []byte(l), Num: int64(i + 1)})
+	}
+	lines = lines[:min(len(lines), 3000)] // the header and the first events: every trace open
+	run := func(streams int) ([][]tracecast.Entity, *component.Parser) {
+		p, err := newParser(component.Env{Logger: zerolog.Nop()}, DefaultParserConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([][]tracecast.Entity, streams)
+		for i := 0; i < len(lines); i += 500 {
+			for s := range streams {
+				emit := func(_ context.Context, b tracecast.Batch) error {
+					if s < 2 {
+						out[s] = append(out[s], b.Items.([]tracecast.Entity)...)
+					}
+					return nil
+				}
+				b := tracecast.Batch{Stream: strconv.Itoa(s), Items: lines[i:min(i+500, len(lines))]}
+				if err := p.Process(context.Background(), b, emit); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return out, p
+	}
+	one, _ := run(1)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const n = 300
+	many, p := run(n)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	t.Logf("%d open traces: %d KiB each", n, per>>10)
+	if per > OpenStreamBytes {
+		t.Errorf("%d bytes per open trace, want at most %d", per, OpenStreamBytes)
+	}
+	runtime.KeepAlive(p)
+	for s := range 2 {
+		if len(many[s]) != len(one[0]) {
+			t.Fatalf("stream %d: %d entities, alone %d", s, len(many[s]), len(one[0]))
+		}
+		for i := range one[0] {
+			if !sameEntity(&many[s][i], &one[0][i]) {
+				t.Fatalf("stream %d entity %d: %+v, alone %+v", s, i, many[s][i], one[0][i])
+			}
 		}
 	}
 }

@@ -2,10 +2,12 @@ package paje
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -118,5 +120,68 @@ func FuzzParallel(f *testing.F) {
 		sameRead(t, "threads "+itoa(n)+", chunks of "+itoa(size), got, one, true)
 		got = processChunks(t, data, withThreads(o, n, 0), size)
 		sameRead(t, "processor on chunks, threads "+itoa(n)+", chunks of "+itoa(size), got, nonEmpty(one), true)
+	})
+}
+
+// FuzzProcessor feeds arbitrary bytes to the pipeline processor (what a
+// Kafka or file source drives) in batches of a fuzzed number of lines, on
+// one thread (Parser.Line) and on several (a batch of 256 lines or more is
+// tokenized in parallel, then resolved in order): the same entities,
+// statistics and error. Run it with a short -fuzzminimizetime (goroutines
+// make coverage nondeterministic).
+func FuzzProcessor(f *testing.F) {
+	seeds, _ := filepath.Glob("../../testdata/smpi/*-4.trace")
+	for _, s := range seeds {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, uint16(300), uint8(1), false)
+	}
+	f.Add([]byte("\ufeff"+hdr+"4 1 w1 S Idle\r\n\n5 2 w1 S Fetch t\n6 3 w1 S\n8 1 L p w1 v k1\n9 2 L p w2 v k1\n3 4 W w1"), uint16(256), uint8(2), true)
+	f.Add(gunzip(f, starpuTrace)[:20000], uint16(400), uint8(0), true)
+	f.Fuzz(func(t *testing.T, data []byte, batch uint16, threads uint8, strict bool) {
+		if len(data) > 1<<16 {
+			return
+		}
+		o := smallLimits()
+		o.MaxLineBytes = 256
+		o.Lenient = !strict
+		batches := lineBatches(data, 1+int(batch)%600)
+		run := func(threads int) (readResult, Stats) {
+			o := o
+			o.Threads = threads
+			pr := NewProcessor(o).(*processor)
+			var r readResult
+			emit := func(_ context.Context, b tracecast.Batch) error {
+				r.es = append(r.es, b.Items.([]tracecast.Entity)...)
+				return nil
+			}
+			for _, lb := range batches {
+				if r.err = pr.Process(context.Background(), tracecast.Batch{Stream: "s", Items: lb}, emit); r.err != nil {
+					return r, pr.Stats()
+				}
+			}
+			r.err = pr.Flush(context.Background(), emit)
+			return r, pr.Stats()
+		}
+		one, st1 := run(1)
+		n := 2 + int(threads)%3
+		many, stn := run(n)
+		what := "threads " + itoa(n) + ", batches of " + itoa(len(batches[0]))
+		if (one.err == nil) != (many.err == nil) || one.err != nil && one.err.Error() != many.err.Error() {
+			t.Fatalf("%s: error %v, one thread %v", what, many.err, one.err)
+		}
+		if !reflect.DeepEqual(st1, stn) {
+			t.Fatalf("%s: stats %+v, one thread %+v", what, stn, st1)
+		}
+		if len(one.es) != len(many.es) {
+			t.Fatalf("%s: %d entities, one thread %d", what, len(many.es), len(one.es))
+		}
+		for i := range one.es {
+			if !sameEntity(&one.es[i], &many.es[i]) {
+				t.Fatalf("%s: entity %d is %+v, one thread %+v", what, i, many.es[i], one.es[i])
+			}
+		}
 	})
 }

@@ -65,3 +65,11 @@ func (o Options) HeapBound() int64 {
 	state := int64(o.MaxContainers)*bytesPerContainer + int64(o.MaxOpenStates)*bytesPerOpen + int64(o.MaxBuffered)*bytesPerBuffered
 	return fixedBytes + reader + held + state
 }
+
+// OpenStreamBytes bounds what one open trace costs a stage's parser beside
+// its live containers and open states (HeapBound's items): its header (the
+// types, entity values and event definitions: 60 KiB for StarPU's), its
+// container and type maps, its token buffer. The string table and the
+// output buffer are the stage's, shared by its streams (streamShared).
+// TestOpenStreamCost measures it on a StarPU trace.
+const OpenStreamBytes = 96 << 10

@@ -63,6 +63,9 @@ type Options struct {
 	// chunkBytes, when positive, replaces DefaultChunkBytes (tests cut
 	// small inputs into many chunks with it).
 	chunkBytes int
+	// shared, when set, is what the parsers of one stage's streams share
+	// (see streamShared).
+	shared *streamShared
 }
 
 // chunkSize is the size of Read's chunks.

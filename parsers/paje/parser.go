@@ -114,7 +114,7 @@ func (p *Parser) Line(data []byte, num int64) error {
 		return p.err
 	}
 	p.stats.Lines++
-	if p.stats.Lines == 1 {
+	if p.stats.Lines == 1 && num <= 1 { // a source may drop blank lines: only line 1 has a BOM
 		data = input.TrimBOM(data)
 	}
 	if len(data) > p.opts.MaxLineBytes {

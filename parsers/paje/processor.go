@@ -41,6 +41,13 @@ type processor struct {
 	parts []tokPart
 	// cq is the queue of tracecast.Chunk input (chunks.go).
 	cq chunkQueue
+	// wm and twm are the watermarks last computed, since the entities
+	// emitted since; wmVisits counts the containers visited computing
+	// them (tests).
+	wm       float64
+	twm      map[string]float64
+	since    int
+	wmVisits int64
 }
 
 // minParallelLines is the smallest batch tokenized in parallel: below it,
@@ -61,6 +68,36 @@ type lineTok struct {
 	tooLong  bool
 }
 
+// streamShared is what the parsers of one stage's streams share: they run
+// one at a time, on the stage's goroutine (component.PerStream), and each
+// would otherwise hold a string table (86 KiB) and an output buffer as
+// large as its largest batch of entities, for as long as its trace is open:
+// with thousands of traces open at once on a Kafka topic, that was most of
+// a trace's memory. Interned strings are immutable, so sharing the table
+// changes no output.
+type streamShared struct {
+	strs *strTable
+	out  []tracecast.Entity
+}
+
+// newStreamShared returns the resources for the parsers of one stage.
+func newStreamShared() *streamShared { return &streamShared{strs: &strTable{}} }
+
+// borrow gives the parser the shared output buffer for one call.
+func (pr *processor) borrow() {
+	if sh := pr.p.opts.shared; sh != nil && !pr.p.opts.PjdumpQuirks && pr.p.sim.out == nil {
+		pr.p.sim.out, sh.out = sh.out[:0], nil
+	}
+}
+
+// giveBack returns the output buffer once everything in it was emitted; a
+// parser stopped by an error with entities pending keeps it.
+func (pr *processor) giveBack() {
+	if sh := pr.p.opts.shared; sh != nil && !pr.p.opts.PjdumpQuirks && len(pr.p.sim.out) == 0 && sh.out == nil {
+		sh.out, pr.p.sim.out = pr.p.sim.out, nil
+	}
+}
+
 func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
 	if cs, ok := in.Items.([]tracecast.Chunk); ok {
 		pr.stream = in.Stream
@@ -74,6 +111,8 @@ func (pr *processor) Process(ctx context.Context, in tracecast.Batch, emit trace
 		return fmt.Errorf("paje: stream %s: lines after chunks", in.Stream)
 	}
 	pr.stream = in.Stream
+	pr.borrow()
+	defer pr.giveBack()
 	var err error
 	// A truncated last line (Partial) is judged as Line judges it: the
 	// parallel path takes whole lines only.
@@ -136,7 +175,7 @@ func (pr *processor) resolveParallel(ctx context.Context, lines []tracecast.Line
 	p := pr.p
 	n := len(pr.parts)
 	share := (len(lines) + n - 1) / n
-	first := p.stats.Lines == 0 // the stream's first line may start with a BOM
+	first := p.stats.Lines == 0 && lines[0].Num <= 1 // the stream's first line may start with a BOM
 	var wg sync.WaitGroup
 	for k := range pr.parts {
 		lo, hi := min(k*share, len(lines)), min((k+1)*share, len(lines))
@@ -199,6 +238,8 @@ func (t *tokPart) tokenize(lines []tracecast.Line, max int, first bool) {
 }
 
 func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
+	pr.borrow()
+	defer pr.giveBack()
 	if pr.cq.used {
 		return pr.flushChunks(ctx, emit)
 	}
@@ -227,8 +268,22 @@ func (pr *processor) emit(ctx context.Context, emit tracecast.Emit) error {
 	if pr.meta == nil && pr.p.unit != "" {
 		pr.meta = map[string]string{"time_unit": pr.p.unit}
 	}
-	return emit(ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: pr.p.Watermark(), TypeWatermarks: pr.p.TypeWatermarks(), Meta: pr.meta})
+	pr.since += len(es)
+	if pr.twm == nil || pr.since*watermarkEvery >= len(pr.p.sim.live) {
+		pr.wm, pr.twm, pr.since = pr.p.Watermark(), pr.p.TypeWatermarks(), 0
+		pr.wmVisits += int64(len(pr.p.sim.live))
+	}
+	return emit(ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: pr.wm, TypeWatermarks: pr.twm, Meta: pr.meta})
 }
+
+// watermarkEvery: the watermarks cost O(live containers), so they are
+// computed again once the entities emitted since the last time number at
+// least the live containers / watermarkEvery: O(watermarkEvery) per entity.
+// For every batch, a million live containers made a read quadratic (10 s
+// for 10^6 open containers, pj_dump 5 s). A watermark computed earlier
+// is still a valid one, lower: later entities start at or after it (the
+// watermarks only grow); stages finalize a little later, nothing else.
+const watermarkEvery = 16
 
 // Stats returns the parser's counts (lines, entities, skipped lines by
 // reason in lenient mode).

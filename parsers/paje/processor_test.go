@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -123,6 +125,9 @@ func TestProcessorMatchesRead(t *testing.T) {
 		unit    string
 		inexact bool
 	}{
+		// An input without a single event: nothing was let go early (a
+		// flood of newlines warned that pj_dump would drop entities).
+		{"blank lines", []byte("\n\n\r\n"), true, "", false}, // no event: no unit
 		{"smpi", smpiData, false, "s", false},
 		{"smpi pj_dump window", smpiData, true, "s", false},
 		{"starpu", starpuData, false, "ms", false},
@@ -192,5 +197,50 @@ func TestProcessorStreamEdges(t *testing.T) {
 	_, _, st, err := process(t, lineBatches(cut, 100), opts)
 	if err != nil || st == nil || st.Skipped["truncated last line"] != 1 {
 		t.Fatalf("lenient: %v, %+v", err, st)
+	}
+}
+
+// TestWatermarkCostIsLinear: the watermarks cost O(live containers) each;
+// computed for each batch while 100 000 containers are live, they took
+// visiting 100 of them per entity (quadratic: 1000 with a million); now at
+// most 2·watermarkEvery.
+func TestWatermarkCostIsLinear(t *testing.T) {
+	const n = 100_000
+	var b strings.Builder
+	b.WriteString(hdr)
+	for i := range n {
+		fmt.Fprintf(&b, "2 0 c%d W p c%d\n", i, i)
+	}
+	// Then a state each, which the next one closes: entities out while
+	// all the containers are live.
+	for k := range 3 {
+		for i := range n {
+			fmt.Fprintf(&b, "4 %d c%d S Idle\n", k+1, i)
+		}
+	}
+	o := DefaultOptions()
+	o.Threads = 1
+	pr := NewProcessor(o).(*processor)
+	entities := 0
+	emit := func(_ context.Context, b tracecast.Batch) error {
+		entities += len(b.Items.([]tracecast.Entity))
+		if math.IsNaN(b.Watermark) {
+			t.Fatal("no watermark")
+		}
+		return nil
+	}
+	for _, lb := range lineBatches([]byte(b.String()), 1024) {
+		if err := pr.Process(context.Background(), tracecast.Batch{Stream: "s", Items: lb}, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pr.Flush(context.Background(), emit); err != nil {
+		t.Fatal(err)
+	}
+	if entities < n {
+		t.Fatalf("%d entities", entities)
+	}
+	if per := float64(pr.wmVisits) / float64(entities); per > 2*watermarkEvery {
+		t.Errorf("%d containers visited for the watermarks of %d entities: %.0f per entity", pr.wmVisits, entities, per)
 	}
 }

@@ -32,7 +32,7 @@ type ptype struct {
 	// values maps an entity value's alias (or name) to itself and its
 	// name; vcache is a direct-mapped cache in front of it (value).
 	values map[string][2]string
-	vcache [16][2]string
+	vcache *[16][2]string // allocated with the first value alias: most types have none
 	// start and end are a link type's endpoint container types.
 	start, end *ptype
 }
@@ -168,9 +168,16 @@ func newSim(opts *Options) *sim {
 		types:      map[string]*ptype{"0": rootType},
 		ntypes:     1,
 		containers: make(map[string]*container),
-		strs:       &strTable{},
 		destroyed:  make(map[string]string),
 		outMax:     math.Inf(-1),
+		// Nothing let go early yet (compat.go): an input without events
+		// must not look like an inexact pj_dump window.
+		releasedMax: math.Inf(-1),
+	}
+	if opts.shared != nil {
+		s.strs = opts.shared.strs
+	} else {
+		s.strs = &strTable{}
 	}
 	s.root = &container{name: "0", key: "0", typ: rootType}
 	s.containers["0"] = s.root
@@ -260,7 +267,7 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 			parent.values = make(map[string][2]string)
 		}
 		parent.values[key] = [2]string{key, name}
-		parent.vcache = [16][2]string{} // an alias may take over a value's name
+		parent.vcache = new([16][2]string) // an alias may take over a value's name
 		return nil
 	}
 	if parent.kind != tkContainer {
@@ -297,7 +304,7 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 // value resolves an entity value alias to its name; any other value is
 // its own name (pajeng creates it on first use).
 func (s *sim) value(t *ptype, b []byte) string {
-	if len(t.values) > 0 {
+	if len(t.values) > 0 && t.vcache != nil {
 		// Most values of a state type are a few aliases: a direct-mapped
 		// cache by length and last byte answers before the map's hash.
 		h := (len(b) + int(lastByte(b))*3) & (len(t.vcache) - 1)
@@ -538,29 +545,52 @@ func (s *sim) destroy(get func(field) []byte, now float64) *simError {
 		last.childIdx = c.childIdx
 		p.children = p.children[:len(p.children)-1]
 	}
-	return s.destroyTree(c, now)
+	return s.destroyTree(c, now, false)
 }
 
 // destroyTree ends c and its descendants at time now and forgets them:
 // memory follows the live containers.
-func (s *sim) destroyTree(c *container, now float64) *simError {
+//
+// It walks the tree with a stack of its own, children first in creation
+// order: recursion as deep as the tree (a million nested containers, as
+// many as MaxContainers allows) would overflow the goroutine's stack, which
+// is fatal, not an error.
+//
+// At the end of the trace (final) nothing can refer to a container again:
+// the maps that find live and destroyed containers are left as they are
+// (a million containers cost two million map updates for nothing).
+func (s *sim) destroyTree(root *container, now float64, final bool) *simError {
 	var first *simError
-	for _, child := range c.children {
-		if err := s.destroyTree(child, now); err != nil && first == nil {
+	type frame struct {
+		c    *container
+		next int // the next child to destroy
+	}
+	stack := []frame{{c: root}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < len(f.c.children) {
+			child := f.c.children[f.next]
+			f.next++
+			stack = append(stack, frame{c: child})
+			continue
+		}
+		c := f.c
+		stack = stack[:len(stack)-1]
+		if err := s.end(c, now); err != nil && first == nil {
 			first = err
 		}
-	}
-	if err := s.end(c, now); err != nil && first == nil {
-		first = err
-	}
-	last := s.live[len(s.live)-1]
-	s.live[c.live] = last
-	last.live = c.live
-	s.live = s.live[:len(s.live)-1]
-	c.live = -1
-	delete(s.containers, c.key)
-	if len(s.destroyed) < s.opts.MaxContainers {
-		s.destroyed[c.key] = c.name
+		last := s.live[len(s.live)-1]
+		s.live[c.live] = last
+		last.live = c.live
+		s.live = s.live[:len(s.live)-1]
+		c.live = -1
+		if final {
+			continue
+		}
+		delete(s.containers, c.key)
+		if len(s.destroyed) < s.opts.MaxContainers {
+			s.destroyed[c.key] = c.name
+		}
 	}
 	return first
 }
@@ -757,7 +787,7 @@ func (s *sim) finish() *simError {
 	}
 	var err *simError
 	if s.root.live >= 0 {
-		err = s.destroyTree(s.root, end)
+		err = s.destroyTree(s.root, end, true)
 	}
 	s.endAt = end
 	return err

@@ -56,5 +56,5 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 		}
 		return NewProcessor(Options{Name: stream, Format: f, Lenient: o.Lenient, Node: o.Node, Metric: o.Metric,
 			MaxLineBytes: o.MaxLineBytes, Logger: env.Logger})
-	})}, nil
+	}), MaxLineBytes: o.MaxLineBytes}, nil
 }

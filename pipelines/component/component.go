@@ -75,6 +75,15 @@ type Parser struct {
 	// speed sends those instead of one Line per line, without copying the
 	// lines, and the parser splits and tokenizes them on every core.
 	Chunks bool
+	// MaxLineBytes, when positive, is the longest line the parser accepts:
+	// a source may hand it a longer line cut to MaxLineBytes+1 bytes,
+	// enough for the parser to refuse it (FILE:LINE, or skipped when
+	// lenient), instead of holding all of it (a 200 MB line).
+	MaxLineBytes int
+	// SkipBlankLines: empty lines mean nothing to the parser; a source may
+	// drop them (the next line keeps its number). A flood of newlines then
+	// costs what reading it costs.
+	SkipBlankLines bool
 }
 
 // Validator is implemented by options structs that check themselves after

@@ -58,3 +58,12 @@ func (f filterSink) DurableOnClose() bool {
 	cd, ok := f.Sink.(tracecast.CloseDurable)
 	return ok && cd.DurableOnClose()
 }
+
+// Flush passes on to the wrapped sink when it gathers batches
+// (tracecast.Flusher).
+func (f filterSink) Flush(ctx context.Context) error {
+	if fl, ok := f.Sink.(tracecast.Flusher); ok {
+		return fl.Flush(ctx)
+	}
+	return nil
+}

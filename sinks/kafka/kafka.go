@@ -73,8 +73,11 @@ const (
 	JSONContentType  = "application/json"
 )
 
-// Sink writes batches to a topic. Write returns once every message is
-// acknowledged by all in-sync replicas.
+// Sink writes batches to a topic. It is a tracecast.Flusher: the messages
+// of the batches written while more are queued go out together at Flush
+// (or once MaxPending are gathered), each acknowledged by all in-sync
+// replicas when Flush returns. One request per batch made a live pipeline
+// with thousands of traces wait on round trips to the broker.
 type Sink struct {
 	w   *kafkago.Writer
 	enc *arrow.StreamEncoder // FormatArrow
@@ -84,6 +87,10 @@ type Sink struct {
 	// yet, which the writer retries.
 	check func(context.Context) error
 	buf   []kafkago.Message
+	// pending are the messages gathered since the last Flush, pendingBytes
+	// their size.
+	pending      []kafkago.Message
+	pendingBytes int
 	// keys holds the trace id of each record of the batch being written
 	// (Arrow format).
 	keys []string
@@ -128,7 +135,10 @@ func New(o Options) (*Sink, error) {
 		Balancer:     &kafkago.Hash{},
 		RequiredAcks: kafkago.RequireAll,
 		BatchTimeout: o.BatchTimeout,
-		Transport:    o.Transport,
+		// A Flush sends up to MaxPending messages: in as few requests as
+		// the broker's message size allows (BatchBytes, 1 MiB).
+		BatchSize: MaxPending,
+		Transport: o.Transport,
 	}}, nil
 }
 
@@ -172,10 +182,32 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 			return err
 		}
 	}
-	if len(s.buf) == 0 {
+	for i := range s.buf {
+		s.pendingBytes += len(s.buf[i].Key) + len(s.buf[i].Value)
+	}
+	s.pending = append(s.pending, s.buf...)
+	clear(s.buf)
+	if len(s.pending) >= MaxPending || s.pendingBytes >= MaxPendingBytes {
+		return s.Flush(ctx)
+	}
+	return nil
+}
+
+// What a Sink gathers before it sends without waiting for Flush.
+const (
+	MaxPending      = 4096
+	MaxPendingBytes = 4 << 20
+)
+
+// Flush sends the gathered messages and returns once all are acknowledged.
+func (s *Sink) Flush(ctx context.Context) error {
+	if len(s.pending) == 0 {
 		return nil
 	}
-	if err := s.w.WriteMessages(ctx, s.buf...); err != nil {
+	err := s.w.WriteMessages(ctx, s.pending...)
+	clear(s.pending)
+	s.pending, s.pendingBytes = s.pending[:0], 0
+	if err != nil {
 		return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
 	}
 	return nil
@@ -228,7 +260,8 @@ func Encode(schema string, record any) ([]byte, error) {
 
 // Close flushes and closes the producer.
 func (s *Sink) Close(ctx context.Context) error {
-	err := s.w.Close()
+	err := s.Flush(ctx)
+	err = errors.Join(err, s.w.Close())
 	if s.enc != nil {
 		s.enc.Release()
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -180,4 +181,54 @@ func headers(m kafkago.Message) map[string]string {
 		hdr[h.Key] = string(h.Value)
 	}
 	return hdr
+}
+
+// TestGatherThenFlush: Write gathers (a tracecast.Flusher), Flush sends
+// everything gathered, and so does Write once MaxPending messages wait.
+func TestGatherThenFlush(t *testing.T) {
+	addr := kafkatest.Start(t, 1, "p")
+	s, err := New(Options{Brokers: []string{addr}, Topic: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(t.Context())
+	size := func() int64 {
+		conn, err := kafkago.DialLeader(t.Context(), "tcp", addr, "p", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		n, err := conn.ReadLastOffset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	batch := func(n int) tracecast.Batch {
+		ps := make([]tracecast.Prediction, n)
+		for i := range ps {
+			ps[i] = tracecast.Prediction{ID: "a/" + strconv.Itoa(i), Trace: "a", Window: int64(i)}
+		}
+		return tracecast.Batch{Items: ps}
+	}
+	for range 3 {
+		if err := s.Write(t.Context(), batch(10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := size(); n != 0 {
+		t.Fatalf("%d messages sent before Flush", n)
+	}
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := size(); n != 30 {
+		t.Fatalf("%d messages after Flush, want 30", n)
+	}
+	if err := s.Write(t.Context(), batch(MaxPending)); err != nil {
+		t.Fatal(err)
+	}
+	if n := size(); n != 30+MaxPending {
+		t.Fatalf("%d messages after a write of MaxPending, want %d", n, 30+MaxPending)
+	}
 }

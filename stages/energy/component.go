@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/pipelines/component"
@@ -39,6 +40,12 @@ type StageConfig struct {
 	Lateness float64           `yaml:"lateness"`  // how late a sample may arrive, s
 	Offset   float64           `yaml:"offset"`    // power time minus trace time, s
 	IOOffset float64           `yaml:"io_offset"` // I/O-stream time minus trace time, s
+	// MaxSamples bounds the power samples held: they are integrated at the
+	// end of input, once the timelines are complete, so each one received
+	// is held until then (SampleBytes each). Past it the run fails with an
+	// error saying so: cut the power stream to the run's time span, or
+	// raise it. Default DefaultMaxSamples.
+	MaxSamples int `yaml:"max_samples"`
 	// Result also emits, after the rows, the full result as one item
 	// ([]*energy.Result): coverage, gaps, timelines, what a report needs.
 	// For an in-process sink (a command's); file sinks take records: energy.
@@ -47,8 +54,15 @@ type StageConfig struct {
 
 // DefaultStageConfig are the command's defaults.
 func DefaultStageConfig() StageConfig {
-	return StageConfig{Rules: "starpu", Node: DefaultNode, Window: 1, MaxGap: 5}
+	return StageConfig{Rules: "starpu", Node: DefaultNode, Window: 1, MaxGap: 5, MaxSamples: DefaultMaxSamples}
 }
+
+// DefaultMaxSamples is 16 Mi samples (768 MiB): four and a half hours of
+// a 1 kHz wattmeter on one node, or under three minutes on a hundred.
+const DefaultMaxSamples = 1 << 24
+
+// SampleBytes is what a held power sample costs (tracecast.PowerSample).
+const SampleBytes = int64(unsafe.Sizeof(tracecast.PowerSample{}))
 
 // Validate checks the options.
 func (o *StageConfig) Validate() error {
@@ -65,6 +79,9 @@ func (o *StageConfig) Validate() error {
 	if !(o.MaxGap > 0) {
 		errs = append(errs, fmt.Errorf("max_gap: must be positive (got %g)", o.MaxGap))
 	}
+	if o.MaxSamples <= 0 {
+		errs = append(errs, fmt.Errorf("max_samples: must be positive (got %d)", o.MaxSamples))
+	}
 	return errors.Join(errs...)
 }
 
@@ -74,10 +91,13 @@ type stage struct {
 	// cols has one collector per candidate rule set: one, or with rules
 	// auto StarPU's then SMPI's (Flush keeps the first that found states,
 	// as the signal stage and the HTML report choose).
-	cols    []*Collector
-	names   []string
-	samples []tracecast.PowerSample
-	stream  string
+	cols  []*Collector
+	names []string
+	// samples are the power parser's batches, kept as they came (the
+	// parser hands each in a fresh slice): no copy, no growth.
+	samples  [][]tracecast.PowerSample
+	nsamples int
+	stream   string
 	// unit is the trace's time unit as its parser said (Batch.Meta).
 	unit string
 }
@@ -129,7 +149,12 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 			col.AddIO(ios, st.o.IOOffset)
 		}
 	case []tracecast.PowerSample:
-		st.samples = append(st.samples, items...)
+		if st.nsamples+len(items) > st.o.MaxSamples {
+			return fmt.Errorf("energy: more than %d power samples (max_samples): each is held until the trace ends; "+
+				"cut the power stream to the run's time span or raise max_samples", st.o.MaxSamples)
+		}
+		st.samples = append(st.samples, items)
+		st.nsamples += len(items)
 	}
 	return nil
 }
@@ -156,7 +181,9 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	// Arrival order, not sorted: the joiner reorders each node's samples
 	// within lateness and counts later ones, as with tracecast
 	j := NewJoiner(tls, Options{Window: st.o.Window, MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
-	j.Add(st.samples)
+	for _, b := range st.samples {
+		j.Add(b)
+	}
 	res := j.Finish()
 	res.Warnings = append(res.Warnings, col.IOWarnings()...)
 	for _, w := range res.Warnings {
@@ -171,7 +198,7 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	for _, t := range res.Totals {
 		total += t.EnergyJ
 	}
-	st.env.Logger.Info().Int("nodes", len(tls)).Int("samples", len(st.samples)).Int("io_intervals", col.IOIntervals()).
+	st.env.Logger.Info().Int("nodes", len(tls)).Int("samples", st.nsamples).Int("io_intervals", col.IOIntervals()).
 		Float64("energy_j", math.Round(total*1000)/1000).Msg("energy")
 	rows := append(Rows(res.Windows), Rows(res.Totals)...)
 	if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: rows}); err != nil || !st.o.Result {

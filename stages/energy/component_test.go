@@ -3,6 +3,7 @@ package energy
 import (
 	"context"
 	"maps"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -155,5 +156,41 @@ func TestStageAutoRules(t *testing.T) {
 	o.Rules = "paje"
 	if o.Validate() == nil {
 		t.Fatal("rules paje accepted")
+	}
+}
+
+// TestStageMaxSamples: the samples held until the end of input are
+// bounded; past max_samples the run fails saying so (a 3 GB Kwollect
+// document was all held), and a stream within it is integrated whole.
+func TestStageMaxSamples(t *testing.T) {
+	o := DefaultStageConfig()
+	o.MaxSamples = 10
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := newStage(component.Env{Logger: zerolog.Nop()}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := func(n int) tracecast.Batch {
+		ss := make([]tracecast.PowerSample, n)
+		for i := range ss {
+			ss[i] = tracecast.PowerSample{T: float64(i), Node: DefaultNode, Watts: 100}
+		}
+		return tracecast.Batch{Stream: "p", Items: ss}
+	}
+	ctx := context.Background()
+	if err := p.Process(ctx, batch(6), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Process(ctx, batch(4), nil); err != nil {
+		t.Fatalf("10 samples of at most 10: %v", err)
+	}
+	if err := p.Process(ctx, batch(1), nil); err == nil || !strings.Contains(err.Error(), "more than 10 power samples (max_samples)") {
+		t.Fatalf("the 11th sample: %v", err)
+	}
+	o.MaxSamples = 0
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "max_samples: must be positive") {
+		t.Fatalf("max_samples 0: %v", err)
 	}
 }
