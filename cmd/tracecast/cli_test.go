@@ -287,3 +287,15 @@ func TestHelpInPlainWords(t *testing.T) {
 	}
 	walk(newRootCmd())
 }
+
+// run --memory-limit and energy --max-samples reach the runtime and the
+// stage: a bad size is a usage error, too few samples a failure saying so.
+func TestMemoryFlags(t *testing.T) {
+	if r := run(t, nil, "run", "--memory-limit", "12x", "../../examples/pipelines/states-smpi.yaml"); r.code != 2 || !strings.Contains(r.stderr, "--memory-limit") {
+		t.Errorf("run --memory-limit 12x: exit %d: %s", r.code, r.stderr)
+	}
+	r := run(t, nil, "energy", "--trace", "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "--power", "../../testdata/power/cholesky-2cpu.rapl.csv.gz", "--max-samples", "10")
+	if r.code != 1 || !strings.Contains(r.stderr, "more than 10 power samples") {
+		t.Errorf("energy --max-samples 10: exit %d: %s", r.code, r.stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
@@ -18,7 +19,7 @@ import (
 func newRunCmd() *cobra.Command {
 	var sets []string
 	var noProgress bool
-	var speed, metricsAddr string
+	var speed, metricsAddr, memLimit string
 	var kafka *live.Kafka
 	cmd := &cobra.Command{
 		Use:   "run [flags] PIPELINE",
@@ -38,6 +39,12 @@ max: as fast as possible); --set overrides an option: --set trace.path=F.`,
 			if err := optionErr(kafka.Apply(cfg)); err != nil {
 				return err
 			}
+			if memLimit != "" {
+				if _, err := memlimit.Parse(memLimit); err != nil {
+					return usageErr(fmt.Errorf("--memory-limit: %w", err))
+				}
+				cfg.Settings.MemoryLimit = memLimit
+			}
 			if speed != "" {
 				for _, c := range cfg.Sources {
 					if c.Type == "file" {
@@ -52,6 +59,7 @@ max: as fast as possible); --set overrides an option: --set trace.path=F.`,
 		},
 	}
 	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
+	cmd.Flags().StringVar(&memLimit, "memory-limit", "", "soft memory limit while the pipeline runs (512MiB, 2GiB, off; default: settings.memory_limit; GOMEMLIMIT also works)")
 	kafka = live.AddKafkaFlags(cmd.Flags(), "point every kafka source and sink of the pipeline at these brokers")
 	cmd.Flags().StringVar(&speed, "speed", "", "replay pace of every file source: max, realtime or Nx (10x, 0.5x), by trace time")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "override an option: ID.KEY=VALUE (repeatable)")

@@ -46,6 +46,8 @@ type Energy struct {
 	Attribution
 	Window  float64 `flag:"window" unit:"s" help:"window length: a duration (100ms) or seconds (0: the whole run)"`
 	Lenient bool    `flag:"lenient" help:"skip bad trace and power lines instead of failing"`
+	// MaxSamples bounds the power samples held until the trace ends.
+	MaxSamples int `flag:"max-samples" help:"most power samples held until the trace ends (48 B each); past it the run fails saying so"`
 	// IO, optional, is an I/O-call stream: time in I/O calls is storage.
 	IO       string  `flag:"io" help:"an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class"`
 	IOFormat string  `flag:"io-format" help:"format of --io: strace, csv, jsonl (default: guessed)"`
@@ -56,7 +58,7 @@ type Energy struct {
 
 // DefaultEnergy are the energy command's defaults.
 func DefaultEnergy() Energy {
-	return Energy{Rules: "starpu", TimeUnit: "auto", Attribution: DefaultAttribution(), Window: 1}
+	return Energy{Rules: "starpu", TimeUnit: "auto", Attribution: DefaultAttribution(), Window: 1, MaxSamples: energy.DefaultMaxSamples}
 }
 
 // Energy runs the energy stage on the trace and the power stream (and the
@@ -91,7 +93,7 @@ func (r Runner) Energy(ctx context.Context, o Energy) (*report.Energy, *report.E
 		params = &p
 	}
 	stage := map[string]any{"rules": o.Rules, "node": o.Node, "node_type": o.NodeType, "window": o.Window, "max_gap": o.MaxGap,
-		"lateness": o.Lateness, "offset": o.Offset, "result": true}
+		"lateness": o.Lateness, "offset": o.Offset, "result": true, "max_samples": o.MaxSamples}
 	if o.TimeUnit != "auto" { // else the unit the paje parser detects
 		stage["time_unit"] = o.TimeUnit
 	}
