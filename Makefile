@@ -54,6 +54,9 @@ test: deps
 	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 5s -fuzzminimizetime 20x ./parsers/iocall
 	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 5s -fuzzminimizetime 20x ./parsers/power
+	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 5s -fuzzminimizetime 20x ./ingest/kafka
+	$(GO) test -tags chaos -count=1 -run 'TestChaosProducerDiesMidTrace' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
 # test-long runs what make test leaves out: every test without -short (real
