@@ -15,6 +15,7 @@ import (
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/pipelines/progress"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/signal"
 )
@@ -31,15 +32,30 @@ func TestEnergyStage(t *testing.T) {
 		t.Run(fmt.Sprintf("kafka=%v", viaKafka), func(t *testing.T) {
 			source := fmt.Sprintf(`{type: file, path: %q, parser: {type: power}}`, pw)
 			ctx := t.Context()
+			var opts RunOptions
 			if viaKafka {
 				addr := kafkatest.Start(t, 2, "power")
 				publishTraces(t, addr, "power", map[string][]byte{"node0-power": gunzipFile(t, pw)})
 				source = fmt.Sprintf(`{type: kafka, brokers: [%q], topic: power, group: energy, session_timeout: 2s, parser: {type: power}}`, addr)
 				// A Kafka source never ends: the energy is integrated when
-				// the pipeline is stopped.
+				// the pipeline is stopped, gracefully (what was read goes
+				// through), once the sources read everything: the trace
+				// file as stored and every line published (a fixed delay
+				// was too short under load).
+				st, err := os.Stat(trace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := st.Size() + int64(len(gunzipFile(t, pw)))
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, 3*time.Second)
+				ctx, cancel = context.WithCancel(ctx)
 				defer cancel()
+				opts.ProgressInterval = 10 * time.Millisecond
+				opts.Progress = func(s progress.Snapshot) {
+					if s.Bytes >= want {
+						cancel()
+					}
+				}
 			}
 			out := filepath.Join(t.TempDir(), "energy.jsonl")
 			cfg, err := Parse(fmt.Appendf(nil, `version: 1
@@ -56,7 +72,7 @@ sinks:
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := Run(ctx, cfg, RunOptions{}); err != nil {
+			if err := Run(ctx, cfg, opts); err != nil {
 				t.Fatal(err)
 			}
 			total, windows := 0.0, 0
