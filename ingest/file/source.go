@@ -419,7 +419,15 @@ const (
 func (s *Source) chunkLoop(ctx context.Context, r io.Reader, emit tracecast.Emit) error {
 	o := &s.opts
 	free := make(chan []byte, chunkPool)
+	// A parser that refuses long lines itself gets them cut, as in the
+	// line loop: it names the line (or skips it when lenient) and no more
+	// than its limit is held.
+	cut := o.CutLinesAt > 0 && o.CutLinesAt <= o.MaxLineBytes
 	sp := input.NewSplitter(r, chunkBytes, o.MaxLineBytes+1)
+	if cut {
+		sp = input.NewSplitter(r, chunkBytes, o.CutLinesAt)
+		sp.Cut = true
+	}
 	var num, offset int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -447,7 +455,7 @@ func (s *Source) chunkLoop(ctx context.Context, r io.Reader, emit tracecast.Emit
 		if c.TooLong {
 			return fmt.Errorf("%s:%d: line longer than %d bytes", o.Name, num+1, o.MaxLineBytes)
 		}
-		if len(c.Data) > o.MaxLineBytes {
+		if !cut && len(c.Data) > o.MaxLineBytes {
 			// The splitter allows one byte more, for a carriage return:
 			// a line that long without one is too long.
 			if i := longLine(c.Data, o.MaxLineBytes); i > 0 {
@@ -467,7 +475,7 @@ func (s *Source) chunkLoop(ctx context.Context, r io.Reader, emit tracecast.Emit
 		}
 		num += lines
 		offset += int64(len(c.Data))
-		s.bytes.Store(offset)
+		s.bytes.Store(offset + sp.Dropped())
 		buf := c.Buf
 		ch := tracecast.Chunk{Data: c.Data, Lines: lines, First: c.First, Release: func() {
 			select {

@@ -608,6 +608,32 @@ func TestSourceCutsLongLines(t *testing.T) {
 			t.Errorf("gzip %v: lines %.200v, want %.200v", gz, g, want)
 		}
 	}
+	// Chunks (a parser that splits lines itself): the same lines, cut,
+	// and the bytes read counted whole.
+	for _, gz := range []bool{false, true} {
+		data := []byte("a\n" + long + "\r\nb\n" + long + "\n")
+		if gz {
+			data = gzipped(t, data)
+		}
+		src, err := New(Options{Path: writeFile(t, "cut", data), MaxLineBytes: 64 << 20, CutLinesAt: 1025, Chunks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := collect(t, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, l := range flatten(got) {
+			lines = append(lines, fmt.Sprintf("%d:%.8s(%d)", l.num, l.data, len(l.data)))
+		}
+		if g, want := strings.Join(lines, " "), "1:a(1) 2:xxxxxxxx(1025) 3:b(1) 4:xxxxxxxx(1025)"; g != want {
+			t.Errorf("chunks, gzip %v: lines %s, want %s", gz, g, want)
+		}
+		if n, want := src.Progress().Read, int64(len("a\n"+long+"\r\nb\n"+long+"\n")); !gz && n != want {
+			t.Errorf("chunks: %d bytes read, want %d", n, want)
+		}
+	}
 	// What the reader holds for a line, beside its buffer.
 	r := lineReader{br: bufio.NewReaderSize(strings.NewReader(long+"\n"), readBufferSize), max: 64 << 20, cut: 1025}
 	line, _, n, _, err := r.next()

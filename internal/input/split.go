@@ -29,10 +29,17 @@ type Chunk struct {
 // to Max+1 bytes; a longer one is dropped and stood for by a TooLong chunk.
 // It is used by one goroutine at a time.
 type Splitter struct {
+	// Cut makes a line longer than Max come cut to its first Max bytes
+	// (and its newline), the rest read and dropped, instead of as a
+	// TooLong chunk: for a consumer that refuses or skips such lines
+	// itself, naming them.
+	Cut bool
+
 	r         io.Reader
 	max, size int
 	carry     []byte // the start of the next chunk's first line
 	skipping  bool   // dropping the rest of a line longer than max
+	dropped   int64  // bytes of long lines dropped so far
 	eof       bool
 	first     bool // the first chunk has been filled
 }
@@ -42,6 +49,11 @@ type Splitter struct {
 func NewSplitter(r io.Reader, size, maxLine int) *Splitter {
 	return &Splitter{r: r, max: maxLine, size: max(size, 1)}
 }
+
+// Dropped is how many bytes of the input long lines lost so far (cut or
+// stood for by a TooLong chunk): what was read is the chunks' bytes plus
+// Dropped.
+func (s *Splitter) Dropped() int64 { return s.dropped }
 
 // Fill fills c with the next lines. It returns false at the end of the
 // input, with the read error if there was one.
@@ -73,6 +85,7 @@ func (s *Splitter) Fill(c *Chunk) (bool, error) {
 		if s.skipping {
 			i := bytes.IndexByte(data, '\n')
 			if i < 0 {
+				s.dropped += int64(len(data))
 				data = data[:0]
 				if s.eof {
 					c.Buf = data
@@ -81,6 +94,7 @@ func (s *Splitter) Fill(c *Chunk) (bool, error) {
 				continue
 			}
 			s.skipping = false
+			s.dropped += int64(i + 1)
 			data = data[:copy(data, data[i+1:])]
 			if !s.eof {
 				continue
@@ -103,9 +117,16 @@ func (s *Splitter) Fill(c *Chunk) (bool, error) {
 		}
 		// The buffer is full and holds part of one line.
 		if len(data) > s.max || len(data) >= MaxChunkBytes {
-			// Too long: it stands for the line, whose bytes are dropped
-			// up to its newline.
-			c.Buf, c.Data, c.TooLong = data, nil, true
+			// Too long: cut, or it stands for the line; its bytes are
+			// dropped up to its newline.
+			if s.Cut {
+				n := min(s.max, len(data)-1)
+				s.dropped += int64(len(data) - n - 1) // the newline added stands for the line's own
+				data = append(data[:n], '\n')
+				c.Buf, c.Data = data, data
+			} else {
+				c.Buf, c.Data, c.TooLong = data, nil, true
+			}
 			s.skipping = true
 			s.first = true
 			return true, nil
