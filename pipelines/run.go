@@ -577,6 +577,7 @@ func runProcessor(n *node, ctx context.Context) error {
 			if err := forwardControl(ctx, n, env.b, emit); err != nil {
 				return err
 			}
+			n.refreshMetrics(false) // a stream ended: its last metrics
 			continue
 		}
 		n.batchesIn.Add(1)
