@@ -125,7 +125,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.get(name, help, baseLabels), prometheus.CounterValue, float64(v), lv...)
 		}
 		counter("records_in_total", "records a component received", n.recordsIn.Load())
-		counter("records_out_total", "records a component emitted", n.recordsOut.Load())
+		counter("records_out_total", "records a component emitted; for a sink, records it wrote (flushed)", n.recordsOut.Load())
 		counter("batches_in_total", "batches a component received", n.batchesIn.Load())
 		if n.in != nil {
 			ch <- prometheus.MustNewConstMetric(c.get("queue_batches", "batches waiting in a component's input queue", baseLabels), prometheus.GaugeValue, float64(len(n.in)), lv...)
