@@ -179,3 +179,28 @@ func TestLiveKafkaMetrics(t *testing.T) {
 		}
 	})
 }
+
+// TestLiveKafkaSkillWhileRunning: the forecasts' rolling skill of a run
+// still going (no end marker yet) is scraped; the demo trace spans 7 s, so
+// live-kafka's skill_every must be shorter than that.
+func TestLiveKafkaSkillWhileRunning(t *testing.T) {
+	addr := kafkatest.Start(t, 4, "tracecast.traces", "tracecast.predictions", "tracecast.forecasts", "tracecast.alerts")
+	publishTrace(t, addr, "tracecast.traces", "cholesky", testTraces(t)["cholesky"], false)
+	scrape, stop := startLiveKafkaMetrics(t, addr)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sc := scrape()
+		open, _ := sc.get(t, "tracecast_open_streams", "component", "forecast")
+		if ss := sc.all("tracecast_forecast_skill", "run", "cholesky"); len(ss) > 0 && open == 1 {
+			t.Logf("%d skill series while the run is open, e.g. %s %v", len(ss), ss[0].key(), ss[0].value)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no forecast_skill of the open run in 30 s (open streams: %v)", open)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
