@@ -3,7 +3,10 @@ package pipelines
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -200,6 +203,124 @@ func TestLiveKafkaSkillWhileRunning(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestKafkaSourceMetricsUnderBackpressure: the Kafka source's lag and
+// commit age are computed when scraped. While a sink holds the pipeline
+// back (the source blocked on a full queue), the age of the last commit
+// keeps growing (it once stayed at 0.1985 s for more than 10 s), the lag
+// grows with the messages published meanwhile, and every assigned
+// partition has a lag, not only those that delivered a message.
+func TestKafkaSourceMetricsUnderBackpressure(t *testing.T) {
+	addr := kafkatest.Start(t, 4, "lines")
+	st := newStore()
+	cfg, err := Parse(fmt.Appendf(nil, `version: 1
+name: bp
+settings: {status_interval: 0s, edge_capacity: 1, shutdown_timeout: 10s}
+sources:
+  in: {type: kafka, brokers: [%q], topic: lines, group: bp, commit_interval: 200ms, session_timeout: 2s, parser: {type: num}}
+sinks:
+  out: {type: capture, inputs: [in], holdable: true}
+`, addr), "bp.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, h, scrape := metricsServer(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, RunOptions{Registry: testRegistry(st), Metrics: reg, Health: h}) }()
+	stop := sync.OnceValue(func() error {
+		close(st.release)
+		cancel()
+		return <-done
+	})
+	defer stop()
+
+	tr := &kafkago.Transport{}
+	defer tr.CloseIdleConnections()
+	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "lines", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, Transport: tr, RequiredAcks: kafkago.RequireAll}
+	defer w.Close()
+	p := &kafkaingest.Producer{W: w, Trace: "run", LinesPerMessage: 1}
+	next := 0
+	publish := func(n int) {
+		t.Helper()
+		ls := make([]tracecast.Line, n)
+		for i := range ls {
+			next++
+			ls[i].Data = []byte(strconv.Itoa(next))
+		}
+		if err := p.Lines(t.Context(), ls); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor := func(what string, ok func(scrapeOf) bool) scrapeOf {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			sc := scrape()
+			if ok(sc) {
+				return sc
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s in 30 s", what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	lag := func(sc scrapeOf) (total float64, parts int) {
+		for _, s := range sc.all("tracecast_kafka_consumer_lag", "component", "in", "topic", "lines") {
+			total += s.value
+			parts++
+		}
+		return total, parts
+	}
+
+	publish(10)
+	sc := waitFor("commit", func(sc scrapeOf) bool {
+		n, _ := sc.get(t, "tracecast_kafka_commits_total", "component", "in")
+		_, parts := lag(sc)
+		return n >= 1 && parts == 4
+	})
+	if total, _ := lag(sc); total != 0 {
+		t.Errorf("lag %v once everything published was read", total)
+	}
+
+	// Hold the sink; publish message by message until every queue is
+	// full, then one more: the source is blocked emitting it.
+	st.hold.Store(true)
+	waitFor("full queues", func(sc scrapeOf) bool {
+		publish(1)
+		time.Sleep(100 * time.Millisecond)
+		full := true
+		for _, q := range sc.all("tracecast_queue_batches") {
+			full = full && q.value == 1
+		}
+		return full && len(sc.all("tracecast_queue_batches")) == 2
+	})
+	publish(1)
+	time.Sleep(500 * time.Millisecond)
+	publish(20)
+	first := waitFor("lag of the 20 messages published while blocked", func(sc scrapeOf) bool {
+		total, _ := lag(sc)
+		return total >= 20
+	})
+	age1, ok := first.get(t, "tracecast_kafka_last_commit_age_seconds", "component", "in")
+	if !ok {
+		t.Fatal("no kafka_last_commit_age_seconds")
+	}
+	time.Sleep(1500 * time.Millisecond)
+	second := scrape()
+	age2, _ := second.get(t, "tracecast_kafka_last_commit_age_seconds", "component", "in")
+	if age2-age1 < 1.4 {
+		t.Errorf("the last commit's age went from %v to %v in 1.5 s while the source was blocked", age1, age2)
+	}
+	if total, parts := lag(second); total < 20 || parts != 4 {
+		t.Errorf("lag %v over %d partitions while blocked, want at least 20 over 4", total, parts)
+	}
+	t.Logf("blocked: commit age %.2f s -> %.2f s, lag %v", age1, age2, func() float64 { v, _ := lag(second); return v }())
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
