@@ -184,3 +184,18 @@ func (ps *PerStream) Metrics(add func(Metric)) {
 		add(gauges[k])
 	}
 }
+
+// LineMetrics reports a parser's lines read (lines_total) and the lines it
+// skipped in lenient mode by reason (bad_lines_total), under the names and
+// help every parser shares.
+func LineMetrics(add func(Metric), lines int64, skipped map[string]int64) {
+	add(Metric{Name: "lines_total", Help: "lines a parser read", Value: float64(lines), Counter: true})
+	reasons := make([]string, 0, len(skipped))
+	for r := range skipped {
+		reasons = append(reasons, r)
+	}
+	slices.Sort(reasons)
+	for _, r := range reasons {
+		add(Metric{Name: "bad_lines_total", Help: "lines a parser skipped (lenient mode), by reason", Labels: []string{"reason", r}, Value: float64(skipped[r]), Counter: true})
+	}
+}
