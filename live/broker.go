@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/tracecast/tracecast/internal/kafkaname"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -28,6 +30,9 @@ type BrokerOptions struct {
 	// MinSessionTimeout is the shortest consumer-group session timeout
 	// accepted.
 	MinSessionTimeout time.Duration `flag:"min-session-timeout" help:"shortest consumer-group session timeout accepted (Kafka's default is 6s; shorter lets tests and demos notice a dead member sooner)"`
+	// Metrics, when set, gets the broker's metrics (NewBrokerCollector)
+	// while ServeBroker runs.
+	Metrics prometheus.Registerer
 }
 
 // StartBroker starts an in-process kfake cluster. A bad address or topic

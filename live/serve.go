@@ -88,6 +88,13 @@ func ServeBroker(ctx context.Context, o BrokerOptions, log zerolog.Logger, ready
 		return err
 	}
 	defer c.Close()
+	if o.Metrics != nil {
+		col := NewBrokerCollector(c)
+		if err := o.Metrics.Register(col); err != nil {
+			return err
+		}
+		defer o.Metrics.Unregister(col)
+	}
 	ready(c.ListenAddrs())
 	log.Info().Strs("addrs", c.ListenAddrs()).Str("data_dir", o.DataDir).Msg("broker ready")
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)

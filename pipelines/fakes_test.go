@@ -172,6 +172,8 @@ type captureOptions struct {
 	Forgets   bool          `yaml:"forgets"`  // says it keeps nothing of a batch
 	// Gather keeps what Write gets until Flush (a tracecast.Flusher).
 	Gather bool `yaml:"gather"`
+	// Holdable: while store.hold is set, Write waits as with Block.
+	Holdable bool `yaml:"holdable"`
 }
 
 type captured struct {
@@ -195,6 +197,7 @@ type store struct {
 	gens     map[string]*genSource
 	release  chan struct{}
 	recycled atomic.Int64 // batches given back (Batch.Recycle)
+	hold     atomic.Bool  // holdable sinks wait for release
 }
 
 func newStore() *store {
@@ -259,7 +262,7 @@ func (s *captureSink) Write(ctx context.Context, b tracecast.Batch) error {
 	switch {
 	case s.o.IgnoreCtx:
 		<-s.st.release
-	case s.o.Block:
+	case s.o.Block, s.o.Holdable && s.st.hold.Load():
 		select {
 		case <-s.st.release:
 		case <-ctx.Done():

@@ -125,23 +125,19 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.get(name, help, baseLabels), prometheus.CounterValue, float64(v), lv...)
 		}
 		counter("records_in_total", "records a component received", n.recordsIn.Load())
-		counter("records_out_total", "records a component emitted", n.recordsOut.Load())
+		counter("records_out_total", "records a component emitted; for a sink, records it wrote (flushed)", n.recordsOut.Load())
 		counter("batches_in_total", "batches a component received", n.batchesIn.Load())
 		if n.in != nil {
 			ch <- prometheus.MustNewConstMetric(c.get("queue_batches", "batches waiting in a component's input queue", baseLabels), prometheus.GaugeValue, float64(len(n.in)), lv...)
 			ch <- prometheus.MustNewConstMetric(c.get("queue_capacity", "capacity of a component's input queue", baseLabels), prometheus.GaugeValue, float64(cap(n.in)), lv...)
 		}
-		snap := n.metrics.snap.Load()
-		if snap == nil {
-			continue
-		}
 		seen := map[string]bool{}
-		for _, m := range *snap {
+		add := func(m component.Metric) {
 			names := append(append([]string(nil), baseLabels...), labelNames(m.Labels)...)
 			vals := append(append([]string(nil), lv...), labelValues(m.Labels)...)
 			key := m.Name + "|" + joinNames(vals)
 			if seen[key] { // a repeated series would fail the scrape
-				continue
+				return
 			}
 			seen[key] = true
 			vt := prometheus.GaugeValue
@@ -149,6 +145,16 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 				vt = prometheus.CounterValue
 			}
 			ch <- prometheus.MustNewConstMetric(c.get(m.Name, m.Help, names), vt, m.Value, vals...)
+		}
+		// Metrics computed now (ages, lags), then the component's last
+		// report.
+		if r, ok := n.component().(component.LiveMetricsReporter); ok {
+			r.LiveMetrics(add)
+		}
+		if snap := n.metrics.snap.Load(); snap != nil {
+			for _, m := range *snap {
+				add(m)
+			}
 		}
 	}
 }

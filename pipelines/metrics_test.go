@@ -78,7 +78,7 @@ sinks:
 		`tracecast_queue_capacity{component="out"`,
 		`tracecast_bad_lines_total{component="trace",kind="parser",pipeline="m",reason="`,
 		`tracecast_open_streams{component="f"`,
-		`tracecast_forecast_skill{baseline="ks-paper",component="f",horizon="10ms",kind="stage",pipeline="m",query="idle>=25%",type="forecast"}`,
+		`tracecast_forecast_skill{baseline="ks-paper",component="f",horizon="10ms",kind="stage",pipeline="m",query="idle>=25%",run="`,
 		`tracecast_lines_total{component="trace"`,
 	}
 	var body string

@@ -577,6 +577,7 @@ func runProcessor(n *node, ctx context.Context) error {
 			if err := forwardControl(ctx, n, env.b, emit); err != nil {
 				return err
 			}
+			n.refreshMetrics(false) // a stream ended: its last metrics
 			continue
 		}
 		n.batchesIn.Add(1)
@@ -634,9 +635,16 @@ func runSink(n *node, ctx context.Context) (err error) {
 	// before a barrier is released.
 	fl, _ := n.sink.(tracecast.Flusher)
 	pending := false
+	// written counts the records a Flusher holds until its next Flush:
+	// records_out_total counts what a sink wrote (flushed).
+	var written int64
+	flushed := func() { n.recordsOut.Add(written); written = 0 }
 	defer func() {
 		// Exactly once, also after an error or a panic in Write.
 		cerr := n.sink.Close(ctx)
+		if cerr == nil && err == nil {
+			flushed()
+		}
 		if cerr != nil {
 			if err == nil {
 				err = fmt.Errorf("close: %w", cerr)
@@ -665,6 +673,7 @@ func runSink(n *node, ctx context.Context) (err error) {
 						return err
 					}
 					pending = false
+					flushed()
 				}
 				if onClose {
 					held = append(held, bar)
@@ -684,14 +693,19 @@ func runSink(n *node, ctx context.Context) (err error) {
 			if err := n.sink.Write(ctx, env.b); err != nil {
 				return err
 			}
+			n.batchesOut.Add(1)
+			written += batchLen(env.b)
 			if env.b.Recycle != nil {
 				env.b.Recycle()
 			}
-			if pending = fl != nil; pending && len(n.in) == 0 {
+			if pending = fl != nil; !pending {
+				flushed()
+			} else if len(n.in) == 0 {
 				if err := fl.Flush(ctx); err != nil {
 					return err
 				}
 				pending = false
+				flushed()
 			}
 			n.refreshMetrics(false)
 		case <-ctx.Done():

@@ -81,6 +81,9 @@ accepts connections and stops on SIGINT/SIGTERM.`,
 				return err
 			}
 			defer m.Stop()
+			if m != nil {
+				o.Metrics = m.Registry
+			}
 			return optionErr(live.ServeBroker(cmd.Context(), o, log, func(addrs []string) {
 				m.SetReady(true)
 				fmt.Printf("READY %s\n", strings.Join(addrs, ","))

@@ -166,12 +166,56 @@ type Source struct {
 	acked   *checkpoint
 	ackedCh chan struct{}
 
-	// lag is each partition's messages behind its high watermark, as of
-	// the last fetch; lastCommit when offsets were last committed.
+	// parts are the positions of the partitions of the current
+	// generation, for the consumer lag computed when scraped (LiveMetrics);
+	// started is when Run started and lastCommit when offsets were last
+	// committed (unix nanoseconds).
 	lagMu      sync.Mutex
-	lag        map[int]int64
-	lastCommit atomic.Int64 // unix nanoseconds
+	parts      map[int]*partPosition
+	started    atomic.Int64
+	lastCommit atomic.Int64
 }
+
+// partPosition is how far the source is in an assigned partition, and how
+// far the partition goes.
+type partPosition struct {
+	// start is the offset the generation started from: a committed offset,
+	// or kafka-go's FirstOffset or LastOffset when none was committed.
+	start int64
+	// next is the offset after the last message handled, -1 before one.
+	next int64
+	// hwm is the partition's high watermark (the offset of its next
+	// message) and logStart its first offset, as last fetched or polled;
+	// -1 when unknown. latest is the first hwm polled (where a start at
+	// LastOffset began).
+	hwm, logStart, latest int64
+}
+
+// lag is how many messages of the partition the source has not handled
+// yet, and whether it is known.
+func (p *partPosition) lag() (int64, bool) {
+	if p.hwm < 0 {
+		return 0, false
+	}
+	pos := p.next
+	switch {
+	case pos >= 0:
+	case p.start >= 0:
+		pos = p.start
+	case p.start == kafkago.FirstOffset && p.logStart >= 0:
+		pos = p.logStart
+	case p.start == kafkago.LastOffset && p.latest >= 0:
+		pos = p.latest
+	default:
+		return 0, false
+	}
+	return max(0, p.hwm-pos), true
+}
+
+// offsetsPoll is how often a generation asks the brokers for its
+// partitions' high watermarks: the lag grows while the pipeline holds the
+// source back, when no fetch tells them.
+const offsetsPoll = time.Second
 
 // New checks the options and returns a Source; it connects in Run.
 func New(o Options) (*Source, error) {
@@ -198,6 +242,7 @@ type checkpoint struct {
 // that refuses the connection (a wrong password, an untrusted certificate,
 // TLS or SASL missing) is an error; one that cannot be reached is retried.
 func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
+	s.started.Store(time.Now().UnixNano())
 	start := kafkago.FirstOffset
 	if s.o.Start == "latest" {
 		start = kafkago.LastOffset
@@ -294,10 +339,23 @@ func (s *Source) runGeneration(ctx context.Context, gen *kafkago.Generation, emi
 	genDone := make(chan struct{})
 	gen.Start(func(gctx context.Context) { <-gctx.Done(); close(genDone) })
 	var assigned []int
+	positions := map[int]*partPosition{}
 	for _, pa := range gen.Assignments[s.o.Topic] {
 		assigned = append(assigned, pa.ID)
 		g.parts[pa.ID] = &partState{next: -1, open: map[string]int64{}}
+		positions[pa.ID] = &partPosition{start: pa.Offset, next: -1, hwm: -1, logStart: -1, latest: -1}
 		gen.Start(func(gctx context.Context) { s.readPartition(gctx, pa, msgs) })
+	}
+	s.lagMu.Lock()
+	s.parts = positions
+	s.lagMu.Unlock()
+	defer func() {
+		s.lagMu.Lock()
+		s.parts = nil
+		s.lagMu.Unlock()
+	}()
+	if len(assigned) > 0 {
+		gen.Start(func(gctx context.Context) { s.pollOffsets(gctx, assigned) })
 	}
 	s.o.Logger.Info().Int32("generation", gen.ID).Ints("partitions", assigned).Str("topic", s.o.Topic).
 		Msg("consumer group generation: reading assigned partitions from their committed offsets")
@@ -388,12 +446,7 @@ func (s *Source) readPartition(ctx context.Context, pa kafkago.PartitionAssignme
 			}
 			continue
 		}
-		s.lagMu.Lock()
-		if s.lag == nil {
-			s.lag = map[int]int64{}
-		}
-		s.lag[pa.ID] = max(0, m.HighWaterMark-m.Offset-1)
-		s.lagMu.Unlock()
+		s.position(pa.ID, func(p *partPosition) { p.hwm = max(p.hwm, m.HighWaterMark) })
 		select {
 		case out <- m:
 		case <-ctx.Done():
@@ -402,18 +455,83 @@ func (s *Source) readPartition(ctx context.Context, pa kafkago.PartitionAssignme
 	}
 }
 
-// Metrics reports the consumer lag per partition, the age of the last
-// commit and the counts (component.MetricsReporter).
-func (s *Source) Metrics(add func(component.Metric)) {
+// position updates the position of partition p of the current generation
+// (none when it is not assigned).
+func (s *Source) position(p int, update func(*partPosition)) {
 	s.lagMu.Lock()
-	for p, l := range s.lag {
-		add(component.Metric{Name: "kafka_consumer_lag", Help: "messages behind the partition's high watermark at the last fetch",
-			Labels: []string{"topic", s.o.Topic, "partition", strconv.Itoa(p)}, Value: float64(l)})
+	if pp := s.parts[p]; pp != nil {
+		update(pp)
 	}
 	s.lagMu.Unlock()
-	if t := s.lastCommit.Load(); t > 0 {
-		add(component.Metric{Name: "kafka_last_commit_age_seconds", Help: "seconds since offsets were last committed",
-			Labels: []string{"topic", s.o.Topic}, Value: time.Since(time.Unix(0, t)).Seconds()})
+}
+
+// pollOffsets asks the brokers for the first and next offsets of the
+// generation's partitions every offsetsPoll until the generation ends.
+// Failures are left to the next poll: the lag then stays as last known.
+func (s *Source) pollOffsets(ctx context.Context, parts []int) {
+	tr := s.o.client().Transport()
+	defer tr.CloseIdleConnections()
+	c := &kafkago.Client{Addr: kafkago.TCP(s.o.Brokers...), Transport: tr, Timeout: 5 * time.Second}
+	reqs := make([]kafkago.OffsetRequest, 0, 2*len(parts))
+	for _, p := range parts {
+		reqs = append(reqs, kafkago.FirstOffsetOf(p), kafkago.LastOffsetOf(p))
+	}
+	t := time.NewTicker(offsetsPoll)
+	defer t.Stop()
+	for {
+		resp, err := c.ListOffsets(ctx, &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{s.o.Topic: reqs}})
+		if err == nil {
+			for _, po := range resp.Topics[s.o.Topic] {
+				if po.Error != nil {
+					continue
+				}
+				s.position(po.Partition, func(p *partPosition) {
+					p.hwm, p.logStart = max(p.hwm, po.LastOffset), po.FirstOffset
+					if p.latest < 0 {
+						p.latest = po.LastOffset
+					}
+				})
+			}
+		} else if ctx.Err() == nil {
+			s.o.Logger.Debug().Err(err).Msg("polling the partitions' offsets (consumer lag)")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// LiveMetrics reports, as of the scrape, the consumer lag of every
+// assigned partition, the age of the last commit and the counts
+// (component.LiveMetricsReporter: safe while the source runs, and current
+// while the pipeline holds it back).
+func (s *Source) LiveMetrics(add func(component.Metric)) {
+	type lag struct {
+		p int
+		n int64
+	}
+	var lags []lag
+	s.lagMu.Lock()
+	for p, pp := range s.parts {
+		if n, ok := pp.lag(); ok {
+			lags = append(lags, lag{p, n})
+		}
+	}
+	s.lagMu.Unlock()
+	sort.Slice(lags, func(i, j int) bool { return lags[i].p < lags[j].p })
+	for _, l := range lags {
+		add(component.Metric{Name: "kafka_consumer_lag", Help: "messages of an assigned partition not read yet: its high watermark minus the source's position",
+			Labels: []string{"topic", s.o.Topic, "partition", strconv.Itoa(l.p)}, Value: float64(l.n)})
+	}
+	since := s.lastCommit.Load()
+	if since == 0 {
+		since = s.started.Load()
+	}
+	if since > 0 {
+		add(component.Metric{Name: "kafka_last_commit_age_seconds", Help: "seconds since offsets were last committed (since the source started before its first commit)",
+			Labels: []string{"topic", s.o.Topic}, Value: time.Since(time.Unix(0, since)).Seconds()})
 	}
 	add(component.Metric{Name: "kafka_messages_total", Help: "messages read", Labels: []string{"topic", s.o.Topic}, Value: float64(s.messages.Load()), Counter: true})
 	add(component.Metric{Name: "kafka_commits_total", Help: "offset commits", Labels: []string{"topic", s.o.Topic}, Value: float64(s.commits.Load()), Counter: true})
@@ -438,6 +556,7 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 		return nil // not ours (cannot happen: readers are per assigned partition)
 	}
 	ps.next = m.Offset + 1
+	s.position(m.Partition, func(p *partPosition) { p.next = m.Offset + 1 })
 	id := string(m.Key)
 	if id == "" {
 		s.skipped.Add(1)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/pipelines/component"
 )
 
 // Format is an input format.
@@ -282,6 +283,17 @@ func (pr *processor) emit(ctx context.Context, stream string, emit tracecast.Emi
 	b := tracecast.Batch{Stream: stream, Items: pr.out, Watermark: pr.out[len(pr.out)-1].Time}
 	pr.out = make([]tracecast.IOCall, 0, BatchSize)
 	return emit(ctx, b)
+}
+
+// Metrics reports the lines read, the calls emitted and the lines skipped
+// by reason (component.MetricsReporter).
+func (pr *processor) Metrics(add func(component.Metric)) {
+	if pr.p == nil {
+		return // no line yet
+	}
+	st := pr.p.Stats()
+	component.LineMetrics(add, st.Lines, st.Skipped)
+	add(component.Metric{Name: "io_calls_total", Help: "I/O calls a parser emitted", Value: float64(st.Calls), Counter: true})
 }
 
 func (pr *processor) Flush(ctx context.Context, emit tracecast.Emit) error {

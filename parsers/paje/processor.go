@@ -339,9 +339,6 @@ func (t *LineTimer) Time(line []byte) (float64, bool) {
 // skipped by reason (component.MetricsReporter).
 func (pr *processor) Metrics(add func(component.Metric)) {
 	st := pr.p.Stats()
-	add(component.Metric{Name: "lines_total", Help: "trace lines read", Value: float64(st.Lines), Counter: true})
+	component.LineMetrics(add, st.Lines, st.Skipped)
 	add(component.Metric{Name: "entities_total", Help: "entities (states, links, variables, events, containers) emitted", Value: float64(st.Entities), Counter: true})
-	for reason, n := range st.Skipped {
-		add(component.Metric{Name: "bad_lines_total", Help: "lines skipped (lenient mode), by reason", Labels: []string{"reason", reason}, Value: float64(n), Counter: true})
-	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/pipelines/component"
 )
 
 // NewProcessor returns a pipeline processor that parses batches of lines
@@ -71,3 +72,11 @@ func (p *processor) Flush(ctx context.Context, emit tracecast.Emit) error {
 
 // Stats returns what the processor read and skipped.
 func (p *processor) Stats() Stats { return p.rd.stats }
+
+// Metrics reports the lines read, the samples emitted and the lines
+// skipped by reason (component.MetricsReporter).
+func (p *processor) Metrics(add func(component.Metric)) {
+	st := p.rd.stats
+	component.LineMetrics(add, st.Lines, st.Skipped)
+	add(component.Metric{Name: "power_samples_total", Help: "power samples a parser emitted", Value: float64(st.Samples), Counter: true})
+}

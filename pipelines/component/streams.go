@@ -42,6 +42,8 @@ type PerStream struct {
 	// until it starts again (a reset).
 	drop   *zerolog.Logger
 	failed map[string]bool
+	// gone keeps the metrics of the streams no longer open.
+	gone perStreamMetrics
 }
 
 // DropFailedStreams makes stream errors drop the stream, logged on log,
@@ -110,6 +112,7 @@ func (ps *PerStream) check(stream string, err error) error {
 	ps.drop.Error().Err(err).Str("stream", stream).Msg("stream dropped: its later input is ignored (stream_errors: drop)")
 	ps.forget(stream)
 	ps.failed[stream] = true
+	ps.gone.dropped++
 	return nil
 }
 
@@ -126,6 +129,9 @@ func (ps *PerStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 			}
 		}
 	}
+	for _, s := range ps.order {
+		ps.retire(ps.procs[s], true, ps.tick)
+	}
 	ps.procs, ps.order = map[string]tracecast.Processor{}, nil
 	clear(ps.used)
 	return nil
@@ -139,13 +145,22 @@ func (ps *PerStream) EndStream(ctx context.Context, stream string, emit tracecas
 	if p == nil {
 		return nil
 	}
-	ps.forget(stream)
-	return ps.check(stream, p.Flush(ctx, emit))
+	err := p.Flush(ctx, emit)
+	if err == nil { // its metrics as flushed, its gauges kept
+		ps.retire(p, true, ps.tick)
+		ps.unlist(stream)
+	} else {
+		ps.forget(stream)
+	}
+	return ps.check(stream, err)
 }
 
 // ResetStream forgets one stream, or all of them for "".
 func (ps *PerStream) ResetStream(stream string) {
 	if stream == "" {
+		for _, s := range ps.order {
+			ps.retire(ps.procs[s], false, 0)
+		}
 		ps.procs, ps.order = map[string]tracecast.Processor{}, nil
 		clear(ps.failed)
 		clear(ps.evicted)
@@ -157,7 +172,16 @@ func (ps *PerStream) ResetStream(stream string) {
 	ps.forget(stream)
 }
 
+// forget drops a stream's processor, its counters kept (see Metrics).
 func (ps *PerStream) forget(stream string) {
+	if p := ps.procs[stream]; p != nil {
+		ps.retire(p, false, 0)
+	}
+	ps.unlist(stream)
+}
+
+// unlist drops a stream's processor.
+func (ps *PerStream) unlist(stream string) {
 	delete(ps.procs, stream)
 	delete(ps.used, stream)
 	for i, s := range ps.order {

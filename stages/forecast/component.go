@@ -189,8 +189,10 @@ type stage struct {
 	stream  string
 	last    float64 // time of the last change given to the engine
 	late    int     // changes before it (beyond the parser's reorder horizon)
-	// skill is the last rolling score per query and horizon (metrics).
+	// skill is the last rolling score per query and horizon (metrics), of
+	// the run run.
 	skill map[string]tracecast.Skill
+	run   string
 	out   struct {
 		fs []tracecast.Forecast
 		os []tracecast.Outcome
@@ -262,6 +264,7 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 		return err
 	}
 	st.rules, st.live, st.eng, st.perSec, st.last = r, signal.NewLive(r, class, 0), eng, tracecast.PerSecond(unit), math.Inf(-1)
+	st.run = cfg.Run
 	st.outside = class == r.Outside
 	st.env.Logger.Debug().Str("run", cfg.Run).Str("rules", name).Str("unit", unit).Msg("forecast")
 	return nil
@@ -398,20 +401,28 @@ func round125(s float64) float64 {
 }
 
 // Metrics reports the run's last rolling skill per query and horizon
-// against each baseline, and the interval coverage.
+// against each baseline, and the interval coverage, labelled with the run
+// (component.PerStream keeps them once the run ended, for a bounded number
+// of runs).
 func (st *stage) Metrics(add func(component.Metric)) {
-	for _, k := range st.skill {
+	keys := make([]string, 0, len(st.skill))
+	for key := range st.skill {
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		k := st.skill[key]
 		h := fc.HorizonLabel(k.Horizon)
 		for _, b := range []struct {
 			name string
 			v    float64
 		}{{"ks-paper", k.SkillKSPaper}, {"persistence", k.SkillPersistence}, {"climatology", k.SkillClimatology}} {
 			if !math.IsNaN(b.v) {
-				add(component.Metric{Name: "forecast_skill", Help: "rolling skill of the forecasts (1 − MSE/MSE of the baseline) of the last run scored",
-					Labels: []string{"query", k.Query, "horizon", h, "baseline", b.name}, Value: b.v})
+				add(component.Metric{Name: "forecast_skill", Help: "a run's last rolling skill score of the forecasts (1 − MSE/MSE of the baseline)",
+					Labels: []string{"run", st.run, "query", k.Query, "horizon", h, "baseline", b.name}, Value: b.v})
 			}
 		}
-		add(component.Metric{Name: "forecast_coverage", Help: "share of outcomes inside the forecasts' intervals (last run scored)",
-			Labels: []string{"query", k.Query, "horizon", h}, Value: k.Coverage})
+		add(component.Metric{Name: "forecast_coverage", Help: "a run's last share of outcomes inside the forecasts' intervals",
+			Labels: []string{"run", st.run, "query", k.Query, "horizon", h}, Value: k.Coverage})
 	}
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+)
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestBrokerMetricsAddr: `tracecast broker --metrics-addr` serves the
+// broker's topics, partitions, messages and bytes besides the Go and
+// process metrics, and /readyz once it listens.
+func TestBrokerMetricsAddr(t *testing.T) {
+	addr, maddr := freeAddr(t), freeAddr(t)
+	c := exec.Command(binary, "broker", "--addr", addr, "--metrics-addr", maddr, "--topics", "traces:3")
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		c.Process.Signal(syscall.SIGTERM)
+		c.Wait()
+	}()
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "READY") {
+		t.Fatalf("broker: %q %v", line, err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "traces", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
+	if err := w.WriteMessages(ctx, kafkago.Message{Key: []byte("a"), Value: []byte("x")}, kafkago.Message{Key: []byte("b"), Value: []byte("y")}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + maddr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := get("/readyz"); code != http.StatusOK {
+		t.Fatalf("/readyz: %d", code)
+	}
+	_, body := get("/metrics")
+	for _, want := range []string{"go_goroutines ", "tracecast_broker_topics 1\n", `tracecast_broker_partitions{topic="traces"} 3` + "\n",
+		`tracecast_broker_messages_total{topic="traces"} 2` + "\n", `tracecast_broker_bytes{topic="traces"} `} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
