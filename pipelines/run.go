@@ -617,6 +617,10 @@ func forwardControl(ctx context.Context, n *node, b tracecast.Batch, emit tracec
 		if sp != nil {
 			sp.ResetStream(b.Stream)
 		}
+	case tracecast.StreamDrop:
+		if sp != nil {
+			sp.DropStream(b.Stream)
+		}
 	case *tracecast.Barrier:
 		defer it.Release()
 	}
