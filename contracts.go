@@ -133,7 +133,8 @@ type StreamReset struct{}
 // among several read from one topic).
 type StreamProcessor interface {
 	Processor
-	EndStream(ctx context.Context, stream string, emit Emit) error
+	// EndStream flushes the stream's state; end says why it ended.
+	EndStream(ctx context.Context, stream string, end StreamEnd, emit Emit) error
 	ResetStream(stream string)
 	// DropStream forgets the stream's state without emitting and ignores
 	// its later batches until it ends or is reset (StreamDrop).

@@ -609,7 +609,7 @@ func forwardControl(ctx context.Context, n *node, b tracecast.Batch, emit tracec
 	switch it := b.Items.(type) {
 	case tracecast.StreamEnd:
 		if sp != nil {
-			if err := sp.EndStream(ctx, b.Stream, emit); err != nil {
+			if err := sp.EndStream(ctx, b.Stream, it, emit); err != nil {
 				return err
 			}
 		}

@@ -47,7 +47,10 @@ type PerStream struct {
 	Evictions   int
 	Ignored     int64
 	IgnoredEnds int
-	log         zerolog.Logger
+	// TimedOut counts the streams ended by an inactivity timeout
+	// (tracecast.EndTimeout), flushed as they were.
+	TimedOut int
+	log      zerolog.Logger
 	// drop, when set, turns a stream's error into the end of that stream
 	// (logged) instead of the pipeline's failure: one bad trace among many
 	// on a topic must not stop the others. Its later batches are ignored
@@ -166,8 +169,10 @@ func (ps *PerStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 }
 
 // EndStream flushes and forgets one stream. The end of a dropped stream is
-// ignored (counted): it emits nothing.
-func (ps *PerStream) EndStream(ctx context.Context, stream string, emit tracecast.Emit) error {
+// ignored (counted): it emits nothing. A stream ended by an inactivity
+// timeout (end.Reason tracecast.EndTimeout) is flushed like any other, its
+// records final as of the lines received; it is counted and logged.
+func (ps *PerStream) EndStream(ctx context.Context, stream string, end tracecast.StreamEnd, emit tracecast.Emit) error {
 	if why, ok := ps.dropped[stream]; ok {
 		delete(ps.dropped, stream)
 		ps.IgnoredEnds++
@@ -180,6 +185,11 @@ func (ps *PerStream) EndStream(ctx context.Context, stream string, emit tracecas
 		return nil
 	}
 	ps.forget(stream)
+	if end.Reason == tracecast.EndTimeout {
+		ps.TimedOut++
+		ps.log.Warn().Str("stream", stream).Str("end", end.Reason).Int("timed_out", ps.TimedOut).
+			Msg("stream ended by timeout, without its end marker: its records are flushed from the lines received")
+	}
 	return ps.check(ctx, stream, p.Flush(ctx, emit), emit)
 }
 

@@ -57,7 +57,7 @@ func TestPerStreamEvictsLeastRecentlyActive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := ps.EndStream(ctx, "x", emit); err != nil {
+	if err := ps.EndStream(ctx, "x", tracecast.StreamEnd{}, emit); err != nil {
 		t.Fatal(err)
 	}
 	if err := ps.Process(ctx, tracecast.Batch{Stream: "x"}, emit); err != nil { // x starts again: y goes
@@ -112,10 +112,10 @@ func TestPerStreamEvictionDropsDownstream(t *testing.T) {
 		t.Fatalf("%d evictions, %d records ignored: want 1 and 2", up.Evictions, up.Ignored)
 	}
 	end := func(s string) {
-		if err := up.EndStream(ctx, s, downEmit); err != nil {
+		if err := up.EndStream(ctx, s, tracecast.StreamEnd{}, downEmit); err != nil {
 			t.Fatal(err)
 		}
-		if err := down.EndStream(ctx, s, downEmit); err != nil { // the marker goes on
+		if err := down.EndStream(ctx, s, tracecast.StreamEnd{}, downEmit); err != nil { // the marker goes on
 			t.Fatal(err)
 		}
 	}
@@ -144,3 +144,36 @@ func (passOn) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Em
 	return emit(ctx, in)
 }
 func (passOn) Flush(context.Context, tracecast.Emit) error { return nil }
+
+// A stream ended by the source's inactivity timeout is flushed (its final
+// records, from the lines received) and counted as such; one ended by its
+// marker is not.
+func TestPerStreamCountsTimedOutStreams(t *testing.T) {
+	ctx := context.Background()
+	ps := NewPerStream(0, func(s string) (tracecast.Processor, error) { return &counter{stream: s}, nil })
+	flushed := map[string]int{}
+	emit := func(_ context.Context, b tracecast.Batch) error { flushed[b.Stream] = b.Items.(int); return nil }
+	for _, s := range []string{"dead", "ok"} {
+		if err := ps.Process(ctx, tracecast.Batch{Stream: s}, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ps.EndStream(ctx, "dead", tracecast.StreamEnd{Reason: tracecast.EndTimeout}, emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.EndStream(ctx, "ok", tracecast.StreamEnd{}, emit); err != nil {
+		t.Fatal(err)
+	}
+	if flushed["dead"] != 1 || flushed["ok"] != 1 || ps.TimedOut != 1 {
+		t.Fatalf("flushed %v, %d timed out: want both flushed, 1 timed out", flushed, ps.TimedOut)
+	}
+	var m float64
+	ps.Metrics(func(x Metric) {
+		if x.Name == "streams_timed_out_total" {
+			m = x.Value
+		}
+	})
+	if m != 1 {
+		t.Fatalf("streams_timed_out_total %v, want 1", m)
+	}
+}
