@@ -198,3 +198,77 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 		t.Error("o.jsonl was created")
 	}
 }
+
+// TestEveryOutputFlagSparesInputs: every command with -o refuses, before
+// anything is opened (exit 2, the input intact), an output that is one of
+// its inputs by real path — a file, or a file it writes in its -o DIR.
+// report T -o T and iobench --profile P -o P overwrote their input and
+// exited 0.
+func TestEveryOutputFlagSparesInputs(t *testing.T) {
+	dir := t.TempDir()
+	copyTo := func(src, dst string) string {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	trace := copyTo("../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", filepath.Join(dir, "t.trace.gz"))
+	pw := copyTo("../../testdata/power/cholesky-2cpu.rapl.csv.gz", filepath.Join(dir, "p.csv.gz"))
+	prof := copyTo(ioFixture, filepath.Join(dir, "app.strace"))
+	out := filepath.Join(dir, "out")
+	// Inputs where a -o DIR command writes its files.
+	pwInOut := copyTo(pw, filepath.Join(out, "power.svg"))
+	traceInOut := copyTo(trace, filepath.Join(out, "forecasts.jsonl"))
+	winInOut := copyTo(trace, filepath.Join(out, "predictions.arrow"))
+	samples := filepath.Join(dir, "samples.csv")
+	if err := os.WriteFile(samples, []byte("cpu,f,watts\n0,1,50\n1,1,90\n0,2,60\n1,2,120\n0.5,1.5,80\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{trace, pw, prof, pwInOut, traceInOut, winInOut, samples}
+	before := map[string][]byte{}
+	for _, p := range inputs {
+		before[p], _ = os.ReadFile(p)
+	}
+	os.Symlink(trace, filepath.Join(dir, "link.trace.gz"))
+	for _, args := range [][]string{
+		{"report", trace, "-o", trace},
+		{"report", trace, "-o", filepath.Join(dir, "link.trace.gz")},
+		{"report", trace, "--power", pw, "-o", pw},
+		{"iobench", "--dir", dir, "--profile", prof, "-o", prof},
+		{"energy", "--trace", trace, "--power", pwInOut, "--power-format", "rapl", "-o", out},
+		{"energy", "--trace", trace, "--power", pw, "-o", trace},
+		{"predict", traceInOut, "-o", out},
+		{"predict", "--window", "50", "--period", "2", winInOut, "-o", out},
+		{"powermodel", "fit", "--samples", samples, "-o", samples},
+	} {
+		r := run(t, nil, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "it would destroy its input") {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	for _, p := range inputs {
+		if got, _ := os.ReadFile(p); string(got) != string(before[p]) {
+			t.Errorf("%s was changed", p)
+		}
+	}
+	// Outputs that collide with each other.
+	for _, args := range [][]string{
+		{"synth", "--tasks", "20", "--workers", "2", "-o", filepath.Join(dir, "s.trace"), "--meta", filepath.Join(dir, "s.trace")},
+	} {
+		if r := run(t, nil, args...); r.code != 2 || !strings.Contains(r.stderr, "would overwrite the other") {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	// Elsewhere they run.
+	if r := run(t, nil, "report", trace, "-o", filepath.Join(dir, "r.html")); r.code != 0 {
+		t.Errorf("report: exit %d: %s", r.code, r.stderr)
+	}
+}

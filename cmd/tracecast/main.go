@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -122,4 +123,28 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // one of the inputs or each other (by their real paths): a usage error.
 func checkOutputs(inputs []string, outputs ...string) error {
 	return usageErrOrNil(paths.CheckOutputs(inputs, outputs...))
+}
+
+// inDir is what a command writes with -o DIR: DIR itself and the files
+// names in it (none when dir is "").
+func inDir(dir string, names ...string) []string {
+	if dir == "" {
+		return nil
+	}
+	outs := []string{dir}
+	for _, n := range names {
+		outs = append(outs, filepath.Join(dir, n))
+	}
+	return outs
+}
+
+// nonEmpty is the paths of ps that are given.
+func nonEmpty(ps ...string) []string {
+	var out []string
+	for _, p := range ps {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
