@@ -16,6 +16,7 @@ import (
 	"github.com/tracecast/tracecast/ingest/file"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/kafkaconn"
+	"github.com/tracecast/tracecast/internal/kafkaname"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/stages/predict"
@@ -59,6 +60,9 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	}
 	if o.Topic == "" {
 		return 0, &OptionError{Option: "topic", Err: errors.New("required")}
+	}
+	if err := kafkaname.Topic(o.Topic); err != nil {
+		return 0, &OptionError{Option: "topic", Err: err}
 	}
 	if len(o.Brokers) == 0 {
 		return 0, &OptionError{Option: "brokers", Err: errors.New("at least one")}

@@ -17,6 +17,7 @@ import (
 	"github.com/segmentio/kafka-go/sasl"
 
 	"github.com/tracecast/tracecast/internal/kafkaconn"
+	"github.com/tracecast/tracecast/internal/kafkaname"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 )
 
@@ -55,6 +56,9 @@ type SubscribeOptions struct {
 func Subscribe(ctx context.Context, o SubscribeOptions, handle func(records [][]byte) error) error {
 	if len(o.Brokers) == 0 {
 		return &OptionError{Option: "brokers", Err: errors.New("at least one")}
+	}
+	if err := kafkaname.Topic(o.Topic); err != nil {
+		return &OptionError{Option: "topic", Err: err}
 	}
 	client := kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}
 	if err := client.Check(ctx, o.Brokers); err != nil {
