@@ -33,7 +33,8 @@ func TestIOLimits(t *testing.T) {
 }
 
 // TestLimitsMustBePositive: a limit of 0 or less is a usage error (exit
-// 2) naming it, on every command and in pipeline files (78); before, it
+// 2) naming it, on every command and in pipeline files (also 2: bad
+// configuration is a usage error; 78 before); before, it
 // was silently replaced by its default, or meant no limit at all.
 func TestLimitsMustBePositive(t *testing.T) {
 	trace := "../../testdata/smpi/ring-8.trace"
@@ -68,7 +69,7 @@ func TestLimitsMustBePositive(t *testing.T) {
 			t.Fatal(err)
 		}
 		key, _, _ := strings.Cut(opt, ":")
-		if r := run(t, nil, "validate", p); r.code != 78 || !strings.Contains(r.stderr, key+": must be positive") {
+		if r := run(t, nil, "validate", p); r.code != 2 || !strings.Contains(r.stderr, key+": must be positive") {
 			t.Errorf("validate %s: exit %d: %s", opt, r.code, r.stderr)
 		}
 	}
@@ -152,7 +153,7 @@ func TestBOMAndOverflow(t *testing.T) {
 
 // TestOutputsNeverDestroyInputs: an output that is an input (by its real
 // path) or another output is refused before anything is opened: exit 2
-// for a command's -o, 78 for a pipeline file, by validate too. Before,
+// for a command's -o and for a pipeline file, by validate too. Before,
 // the input was truncated and the run exited 0.
 func TestOutputsNeverDestroyInputs(t *testing.T) {
 	dir := t.TempDir()
@@ -190,7 +191,7 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 	os.WriteFile(yaml, []byte("version: 1\nname: p\nsources:\n  trace: {type: file, path: "+in+", parser: {type: paje}}\n"+
 		"sinks:\n  a: {type: jsonl, inputs: [trace], path: "+dir+"/o.jsonl}\n  b: {type: jsonl, inputs: [trace], path: "+dir+"/./o.jsonl}\n"), 0o644)
 	for _, cmd := range []string{"validate", "run"} {
-		if r := run(t, nil, cmd, yaml); r.code != 78 || !strings.Contains(r.stderr, "would overwrite the other") {
+		if r := run(t, nil, cmd, yaml); r.code != 2 || !strings.Contains(r.stderr, "would overwrite the other") {
 			t.Errorf("%s: exit %d: %s", cmd, r.code, r.stderr)
 		}
 	}

@@ -47,8 +47,9 @@ StarPU and SimGrid), resolves them into states, links, variables and events,
 and turns them into signals, forecasts, alerts and reports. 'tracecast demo'
 shows it on a trace built into the binary; README.md and docs/ say more.
 
-Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
-78 invalid pipeline configuration.`,
+Exit codes: 0 success (also after a graceful stop on SIGINT/SIGTERM), 1
+failure (bad trace, I/O error), 2 usage error (a bad flag, argument or
+option, an invalid pipeline file).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildinfo.Version(),
@@ -96,17 +97,16 @@ func usageErrOrNil(err error) error {
 }
 
 // exitCode is the process exit code of a command's error: 2 for a usage
-// error (a bad flag, argument or option), 78 for an invalid pipeline file,
-// 1 otherwise.
+// error (a bad flag, argument or option, an invalid pipeline file: bad
+// configuration is a usage error), 1 otherwise.
 func exitCode(err error) int {
 	var ue usageError
 	var oe *specs.OptionError
 	var ce *pipelines.ConfigError
 	var se *study.UsageError
 	switch {
-	case errors.As(err, &ce):
-		return 78 // EX_CONFIG
-	case errors.As(err, &ue), errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
+	case errors.As(err, &ce),
+		errors.As(err, &ue), errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
 		return 2
 	}
 	return 1
