@@ -29,7 +29,8 @@ type liveEnv struct {
 	addr    string
 	broker  *exec.Cmd
 	traces  []string
-	want    map[string]string
+	want    map[string]string // offline predictions, by id
+	wantV   map[string]string // offline verdicts
 	running []*exec.Cmd
 }
 
@@ -49,7 +50,7 @@ func newLiveEnv(t *testing.T) *liveEnv {
 		}
 		e.traces = append(e.traces, path)
 	}
-	e.want = map[string]string{}
+	e.want, e.wantV = map[string]string{}, map[string]string{}
 	for _, tr := range e.traces {
 		r := run(t, nil, "predict", "--rules", "starpu", "--period", "1", "--window", "100", "--query", "idle>=25%", "--query", "idle>=50%", tr)
 		if r.code != 0 {
@@ -60,9 +61,13 @@ func newLiveEnv(t *testing.T) *liveEnv {
 			if err := json.Unmarshal([]byte(line), &rec); err != nil {
 				t.Fatal(err)
 			}
-			if rec["record"] == "prediction" {
+			switch rec["record"] {
+			case "prediction":
 				id, b := kafkatest.Normalize(rec)
 				e.want[id] = b
+			case "verdict":
+				id, b := kafkatest.Normalize(rec)
+				e.wantV[id] = b
 			}
 		}
 	}
