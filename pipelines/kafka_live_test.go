@@ -53,6 +53,12 @@ func publishTraces(t testing.TB, addr, topic string, traces map[string][]byte) {
 // publishTracesWith is publishTraces through the transport tr (TLS, SASL).
 func publishTracesWith(t testing.TB, tr *kafkago.Transport, addr, topic string, traces map[string][]byte) {
 	t.Helper()
+	publishTracesCut(t, tr, addr, topic, traces, 64)
+}
+
+// publishTracesCut is publishTracesWith with perMessage lines per message.
+func publishTracesCut(t testing.TB, tr *kafkago.Transport, addr, topic string, traces map[string][]byte, perMessage int) {
+	t.Helper()
 	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: topic, Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, Transport: tr, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	type cursor struct {
@@ -66,7 +72,7 @@ func publishTracesWith(t testing.TB, tr *kafkago.Transport, addr, topic string, 
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		cs = append(cs, &cursor{p: &kafkaingest.Producer{W: w, Trace: id, LinesPerMessage: 64},
+		cs = append(cs, &cursor{p: &kafkaingest.Producer{W: w, Trace: id, LinesPerMessage: perMessage},
 			lines: bytes.Split(bytes.TrimSuffix(traces[id], []byte("\n")), []byte("\n"))})
 	}
 	for left := len(cs); left > 0; {
@@ -327,7 +333,7 @@ func groupCommitted(t *testing.T, addr, topic string) bool {
 		}
 		last, err := lc.ReadLastOffset()
 		lc.Close()
-		if err != nil || p.CommittedOffset < last {
+		if err != nil || max(p.CommittedOffset, 0) < last {
 			return false
 		}
 	}
@@ -433,4 +439,59 @@ func metricValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 		}
 	}
 	return sum
+}
+
+// TestLiveKafkaIgnoresMessageCutAndPartitions: the live records are a
+// function of the traces alone, whatever the lines per message (1, 64,
+// 4096) and the topic's partitions (1, 4): the predictions, verdicts and
+// forecasts of the shipped live-kafka pipeline equal the offline replay's.
+func TestLiveKafkaIgnoresMessageCutAndPartitions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("six brokers and live runs")
+	}
+	traces := testTraces(t)
+	want, wantV := offlinePredictions(t, traces)
+	wantF := offlineForecasts(t, traces)
+	for _, parts := range []int32{1, 4} {
+		for _, per := range []int{1, 64, 4096} {
+			t.Run(fmt.Sprintf("partitions=%d/lines_per_message=%d", parts, per), func(t *testing.T) {
+				addr := kafkatest.Start(t, parts, "tracecast.traces", "tracecast.predictions", "tracecast.forecasts", "tracecast.alerts")
+				tr := &kafkago.Transport{}
+				publishTracesCut(t, tr, addr, "tracecast.traces", traces, per)
+				tr.CloseIdleConnections()
+				cfg, err := Validate("live-kafka.yaml", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range cfg.Components() {
+					if c.Type == "kafka" {
+						c.SetOption("brokers", "["+addr+"]")
+					}
+				}
+				ctx, cancel := context.WithCancel(t.Context())
+				done := make(chan error, 1)
+				go func() { done <- Run(ctx, cfg, RunOptions{}) }()
+				deadline := time.Now().Add(120 * time.Second)
+				for !groupCommitted(t, addr, "tracecast.traces") {
+					if time.Now().After(deadline) {
+						cancel()
+						<-done
+						t.Fatal("the pipeline did not commit the whole topic in 120 s")
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+				cancel()
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				// Everything derived from the topic is durable.
+				got, _ := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", len(want), 10*time.Second)
+				gotV, _ := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.verdict/1", len(wantV), 10*time.Second)
+				gotF, _ := kafkatest.ReadRecords(t, addr, "tracecast.forecasts", "tracecast.forecast/1", len(wantF), 10*time.Second)
+				kafkatest.CompareRecords(t, got, want)
+				kafkatest.CompareRecords(t, gotV, wantV)
+				kafkatest.CompareRecords(t, gotF, wantF)
+			})
+		}
+	}
 }
