@@ -82,8 +82,7 @@ func TestPerStreamEvictionDropsDownstream(t *testing.T) {
 	var out []string
 	down := NewPerStream(0, func(s string) (tracecast.Processor, error) { return &counter{stream: s}, nil })
 	// downEmit is the runtime's forwarding of control items to down.
-	var downEmit tracecast.Emit
-	downEmit = func(ctx context.Context, b tracecast.Batch) error {
+	downEmit := func(ctx context.Context, b tracecast.Batch) error {
 		switch it := b.Items.(type) {
 		case tracecast.StreamDrop:
 			if it.Reason != tracecast.DropEvicted {
