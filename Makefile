@@ -86,13 +86,13 @@ lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) run $(STATICCHECK) $(PKGS)
 
-# chaos runs the live service's fault suite against the real binary and
-# broker: broker restart, SIGKILL/SIGTERM of the pipeline, a group member
-# killed (TestChaosFaults, the faults of TestLiveKafkaProcesses measured),
-# publication at full speed into a running service, a producer dying
-# mid-trace, 5000 traces open at once; each compares the records with an
-# offline replay and reports records lost and changed, the restart time and
-# the pipeline's peak RSS.
+# chaos runs the live service's fault suite (cmd/tracecast/chaos_test.go)
+# against the real binary and broker: broker restart, SIGKILL/SIGTERM of
+# the pipeline, a group member killed (TestChaosFaults), publication at
+# full speed into a running service, a producer dying mid-trace, 5000
+# traces open at once; each compares the predictions, verdicts and
+# forecasts with an offline replay and logs a table: records lost, changed
+# and duplicated per kind, the restart time and the pipelines' peak RSS.
 chaos:
 	$(GO) test -tags chaos -count=1 -v -timeout 30m -run 'TestChaos' ./cmd/tracecast/
 
@@ -136,6 +136,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
 	$(GO) test -run '^$$' -fuzz FuzzFastJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
 	$(GO) test -run '^$$' -fuzz 'FuzzRead$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
+	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./ingest/kafka
 
 demo:
 	$(GO) run ./cmd/tracecast demo

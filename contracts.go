@@ -94,8 +94,35 @@ type Sink interface {
 
 // StreamEnd says that Batch.Stream has ended (a Kafka trace's end marker):
 // a StreamProcessor flushes what it keeps for it (final windows, verdicts)
-// before the marker goes on.
-type StreamEnd struct{}
+// before the marker goes on. Reason says why, when not by its end marker.
+type StreamEnd struct {
+	// Reason is "" for the stream's own end (an end marker, the end of a
+	// file), EndTimeout for a stream that went silent for the source's
+	// inactivity timeout (Kafka's trace_timeout).
+	Reason string
+}
+
+// EndTimeout is the StreamEnd.Reason of a stream ended by an inactivity
+// timeout: a producer that died without its end marker.
+const EndTimeout = "timeout"
+
+// StreamDrop says that Batch.Stream was dropped upstream, unfinished: a
+// stage evicted it (max_streams) or it failed (stream_errors: drop). A
+// StreamProcessor forgets its state for it without emitting anything (what
+// it would emit would be records of part of the stream, which differ from
+// those of the whole), and ignores the stream's later batches until it ends
+// (StreamEnd, itself ignored) or is reset (StreamReset): its records are
+// missing downstream, never changed.
+type StreamDrop struct {
+	// Reason: DropEvicted or DropFailed.
+	Reason string
+}
+
+// StreamDrop reasons.
+const (
+	DropEvicted = "evicted"
+	DropFailed  = "failed"
+)
 
 // StreamReset says that Batch.Stream (every stream when Stream is empty)
 // will be read again from its start: a StreamProcessor forgets its state
@@ -106,8 +133,12 @@ type StreamReset struct{}
 // among several read from one topic).
 type StreamProcessor interface {
 	Processor
-	EndStream(ctx context.Context, stream string, emit Emit) error
+	// EndStream flushes the stream's state; end says why it ended.
+	EndStream(ctx context.Context, stream string, end StreamEnd, emit Emit) error
 	ResetStream(stream string)
+	// DropStream forgets the stream's state without emitting and ignores
+	// its later batches until it ends or is reset (StreamDrop).
+	DropStream(stream string)
 }
 
 // Barrier is a checkpoint marker. A source emits one after some input; it
@@ -150,7 +181,7 @@ func (b *Barrier) Drop() { b.dropped.Store(true) }
 // records.
 func (b Batch) IsControl() bool {
 	switch b.Items.(type) {
-	case StreamEnd, StreamReset, *Barrier:
+	case StreamEnd, StreamReset, StreamDrop, *Barrier:
 		return true
 	}
 	return false

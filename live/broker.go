@@ -10,7 +10,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tracecast/tracecast/internal/kafkaname"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Topics are the topics the live pipelines use, with their partitions.
@@ -53,7 +55,49 @@ func StartBroker(o BrokerOptions) (*kfake.Cluster, error) {
 	for _, t := range topics {
 		opts = append(opts, kfake.SeedTopics(t.Partitions, t.Name))
 	}
-	return kfake.NewCluster(opts...)
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		return nil, err
+	}
+	refuseInvalidTopics(c)
+	return c, nil
+}
+
+// refuseInvalidTopics makes the broker answer, as Kafka does, a client's
+// CreateTopics that names a topic Kafka does not allow (internal/kafkaname:
+// more than 249 characters, or characters outside [a-zA-Z0-9._-], "." and
+// "..") with INVALID_TOPIC_EXCEPTION, its message quoting at most 60 bytes
+// of the name. kfake accepted any name: a 300-character topic broke the
+// restart of a broker with --data-dir (its snapshot's file name was too
+// long). A request that also names valid topics creates none of them (each
+// answered INVALID_REQUEST, saying why): send them without the invalid ones.
+func refuseInvalidTopics(c *kfake.Cluster) {
+	c.ControlKey(kmsg.CreateTopics.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		req := r.(*kmsg.CreateTopicsRequest)
+		bad := map[string]error{}
+		for _, t := range req.Topics {
+			if err := kafkaname.Topic(t.Topic); err != nil {
+				bad[t.Topic] = err
+			}
+		}
+		if len(bad) == 0 {
+			return nil, nil, false // kfake creates them
+		}
+		resp := req.ResponseKind().(*kmsg.CreateTopicsResponse)
+		for _, t := range req.Topics {
+			st := kmsg.NewCreateTopicsResponseTopic()
+			st.Topic = t.Topic
+			msg := "not created: the request names invalid topics too; send it without them"
+			st.ErrorCode = kerr.InvalidRequest.Code
+			if err := bad[t.Topic]; err != nil {
+				st.ErrorCode, msg = kerr.InvalidTopicException.Code, err.Error()
+			}
+			st.ErrorMessage = &msg
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
 }
 
 // loopbackPort is the port of a loopback address.

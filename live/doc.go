@@ -8,7 +8,11 @@
 // --brokers for every kafka source and sink of a pipeline, TLS and SASL.
 package live
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tracecast/tracecast/internal/kafkaname"
+)
 
 // OptionError is a bad option value: its Error reads `option "value":
 // reason` (`option: reason` for a missing value), so that a command can put
@@ -22,6 +26,6 @@ func (e *OptionError) Error() string {
 	if e.Value == "" {
 		return fmt.Sprintf("%s: %v", e.Option, e.Err)
 	}
-	return fmt.Sprintf("%s %q: %v", e.Option, e.Value, e.Err)
+	return fmt.Sprintf("%s %s: %v", e.Option, kafkaname.Quote(e.Value), e.Err) // at most ~60 bytes of the value
 }
 func (e *OptionError) Unwrap() error { return e.Err }

@@ -112,7 +112,7 @@ func TestBrokerOptions(t *testing.T) {
 		{BrokerOptions{Addr: "127.0.0.1:0", Topics: []string{"a:0"}}, `topics "a:0": bad partition count`},
 		{BrokerOptions{Addr: "127.0.0.1:0", Topics: []string{"ok,bad name:2"}}, `topics "bad name:2": topic "bad name": character ' ' at 3 is not one of a-z A-Z 0-9 . _ -`},
 		{BrokerOptions{Addr: "127.0.0.1:0", Topics: []string{".."}}, `topics "..": topic "..": not a valid name`},
-		{BrokerOptions{Addr: "127.0.0.1:0", Topics: []string{strings.Repeat("x", 250) + ":1"}}, `topics "` + strings.Repeat("x", 250) + `:1": topic "` + strings.Repeat("x", 40) + `"...: 250 characters, Kafka allows at most 249`},
+		{BrokerOptions{Addr: "127.0.0.1:0", Topics: []string{strings.Repeat("x", 250) + ":1"}}, `topics "` + strings.Repeat("x", 60) + `"... (252 bytes): topic "` + strings.Repeat("x", 60) + `"... (250 bytes): 250 characters, Kafka allows at most 249`},
 	} {
 		_, err := StartBroker(tc.o)
 		var oe *OptionError

@@ -16,6 +16,7 @@ import (
 	"github.com/tracecast/tracecast/ingest/file"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/kafkaconn"
+	"github.com/tracecast/tracecast/internal/kafkaname"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/stages/predict"
@@ -60,6 +61,9 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	if o.Topic == "" {
 		return 0, &OptionError{Option: "topic", Err: errors.New("required")}
 	}
+	if err := kafkaname.Topic(o.Topic); err != nil {
+		return 0, &OptionError{Option: "topic", Err: err}
+	}
 	if len(o.Brokers) == 0 {
 		return 0, &OptionError{Option: "brokers", Err: errors.New("at least one")}
 	}
@@ -92,14 +96,27 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	defer w.Close()
 	start := time.Now()
 	p := &kafkaingest.Producer{W: w, Trace: o.Trace, LinesPerMessage: o.LinesPerMessage}
-	err = src.Run(ctx, func(ctx context.Context, b tracecast.Batch) error {
-		return p.Lines(ctx, b.Items.([]tracecast.Line))
+	// A stop (ctx cancelled: SIGINT, SIGTERM) stops the source; the batch
+	// being written completes (the writer's own timeouts bound it), so no
+	// message is cut.
+	wctx := context.WithoutCancel(ctx)
+	err = src.Run(ctx, func(_ context.Context, b tracecast.Batch) error {
+		return p.Lines(wctx, b.Items.([]tracecast.Line))
 	})
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		// No end marker: the trace is not over, and the live service would
+		// flush its last windows as final. It ends the trace by its
+		// trace_timeout instead (marked as such), or the run is published
+		// again from its start.
+		o.Logger.Warn().Str("topic", o.Topic).Str("trace", o.Trace).Int64("lines", p.Sent()).
+			Msg("stopped before the end of the trace: lines sent so far are published, no end marker (the live service ends the trace by its trace_timeout)")
+		return p.Sent(), nil
+	}
 	if err != nil {
 		return p.Sent(), err
 	}
 	if !o.NoEnd {
-		if err := p.End(ctx); err != nil {
+		if err := p.End(wctx); err != nil {
 			return p.Sent(), err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -17,6 +18,7 @@ import (
 	"github.com/segmentio/kafka-go/sasl"
 
 	"github.com/tracecast/tracecast/internal/kafkaconn"
+	"github.com/tracecast/tracecast/internal/kafkaname"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 )
 
@@ -56,6 +58,9 @@ func Subscribe(ctx context.Context, o SubscribeOptions, handle func(records [][]
 	if len(o.Brokers) == 0 {
 		return &OptionError{Option: "brokers", Err: errors.New("at least one")}
 	}
+	if err := kafkaname.Topic(o.Topic); err != nil {
+		return &OptionError{Option: "topic", Err: err}
+	}
 	client := kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}
 	if err := client.Check(ctx, o.Brokers); err != nil {
 		return err
@@ -90,7 +95,11 @@ func Subscribe(ctx context.Context, o SubscribeOptions, handle func(records [][]
 		if err := take(m); err != nil {
 			return err
 		}
-		if err := r.CommitMessages(ctx, m); err != nil {
+		// Commit what was printed even when a stop came meanwhile.
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err = r.CommitMessages(cctx, m)
+		ccancel()
+		if err != nil {
 			return err
 		}
 	}
@@ -118,12 +127,14 @@ func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, idle time.Durat
 	}
 	msgs := make(chan kafkago.Message)
 	ctx, cancel := context.WithCancel(ctx)
+	var readers sync.WaitGroup
+	defer readers.Wait() // after cancel (deferred last, runs first)
 	defer cancel()
 	for _, p := range parts {
 		c := cfg
 		c.Partition = p.ID
 		r := kafkago.NewReader(c)
-		go func() {
+		readers.Go(func() {
 			defer r.Close()
 			for {
 				m, err := r.ReadMessage(ctx)
@@ -139,7 +150,7 @@ func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, idle time.Durat
 					return
 				}
 			}
-		}()
+		})
 	}
 	for !done() {
 		var timeout <-chan time.Time

@@ -94,8 +94,11 @@
 // data and the runtime handles them: tracecast.StreamEnd (a trace's end
 // marker: its state is flushed, final windows and verdicts emitted) and
 // tracecast.StreamReset (state dropped: the trace will be read again from
-// its start, after a consumer-group rebalance) go to processors that
-// implement tracecast.StreamProcessor, then downstream. A
+// its start, after a consumer-group rebalance) and tracecast.StreamDrop
+// (a stage evicted the trace for max_streams, or dropped it after an
+// error: the stages after it drop their state unflushed and ignore the
+// trace until it ends) go to processors that implement
+// tracecast.StreamProcessor, then downstream. A
 // tracecast.Barrier is passed along every path (one hold per consumer) and
 // released by each sink once what it received before it is durable: when
 // Write returns, or, for sinks durable only when closed (an Arrow file,

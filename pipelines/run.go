@@ -610,13 +610,17 @@ func forwardControl(ctx context.Context, n *node, b tracecast.Batch, emit tracec
 	switch it := b.Items.(type) {
 	case tracecast.StreamEnd:
 		if sp != nil {
-			if err := sp.EndStream(ctx, b.Stream, emit); err != nil {
+			if err := sp.EndStream(ctx, b.Stream, it, emit); err != nil {
 				return err
 			}
 		}
 	case tracecast.StreamReset:
 		if sp != nil {
 			sp.ResetStream(b.Stream)
+		}
+	case tracecast.StreamDrop:
+		if sp != nil {
+			sp.DropStream(b.Stream)
 		}
 	case *tracecast.Barrier:
 		defer it.Release()

@@ -46,7 +46,8 @@ func (p Problem) String() string {
 }
 
 // ConfigError lists every problem found in a pipeline file, so that one
-// validate run reports them all. The CLI maps it to exit code 78 (EX_CONFIG).
+// validate run reports them all. The CLI maps it to exit code 2 (a usage
+// error, like a bad flag).
 type ConfigError struct {
 	Problems []Problem
 }

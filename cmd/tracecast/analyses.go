@@ -156,6 +156,15 @@ previous one, followed by the KS test's verdict; alerts after
 --regime-misses misses in a row. Every record has a deterministic id.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			format := f.Format
+			if format == "" {
+				format = "jsonl"
+			}
+			outs := inDir(out, "forecasts."+format, "outcomes."+format, "episodes."+format, "skills."+format, "scores.jsonl",
+				"windows.arrow", "predictions.arrow", "verdicts.arrow", "alerts.arrow", "records.jsonl")
+			if err := checkOutputs(append(args, nonEmpty(w.Model)...), outs...); err != nil {
+				return err
+			}
 			if out != "" {
 				if err := os.MkdirAll(out, 0o755); err != nil {
 					return err
@@ -249,6 +258,9 @@ time and each node's energy by state class (docs/report.md).`,
 				if len(power.Powers) == 0 && cmd.Flags().Changed(f) {
 					return usageErr(fmt.Errorf("--%s is an option of the power streams: give --power", f))
 				}
+			}
+			if err := checkOutputs(append(args, power.Powers...), out); err != nil {
+				return err
 			}
 			t.Path = args[0]
 			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, power, out); err != nil {

@@ -33,7 +33,8 @@ func TestIOLimits(t *testing.T) {
 }
 
 // TestLimitsMustBePositive: a limit of 0 or less is a usage error (exit
-// 2) naming it, on every command and in pipeline files (78); before, it
+// 2) naming it, on every command and in pipeline files (also 2: bad
+// configuration is a usage error; 78 before); before, it
 // was silently replaced by its default, or meant no limit at all.
 func TestLimitsMustBePositive(t *testing.T) {
 	trace := "../../testdata/smpi/ring-8.trace"
@@ -68,7 +69,7 @@ func TestLimitsMustBePositive(t *testing.T) {
 			t.Fatal(err)
 		}
 		key, _, _ := strings.Cut(opt, ":")
-		if r := run(t, nil, "validate", p); r.code != 78 || !strings.Contains(r.stderr, key+": must be positive") {
+		if r := run(t, nil, "validate", p); r.code != 2 || !strings.Contains(r.stderr, key+": must be positive") {
 			t.Errorf("validate %s: exit %d: %s", opt, r.code, r.stderr)
 		}
 	}
@@ -152,7 +153,7 @@ func TestBOMAndOverflow(t *testing.T) {
 
 // TestOutputsNeverDestroyInputs: an output that is an input (by its real
 // path) or another output is refused before anything is opened: exit 2
-// for a command's -o, 78 for a pipeline file, by validate too. Before,
+// for a command's -o and for a pipeline file, by validate too. Before,
 // the input was truncated and the run exited 0.
 func TestOutputsNeverDestroyInputs(t *testing.T) {
 	dir := t.TempDir()
@@ -190,11 +191,85 @@ func TestOutputsNeverDestroyInputs(t *testing.T) {
 	os.WriteFile(yaml, []byte("version: 1\nname: p\nsources:\n  trace: {type: file, path: "+in+", parser: {type: paje}}\n"+
 		"sinks:\n  a: {type: jsonl, inputs: [trace], path: "+dir+"/o.jsonl}\n  b: {type: jsonl, inputs: [trace], path: "+dir+"/./o.jsonl}\n"), 0o644)
 	for _, cmd := range []string{"validate", "run"} {
-		if r := run(t, nil, cmd, yaml); r.code != 78 || !strings.Contains(r.stderr, "would overwrite the other") {
+		if r := run(t, nil, cmd, yaml); r.code != 2 || !strings.Contains(r.stderr, "would overwrite the other") {
 			t.Errorf("%s: exit %d: %s", cmd, r.code, r.stderr)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "o.jsonl")); err == nil {
 		t.Error("o.jsonl was created")
+	}
+}
+
+// TestEveryOutputFlagSparesInputs: every command with -o refuses, before
+// anything is opened (exit 2, the input intact), an output that is one of
+// its inputs by real path — a file, or a file it writes in its -o DIR.
+// report T -o T and iobench --profile P -o P overwrote their input and
+// exited 0.
+func TestEveryOutputFlagSparesInputs(t *testing.T) {
+	dir := t.TempDir()
+	copyTo := func(src, dst string) string {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dst
+	}
+	trace := copyTo("../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", filepath.Join(dir, "t.trace.gz"))
+	pw := copyTo("../../testdata/power/cholesky-2cpu.rapl.csv.gz", filepath.Join(dir, "p.csv.gz"))
+	prof := copyTo(ioFixture, filepath.Join(dir, "app.strace"))
+	out := filepath.Join(dir, "out")
+	// Inputs where a -o DIR command writes its files.
+	pwInOut := copyTo(pw, filepath.Join(out, "power.svg"))
+	traceInOut := copyTo(trace, filepath.Join(out, "forecasts.jsonl"))
+	winInOut := copyTo(trace, filepath.Join(out, "predictions.arrow"))
+	samples := filepath.Join(dir, "samples.csv")
+	if err := os.WriteFile(samples, []byte("cpu,f,watts\n0,1,50\n1,1,90\n0,2,60\n1,2,120\n0.5,1.5,80\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{trace, pw, prof, pwInOut, traceInOut, winInOut, samples}
+	before := map[string][]byte{}
+	for _, p := range inputs {
+		before[p], _ = os.ReadFile(p)
+	}
+	os.Symlink(trace, filepath.Join(dir, "link.trace.gz"))
+	for _, args := range [][]string{
+		{"report", trace, "-o", trace},
+		{"report", trace, "-o", filepath.Join(dir, "link.trace.gz")},
+		{"report", trace, "--power", pw, "-o", pw},
+		{"iobench", "--dir", dir, "--profile", prof, "-o", prof},
+		{"energy", "--trace", trace, "--power", pwInOut, "--power-format", "rapl", "-o", out},
+		{"energy", "--trace", trace, "--power", pw, "-o", trace},
+		{"predict", traceInOut, "-o", out},
+		{"predict", "--window", "50", "--period", "2", winInOut, "-o", out},
+		{"powermodel", "fit", "--samples", samples, "-o", samples},
+	} {
+		r := run(t, nil, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "it would destroy its input") {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	for _, p := range inputs {
+		if got, _ := os.ReadFile(p); string(got) != string(before[p]) {
+			t.Errorf("%s was changed", p)
+		}
+	}
+	// Outputs that collide with each other.
+	for _, args := range [][]string{
+		{"synth", "--tasks", "20", "--workers", "2", "-o", filepath.Join(dir, "s.trace"), "--meta", filepath.Join(dir, "s.trace")},
+	} {
+		if r := run(t, nil, args...); r.code != 2 || !strings.Contains(r.stderr, "would overwrite the other") {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	// Elsewhere they run.
+	if r := run(t, nil, "report", trace, "-o", filepath.Join(dir, "r.html")); r.code != 0 {
+		t.Errorf("report: exit %d: %s", r.code, r.stderr)
 	}
 }

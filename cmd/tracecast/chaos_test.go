@@ -23,15 +23,17 @@ import (
 
 	"github.com/tracecast/tracecast"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
-	"github.com/tracecast/tracecast/internal/kafkatest"
 )
 
 // The fault suite (make chaos): the live service against the faults an
-// operator meets, each compared with an offline replay of the same traces
-// (0 lost, 0 changed: duplicates only with equal ids and content), with the
-// pipeline's peak RSS. TestLiveKafkaProcesses (also run by make chaos)
-// covers a broker restart, SIGKILL and SIGTERM of the pipeline and a group
-// member killed.
+// operator meets — a broker restart, SIGKILL and SIGTERM of the pipeline, a
+// group member killed (TestChaosFaults), publication at full speed into a
+// running service, a producer dying mid-trace, 5000 traces open at once.
+// Each compares the predictions, verdicts and forecasts on the output
+// topics with an offline replay of the same traces (0 lost, 0 changed:
+// duplicates only with equal ids and content) and logs a table: per
+// record kind lost/changed/duplicates, the restart time, and the
+// pipelines' peak RSS.
 
 // peakRSS is a process's peak resident set (VmHWM), in MiB.
 func peakRSS(pid int) float64 {
@@ -51,11 +53,14 @@ func peakRSS(pid int) float64 {
 // Publication at full speed into a service already running.
 func TestChaosMaxSpeedIntoRunningService(t *testing.T) {
 	e := newLiveEnv(t)
+	want := e.offline()
 	p := e.pipeline("pipeline")
 	time.Sleep(time.Second) // the service is up and idle
 	e.publish("max")()
-	e.check("pipeline")
-	t.Logf("peak RSS of the pipeline: %.0f MiB", peakRSS(p.Process.Pid))
+	r := faultReport{fault: "publication at full speed into the service"}
+	r.counts = e.measure(t, want, nil, 120*time.Second, "pipeline")
+	r.rss = []float64{peakRSS(p.Process.Pid)}
+	t.Log(reportTable([]faultReport{r}))
 }
 
 // A producer that dies mid-trace: its trace ends by trace_timeout, the
@@ -72,14 +77,23 @@ func TestChaosProducerDiesMidTrace(t *testing.T) {
 	// Half of a trace, then silence: its producer died.
 	half := traceLines(t, e.traces[0])
 	half = half[:len(half)/2]
+	// Its records, flushed when trace_timeout ends it, are those of the
+	// offline replay of that half.
+	dead := filepath.Join(e.dir, "dead-run")
+	if err := os.WriteFile(dead, joinLines(half), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := e.offline()
+	dp, dv := offlinePredictions(t, dead)
+	want.add(offline{dp, dv, offlineForecasts(t, e.dir, dead)})
 	w := &kafkago.Writer{Addr: kafkago.TCP(e.addr), Topic: "tracecast.traces", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	pr := &kafkaingest.Producer{W: w, Trace: "dead-run"}
 	if err := pr.Lines(t.Context(), half); err != nil {
 		t.Fatal(err)
 	}
+	died := time.Now()
 	e.publish("max")()
-	e.check("pipeline")
 	// The dead trace held its partition's commits; after trace_timeout it
 	// ends and the commits reach every partition's end.
 	deadline := time.Now().Add(30 * time.Second)
@@ -93,10 +107,14 @@ func TestChaosProducerDiesMidTrace(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	if !strings.Contains(e.logTail("pipeline"), "trace silent for too long") {
-		t.Errorf("no log line about the dead trace")
+	ended := time.Since(died)
+	if log := readLog(e, "pipeline"); !strings.Contains(log, "trace silent for too long") || !strings.Contains(log, `"end":"timeout"`) {
+		t.Errorf("no log line about the dead trace ended by timeout")
 	}
-	t.Logf("peak RSS of the pipeline: %.0f MiB", peakRSS(p.Process.Pid))
+	r := faultReport{fault: "a producer dies mid-trace (trace_timeout 3s)", restart: ended, restartWhat: "death to commits at the partitions' ends"}
+	r.counts = e.measure(t, want, nil, 120*time.Second, "pipeline")
+	r.rss = []float64{peakRSS(p.Process.Pid)}
+	t.Log(reportTable([]faultReport{r}))
 }
 
 // 5000 traces open at once (interleaved line chunks): the service stays up
@@ -149,33 +167,44 @@ func TestChaosFiveThousandOpenTraces(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The offline predictions of that trace, under each run's id.
-	base := map[string]string{}
-	prefix := ""
-	for id, rec := range e.want {
-		if strings.HasPrefix(id, "synth-3.trace/") {
-			base[strings.TrimPrefix(id, "synth-3.trace/")] = rec
-			prefix = "synth-3.trace"
+	// The offline records of that trace, under each run's id: every
+	// run's predictions and verdicts, and the forecasts of one run in 100
+	// (all of them would be millions of records to read back).
+	const prefix = "synth-3.trace"
+	base := offline{e.want, e.wantV, offlineForecasts(t, e.dir, e.traces[3])}
+	sampled := func(i int) bool { return i%100 == 0 }
+	want := newOffline()
+	for k := range base {
+		for id, rec := range base[k] {
+			if !strings.HasPrefix(id, prefix+"/") {
+				continue
+			}
+			id = strings.TrimPrefix(id, prefix+"/")
+			for i := 0; i < n; i++ {
+				if k == 2 && !sampled(i) {
+					continue
+				}
+				run := fmt.Sprintf("run-%04d", i)
+				r := strings.ReplaceAll(rec, `"`+prefix+`"`, `"`+run+`"`)
+				want[k][run+"/"+id] = strings.ReplaceAll(r, `"`+prefix+`/`, `"`+run+`/`)
+			}
+		}
+		if len(want[k]) == 0 {
+			t.Fatalf("no offline %s for %s", recordKinds[k].name, prefix)
 		}
 	}
-	if prefix == "" || len(base) == 0 {
-		t.Fatal("no offline predictions for synth-3.trace")
-	}
-	want := map[string]string{}
-	for i := 0; i < n; i++ {
-		run := fmt.Sprintf("run-%04d", i)
-		for id, rec := range base {
-			rec = strings.ReplaceAll(rec, `"`+prefix+`"`, `"`+run+`"`)
-			want[run+"/"+id] = strings.ReplaceAll(rec, `"`+prefix+`/`, `"`+run+`/`)
-		}
+	keep := func(k int, key []byte) bool {
+		i, err := strconv.Atoi(strings.TrimPrefix(string(key), "run-"))
+		return k != 2 || err == nil && sampled(i)
 	}
 	// The pipeline publishes about 4000 records per trace (predictions,
 	// verdicts, forecasts, outcomes, skills) to the broker: on two cores,
 	// 5000 traces take minutes.
 	start := time.Now()
-	got, msgs := kafkatest.ReadRecords(t, e.addr, "tracecast.predictions", "tracecast.prediction/1", len(want), max(5*time.Minute, time.Duration(n)*200*time.Millisecond))
-	kafkatest.CompareRecords(t, got, want)
-	t.Logf("%d traces open at once: %d predictions (%d messages) in %v; peak RSS of the pipeline %.0f MiB", n, len(got), msgs, time.Since(start).Round(time.Second), peakRSS(p.Process.Pid))
+	r := faultReport{fault: fmt.Sprintf("%d traces open at once", n)}
+	r.counts = e.measure(t, want, keep, max(5*time.Minute, time.Duration(n)*200*time.Millisecond))
+	r.rss = []float64{peakRSS(p.Process.Pid)}
+	t.Logf("all read back in %v%s", time.Since(start).Round(time.Second), reportTable([]faultReport{r}))
 	if t.Failed() {
 		t.Log(e.logTail("pipeline"))
 		if b, err := os.ReadFile(e.dir + "/pipeline.log"); err == nil {
@@ -244,15 +273,6 @@ func commitLag(t *testing.T, addr string) int64 {
 	return lag
 }
 
-// faultReport is a line of TestChaosFaults' table.
-type faultReport struct {
-	fault                     string
-	want, lost, changed, dups int
-	restart                   time.Duration
-	restartWhat               string
-	rss                       []float64 // MiB, per pipeline process
-}
-
 // served waits until the output topic holds more than n messages (the
 // pipeline publishes again) and returns how long it took.
 func (e *liveEnv) served(n int64, deadline time.Duration) time.Duration {
@@ -268,29 +288,16 @@ func (e *liveEnv) served(n int64, deadline time.Duration) time.Duration {
 	return 0
 }
 
-// TestChaosFaults runs the faults of TestLiveKafkaProcesses with
-// measurements: for each, the predictions lost and changed against the
-// offline replay (none may be), the duplicates, the time the service took
-// to serve again, and the pipelines' peak RSS.
+// TestChaosFaults: a broker restart, SIGKILL and SIGTERM of the pipeline
+// and a group member killed, with measurements: for each, the predictions,
+// verdicts and forecasts lost and changed against the offline replay (none
+// may be), the duplicates, the time the service took to serve again, and
+// the pipelines' peak RSS.
 func TestChaosFaults(t *testing.T) {
 	var reports []faultReport
 	add := func(r faultReport) { reports = append(reports, r) }
 	measure := func(t *testing.T, e *liveEnv, r *faultReport, logs ...string) {
-		got, msgs := kafkatest.ReadRecords(t, e.addr, "tracecast.predictions", "tracecast.prediction/1", len(e.want), 120*time.Second)
-		kafkatest.CompareRecords(t, got, e.want)
-		r.want, r.dups = len(e.want), msgs-len(got)
-		for id, rec := range e.want {
-			if g, ok := got[id]; !ok {
-				r.lost++
-			} else if g != rec {
-				r.changed++
-			}
-		}
-		if t.Failed() {
-			for _, l := range logs {
-				t.Logf("%s:\n%s", l, e.logTail(l))
-			}
-		}
+		r.counts = e.measure(t, e.offline(), nil, 120*time.Second, logs...)
 	}
 	t.Run("broker-restart", func(t *testing.T) {
 		e := newLiveEnv(t)
@@ -371,17 +378,7 @@ func TestChaosFaults(t *testing.T) {
 		r.rss = []float64{peakRSS(a.Process.Pid), rssB}
 		add(r)
 	})
-	var b strings.Builder
-	fmt.Fprintf(&b, "\n%-42s | %7s | %4s | %7s | %5s | %-50s | %s\n", "fault", "offline", "lost", "changed", "dups", "restart", "peak RSS (MiB)")
-	for _, r := range reports {
-		var rss []string
-		for _, v := range r.rss {
-			rss = append(rss, fmt.Sprintf("%.0f", v))
-		}
-		fmt.Fprintf(&b, "%-42s | %7d | %4d | %7d | %5d | %6.2fs %-42s | %s\n", r.fault, r.want, r.lost, r.changed, r.dups,
-			r.restart.Seconds(), "("+r.restartWhat+")", strings.Join(rss, ", "))
-	}
-	t.Log(b.String())
+	t.Log(reportTable(reports))
 }
 
 // readLog is a process's whole log.

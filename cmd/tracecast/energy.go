@@ -55,6 +55,9 @@ frequency), or fitted to --samples, a CSV with columns cpu, f, watts and a
 header row (then with the fit's RMSE and R²). Frequencies in any unit.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutputs(nonEmpty(samples), out); err != nil {
+				return err
+			}
 			if samples != "" {
 				mf, err := modelio.FitPowerModel(samples, fmax)
 				if err != nil {
@@ -254,6 +257,10 @@ docs/energy.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := energyRequire(cmd, "trace", "power"); err != nil {
+				return err
+			}
+			if err := checkOutputs(nonEmpty(o.Trace, o.Power, o.Params, o.IO),
+				inDir(out, "energy.arrow", "totals.arrow", "model.json", "energy.png", "energy.svg", "power.png", "power.svg")...); err != nil {
 				return err
 			}
 			o.Series = out != ""

@@ -299,3 +299,22 @@ func TestEnergyKwollectDocument(t *testing.T) {
 		t.Errorf("--metric other: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestEnergyPlotMaxSamples: --plot-max-samples bounds the power samples
+// held for energy -o's plots: past it they are thinned (logged), the
+// energies unchanged; 0 is a usage error.
+func TestEnergyPlotMaxSamples(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join("..", "..", "pipelines", "testdata", "starpu-cholesky-2cpu.trace.gz")
+	pw := filepath.Join("..", "..", "testdata", "power", "cholesky-2cpu.rapl.csv.gz")
+	r := run(t, nil, "energy", "--trace", trace, "--power", pw, "--window", "0.1", "--plot-max-samples", "100", "-o", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "node0    total   865.116") || !strings.Contains(r.stderr, "power samples thinned for the plots") {
+		t.Fatalf("exit %d: %s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "power.svg")); err != nil || st.Size() == 0 {
+		t.Errorf("power.svg: %v", err)
+	}
+	if r := run(t, nil, "energy", "--trace", trace, "--power", pw, "--plot-max-samples", "0", "-o", dir); r.code != 2 || !strings.Contains(r.stderr, "--plot-max-samples 0: must be positive") {
+		t.Errorf("--plot-max-samples 0: exit %d: %s", r.code, r.stderr)
+	}
+}

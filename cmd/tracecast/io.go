@@ -88,6 +88,9 @@ iopredict. docs/io.md.`,
 			if f.Path == "" || out == "" {
 				return usageErr(fmt.Errorf("--profile and -o are required"))
 			}
+			if err := checkOutputs([]string{f.Path}, out); err != nil {
+				return err
+			}
 			if fileSize != "" {
 				v, err := iotime.ParseSize(fileSize)
 				if err != nil {

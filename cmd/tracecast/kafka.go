@@ -124,7 +124,9 @@ message format: package ingest/kafka.`,
 			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
 				return optionErr(err)
 			}
-			_, err = live.Publish(cmd.Context(), args[0], o)
+			ctx, stop := withSignals(cmd.Context())
+			defer stop()
+			_, err = live.Publish(ctx, args[0], o)
 			return optionErr(err)
 		},
 	}
@@ -154,7 +156,9 @@ commits what it printed. examples/scheduler is the same loop in Go.`,
 			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
 				return optionErr(err)
 			}
-			return live.Subscribe(cmd.Context(), o, func(recs [][]byte) error {
+			ctx, stop := withSignals(cmd.Context())
+			defer stop()
+			return live.Subscribe(ctx, o, func(recs [][]byte) error {
 				for _, r := range recs {
 					out.Write(r)
 					out.WriteByte('\n')
@@ -167,4 +171,22 @@ commits what it printed. examples/scheduler is the same loop in Go.`,
 	cliflags.Bind(f, &o)
 	kafka = live.AddKafkaFlags(f, "Kafka brokers", "127.0.0.1:9092")
 	return cmd
+}
+
+// withSignals gives publish and subscribe the stops of a pipeline
+// (pipelines.WithSignals): SIGINT or SIGTERM stops them cleanly (publish
+// finishes the message being sent, subscribe commits what it printed; exit
+// 0), a repeated SIGTERM too; a second SIGINT stops at once (exit 1).
+func withSignals(parent context.Context) (context.Context, func()) {
+	ctx, hard, stop := pipelines.WithSignals(parent, log)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-hard:
+			fmt.Fprintln(os.Stderr, "tracecast: stopped at once on request")
+			os.Exit(1)
+		case <-done:
+		}
+	}()
+	return ctx, func() { close(done); stop() }
 }

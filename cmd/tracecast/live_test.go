@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -28,7 +29,8 @@ type liveEnv struct {
 	addr    string
 	broker  *exec.Cmd
 	traces  []string
-	want    map[string]string
+	want    map[string]string // offline predictions, by id
+	wantV   map[string]string // offline verdicts
 	running []*exec.Cmd
 }
 
@@ -48,7 +50,7 @@ func newLiveEnv(t *testing.T) *liveEnv {
 		}
 		e.traces = append(e.traces, path)
 	}
-	e.want = map[string]string{}
+	e.want, e.wantV = map[string]string{}, map[string]string{}
 	for _, tr := range e.traces {
 		r := run(t, nil, "predict", "--rules", "starpu", "--period", "1", "--window", "100", "--query", "idle>=25%", "--query", "idle>=50%", tr)
 		if r.code != 0 {
@@ -59,9 +61,13 @@ func newLiveEnv(t *testing.T) *liveEnv {
 			if err := json.Unmarshal([]byte(line), &rec); err != nil {
 				t.Fatal(err)
 			}
-			if rec["record"] == "prediction" {
+			switch rec["record"] {
+			case "prediction":
 				id, b := kafkatest.Normalize(rec)
 				e.want[id] = b
+			case "verdict":
+				id, b := kafkatest.Normalize(rec)
+				e.wantV[id] = b
 			}
 		}
 	}
@@ -226,6 +232,30 @@ func TestLiveKafkaProcesses(t *testing.T) {
 		wait()
 		e.check("pipeline-1", "pipeline-2")
 	})
+	t.Run("pipeline-double-sigterm", func(t *testing.T) {
+		// SIGTERM twice, as timeout and container runtimes send it: still
+		// a graceful stop — the graph drains, the last checkpoint is
+		// committed, exit 0 — and a restart completes every trace.
+		t.Parallel()
+		e := newLiveEnv(t)
+		p := e.pipeline("pipeline-1")
+		wait := e.publish("1x")
+		e.midStream()
+		p.Process.Signal(syscall.SIGTERM)
+		time.Sleep(50 * time.Millisecond)
+		p.Process.Signal(syscall.SIGTERM)
+		if err := p.Wait(); err != nil {
+			t.Fatalf("two SIGTERMs: %v, want exit 0\n%s", err, e.logTail("pipeline-1"))
+		}
+		logs := e.logTail("pipeline-1")
+		if !strings.Contains(logs, "already stopping gracefully") || strings.Contains(logs, "hard stop") ||
+			!strings.Contains(logs, `"message":"pipeline stopped"`) || strings.Contains(logs, `"level":"error"`) {
+			t.Fatalf("not a clean graceful stop:\n%s", logs)
+		}
+		e.pipeline("pipeline-2")
+		wait()
+		e.check("pipeline-1", "pipeline-2")
+	})
 	t.Run("group-member-killed", func(t *testing.T) {
 		t.Parallel()
 		e := newLiveEnv(t)
@@ -279,4 +309,72 @@ func topicSize(t *testing.T, addr, topic string) int64 {
 		n += last
 	}
 	return n
+}
+
+// TestPublishSubscribeStopCleanly: publish and subscribe stop cleanly on
+// SIGTERM, sent twice (exit 0): publish finishes the message being sent
+// and sends no end marker (the trace is not over); subscribe returns after
+// flushing what it printed. Before, SIGTERM killed them.
+func TestPublishSubscribeStopCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes and a broker (-short)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &liveEnv{t: t, dir: t.TempDir(), addr: l.Addr().String()}
+	l.Close()
+	e.startBroker()
+	t.Cleanup(func() {
+		for _, c := range e.running {
+			c.Process.Kill()
+			c.Wait()
+		}
+		e.stopBroker()
+	})
+	sub := e.start("subscribe", "subscribe", "--topic", "tracecast.traces", "--brokers", e.addr)
+	pub := e.start("publish", "publish", "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "--topic", "tracecast.traces",
+		"--brokers", e.addr, "--speed", "1x", "--trace", "stopped")
+	deadline := time.Now().Add(20 * time.Second)
+	for topicSize(t, e.addr, "tracecast.traces") < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing published in 20 s\n%s", e.logTail("publish"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, c := range []*exec.Cmd{pub, sub} {
+		c.Process.Signal(syscall.SIGTERM)
+		time.Sleep(30 * time.Millisecond)
+		c.Process.Signal(syscall.SIGTERM)
+	}
+	stopped := time.Now()
+	for name, c := range map[string]*exec.Cmd{"publish": pub, "subscribe": sub} {
+		err := c.Wait()
+		t.Logf("%s stopped %v after the signals", name, time.Since(stopped).Round(time.Millisecond))
+		if err != nil {
+			t.Errorf("%s after two SIGTERMs: %v, want exit 0\n%s", name, err, e.logTail(name))
+		}
+	}
+	if !strings.Contains(e.logTail("publish"), "stopped before the end of the trace") {
+		t.Errorf("publish did not say it stopped early:\n%s", e.logTail("publish"))
+	}
+	// No end marker: the trace is not over.
+	for p := 0; p < 4; p++ {
+		r := kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{e.addr}, Topic: "tracecast.traces", Partition: p, MaxWait: 100 * time.Millisecond})
+		for {
+			ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+			m, err := r.ReadMessage(ctx)
+			cancel()
+			if err != nil {
+				break
+			}
+			for _, h := range m.Headers {
+				if h.Key == "tracecast-end" {
+					t.Errorf("an end marker was sent for the interrupted trace (offset %d)", m.Offset)
+				}
+			}
+		}
+		r.Close()
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -46,8 +47,9 @@ StarPU and SimGrid), resolves them into states, links, variables and events,
 and turns them into signals, forecasts, alerts and reports. 'tracecast demo'
 shows it on a trace built into the binary; README.md and docs/ say more.
 
-Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
-78 invalid pipeline configuration.`,
+Exit codes: 0 success (also after a graceful stop on SIGINT/SIGTERM), 1
+failure (bad trace, I/O error), 2 usage error (a bad flag, argument or
+option, an invalid pipeline file).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildinfo.Version(),
@@ -95,17 +97,16 @@ func usageErrOrNil(err error) error {
 }
 
 // exitCode is the process exit code of a command's error: 2 for a usage
-// error (a bad flag, argument or option), 78 for an invalid pipeline file,
-// 1 otherwise.
+// error (a bad flag, argument or option, an invalid pipeline file: bad
+// configuration is a usage error), 1 otherwise.
 func exitCode(err error) int {
 	var ue usageError
 	var oe *specs.OptionError
 	var ce *pipelines.ConfigError
 	var se *study.UsageError
 	switch {
-	case errors.As(err, &ce):
-		return 78 // EX_CONFIG
-	case errors.As(err, &ue), errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
+	case errors.As(err, &ce),
+		errors.As(err, &ue), errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
 		return 2
 	}
 	return 1
@@ -122,4 +123,28 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // one of the inputs or each other (by their real paths): a usage error.
 func checkOutputs(inputs []string, outputs ...string) error {
 	return usageErrOrNil(paths.CheckOutputs(inputs, outputs...))
+}
+
+// inDir is what a command writes with -o DIR: DIR itself and the files
+// names in it (none when dir is "").
+func inDir(dir string, names ...string) []string {
+	if dir == "" {
+		return nil
+	}
+	outs := []string{dir}
+	for _, n := range names {
+		outs = append(outs, filepath.Join(dir, n))
+	}
+	return outs
+}
+
+// nonEmpty is the paths of ps that are given.
+func nonEmpty(ps ...string) []string {
+	var out []string
+	for _, p := range ps {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

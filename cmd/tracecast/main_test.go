@@ -142,7 +142,7 @@ func TestValidateAndRun(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("version: 1\nname: x\nsources:\n  a: {type: file, pth: x}\nsinks:\n  b: {type: jsonl, inputs: [a], path: \"-\"}\n"), 0o644)
-	if r := run(t, nil, "validate", bad); r.code != 78 || !strings.Contains(r.stderr, bad+`:4: sources.a.pth: unknown key "pth"`) {
+	if r := run(t, nil, "validate", bad); r.code != 2 || !strings.Contains(r.stderr, bad+`:4: sources.a.pth: unknown key "pth"`) {
 		t.Fatalf("validate: exit %d, %q", r.code, r.stderr)
 	}
 	out := filepath.Join(dir, "out.jsonl")

@@ -73,7 +73,7 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check pipeline files without running them",
 		Long: `validate decodes each pipeline file strictly (unknown keys are errors that
 name the key and its line), checks the graph (inputs exist, no cycles) and
-every component's options. Exit code 78 when a file is invalid.`,
+every component's options. Exit code 2 when a file is invalid.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, a := range args {

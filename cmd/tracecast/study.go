@@ -40,6 +40,9 @@ train' reads. docs/reproduce.md.`,
 			if files.Trace == "" {
 				return usageErr(fmt.Errorf("-o TRACE is required"))
 			}
+			if err := checkOutputs(nil, append([]string{files.Trace, files.MetaPath()}, nonEmpty(files.DOT)...)...); err != nil {
+				return err
+			}
 			_, err := study.WriteSynth(c, files, log)
 			return err
 		},
@@ -80,6 +83,14 @@ a number of tasks. Writes DIR/window-model.json (for 'tracecast predict
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageErr(fmt.Errorf("-o DIR is required"))
+			}
+			ins := args
+			if metaDir != "" {
+				metas, _ := filepath.Glob(filepath.Join(metaDir, "*.meta.json"))
+				ins = append(ins, metas...)
+			}
+			if err := checkOutputs(ins, inDir(out, "window-model.json", "traces.jsonl", "points.csv")...); err != nil {
+				return err
 			}
 			if err := t.cfg.Parse(t.windows, t.method); err != nil {
 				return err

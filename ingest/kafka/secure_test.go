@@ -65,7 +65,7 @@ func TestSecureSource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			col := &collector{release: true, lines: map[string][]string{}, ends: map[string]int{}}
+			col := &collector{release: true, lines: map[string][]string{}, ends: map[string]int{}, reasons: map[string]string{}}
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			done := make(chan error, 1)

@@ -98,8 +98,10 @@ type Options struct {
 	// TraceTimeout ends a trace that sent nothing for that long (wall
 	// clock) as if its end marker had come: a run that died without one
 	// would otherwise hold its partition's commits back forever, and every
-	// restart would read the partition again from its start. Later messages
-	// of that trace are skipped. 0 (the default) waits forever.
+	// restart would read the partition again from its start. The end is
+	// marked (StreamEnd.Reason tracecast.EndTimeout), logged and counted
+	// (Stats.TimedOut). Later messages of that trace are skipped. 0 waits
+	// forever (the kafka component defaults to DefaultTraceTimeout).
 	TraceTimeout time.Duration
 	// TLS (nil: plaintext) and SASL (nil: none) secure the connections to
 	// the brokers (see internal/kafkaconn for building them from options).
@@ -151,12 +153,15 @@ type Stats struct {
 	// Commits counts successful offset commits; Generations the group
 	// generations joined.
 	Commits, Generations int64
+	// TimedOut counts the traces ended by TraceTimeout (no end marker).
+	TimedOut int64
 }
 
 // Source is a tracecast.Source reading trace lines from a topic.
 type Source struct {
 	o                                              Options
 	messages, lines, bytes, skipped, commits, gens atomic.Int64
+	timedOut                                       atomic.Int64
 
 	// open lists the traces the last generation left unfinished.
 	open []string
@@ -228,7 +233,7 @@ func New(o Options) (*Source, error) {
 // Stats returns the counts so far.
 func (s *Source) Stats() Stats {
 	return Stats{Messages: s.messages.Load(), Lines: s.lines.Load(), Bytes: s.bytes.Load(), Skipped: s.skipped.Load(),
-		Commits: s.commits.Load(), Generations: s.gens.Load()}
+		Commits: s.commits.Load(), Generations: s.gens.Load(), TimedOut: s.timedOut.Load()}
 }
 
 // checkpoint is what a barrier commits once released.
@@ -535,6 +540,7 @@ func (s *Source) LiveMetrics(add func(component.Metric)) {
 	}
 	add(component.Metric{Name: "kafka_messages_total", Help: "messages read", Labels: []string{"topic", s.o.Topic}, Value: float64(s.messages.Load()), Counter: true})
 	add(component.Metric{Name: "kafka_commits_total", Help: "offset commits", Labels: []string{"topic", s.o.Topic}, Value: float64(s.commits.Load()), Counter: true})
+	add(component.Metric{Name: "kafka_traces_timed_out_total", Help: "traces ended by trace_timeout, without their end marker", Labels: []string{"topic", s.o.Topic}, Value: float64(s.timedOut.Load()), Counter: true})
 }
 
 func header(m *kafkago.Message, key string) ([]byte, bool) {
@@ -569,7 +575,7 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 			return nil
 		}
 		if g.traces[id] != nil {
-			return s.endTrace(ctx, g, id, emit)
+			return s.endTrace(ctx, g, id, "", emit)
 		}
 		return nil
 	}
@@ -623,19 +629,21 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 	return nil
 }
 
-// endTrace flushes a trace's lines and sends its end marker: it no longer
-// holds its partition's commits back.
-func (s *Source) endTrace(ctx context.Context, g *genState, id string, emit tracecast.Emit) error {
+// endTrace flushes a trace's lines and sends its end marker, with why
+// (tracecast.StreamEnd.Reason): it no longer holds its partition's commits
+// back.
+func (s *Source) endTrace(ctx context.Context, g *genState, id, reason string, emit tracecast.Emit) error {
 	if err := s.flush(ctx, g, emit); err != nil {
 		return err
 	}
 	tr := g.traces[id]
 	delete(g.traces, id)
 	delete(g.parts[tr.part].open, id)
-	return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamEnd{}, Watermark: math.NaN()})
+	return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamEnd{Reason: reason}, Watermark: math.NaN()})
 }
 
-// expire ends the traces silent for longer than TraceTimeout.
+// expire ends the traces silent for longer than TraceTimeout, marked as
+// ended by the timeout (tracecast.EndTimeout) and counted.
 func (s *Source) expire(ctx context.Context, g *genState, emit tracecast.Emit) error {
 	if s.o.TraceTimeout <= 0 {
 		return nil
@@ -648,11 +656,12 @@ func (s *Source) expire(ctx context.Context, g *genState, emit tracecast.Emit) e
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		s.o.Logger.Warn().Str("trace", id).Dur("trace_timeout", s.o.TraceTimeout).
-			Msg("trace silent for too long: ended without its end marker (later messages are skipped)")
+		n := s.timedOut.Add(1)
+		s.o.Logger.Warn().Str("trace", id).Str("end", tracecast.EndTimeout).Dur("trace_timeout", s.o.TraceTimeout).Int64("timed_out", n).
+			Msg("trace silent for too long: ended by timeout, without its end marker (its records are flushed as final; later messages are skipped)")
 		g.skipping[id] = true
 		g.dirty = true
-		if err := s.endTrace(ctx, g, id, emit); err != nil {
+		if err := s.endTrace(ctx, g, id, tracecast.EndTimeout, emit); err != nil {
 			return err
 		}
 	}

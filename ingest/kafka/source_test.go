@@ -29,6 +29,7 @@ type collector struct {
 	release bool
 	lines   map[string][]string
 	ends    map[string]int
+	reasons map[string]string // why each stream last ended
 	resets  int
 }
 
@@ -42,6 +43,7 @@ func (c *collector) emit(ctx context.Context, b tracecast.Batch) error {
 		}
 	case tracecast.StreamEnd:
 		c.ends[b.Stream]++
+		c.reasons[b.Stream] = it.Reason
 	case tracecast.StreamReset:
 		c.resets++
 	case *tracecast.Barrier:
@@ -67,7 +69,7 @@ func (c *collector) count() int {
 // commits is set, a commit happened after that; it returns what it saw.
 func consume(t *testing.T, addr, group string, release bool, want int, traceTimeout ...time.Duration) (*collector, Stats) {
 	t.Helper()
-	c := &collector{release: release, lines: map[string][]string{}, ends: map[string]int{}}
+	c := &collector{release: release, lines: map[string][]string{}, ends: map[string]int{}, reasons: map[string]string{}}
 	o := Options{Brokers: []string{addr}, Topic: "lines", Group: group, CommitInterval: 50 * time.Millisecond,
 		MaxWait: 50 * time.Millisecond, SessionTimeout: 2 * time.Second, StopCommitTimeout: time.Second}
 	if len(traceTimeout) > 0 {
@@ -131,6 +133,9 @@ func TestCommitsNeverPassAnOpenTrace(t *testing.T) {
 	if c.ends["A"] != 1 || c.ends["B"] != 0 || c.resets != 1 {
 		t.Fatalf("ends %v resets %d, want A ended and B reset", c.ends, c.resets)
 	}
+	if r := c.reasons["A"]; r != "" {
+		t.Fatalf("A ended by its end marker, with reason %q", r)
+	}
 	// So the next member starts from the beginning again.
 	c, st = consume(t, addr, "g", true, 8)
 	if st.Commits == 0 || len(c.lines["A"]) != 5 {
@@ -151,9 +156,17 @@ func TestCommitsNeverPassAnOpenTrace(t *testing.T) {
 
 	// With a trace timeout, the silent trace B is ended (flushed) and no
 	// longer holds the commit back: a later member finds nothing to read.
-	c, _ = consume(t, addr, "g", true, 3, 100*time.Millisecond)
+	c, st = consume(t, addr, "g", true, 3, 100*time.Millisecond)
 	if c.ends["B"] != 1 {
 		t.Fatalf("B not ended after the trace timeout: ends %v", c.ends)
+	}
+	// Marked as ended by the timeout (the stages count and log it), and
+	// counted by the source.
+	if r := c.reasons["B"]; r != tracecast.EndTimeout {
+		t.Fatalf("B's end reason %q, want %q", r, tracecast.EndTimeout)
+	}
+	if st.TimedOut != 1 {
+		t.Fatalf("%d traces timed out in the stats, want 1", st.TimedOut)
 	}
 	if got := committed(t, addr, tr); got != 6 {
 		t.Fatalf("committed offset %d after B timed out, want 6 (the end)", got)

@@ -27,3 +27,16 @@ func TestTopic(t *testing.T) {
 		}
 	}
 }
+
+// Messages quote at most ~100 bytes of a name, however long.
+func TestMessagesStayShort(t *testing.T) {
+	for _, name := range []string{strings.Repeat("x", 100000), strings.Repeat("é", 200) + "/", strings.Repeat("a", 200) + " "} {
+		err := Topic(name)
+		if err == nil || len(err.Error()) > 160 {
+			t.Errorf("%d-byte name: %v", len(name), err)
+		}
+	}
+	if q := Quote(strings.Repeat("é", 100)); !strings.HasSuffix(q, "(200 bytes)") || strings.Contains(q, `\x`) {
+		t.Errorf("Quote cut a character: %s", q)
+	}
+}

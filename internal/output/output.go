@@ -4,9 +4,12 @@
 package output
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/rs/zerolog"
 )
 
 // Create opens path for writing. "-" is stdout (os.Stdout when nil), named
@@ -27,4 +30,35 @@ func Create(path string, stdout io.Writer) (w io.Writer, name string, close func
 		return nil, path, nil, err
 	}
 	return f, path, f.Close, nil
+}
+
+// CreateTemp creates tmp, the file a sink writes until it renames it to
+// its output (PATH.tmp), with its directory. A tmp already there is stale:
+// left by a run that was killed (SIGKILL, a crash) before its rename. It
+// is removed first — the link itself if it is a symbolic link, never what
+// it points to — and the new file is created exclusively; stale says that
+// one was removed, for the caller to log. Its size is returned too.
+func CreateTemp(tmp string) (f *os.File, stale bool, staleSize int64, err error) {
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
+		return nil, false, 0, err
+	}
+	if fi, err := os.Lstat(tmp); err == nil {
+		if fi.IsDir() {
+			return nil, false, 0, &os.PathError{Op: "create", Path: tmp, Err: errIsDir}
+		}
+		if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+			return nil, false, 0, err
+		}
+		stale, staleSize = true, fi.Size()
+	}
+	f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	return f, stale, staleSize, err
+}
+
+var errIsDir = errors.New("is a directory, not a stale temporary file: remove it or choose another output")
+
+// LogStale logs that a stale temporary file was removed.
+func LogStale(log zerolog.Logger, tmp string, size int64) {
+	log.Warn().Str("path", tmp).Int64("bytes", size).
+		Msg("removed a stale temporary file left by an interrupted run (killed before its rename); writing it again")
 }

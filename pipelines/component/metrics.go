@@ -105,6 +105,9 @@ func (ps *PerStream) retire(p any, ended bool, tick uint64) {
 func (ps *PerStream) Metrics(add func(Metric)) {
 	add(Metric{Name: "open_streams", Help: "traces (streams) followed at once", Value: float64(len(ps.procs))})
 	add(Metric{Name: "streams_evicted_total", Help: "traces dropped unflushed for max_streams", Value: float64(ps.Evictions), Counter: true})
+	add(Metric{Name: "dropped_stream_records_total", Help: "records (lines, entities) of evicted or dropped traces ignored", Value: float64(ps.Ignored), Counter: true})
+	add(Metric{Name: "streams_timed_out_total", Help: "traces ended by trace_timeout (no end marker), flushed from the lines received", Value: float64(ps.TimedOut), Counter: true})
+	add(Metric{Name: "dropped_stream_ends_total", Help: "end markers of evicted or dropped traces ignored (nothing flushed)", Value: float64(ps.IgnoredEnds), Counter: true})
 	if ps.drop != nil {
 		add(Metric{Name: "streams_dropped_total", Help: "traces dropped at an error (stream_errors: drop)", Value: float64(ps.gone.dropped), Counter: true})
 	}

@@ -88,7 +88,7 @@ func TestPerStreamMetricsMonotonic(t *testing.T) {
 	if got["last_batches"] != 3 {
 		t.Fatalf("a gauge without a run label was summed over streams: %v, want 3 (the most recently active stream's)", got["last_batches"])
 	}
-	if err := ps.EndStream(ctx, "a", emit); err != nil {
+	if err := ps.EndStream(ctx, "a", tracecast.StreamEnd{}, emit); err != nil {
 		t.Fatal(err)
 	}
 	got = check("a ended", 15)
@@ -133,7 +133,7 @@ func TestPerStreamMetricsBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {
-			if err := ps.EndStream(ctx, s, emit); err != nil {
+			if err := ps.EndStream(ctx, s, tracecast.StreamEnd{}, emit); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -3,6 +3,8 @@ package component
 import (
 	"context"
 	"errors"
+	"math"
+	"reflect"
 
 	"github.com/rs/zerolog"
 
@@ -19,37 +21,52 @@ const DefaultMaxStreams = 4096
 // in order of first appearance at the end of input.
 //
 // At most max streams are open at once. A new stream beyond that evicts the
-// least recently active one: its state is dropped without flushing (its
-// records would be those of an unfinished trace), the eviction is logged
-// and counted, and its later batches are ignored until it ends or starts
-// again — the service stays up instead of failing, and failing again after
-// every restart on the same input.
+// least recently active one, for good: its state is dropped without
+// flushing (its records would be those of an unfinished trace), a
+// tracecast.StreamDrop goes downstream so that the stages after this one
+// drop what they hold of it too, and its later batches and its end marker
+// are ignored (counted) until it ends or starts again (a reset). The
+// eviction is logged and counted. Its records are then missing, never
+// different from those of the whole trace; the service stays up instead of
+// failing, and failing again after every restart on the same input.
 type PerStream struct {
 	newProc func(stream string) (tracecast.Processor, error)
 	max     int
 	procs   map[string]tracecast.Processor
 	order   []string
 	// used is when each open stream was last active (a batch counter).
-	used    map[string]uint64
-	tick    uint64
-	evicted map[string]bool
-	// Evictions counts the streams evicted so far.
-	Evictions int
-	log       zerolog.Logger
+	used map[string]uint64
+	tick uint64
+	// dropped holds the streams whose input is ignored until they end or
+	// are reset, with why (tracecast.DropEvicted, DropFailed, or "upstream"
+	// for a StreamDrop received).
+	dropped map[string]string
+	// Evictions counts the streams evicted so far; Ignored the records
+	// (lines, entities) of dropped streams ignored since, and IgnoredEnds
+	// their end markers.
+	Evictions   int
+	Ignored     int64
+	IgnoredEnds int
+	// TimedOut counts the streams ended by an inactivity timeout
+	// (tracecast.EndTimeout), flushed as they were.
+	TimedOut int
+	log      zerolog.Logger
 	// drop, when set, turns a stream's error into the end of that stream
 	// (logged) instead of the pipeline's failure: one bad trace among many
 	// on a topic must not stop the others. Its later batches are ignored
 	// until it starts again (a reset).
-	drop   *zerolog.Logger
-	failed map[string]bool
+	drop *zerolog.Logger
 	// gone keeps the metrics of the streams no longer open.
 	gone perStreamMetrics
 }
 
+// dropUpstream is the reason recorded for a StreamDrop received.
+const dropUpstream = "upstream"
+
 // DropFailedStreams makes stream errors drop the stream, logged on log,
 // instead of failing the pipeline.
 func (ps *PerStream) DropFailedStreams(log zerolog.Logger) *PerStream {
-	ps.drop, ps.failed = &log, map[string]bool{}
+	ps.drop = &log
 	return ps
 }
 
@@ -58,7 +75,7 @@ func NewPerStream(max int, newProc func(stream string) (tracecast.Processor, err
 		max = DefaultMaxStreams
 	}
 	return &PerStream{newProc: newProc, max: max, procs: map[string]tracecast.Processor{}, used: map[string]uint64{},
-		evicted: map[string]bool{}, log: zerolog.Nop()}
+		dropped: map[string]string{}, log: zerolog.Nop()}
 }
 
 // LogTo sets the logger evictions are reported on.
@@ -68,14 +85,17 @@ func (ps *PerStream) LogTo(log zerolog.Logger) *PerStream {
 }
 
 func (ps *PerStream) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
-	if ps.failed[in.Stream] || ps.evicted[in.Stream] {
+	if _, ok := ps.dropped[in.Stream]; ok {
+		ps.Ignored += itemsLen(in)
 		return nil
 	}
 	ps.tick++
 	p := ps.procs[in.Stream]
 	if p == nil {
 		if len(ps.procs) >= ps.max {
-			ps.evictOldest(in.Stream)
+			if err := ps.evictOldest(ctx, in.Stream, emit); err != nil {
+				return err
+			}
 		}
 		var err error
 		if p, err = ps.newProc(in.Stream); err != nil {
@@ -85,12 +105,23 @@ func (ps *PerStream) Process(ctx context.Context, in tracecast.Batch, emit trace
 		ps.order = append(ps.order, in.Stream)
 	}
 	ps.used[in.Stream] = ps.tick
-	return ps.check(in.Stream, p.Process(ctx, in, emit))
+	return ps.check(ctx, in.Stream, p.Process(ctx, in, emit), emit)
+}
+
+// itemsLen counts a batch's records, whatever their type.
+func itemsLen(b tracecast.Batch) int64 {
+	if n := b.Len(); n > 0 {
+		return int64(n)
+	}
+	if v := reflect.ValueOf(b.Items); v.Kind() == reflect.Slice {
+		return int64(v.Len())
+	}
+	return 0
 }
 
 // evictOldest drops the least recently active stream to make room for
-// stream.
-func (ps *PerStream) evictOldest(stream string) {
+// stream, and tells the stages downstream to drop it too.
+func (ps *PerStream) evictOldest(ctx context.Context, stream string, emit tracecast.Emit) error {
 	oldest, at := "", uint64(0)
 	for _, s := range ps.order {
 		if u := ps.used[s]; oldest == "" || u < at {
@@ -98,22 +129,28 @@ func (ps *PerStream) evictOldest(stream string) {
 		}
 	}
 	ps.forget(oldest)
-	ps.evicted[oldest] = true
+	ps.dropped[oldest] = tracecast.DropEvicted
 	ps.Evictions++
 	ps.log.Warn().Str("evicted", oldest).Str("for", stream).Int("max_streams", ps.max).Int("evictions", ps.Evictions).
-		Msg("too many streams open: the least recently active one is dropped unflushed, its later input ignored until it ends or restarts")
+		Msg("too many streams open: the least recently active one is dropped for good, unflushed (its later records are missing, downstream too), its later input ignored until it ends or restarts")
+	return emitDrop(ctx, oldest, tracecast.DropEvicted, emit)
+}
+
+// emitDrop tells the stages downstream that stream was dropped.
+func emitDrop(ctx context.Context, stream, reason string, emit tracecast.Emit) error {
+	return emit(ctx, tracecast.Batch{Stream: stream, Items: tracecast.StreamDrop{Reason: reason}, Watermark: math.NaN()})
 }
 
 // check applies the error policy to a stream's error.
-func (ps *PerStream) check(stream string, err error) error {
+func (ps *PerStream) check(ctx context.Context, stream string, err error, emit tracecast.Emit) error {
 	if err == nil || ps.drop == nil || ctxErr(err) {
 		return err
 	}
-	ps.drop.Error().Err(err).Str("stream", stream).Msg("stream dropped: its later input is ignored (stream_errors: drop)")
+	ps.drop.Error().Err(err).Str("stream", stream).Msg("stream dropped: its later input is ignored, and the stages after this one drop it too (stream_errors: drop)")
 	ps.forget(stream)
-	ps.failed[stream] = true
+	ps.dropped[stream] = tracecast.DropFailed
 	ps.gone.dropped++
-	return nil
+	return emitDrop(ctx, stream, tracecast.DropFailed, emit)
 }
 
 func ctxErr(err error) bool {
@@ -124,7 +161,7 @@ func ctxErr(err error) bool {
 func (ps *PerStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 	for _, s := range ps.order {
 		if p := ps.procs[s]; p != nil {
-			if err := ps.check(s, p.Flush(ctx, emit)); err != nil {
+			if err := ps.check(ctx, s, p.Flush(ctx, emit), emit); err != nil {
 				return err
 			}
 		}
@@ -137,13 +174,26 @@ func (ps *PerStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 	return nil
 }
 
-// EndStream flushes and forgets one stream.
-func (ps *PerStream) EndStream(ctx context.Context, stream string, emit tracecast.Emit) error {
-	delete(ps.failed, stream)
-	delete(ps.evicted, stream)
+// EndStream flushes and forgets one stream. The end of a dropped stream is
+// ignored (counted): it emits nothing. A stream ended by an inactivity
+// timeout (end.Reason tracecast.EndTimeout) is flushed like any other, its
+// records final as of the lines received; it is counted and logged.
+func (ps *PerStream) EndStream(ctx context.Context, stream string, end tracecast.StreamEnd, emit tracecast.Emit) error {
+	if why, ok := ps.dropped[stream]; ok {
+		delete(ps.dropped, stream)
+		ps.IgnoredEnds++
+		ps.log.Info().Str("stream", stream).Str("dropped", why).Int("ignored_ends", ps.IgnoredEnds).
+			Msg("a dropped stream ended: its end is ignored, nothing flushed")
+		return nil
+	}
 	p := ps.procs[stream]
 	if p == nil {
 		return nil
+	}
+	if end.Reason == tracecast.EndTimeout {
+		ps.TimedOut++
+		ps.log.Warn().Str("stream", stream).Str("end", end.Reason).Int("timed_out", ps.TimedOut).
+			Msg("stream ended by timeout, without its end marker: its records are flushed from the lines received")
 	}
 	err := p.Flush(ctx, emit)
 	if err == nil { // its metrics as flushed, its gauges kept
@@ -152,7 +202,7 @@ func (ps *PerStream) EndStream(ctx context.Context, stream string, emit tracecas
 	} else {
 		ps.forget(stream)
 	}
-	return ps.check(stream, err)
+	return ps.check(ctx, stream, err, emit)
 }
 
 // ResetStream forgets one stream, or all of them for "".
@@ -162,14 +212,21 @@ func (ps *PerStream) ResetStream(stream string) {
 			ps.retire(ps.procs[s], false, 0)
 		}
 		ps.procs, ps.order = map[string]tracecast.Processor{}, nil
-		clear(ps.failed)
-		clear(ps.evicted)
+		clear(ps.dropped)
 		clear(ps.used)
 		return
 	}
-	delete(ps.failed, stream)
-	delete(ps.evicted, stream)
+	delete(ps.dropped, stream)
 	ps.forget(stream)
+}
+
+// DropStream forgets one stream, dropped upstream, without flushing it,
+// and ignores its later input until it ends or is reset.
+func (ps *PerStream) DropStream(stream string) {
+	ps.forget(stream)
+	if _, ok := ps.dropped[stream]; !ok {
+		ps.dropped[stream] = dropUpstream
+	}
 }
 
 // forget drops a stream's processor, its counters kept (see Metrics).

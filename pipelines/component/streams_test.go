@@ -2,6 +2,8 @@ package component
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -26,7 +28,12 @@ func TestPerStreamEvictsLeastRecentlyActive(t *testing.T) {
 	ps := NewPerStream(2, func(s string) (tracecast.Processor, error) { return &counter{stream: s}, nil })
 	ctx := context.Background()
 	flushed := map[string]int{}
-	emit := func(_ context.Context, b tracecast.Batch) error { flushed[b.Stream] = b.Items.(int); return nil }
+	emit := func(_ context.Context, b tracecast.Batch) error {
+		if n, ok := b.Items.(int); ok {
+			flushed[b.Stream] = n
+		}
+		return nil
+	}
 	for _, s := range []string{"a", "b", "a", "c", "b", "a", "c"} {
 		if err := ps.Process(ctx, tracecast.Batch{Stream: s}, emit); err != nil {
 			t.Fatalf("stream %s: %v", s, err)
@@ -50,7 +57,7 @@ func TestPerStreamEvictsLeastRecentlyActive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := ps.EndStream(ctx, "x", emit); err != nil {
+	if err := ps.EndStream(ctx, "x", tracecast.StreamEnd{}, emit); err != nil {
 		t.Fatal(err)
 	}
 	if err := ps.Process(ctx, tracecast.Batch{Stream: "x"}, emit); err != nil { // x starts again: y goes
@@ -61,5 +68,111 @@ func TestPerStreamEvictsLeastRecentlyActive(t *testing.T) {
 	}
 	if _, ok := flushed["y"]; ok || flushed["x"] != 1 {
 		t.Fatalf("flushed %v: want x with its 1 batch after its restart, y evicted", flushed)
+	}
+}
+
+// An evicted stream is dropped for good, downstream too: the stage after
+// the evicting one gets a StreamDrop (in order with the data) and forgets
+// what it holds of the stream; at the stream's end marker neither flushes
+// anything for it (a stage that flushed its part of the trace published a
+// likelihood of 0.01 where the whole trace gives 0). Its later batches and
+// its end are counted.
+func TestPerStreamEvictionDropsDownstream(t *testing.T) {
+	ctx := context.Background()
+	var out []string
+	down := NewPerStream(0, func(s string) (tracecast.Processor, error) { return &counter{stream: s}, nil })
+	// downEmit is the runtime's forwarding of control items to down.
+	downEmit := func(ctx context.Context, b tracecast.Batch) error {
+		switch it := b.Items.(type) {
+		case tracecast.StreamDrop:
+			if it.Reason != tracecast.DropEvicted {
+				t.Errorf("drop of %s: reason %q", b.Stream, it.Reason)
+			}
+			down.DropStream(b.Stream)
+			return nil
+		case int:
+			out = append(out, fmt.Sprintf("%s:%d", b.Stream, it))
+			return nil
+		}
+		return down.Process(ctx, b, func(_ context.Context, b tracecast.Batch) error {
+			out = append(out, fmt.Sprintf("%s:%d", b.Stream, b.Items.(int)))
+			return nil
+		})
+	}
+	// up passes every batch on (a parser) and keeps one stream at a time.
+	up := NewPerStream(1, func(s string) (tracecast.Processor, error) { return passOn{}, nil })
+	for _, s := range []string{"x", "x", "y", "x", "y"} {
+		if err := up.Process(ctx, tracecast.Batch{Stream: s, Items: []int{1, 2}}, downEmit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// y evicted x; x's third batch is ignored (2 records).
+	if up.Evictions != 1 || up.Ignored != 2 {
+		t.Fatalf("%d evictions, %d records ignored: want 1 and 2", up.Evictions, up.Ignored)
+	}
+	end := func(s string) {
+		if err := up.EndStream(ctx, s, tracecast.StreamEnd{}, downEmit); err != nil {
+			t.Fatal(err)
+		}
+		if err := down.EndStream(ctx, s, tracecast.StreamEnd{}, downEmit); err != nil { // the marker goes on
+			t.Fatal(err)
+		}
+	}
+	end("x")
+	end("y")
+	if want := []string{"y:2"}; !slices.Equal(out, want) {
+		t.Fatalf("flushed downstream %v, want %v: the evicted x must be flushed nowhere", out, want)
+	}
+	if up.IgnoredEnds != 1 || down.IgnoredEnds != 1 {
+		t.Fatalf("ignored ends: %d up, %d down; want 1 each", up.IgnoredEnds, down.IgnoredEnds)
+	}
+	// After its end, x may start again, whole.
+	if err := up.Process(ctx, tracecast.Batch{Stream: "x", Items: []int{1}}, downEmit); err != nil {
+		t.Fatal(err)
+	}
+	end("x")
+	if want := []string{"y:2", "x:1"}; !slices.Equal(out, want) {
+		t.Fatalf("flushed downstream %v, want %v", out, want)
+	}
+}
+
+// passOn emits every batch it is given.
+type passOn struct{}
+
+func (passOn) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
+	return emit(ctx, in)
+}
+func (passOn) Flush(context.Context, tracecast.Emit) error { return nil }
+
+// A stream ended by the source's inactivity timeout is flushed (its final
+// records, from the lines received) and counted as such; one ended by its
+// marker is not.
+func TestPerStreamCountsTimedOutStreams(t *testing.T) {
+	ctx := context.Background()
+	ps := NewPerStream(0, func(s string) (tracecast.Processor, error) { return &counter{stream: s}, nil })
+	flushed := map[string]int{}
+	emit := func(_ context.Context, b tracecast.Batch) error { flushed[b.Stream] = b.Items.(int); return nil }
+	for _, s := range []string{"dead", "ok"} {
+		if err := ps.Process(ctx, tracecast.Batch{Stream: s}, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ps.EndStream(ctx, "dead", tracecast.StreamEnd{Reason: tracecast.EndTimeout}, emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.EndStream(ctx, "ok", tracecast.StreamEnd{}, emit); err != nil {
+		t.Fatal(err)
+	}
+	if flushed["dead"] != 1 || flushed["ok"] != 1 || ps.TimedOut != 1 {
+		t.Fatalf("flushed %v, %d timed out: want both flushed, 1 timed out", flushed, ps.TimedOut)
+	}
+	var m float64
+	ps.Metrics(func(x Metric) {
+		if x.Name == "streams_timed_out_total" {
+			m = x.Value
+		}
+	})
+	if m != 1 {
+		t.Fatalf("streams_timed_out_total %v, want 1", m)
 	}
 }

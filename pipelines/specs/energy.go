@@ -52,13 +52,17 @@ type Energy struct {
 	IO       string  `flag:"io" help:"an I/O-call stream (strace -f -tt -T, or the CSV/JSON-lines schema): time in I/O calls is the storage class"`
 	IOFormat string  `flag:"io-format" help:"format of --io: strace, csv, jsonl (default: guessed)"`
 	IOOffset float64 `flag:"io-offset" unit:"s" help:"I/O-stream time minus trace time: a duration or seconds (strace -tt times are seconds since midnight)"`
-	// Series keeps the power samples (for the plots).
-	Series bool
+	// Series keeps the power samples (for the plots), at most
+	// PlotMaxSamples of them, all nodes together: past it they are thinned
+	// uniformly (report.EnergyCollector).
+	Series         bool
+	PlotMaxSamples int `flag:"plot-max-samples" help:"with -o: most power samples held for the plots, all nodes together (48 B each); past it they are thinned uniformly (every 2nd, 4th, ... sample kept)"`
 }
 
 // DefaultEnergy are the energy command's defaults.
 func DefaultEnergy() Energy {
-	return Energy{Rules: "starpu", TimeUnit: "auto", Attribution: DefaultAttribution(), Window: 1, MaxSamples: energy.DefaultMaxSamples}
+	return Energy{Rules: "starpu", TimeUnit: "auto", Attribution: DefaultAttribution(), Window: 1, MaxSamples: energy.DefaultMaxSamples,
+		PlotMaxSamples: report.DefaultMaxSeries}
 }
 
 // Energy runs the energy stage on the trace and the power stream (and the
@@ -79,6 +83,9 @@ func (r Runner) Energy(ctx context.Context, o Energy) (*report.Energy, *report.E
 	}
 	if o.Window < 0 || o.MaxGap < 0 || o.Lateness < 0 {
 		return nil, nil, bad("--window, --max-gap and --lateness must not be negative")
+	}
+	if o.PlotMaxSamples <= 0 {
+		return nil, nil, bad("--plot-max-samples %d: must be positive", o.PlotMaxSamples)
 	}
 	mapping, err := energy.ParseMap(o.Map)
 	if err != nil {
@@ -116,9 +123,13 @@ func (r Runner) Energy(ctx context.Context, o Energy) (*report.Energy, *report.E
 	if o.Series {
 		spec.Sinks[0].Inputs = append(spec.Sinks[0].Inputs, "power")
 	}
-	c := &report.EnergyCollector{}
+	c := &report.EnergyCollector{MaxSeries: o.PlotMaxSamples}
 	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"collect": c}); err != nil {
 		return nil, nil, err
+	}
+	if c.Stride > 1 {
+		r.Log.Info().Int("plot_max_samples", o.PlotMaxSamples).Int("kept_one_in", c.Stride).
+			Msg("power samples thinned for the plots (--plot-max-samples): every node's kept uniformly")
 	}
 	rep, err := c.Report(params)
 	return rep, c, err

@@ -438,3 +438,37 @@ func TestMetadataBytesAreStable(t *testing.T) {
 		}
 	}
 }
+
+// A stale PATH.tmp (a killed run's) is removed at the start, not written
+// through: a symbolic link there left the file it named truncated and
+// overwritten with Arrow data.
+func TestStaleTempRemovedNotFollowed(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "input.trace")
+	if err := os.WriteFile(victim, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "k.arrow")
+	if err := os.Symlink(victim, path+".tmp"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(context.Background(), tracecast.Batch{Items: sampleEntities(10)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+		t.Errorf("the stale link's target was overwritten (%d bytes)", len(b))
+	}
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("k.arrow is not a regular file: %v, %v", fi, err)
+	}
+	if _, err := os.Lstat(path + ".tmp"); err == nil {
+		t.Error("k.arrow.tmp left")
+	}
+}

@@ -65,7 +65,7 @@ func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 			}
 		}
 	}
-	s, err := New(Options{Path: o.Path, Format: Format(o.Format), Tables: tables, FixedTimeUnit: o.TimeUnit != ""})
+	s, err := New(Options{Path: o.Path, Format: Format(o.Format), Tables: tables, FixedTimeUnit: o.TimeUnit != "", Logger: env.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,8 @@
 // footer indexes the batches for random access and is only written by Close.
 // Because a file without its footer is unreadable, the sink writes PATH.tmp
 // and renames it to PATH after the footer is written and synced: PATH either
-// does not exist or is complete.
+// does not exist or is complete. A PATH.tmp already there was left by a
+// killed run: it is removed first (logged), never written through.
 //
 // Record batches never use dictionary-encoded columns (arrow/go v15 leaks
 // memory with dictionary deltas) and every record is released after writing.

@@ -11,11 +11,14 @@ import (
 	"path/filepath"
 	"reflect"
 
+	"github.com/rs/zerolog"
+
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 )
 
 // Format selects the Arrow IPC format of a Sink.
@@ -58,6 +61,9 @@ type Options struct {
 	// batches' Meta says another (a unit set in the sink's options wins
 	// over the one a parser detected).
 	FixedTimeUnit bool
+	// Logger receives the warning about a stale PATH.tmp removed at the
+	// start (FormatFile); the zero value logs nothing.
+	Logger zerolog.Logger
 }
 
 // Sink writes batches as Arrow IPC record batches, one record batch per
@@ -111,16 +117,24 @@ func New(opts Options) (*Sink, error) {
 			out = os.Stdout
 		}
 	default:
-		target := opts.Path
-		if opts.Format == FormatFile {
-			s.tmp = opts.Path + ".tmp"
-			target = s.tmp
-		}
 		// Create the output's directory, as users expect of out/run/x.arrow.
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(opts.Path), 0o755); err != nil {
 			return nil, err
 		}
-		file, err := os.Create(target)
+		var file *os.File
+		var err error
+		if opts.Format == FormatFile {
+			// PATH.tmp until Close renames it: one left by a killed run
+			// is removed first (logged).
+			s.tmp = opts.Path + ".tmp"
+			var stale bool
+			var size int64
+			if file, stale, size, err = output.CreateTemp(s.tmp); stale {
+				output.LogStale(opts.Logger, s.tmp, size)
+			}
+		} else {
+			file, err = os.Create(opts.Path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("arrow sink: %w", err)
 		}

@@ -58,7 +58,7 @@ func (o *SinkConfig) Validate() error {
 
 func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 	s, err := New(Options{Path: o.Path, Tables: arrow.SinkTables(o.TimeUnit, o.Records),
-		RowGroupRows: o.RowGroupRows, RowGroupBytes: o.RowGroupBytes})
+		RowGroupRows: o.RowGroupRows, RowGroupBytes: o.RowGroupBytes, Logger: env.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -43,8 +43,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
+
+	"github.com/rs/zerolog"
 
 	arrowlib "github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/memory"
@@ -53,6 +54,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/file"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/sinks/arrow"
 )
 
@@ -84,6 +86,9 @@ type Options struct {
 	// buffered page writer leaves one buffer per column and row group to
 	// the garbage collector, which a checked allocator reports as a leak.
 	Allocator memory.Allocator
+	// Logger receives the warning about a stale PATH.tmp removed at the
+	// start; the zero value logs nothing.
+	Logger zerolog.Logger
 }
 
 // Sink writes batches to a Parquet file. It implements tracecast.Sink and
@@ -110,7 +115,8 @@ type Sink struct {
 	closed    bool
 }
 
-// New creates PATH.tmp (and PATH's directory) and returns a Sink. The
+// New creates PATH.tmp (and PATH's directory; a stale PATH.tmp left by a
+// killed run is removed first, logged) and returns a Sink. The
 // Parquet writer starts with the first batch, once its record type has
 // selected the schema.
 func New(opts Options) (*Sink, error) {
@@ -136,10 +142,11 @@ func New(opts Options) (*Sink, error) {
 		opts.Allocator = memory.NewGoAllocator()
 	}
 	s := &Sink{opts: opts, tmp: opts.Path + ".tmp"}
-	if err := os.MkdirAll(filepath.Dir(s.tmp), 0o755); err != nil {
-		return nil, fmt.Errorf("parquet sink: %w", err)
+	// A PATH.tmp left by a killed run is removed first (logged).
+	f, stale, size, err := output.CreateTemp(s.tmp)
+	if stale {
+		output.LogStale(opts.Logger, s.tmp, size)
 	}
-	f, err := os.Create(s.tmp)
 	if err != nil {
 		return nil, fmt.Errorf("parquet sink: %w", err)
 	}

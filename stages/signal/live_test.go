@@ -2,7 +2,6 @@ package signal
 
 import (
 	"math"
-	"sort"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -62,59 +61,4 @@ func TestLiveMatchesBuild(t *testing.T) {
 	if l.R() != 2 {
 		t.Errorf("R = %d", l.R())
 	}
-}
-
-// workerStates simulates the state stack of StarPU workers running tasks
-// the way StarPU 1.4 traces them (Set Scheduling, Progressing, Scheduling,
-// Overhead; Push/Pop Sleeping; Set the codelet, twice at the same time) and returns the states in the order a
-// parser completes them, each with the watermark the parser gives after
-// it (the earliest start of a state still open).
-func workerStates(workers, tasks int) (es []tracecast.Entity) {
-	type ev struct {
-		t  float64
-		c  string
-		op byte // s(et), p(ush), o (pop)
-		v  string
-	}
-	var evs []ev
-	for w := range workers {
-		c := string(rune('A' + w))
-		t := 0.0
-		for k := range tasks {
-			d := float64(w+1) / 8
-			evs = append(evs, ev{t, c, 's', "Scheduling"}, ev{t + d, c, 's', "Progressing"}, ev{t + 2*d, c, 's', "Scheduling"},
-				ev{t + 3*d, c, 's', "Overhead"}, ev{t + 4*d, c, 'p', "Sleeping"}, ev{t + 5*d, c, 'o', ""},
-				ev{t + 6*d, c, 's', "GEMM"}, ev{t + 6*d, c, 's', "GEMM"})
-			t += 6*d + 1 + float64(k%3)
-		}
-		evs = append(evs, ev{t, c, 's', "Sleeping"})
-	}
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t < evs[j].t })
-	stacks := map[string][]tracecast.Entity{}
-	closeTop := func(c string, t float64) {
-		s := stacks[c]
-		e := s[len(s)-1]
-		e.End = t
-		stacks[c] = s[:len(s)-1]
-		es = append(es, e)
-	}
-	for _, e := range evs {
-		switch e.op {
-		case 's':
-			for len(stacks[e.c]) > 0 {
-				closeTop(e.c, e.t)
-			}
-			stacks[e.c] = append(stacks[e.c], st(e.c, e.t, 0, 0, e.v))
-		case 'p':
-			stacks[e.c] = append(stacks[e.c], st(e.c, e.t, 0, len(stacks[e.c]), e.v))
-		case 'o':
-			closeTop(e.c, e.t)
-		}
-	}
-	for c := range stacks {
-		for len(stacks[c]) > 0 {
-			closeTop(c, evs[len(evs)-1].t+1)
-		}
-	}
-	return es
 }

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/parquet/file"
+)
+
+// TestStaleTempAfterKill: a run writing an Arrow file and a Parquet file
+// (PATH.tmp until their rename) is killed with SIGKILL, leaving the .tmp
+// files; the run started again removes them first (a warning names each),
+// and ends with both outputs complete and no .tmp left.
+func TestStaleTempAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the pipeline as a process, paced in real time")
+	}
+	dir := t.TempDir()
+	trace, _ := filepath.Abs("../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz")
+	k, q := filepath.Join(dir, "k.arrow"), filepath.Join(dir, "k.parquet")
+	yaml := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(yaml, fmt.Appendf(nil, `version: 1
+name: p
+settings: {status_interval: 0s}
+sources:
+  trace: {type: file, path: %q, speed: realtime, parser: {type: paje, time_unit: ms}}
+sinks:
+  a: {type: arrow, inputs: [trace], path: %q, format: file}
+  q: {type: parquet, inputs: [trace], path: %q}
+`, trace, k, q), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "run", yaml, "--no-progress")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once it wrote part of the Arrow file.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if fi, err := os.Stat(k + ".tmp"); err == nil && fi.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("k.arrow.tmp not written in 20 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for _, p := range []string{k + ".tmp", q + ".tmp"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("the killed run left no %s: %v", p, err)
+		}
+	}
+	if _, err := os.Stat(k); err == nil {
+		t.Fatal("k.arrow exists after the kill: the run was not killed mid-way")
+	}
+
+	r := run(t, nil, "run", yaml, "--no-progress", "--set", "trace.speed=max")
+	if r.code != 0 {
+		t.Fatalf("restart: exit %d: %s", r.code, r.stderr)
+	}
+	for _, p := range []string{k + ".tmp", q + ".tmp"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left after the restart", p)
+		}
+		if !strings.Contains(r.stderr, "removed a stale temporary file") || !strings.Contains(r.stderr, p) {
+			t.Errorf("no warning about the stale %s:\n%s", p, r.stderr)
+		}
+	}
+	// Both outputs are complete: every entity of the trace.
+	const entities = 41156
+	data, err := os.ReadFile(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := int64(0)
+	for i := 0; i < fr.NumRecords(); i++ {
+		rec, err := fr.Record(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += rec.NumRows()
+	}
+	fr.Close()
+	pf, err := file.OpenParquetFile(q, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	if rows != entities || pf.NumRows() != entities {
+		t.Fatalf("%d rows in k.arrow, %d in k.parquet: want %d each", rows, pf.NumRows(), entities)
+	}
+}
