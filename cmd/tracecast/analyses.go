@@ -137,7 +137,7 @@ func newPredictCmd() *cobra.Command {
 	var out string
 	var verify bool
 	cmd := &cobra.Command{
-		Use:   "predict TRACE [--horizon D]... [--every D] [--query 'idle>=25%']... [--method M] [--format jsonl|arrow] [-o DIR]",
+		Use:   "predict TRACE [--horizon D]... [--every D] [--query 'idle>=25%']... [--method M] [--format jsonl|arrow|parquet] [-o DIR]",
 		Short: "Forecast idle capacity over a consumer's horizons (or over KS windows with --window)",
 		Long: `predict forecasts, every --every of trace time t, for each --horizon H and
 --query (idle>=25%: at least 25% of the selected containers idle): p, the
@@ -163,7 +163,7 @@ previous one, followed by the KS test's verdict; alerts after
 			}
 			t.Path = args[0]
 			if w.Window != 0 || w.Model != "" {
-				res, err := runner().Windows(cmd.Context(), t, w, out)
+				res, err := runner().Windows(cmd.Context(), t, w, out, f.Format)
 				if err != nil || out != "" {
 					return err
 				}
