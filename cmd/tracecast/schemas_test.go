@@ -9,12 +9,20 @@ import (
 	"github.com/tracecast/tracecast/internal/schematest"
 )
 
-// TestPredictOutputsMatchTheirSchemas: the JSON lines of tracecast predict
-// (forecasts and seed 004's windows) are valid against docs/schemas/,
-// "record" first, without HTML escaping.
-func TestPredictOutputsMatchTheirSchemas(t *testing.T) {
+// TestCommandOutputsMatchTheirSchemas: the JSON lines of the commands —
+// predict (forecasts and KS windows), iocalls --format jsonl — are valid
+// against docs/schemas/, "record" first, without HTML escaping.
+func TestCommandOutputsMatchTheirSchemas(t *testing.T) {
 	schemas := schematest.Load(t)
 	dir := t.TempDir()
+	// An strace log whose paths HTML escaping would mangle.
+	strace := filepath.Join(dir, "amp.strace")
+	if err := os.WriteFile(strace, []byte(`7 10:00:00.000001 openat(AT_FDCWD, "/tmp/a&b>c", O_RDONLY) = 3</tmp/a&b>c> <0.000010>
+7 10:00:00.000020 read(3</tmp/a&b>c>, "xy", 4096) = 2 <0.000002>
+7 10:00:00.000030 close(3</tmp/a&b>c>) = 0 <0.000001>
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -22,6 +30,7 @@ func TestPredictOutputsMatchTheirSchemas(t *testing.T) {
 	}{
 		{"forecasts", []string{"predict", "--horizon", "100ms", "--query", "idle>=50%", demoTrace}, []string{"forecast", "outcome"}},
 		{"windows", []string{"predict", "--window", "100", "--period", "1", "--query", "idle>=50%", "-o", dir, demoTrace}, []string{"window", "prediction", "verdict", "alert"}},
+		{"iocalls", []string{"iocalls", "--format", "jsonl", strace}, []string{"iocall"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, nil, tc.args...)
@@ -47,7 +56,7 @@ func TestPredictOutputsMatchTheirSchemas(t *testing.T) {
 				}
 			}
 			first, _, _ := strings.Cut(out, "\n")
-			if !strings.HasPrefix(first, `{"record":"`) || strings.Contains(out, `\u003e`) {
+			if !strings.HasPrefix(first, `{"record":"`) || strings.Contains(out, `\u00`) {
 				t.Errorf("first line %.200s", first)
 			}
 		})
