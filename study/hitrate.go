@@ -2,9 +2,9 @@ package study
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"text/tabwriter"
 
@@ -65,8 +65,8 @@ func (h *Hitrates) Classification() (c surface.Classification, ok bool) {
 }
 
 // WriteResults writes the hit-rate of every window size: a table when
-// table is set (for a terminal), else one JSON object per size. It is an
-// error when the signal had no samples.
+// table is set (for a terminal), else one tracecast.hitrate/1 record per
+// size, as JSON lines. It is an error when the signal had no samples.
 func (h *Hitrates) WriteResults(w io.Writer, table bool) error {
 	if h.sw == nil {
 		return fmt.Errorf("%s: the signal has no samples", h.Trace)
@@ -85,13 +85,15 @@ func (h *Hitrates) WriteResults(w io.Writer, table bool) error {
 		}
 		return tw.Flush()
 	}
-	enc := json.NewEncoder(w)
+	var b []byte
 	for _, r := range res {
-		if err := enc.Encode(map[string]any{"trace": h.Trace, "class": h.class, "window": r.Window, "samples": r.Samples,
-			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.Rate(), "method": method, "period": h.period,
-			"window_s": windowS(r), "r": h.r}); err != nil {
-			return err
+		rec := tracecast.HitRate{Trace: h.Trace, Class: h.class, Window: r.Window, Samples: r.Samples, Compared: r.Compared,
+			Hits: r.Hits, HitRate: math.NaN(), Method: method, Period: h.period, TimeUnit: h.unit, WindowS: windowS(r), R: h.r}
+		if rate := r.Rate(); rate != nil {
+			rec.HitRate = *rate
 		}
+		b = append(rec.AppendJSON(b), '\n')
 	}
-	return nil
+	_, err := w.Write(b)
+	return err
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // TestCommandOutputsMatchTheirSchemas: the JSON lines of the commands —
-// predict (forecasts and KS windows), iocalls --format jsonl — are valid
-// against docs/schemas/, "record" first, without HTML escaping.
+// predict (forecasts and KS windows), iocalls --format jsonl, hitrate, ks —
+// are valid against docs/schemas/, "record" first, without HTML escaping.
 func TestCommandOutputsMatchTheirSchemas(t *testing.T) {
 	schemas := schematest.Load(t)
 	dir := t.TempDir()
@@ -23,6 +23,17 @@ func TestCommandOutputsMatchTheirSchemas(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A trace whose name HTML escaping would mangle.
+	amp := filepath.Join(dir, "run&1.trace.gz")
+	if data, err := os.ReadFile(demoTrace); err != nil || os.WriteFile(amp, data, 0o644) != nil {
+		t.Fatal(err)
+	}
+	ksA, ksB := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for f, data := range map[string]string{ksA: "0\n1\n1\n2\n", ksB: "5\n6\n5\n"} {
+		if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -31,6 +42,9 @@ func TestCommandOutputsMatchTheirSchemas(t *testing.T) {
 		{"forecasts", []string{"predict", "--horizon", "100ms", "--query", "idle>=50%", demoTrace}, []string{"forecast", "outcome"}},
 		{"windows", []string{"predict", "--window", "100", "--period", "1", "--query", "idle>=50%", "-o", dir, demoTrace}, []string{"window", "prediction", "verdict", "alert"}},
 		{"iocalls", []string{"iocalls", "--format", "jsonl", strace}, []string{"iocall"}},
+		// 5000 samples: nothing compared, a null hit_rate.
+		{"hitrate", []string{"hitrate", "--period", "1", "--windows", "100,5000", amp}, []string{"hitrate"}},
+		{"ks", []string{"ks", ksA, ksB}, []string{"kstest"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, nil, tc.args...)
