@@ -71,29 +71,46 @@ func (h *Hitrates) WriteResults(w io.Writer, table bool) error {
 	if h.sw == nil {
 		return fmt.Errorf("%s: the signal has no samples", h.Trace)
 	}
-	res, method := h.sw.Results(), string(h.Method)
-	windowS := func(r ks.SweepResult) float64 { return float64(r.Window) * h.period / tracecast.PerSecond(h.unit) }
 	if table {
+		res := h.sw.Results()
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "window\tsamples\tcompared\thits\thit_rate\twindow_s\t\n")
 		for _, r := range res {
 			rate := "-" // nothing compared: no rate
-			if h := r.Rate(); h != nil {
-				rate = fmt.Sprintf("%.4f", *h)
+			if hr := r.Rate(); hr != nil {
+				rate = fmt.Sprintf("%.4f", *hr)
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, rate, windowS(r))
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, rate, h.windowS(r.Window))
 		}
 		return tw.Flush()
 	}
+	recs, _ := h.Records()
 	var b []byte
-	for _, r := range res {
-		rec := tracecast.HitRate{Trace: h.Trace, Class: h.class, Window: r.Window, Samples: r.Samples, Compared: r.Compared,
-			Hits: r.Hits, HitRate: math.NaN(), Method: method, Period: h.period, TimeUnit: h.unit, WindowS: windowS(r), R: h.r}
-		if rate := r.Rate(); rate != nil {
-			rec.HitRate = *rate
-		}
+	for _, rec := range recs {
 		b = append(rec.AppendJSON(b), '\n')
 	}
 	_, err := w.Write(b)
 	return err
 }
+
+// Records are the hit-rates of every window size as tracecast.hitrate/1
+// records (HitRate NaN when nothing was compared). It is an error when the
+// signal had no samples.
+func (h *Hitrates) Records() ([]tracecast.HitRate, error) {
+	if h.sw == nil {
+		return nil, fmt.Errorf("%s: the signal has no samples", h.Trace)
+	}
+	var recs []tracecast.HitRate
+	for _, r := range h.sw.Results() {
+		rec := tracecast.HitRate{Trace: h.Trace, Class: h.class, Window: r.Window, Samples: r.Samples, Compared: r.Compared,
+			Hits: r.Hits, HitRate: math.NaN(), Method: string(h.Method), Period: h.period, TimeUnit: h.unit, WindowS: h.windowS(r.Window), R: h.r}
+		if rate := r.Rate(); rate != nil {
+			rec.HitRate = *rate
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// windowS is the length of w samples in seconds.
+func (h *Hitrates) windowS(w int) float64 { return float64(w) * h.period / tracecast.PerSecond(h.unit) }
