@@ -197,7 +197,7 @@ func (p ReportPower) inputs(lenient bool, rules string) (*report.EnergyInputs, e
 	}
 	st := energy.DefaultStageConfig()
 	st.Rules, st.Node, st.Map, st.NodeType = rules, p.Node, m, p.NodeType
-	st.Offset, st.MaxGap, st.Lateness = p.Offset, p.MaxGap, p.Lateness
+	st.Offset, st.MaxGap, st.Lateness = tracecast.Seconds(p.Offset), tracecast.Seconds(p.MaxGap), tracecast.Seconds(p.Lateness)
 	in := &report.EnergyInputs{Power: p.Powers, Format: p.PowerFormat, Metric: p.Metric, Lenient: lenient, Stage: st}
 	if err := in.Validate(); err != nil {
 		return nil, &OptionError{[]string{err.Error()}}
