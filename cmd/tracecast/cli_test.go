@@ -324,6 +324,51 @@ func TestHelpInPlainWords(t *testing.T) {
 	walk(newRootCmd())
 }
 
+// TestOutputInPlainWords: what the commands print — the components' list,
+// energy's model line, errors — says what things do, without "seed 004";
+// and help for a topic that does not exist is a usage error.
+func TestOutputInPlainWords(t *testing.T) {
+	trace := filepath.Join("..", "..", "pipelines", "testdata", "starpu-cholesky-2cpu.trace.gz")
+	plain, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdin bytes.Buffer
+	if _, err := stdin.ReadFrom(zr); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		stdin []byte
+		code  int
+	}{
+		{[]string{"components"}, nil, 0},
+		{[]string{"components", "predict"}, nil, 0},
+		{[]string{"energy", "--trace", trace, "--power", filepath.Join("..", "..", "testdata", "power", "cholesky-2cpu.rapl.csv.gz")}, nil, 0},
+		{[]string{"signal", "-", "-o", "-"}, stdin.Bytes(), 1},
+		{[]string{"help", "nosuch"}, nil, 2},
+	} {
+		r := run(t, tc.stdin, tc.args...)
+		if r.code != tc.code {
+			t.Errorf("%v: exit %d, want %d: %.300s", tc.args, r.code, tc.code, r.stderr)
+		}
+		for _, out := range []string{r.stdout, r.stderr} {
+			for _, jargon := range []string{"seed 00", "§", "Table I"} {
+				if i := strings.Index(out, jargon); i >= 0 {
+					t.Errorf("%v: %q in %q", tc.args, jargon, out[max(0, i-80):min(len(out), i+80)])
+				}
+			}
+		}
+	}
+	if r := run(t, nil, "help", "nosuch"); !strings.Contains(r.stderr, "nosuch") {
+		t.Errorf("help nosuch: %q", r.stderr)
+	}
+}
+
 // run --memory-limit and energy --max-samples reach the runtime and the
 // stage: a bad size is a usage error, too few samples a failure saying so.
 func TestMemoryFlags(t *testing.T) {

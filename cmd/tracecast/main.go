@@ -64,6 +64,7 @@ Exit codes: 0 success, 1 failure (bad trace, I/O error), 2 usage error,
 	root.AddCommand(energyCommands()...)
 	root.AddCommand(studyCommands()...)
 	root.AddCommand(taskCommands()...)
+	root.SetHelpCommand(newHelpCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
 	usageArgs(root)
 	return root
