@@ -8,8 +8,16 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 all: build
 
+# build writes the binary (BIN) with the VCS revision in --version:
+# -buildvcs=true, whatever GOFLAGS says, and git describe through -ldflags
+# for the checkouts go build does not recognise (a linked git worktree,
+# whose .git is a file).
+BIN ?= bin/tracecast
+GIT_DESCRIBE := $(shell git describe --always --dirty --abbrev=12 2>/dev/null)
+BUILD_FLAGS = -buildvcs=true -ldflags "-X github.com/tracecast/tracecast/internal/buildinfo.describe=$(GIT_DESCRIBE)"
+
 build:
-	$(GO) build -o bin/tracecast ./cmd/tracecast
+	$(GO) build $(BUILD_FLAGS) -o $(BIN) ./cmd/tracecast
 
 # deps installs what the tests need beside Go: pajeng's pj_dump (the peer
 # tool the reader is checked against), python3 (shared/tools/paje_sort.py),
