@@ -8,8 +8,16 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 all: build
 
+# build writes the binary (BIN) with the VCS revision in --version:
+# -buildvcs=true, whatever GOFLAGS says, and git describe through -ldflags
+# for the checkouts go build does not recognise (a linked git worktree,
+# whose .git is a file).
+BIN ?= bin/tracecast
+GIT_DESCRIBE := $(shell git describe --always --dirty --abbrev=12 2>/dev/null)
+BUILD_FLAGS = -buildvcs=true -ldflags "-X github.com/tracecast/tracecast/internal/buildinfo.describe=$(GIT_DESCRIBE)"
+
 build:
-	$(GO) build -o bin/tracecast ./cmd/tracecast
+	$(GO) build $(BUILD_FLAGS) -o $(BIN) ./cmd/tracecast
 
 # deps installs what the tests need beside Go: pajeng's pj_dump (the peer
 # tool the reader is checked against), python3 (shared/tools/paje_sort.py),
@@ -40,16 +48,21 @@ deps:
 
 # test runs the unit suite with the race detector in -short mode (tests that
 # start processes and brokers, or read the 41 MB trace, skip themselves;
-# make test-long runs them), short fuzzing smoke passes of the Paje (whole
-# and batched), strace and Kwollect-document readers and of the Kafka
-# source's message decoder, the fault suite's fast case (a producer dying
-# mid-trace while others publish at full speed into the running service)
-# and a reduced reproduction of seed 004's study: under 10 minutes on 2
-# cores. Tests that need ../shared (the study's real traces) skip with a
-# message when it is absent.
+# make test-long runs them), then without -short the README's command
+# blocks (TestREADMECommands: a fresh copy of the repository, its binary
+# built, every block run: 16 s with a warm build cache, 76 s cold) and
+# the Kafka commands against a broker requiring TLS and SCRAM
+# (TestKafkaSecureCommands, 10 s), short fuzzing smoke passes of the Paje
+# (whole and batched), strace and Kwollect-document readers and of the
+# Kafka source's message decoder, the fault suite's fast case (a producer
+# dying mid-trace while others publish at full speed into the running
+# service) and a reduced reproduction of the window-size study: under 10
+# minutes on 2 cores. Tests that need ../shared (the study's real traces)
+# skip with a message when it is absent.
 test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -short -count=1 $(PKGS)
+	$(GO) test -count=1 -run '^(TestREADMECommands|TestKafkaSecureCommands)$$' . ./cmd/tracecast/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 5s -fuzzminimizetime 20x ./parsers/iocall

@@ -163,8 +163,47 @@ func (v DurationValue) Set(s string) error {
 	return err
 }
 
-// String is the number in the flag's unit.
-func (v DurationValue) String() string { return strconv.FormatFloat(*v.p, 'g', -1, 64) }
+// String is the length with a unit, what Set reads back: in the flag's
+// unit ("5s", "2ms"), or a smaller one for a fraction of it ("250ms", not
+// "0.25s"; "1us", not "0.001ms"). Zero is "0", which help texts leave out
+// as the zero value.
+func (v DurationValue) String() string {
+	if *v.p == 0 {
+		return "0"
+	}
+	val, unit := *v.p, v.unit
+	smaller := map[string]string{"s": "ms", "ms": "us", "us": "ns"}
+	for math.Abs(val) < 1 && smaller[unit] != "" {
+		next := scale(val, 3)
+		if back, err := ParseTraceTime(strconv.FormatFloat(next, 'g', -1, 64) + smaller[unit]); err != nil || back.In(v.unit) != *v.p {
+			break // not exact in the smaller unit
+		}
+		val, unit = next, smaller[unit]
+	}
+	return string(AppendJSONNumber(nil, val)) + unit
+}
 
 // Type names the flag's value in help texts.
 func (v DurationValue) Type() string { return "duration" }
+
+// Seconds is a length of time in seconds, as a component option: read
+// from a duration with a unit (500ms, 2s, 1m30s) or a plain number of
+// seconds (YAML 0.5 or "0.5"), written with its unit ("0.5s").
+type Seconds float64
+
+// UnmarshalText reads a YAML or JSON value: a duration with a unit or a
+// plain number of seconds; it must be finite.
+func (s *Seconds) UnmarshalText(b []byte) error {
+	d, err := ParseTraceTime(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (500ms, 2s) or a number of seconds", b)
+	}
+	*s = Seconds(d.In("s"))
+	return nil
+}
+
+// MarshalText writes String, which UnmarshalText reads back.
+func (s Seconds) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// String is the length in seconds with its unit: "0.5s".
+func (s Seconds) String() string { return string(AppendJSONNumber(nil, float64(s))) + "s" }

@@ -1,7 +1,6 @@
 package tracecast
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
@@ -102,14 +101,88 @@ func TestDurationIn(t *testing.T) {
 		in, unit string
 		want     float64
 		err      bool
-	}{{"1.5", "s", 1.5, false}, {"100ms", "s", 0.1, false}, {"2", "ms", 2, false}, {"10us", "ms", 0.01, false}, {"1753114530", "s", 1753114530, false}, {"soon", "s", 7, true}} {
+		str      string // String after Set
+	}{{"1.5", "s", 1.5, false, "1.5s"}, {"100ms", "s", 0.1, false, "100ms"}, {"2", "ms", 2, false, "2ms"}, {"10us", "ms", 0.01, false, "10us"},
+		{"1753114530", "s", 1753114530, false, "1753114530s"}, {"soon", "s", 7, true, ""}} {
 		v := 7.0
 		f := DurationIn(&v, tc.unit)
 		if err := f.Set(tc.in); (err != nil) != tc.err || v != tc.want || f.Type() != "duration" {
 			t.Errorf("%s in %s: %v %v", tc.in, tc.unit, v, err)
 		}
-		if !tc.err && f.String() != strconv.FormatFloat(tc.want, 'g', -1, 64) {
-			t.Errorf("%s: String %s", tc.in, f.String())
+		if !tc.err && f.String() != tc.str {
+			t.Errorf("%s: String %s, want %s", tc.in, f.String(), tc.str)
+		}
+	}
+}
+
+// TestSeconds: a Seconds option reads a duration with a unit or a plain
+// number of seconds, from YAML (numbers and strings) as from text, and
+// writes itself back with its unit.
+func TestSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		want float64
+		err  bool
+	}{
+		{yaml: "500ms", want: 0.5},
+		{yaml: "2s", want: 2},
+		{yaml: "1m30s", want: 90},
+		{yaml: "250us", want: 250e-6},
+		{yaml: "-1.5s", want: -1.5},
+		{yaml: "5", want: 5},
+		{yaml: "0.1", want: 0.1},
+		{yaml: "1e-3", want: 1e-3},
+		{yaml: `"5"`, want: 5},
+		{yaml: "0", want: 0},
+		{yaml: "fast", err: true},
+		{yaml: "5 parsecs", err: true},
+		{yaml: ".inf", err: true},
+	} {
+		var v struct {
+			W Seconds `yaml:"w"`
+		}
+		err := yaml.Unmarshal([]byte("w: "+tc.yaml), &v)
+		if (err != nil) != tc.err || !tc.err && !close(float64(v.W), tc.want) {
+			t.Errorf("w: %s: %v %v, want %v", tc.yaml, float64(v.W), err, tc.want)
+			continue
+		}
+		if tc.err {
+			continue
+		}
+		b, err := yaml.Marshal(v)
+		var back struct {
+			W Seconds `yaml:"w"`
+		}
+		if err != nil || yaml.Unmarshal(b, &back) != nil || back.W != v.W {
+			t.Errorf("%s: round trip %q -> %v", tc.yaml, b, back.W)
+		}
+	}
+	for _, tc := range []struct {
+		v    Seconds
+		want string
+	}{{5, "5s"}, {0.5, "0.5s"}, {0, "0s"}, {-1.5, "-1.5s"}} {
+		if b, _ := tc.v.MarshalText(); string(b) != tc.want || tc.v.String() != tc.want {
+			t.Errorf("%v: %q %q, want %q", float64(tc.v), b, tc.v.String(), tc.want)
+		}
+	}
+}
+
+// TestDurationValueDefault: a duration flag's default is printed with a
+// unit ("5s", not "5"; a fraction in a smaller one, "250ms"), which reads
+// back exactly; zero stays "0", which pflag leaves out of the help.
+func TestDurationValueDefault(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		unit string
+		want string
+	}{{5, "s", "5s"}, {0.25, "s", "250ms"}, {2, "ms", "2ms"}, {0, "s", "0"}, {0.001, "ms", "1us"}, {1e-3, "us", "1ns"}, {1.5e-4, "ns", "0.00015ns"}, {-0.5, "s", "-500ms"}} {
+		v := tc.v
+		dv := DurationIn(&v, tc.unit)
+		if got := dv.String(); got != tc.want {
+			t.Errorf("%g %s: %q, want %q", tc.v, tc.unit, got, tc.want)
+		}
+		if err := dv.Set(dv.String()); err != nil || v != tc.v {
+			t.Errorf("%g %s: read back as %g, %v", tc.v, tc.unit, v, err)
 		}
 	}
 }

@@ -22,6 +22,10 @@ package tracecast_test
 //	                                  there: a command on PATH, or tcp:PORT, a
 //	                                  loopback port free for a server to take
 //	# readme-test: timeout DURATION   the block's time limit (default 60s)
+//	# readme-test: port PORT...       the block's commands name these loopback
+//	                                  ports: they run with free ports in their
+//	                                  place (":9092" in a command, not in a
+//	                                  comment), whatever else listens there
 //	# readme-test: service REGEXP     the block's commands are services that
 //	                                  run until stopped, each in its own
 //	                                  terminal: each runs as its own process,
@@ -87,6 +91,7 @@ type shBlock struct {
 	needs   []string
 	timeout time.Duration
 	service *regexp.Regexp
+	ports   []string // loopback ports its commands name, run with free ones instead
 }
 
 func (b shBlock) String() string { return fmt.Sprintf("%s:%d", b.file, b.line) }
@@ -163,10 +168,49 @@ func (b *shBlock) marker(line string) error {
 			return fmt.Errorf("readme-test: service %q: want the regular expression its output must match", arg)
 		}
 		b.service = re
+	case "port":
+		for _, p := range strings.Fields(arg) {
+			if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
+				return fmt.Errorf("readme-test: port %q: want TCP port numbers", arg)
+			}
+			b.ports = append(b.ports, p)
+		}
+		if len(b.ports) == 0 {
+			return errors.New("readme-test: port names nothing")
+		}
 	default:
-		return fmt.Errorf("readme-test: unknown marker %q (skip, needs, timeout, service)", key)
+		return fmt.Errorf("readme-test: unknown marker %q (skip, needs, timeout, service, port)", key)
 	}
 	return nil
+}
+
+// withFreePorts returns the block with a free loopback port in place of
+// each of its ports in its commands (":9092", not followed by a digit;
+// comments left as they are), so that it runs whatever else listens on the
+// machine — another test's broker, a developer's own.
+func (b shBlock) withFreePorts() (shBlock, error) {
+	lines := slices.Clone(b.lines)
+	for _, port := range b.ports {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return b, err
+		}
+		free := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		l.Close()
+		re := regexp.MustCompile(`:` + regexp.QuoteMeta(port) + `(\D|$)`)
+		for i, line := range lines {
+			if strings.HasPrefix(strings.TrimSpace(line), "#") {
+				continue
+			}
+			code, comment := line, ""
+			if j := strings.Index(line, " #"); j >= 0 {
+				code, comment = line[:j], line[j:]
+			}
+			lines[i] = re.ReplaceAllString(code, ":"+free+"$1") + comment
+		}
+	}
+	b.lines = lines
+	return b, nil
 }
 
 // missing says what of the block's needs this machine lacks ("" if none).
@@ -211,17 +255,52 @@ func (b shBlock) commands() []string {
 	return cmds
 }
 
+// TestFreePorts: a block's `port` marker has its commands run with a free
+// loopback port in place of the one they name — the same one everywhere
+// in the block, never a longer number that starts with it.
+func TestFreePorts(t *testing.T) {
+	b := shBlock{ports: []string{"9092"}, lines: []string{
+		"# readme-test: port 9092",
+		"tracecast live --addr 127.0.0.1:9092   # a broker on 9092",
+		"tracecast subscribe --brokers localhost:9092,127.0.0.1:90921 --topic t",
+	}}
+	got, err := b.withFreePorts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`127\.0\.0\.1:(\d+) `).FindStringSubmatch(got.lines[1])
+	if m == nil || m[1] == "9092" {
+		t.Fatalf("%q", got.lines)
+	}
+	want := []string{
+		"# readme-test: port 9092",
+		"tracecast live --addr 127.0.0.1:" + m[1] + "   # a broker on 9092",
+		"tracecast subscribe --brokers localhost:" + m[1] + ",127.0.0.1:90921 --topic t",
+	}
+	if fmt.Sprint(got.lines) != fmt.Sprint(want) || b.lines[1] != "tracecast live --addr 127.0.0.1:9092   # a broker on 9092" {
+		t.Errorf("%q\nwant %q (the original block unchanged)", got.lines, want)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:"+m[1])
+	if err != nil {
+		t.Errorf("port %s is not free: %v", m[1], err)
+	} else {
+		l.Close()
+	}
+}
+
 func TestParseShBlocks(t *testing.T) {
 	tests := []struct {
 		name, text string
-		want       []shBlock // only file, line, skip, needs, timeout, service's source, len(lines) checked
+		want       []shBlock // only file, line, skip, needs, timeout, service's source, ports, len(lines) checked
 		err        string
 	}{
 		{"plain", "a\n```sh\nls\n```\n", []shBlock{{line: 2, timeout: defaultBlockTimeout, lines: []string{"ls"}}}, ""},
 		{"other languages ignored, even with sh inside", "```yaml\n```sh\n```\n```go\nx\n```\n", nil, ""},
 		{"indented, in a list", "* x\n\n  ```sh\n  ls \\\n    -l\n  ```\n", []shBlock{{line: 3, timeout: defaultBlockTimeout, lines: []string{"ls \\", "  -l"}}}, ""},
-		{"markers", "```sh\n# readme-test: skip (starts a service)\n# readme-test: needs kcat tcp:9092\n# readme-test: timeout 5s\n# readme-test: service ^READY\nx\n```\n",
-			[]shBlock{{line: 1, skip: "starts a service", needs: []string{"kcat", "tcp:9092"}, timeout: 5 * time.Second, service: regexp.MustCompile("^READY"), lines: make([]string, 5)}}, ""},
+		{"markers", "```sh\n# readme-test: skip (starts a service)\n# readme-test: needs kcat tcp:9092\n# readme-test: timeout 5s\n# readme-test: service ^READY\n# readme-test: port 9092 8080\nx\n```\n",
+			[]shBlock{{line: 1, skip: "starts a service", needs: []string{"kcat", "tcp:9092"}, timeout: 5 * time.Second, service: regexp.MustCompile("^READY"),
+				ports: []string{"9092", "8080"}, lines: make([]string, 6)}}, ""},
+		{"bad port", "```sh\n# readme-test: port 90x\n```\n", nil, "x.md:2: readme-test: port"},
 		{"skip without a reason", "```sh\n# readme-test: skip\n```\n", nil, "x.md:2: readme-test: skip needs a reason"},
 		{"bad timeout", "```sh\n# readme-test: timeout 0s\n```\n", nil, "x.md:2: readme-test: timeout"},
 		{"bad regexp", "```sh\n# readme-test: service (\n```\n", nil, "x.md:2: readme-test: service"},
@@ -253,7 +332,7 @@ func TestParseShBlocks(t *testing.T) {
 					ws = w.service.String()
 				}
 				if g.line != w.line || g.skip != w.skip || strings.Join(g.needs, " ") != strings.Join(w.needs, " ") ||
-					g.timeout != w.timeout || gs != ws || len(g.lines) != len(w.lines) {
+					g.timeout != w.timeout || gs != ws || len(g.lines) != len(w.lines) || strings.Join(g.ports, " ") != strings.Join(w.ports, " ") {
 					t.Errorf("block %d = %+v, want %+v", i, g, w)
 				}
 			}
@@ -574,7 +653,7 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 
 func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: the README's command blocks build the binary and run for about 2 minutes")
+		t.Skip("-short: the README's command blocks build the binary and run for a minute or two (make test runs them on a line of their own)")
 	}
 	for _, c := range []string{"git", "go", "bash"} {
 		if _, err := exec.LookPath(c); err != nil {
@@ -621,9 +700,12 @@ func TestREADMECommands(t *testing.T) {
 				if why := b.missing(); why != "" {
 					t.Skipf("needs %s: %s", strings.Join(b.needs, " "), why)
 				}
+				b, err := b.withFreePorts()
+				if err != nil {
+					t.Fatal(err)
+				}
 				out := &tailBuffer{limit: outputLimit}
 				start := time.Now()
-				var err error
 				if b.service != nil {
 					err = runService(b, dir, env, out)
 				} else {

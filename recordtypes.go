@@ -80,6 +80,8 @@ var recordTypes = []RecordType{
 	declare[IOCall]("iocall", "iocalls", "tracecast.iocall/1", nil),
 	declare[Task]("task", "tasks", "tracecast.task/1", func(r *Task) string { return r.Run }),
 	declare[TaskModel]("taskmodel", "taskmodels", "tracecast.taskmodel/1", nil),
+	declare[HitRate]("hitrate", "hitrates", "tracecast.hitrate/1", func(r *HitRate) string { return r.Trace }),
+	declare[KSTest]("kstest", "kstests", "tracecast.kstest/1", nil),
 }
 
 var recordTypeByItems = func() map[reflect.Type]RecordType {

@@ -3,6 +3,7 @@ package pipelines
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -17,7 +18,12 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/duckdbtest"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/sinks/parquet"
+	"github.com/tracecast/tracecast/stats/ks"
+	"github.com/tracecast/tracecast/study"
 )
 
 // stateTime is the time spent in each state value and the number of
@@ -174,7 +180,8 @@ func duckType(dt arrowlib.DataType) string {
 // TestParquetEqualsJSON: one record contract — a pipeline writes every
 // record type of a StarPU run (entities, signal samples, windows,
 // predictions, verdicts, alerts, forecasts, outcomes, episodes, skills,
-// energy rows, power samples) both as Parquet files and as JSON lines, and
+// energy rows, power samples; and the hitrate and ks commands' records)
+// both as Parquet files and as JSON lines, and
 // DuckDB finds the same rows in both, nulls included (a first window's d,
 // p and hit, energy totals' window, instantaneous power's since, ...).
 // (No empty forecast interval or open episode's end happens here:
@@ -191,6 +198,9 @@ func TestParquetEqualsJSON(t *testing.T) {
 	for _, table := range arrow.RecordTables("ms") {
 		rt, _ := tracecast.RecordTypeOf(reflect.MakeSlice(table.ItemsType(), 0, 0).Interface())
 		tables[rt.Name] = table
+		if rt.Name == "hitrate" || rt.Name == "kstest" {
+			continue // the study's records: written below, as their commands write them
+		}
 		fmt.Fprintf(&sinks, "  pq-%s: {type: parquet, inputs: [trace, idle, fc, sig, energy, power, watts, tm], records: %s, path: %q, time_unit: ms}\n",
 			rt.Plural, rt.Plural, filepath.Join(dir, rt.Name+".parquet"))
 	}
@@ -210,14 +220,43 @@ stages:
   tm: {type: taskmodel, inputs: [tk], model: %q}
 sinks:
   jsonl: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power, watts, tm], path: %q}
+  sweep: {type: sweep, inputs: [sig]}
 %s`, filepath.Join("testdata", "starpu-cholesky-2cpu.trace.gz"), filepath.Join("..", "testdata", "power", "cholesky-2cpu.rapl.csv.gz"),
 		filepath.Join("..", "testdata", "power", "cholesky-2cpu.watts.csv.gz"), filepath.Join("..", "testdata", "tasks", "cholesky-2cpu.duration.model.json"),
 		js, sinks.String()), "parquet-json.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Run(t.Context(), cfg, RunOptions{}); err != nil {
+	// The hitrate command's sweep (a window size never compared: a null
+	// hit_rate).
+	h := &study.Hitrates{Trace: "run&1", Windows: []int{100, 1 << 30}, Method: ks.Matlab, Alpha: 0.05}
+	reg := builtin.Registry()
+	component.RegisterSinkValue(reg, "sweep", h)
+	if err := Run(t.Context(), cfg, RunOptions{Registry: reg}); err != nil {
 		t.Fatal(err)
+	}
+	// The study's records: JSON lines as hitrate and ks print them, Parquet
+	// through the parquet sink.
+	jf, err := os.OpenFile(js, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ksRes := ks.TestSamples([]int{0, 1, 1, 2}, []int{5, 6, 5}, ks.Matlab, 0.05)
+	if err := errors.Join(h.WriteResults(jf, false), ksRes.WriteJSON(jf, 0.05), jf.Close()); err != nil {
+		t.Fatal(err)
+	}
+	hrs, err := h.Records()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, items := range map[string]any{"hitrate": hrs, "kstest": []tracecast.KSTest{ksRes.Record(0.05)}} {
+		s, err := parquet.New(parquet.Options{Path: filepath.Join(dir, name+".parquet"), Tables: arrow.RecordTables("ms")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := errors.Join(s.Write(t.Context(), tracecast.Batch{Items: items}), s.Close(t.Context())); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// One file per record type: DuckDB casts every line of a file to the
 	// columns asked for, and "value" is a string in entities, a number in
@@ -281,7 +320,7 @@ sinks:
 		if n, _ := duckdbtest.Float(row[1]); n == 0 || row[1] != row[2] || row[3] != 0.0 || row[4] != 0.0 {
 			t.Errorf("%s: Parquet and JSON lines differ: %v", names[i], row)
 		}
-		if names[i] == "window" || names[i] == "energy" || names[i] == "power" {
+		if names[i] == "window" || names[i] == "energy" || names[i] == "power" || names[i] == "hitrate" {
 			if n, _ := duckdbtest.Float(row[5]); n == 0 {
 				t.Errorf("%s: no row with the nulls this test checks", names[i])
 			}
@@ -298,6 +337,8 @@ func nullCheck(name string) string {
 		return "\"window\" IS NULL"
 	case "power":
 		return "NOT mean AND since IS NULL"
+	case "hitrate":
+		return "compared = 0 AND hit_rate IS NULL"
 	}
 	return "false"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,6 +17,10 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/internal/schematest"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/stats/ks"
+	"github.com/tracecast/tracecast/study"
 )
 
 // TestRecordsMatchTheirSchemas runs real pipelines on the traces, power
@@ -84,6 +89,50 @@ sinks:
 			}
 		})
 	}
+	// The study's records, written by the code the hitrate and ks commands
+	// run: the hit-rate sweep as the sink of a signal stage (a window size
+	// that is never compared has a null hit_rate), a KS test.
+	t.Run("study", func(t *testing.T) {
+		out := filepath.Join(dir, "study.jsonl")
+		f, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		h := &study.Hitrates{Trace: starpu, Windows: []int{100, 1 << 30}, Method: ks.Matlab, Alpha: 0.05}
+		reg := builtin.Registry()
+		component.RegisterSinkValue(reg, "sweep", h)
+		cfg, err := Parse([]byte(fmt.Sprintf(`version: 1
+name: hitrate
+settings: {status_interval: 0s}
+sources:
+  trace: {type: file, path: %q, parser: {type: paje}}
+stages:
+  sig: {type: signal, inputs: [trace], rules: starpu, class: idle, period: 1}
+sinks:
+  sweep: {type: sweep, inputs: [sig]}
+`, filepath.Join(root, "pipelines", starpu))), "hitrate.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Run(t.Context(), cfg, RunOptions{Registry: reg}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.WriteResults(f, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := ks.TestSamples([]int{0, 1, 1, 2}, []int{5, 6, 5}, ks.Matlab, 0.05).WriteJSON(f, 0.05); err != nil {
+			t.Fatal(err)
+		}
+		counts := schemas.ValidateFile(t, out)
+		t.Logf("study: %v", counts)
+		if counts["hitrate"] != 2 || counts["kstest"] != 1 {
+			t.Errorf("records %v, want 2 hitrate and 1 kstest", counts)
+		}
+		for k, n := range counts {
+			seen[k] += n
+		}
+	})
 	t.Run("kafka", func(t *testing.T) {
 		schemaOf := map[string]string{}
 		for _, rt := range tracecast.RecordTypes() {

@@ -207,7 +207,7 @@ func (r *Energy) WriteText(w io.Writer) error {
 		fmt.Fprint(ew, ")")
 	}
 	fmt.Fprintln(ew)
-	fmt.Fprintf(ew, "seed 000 model: predicted %.3f J, measured %.3f J, inaccuracy %s; EDP %.4g J·s; idle fraction %s\n",
+	fmt.Fprintf(ew, "per-state power model: predicted %.3f J, measured %.3f J, inaccuracy %s; EDP %.4g J·s; idle fraction %s\n",
 		*r.Predicted, r.Measured, optPct(r.Inaccuracy), r.EDP, optFrac(r.IdleFraction, r.IdleFractionErr))
 	return ew.err
 }

@@ -3,23 +3,28 @@ package report
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/sinks/parquet"
 	"github.com/tracecast/tracecast/stages/energy"
 )
 
-// EnergySchema names the schema of energy.arrow and totals.arrow: the
-// energy stage's rows, as an arrow sink of a pipeline writes them.
+// EnergySchema names the schema of energy.arrow and totals.arrow (and of
+// their Parquet forms): the energy stage's rows, as an arrow or parquet
+// sink of a pipeline writes them.
 const EnergySchema = "tracecast.energy/1"
 
 // EnergyFiles says what WriteFiles writes and with what.
 type EnergyFiles struct {
 	// Dir is the output directory, created if missing.
 	Dir string
-	// Meta is the schema metadata of the Arrow files (the run's inputs and
+	// Format is the tables' format: arrow (the default, "") or parquet.
+	Format string
+	// Meta is the schema metadata of the tables (the run's inputs and
 	// window, so that a table says where it comes from).
 	Meta map[string]string
 	// Series are the power samples of each node, in power time, for the
@@ -33,17 +38,25 @@ type EnergyFiles struct {
 }
 
 // WriteFiles writes the report to o.Dir: energy.arrow (node × class ×
-// window rows), totals.arrow (the same over the run, window -1),
-// model.json, energy.png/.svg and power.png/.svg. It decimates o.Series in
-// place.
+// window rows), totals.arrow (the same over the run, window -1) — or
+// energy.parquet and totals.parquet —, model.json, energy.png/.svg and
+// power.png/.svg. It decimates o.Series in place.
 func (r *Energy) WriteFiles(o EnergyFiles) error {
+	format := o.Format
+	switch format {
+	case "":
+		format = "arrow"
+	case "arrow", "parquet":
+	default:
+		return fmt.Errorf("energy tables: unknown format %q (arrow or parquet)", o.Format)
+	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return err
 	}
-	if err := WriteEnergyArrow(filepath.Join(o.Dir, "energy.arrow"), o.Meta, energy.Rows(r.res.Windows)); err != nil {
+	if err := WriteEnergyTable(filepath.Join(o.Dir, "energy."+format), o.Meta, energy.Rows(r.res.Windows)); err != nil {
 		return err
 	}
-	if err := WriteEnergyArrow(filepath.Join(o.Dir, "totals.arrow"), o.Meta, energy.Rows(r.res.Totals)); err != nil {
+	if err := WriteEnergyTable(filepath.Join(o.Dir, "totals."+format), o.Meta, energy.Rows(r.res.Totals)); err != nil {
 		return err
 	}
 	if err := r.WriteModel(filepath.Join(o.Dir, "model.json")); err != nil {
@@ -64,10 +77,18 @@ func (r *Energy) WriteModel(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// WriteEnergyArrow writes energy rows as an Arrow IPC file with the
-// energy schema and meta as its metadata.
-func WriteEnergyArrow(path string, meta map[string]string, rows []tracecast.EnergyRow) error {
-	sink, err := arrow.New(arrow.Options{Path: path, Tables: []arrow.Table{arrow.StructTable[tracecast.EnergyRow](EnergySchema, meta)}})
+// WriteEnergyTable writes energy rows with the energy schema and meta as
+// its metadata: a Parquet file when path ends in .parquet, else an Arrow
+// IPC file.
+func WriteEnergyTable(path string, meta map[string]string, rows []tracecast.EnergyRow) error {
+	tables := []arrow.Table{arrow.StructTable[tracecast.EnergyRow](EnergySchema, meta)}
+	var sink tracecast.Sink
+	var err error
+	if filepath.Ext(path) == ".parquet" {
+		sink, err = parquet.New(parquet.Options{Path: path, Tables: tables})
+	} else {
+		sink, err = arrow.New(arrow.Options{Path: path, Tables: tables})
+	}
 	if err != nil {
 		return err
 	}

@@ -106,8 +106,8 @@ func (in *EnergyInputs) AddTo(spec *pipelines.Spec, traceID, sinkID string) erro
 	}
 	o := in.Stage
 	stage := map[string]any{
-		"rules": o.Rules, "node": o.Node, "node_type": o.NodeType, "window": o.Window, "max_gap": o.MaxGap,
-		"lateness": o.Lateness, "offset": o.Offset, "result": true,
+		"rules": o.Rules, "node": o.Node, "node_type": o.NodeType, "window": float64(o.Window), "max_gap": float64(o.MaxGap),
+		"lateness": float64(o.Lateness), "offset": float64(o.Offset), "result": true,
 	}
 	if o.TimeUnit != "" { // else the unit the paje parser detects
 		stage["time_unit"] = o.TimeUnit
@@ -228,7 +228,7 @@ func (c *EnergyPageCollector) node(name string) *powerNode {
 		tl := &energy.Timeline{Node: name, R: 1, T0: -math.MaxFloat64, End: math.MaxFloat64,
 			Steps: []signal.Step{{T: -math.MaxFloat64, Count: idle}}}
 		pn = &powerNode{stride: 1, first: math.Inf(1), last: math.Inf(-1),
-			whole: energy.NewJoiner(map[string]*energy.Timeline{name: tl}, energy.Options{MaxGap: c.in.Stage.MaxGap, Lateness: c.in.Stage.Lateness})}
+			whole: energy.NewJoiner(map[string]*energy.Timeline{name: tl}, energy.Options{MaxGap: float64(c.in.Stage.MaxGap), Lateness: float64(c.in.Stage.Lateness)})}
 		c.nodes[name] = pn
 	}
 	return pn
@@ -363,7 +363,7 @@ func (c *EnergyPageCollector) section(t0, t1 float64, n int) (*energySection, er
 	}
 	res := c.res
 	s := &energySection{Files: c.in.Power}
-	off := c.in.Stage.Offset
+	off := float64(c.in.Stage.Offset)
 	var all [energy.NumClasses]float64
 	var allOcc [energy.NumClasses]float64
 	gapsBy := map[string][]energy.Gap{}
@@ -502,7 +502,7 @@ func (c *EnergyPageCollector) streamWarnings(res *energy.Result) []string {
 // seconds (a counter sample's time is its interval's middle); past
 // maxPowerLines nodes it draws their sum.
 func (c *EnergyPageCollector) chart(nodes []string, t0, t1 float64, n int) (pc powerChart) {
-	pc = powerChart{MaxGap: c.in.Stage.MaxGap, Min: math.Inf(1)}
+	pc = powerChart{MaxGap: float64(c.in.Stage.MaxGap), Min: math.Inf(1)}
 	defer func() { // no point drawn
 		if math.IsInf(pc.Min, 1) {
 			pc.Min = 0
@@ -514,7 +514,7 @@ func (c *EnergyPageCollector) chart(nodes []string, t0, t1 float64, n int) (pc p
 	if !(t1 > t0) || n <= 0 || len(nodes) == 0 {
 		return pc
 	}
-	off := c.in.Stage.Offset
+	off := float64(c.in.Stage.Offset)
 	width := (t1 - t0) / float64(n)
 	series := func(name string) powerSeries {
 		// Empty, not nil: JSON null would break the page's script.

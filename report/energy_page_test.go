@@ -135,7 +135,7 @@ func oneNodeResult(t *testing.T, c *EnergyPageCollector, node string, ts []float
 	var busy [energy.NumClasses]int32
 	busy[signal.Compute] = 2
 	tls := map[string]*energy.Timeline{"n0": {Node: "n0", R: 2, T0: 0, End: 10, Steps: []signal.Step{{T: 0, Count: busy}}}}
-	j := energy.NewJoiner(tls, energy.Options{MaxGap: c.in.Stage.MaxGap, Offset: off})
+	j := energy.NewJoiner(tls, energy.Options{MaxGap: float64(c.in.Stage.MaxGap), Offset: off})
 	var ss []tracecast.PowerSample
 	for _, x := range ts {
 		ss = append(ss, tracecast.PowerSample{T: x, Node: node, Watts: watts})
@@ -186,7 +186,7 @@ func TestEnergySectionWarnings(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := inputs(tc.files...)
-			in.Stage.MaxGap, in.Stage.Offset = tc.maxGap, tc.off
+			in.Stage.MaxGap, in.Stage.Offset = tracecast.Seconds(tc.maxGap), tracecast.Seconds(tc.off)
 			c := NewEnergyPageCollector(in)
 			oneNodeResult(t, c, tc.node, tc.ts, 100, tc.off)
 			s, err := c.section(0, 10, 50)

@@ -156,7 +156,7 @@ n0: 2 workers, run 4.0000 s, covered 4.0000 s, mean power 120.00 W
 gaps: 1, 0.2500 s not integrated (first: n0 1.5000–1.7500 s)
 late samples dropped: 3
 per-state powers (fit): idle 100.000 W, app 120.000 W, storage 100.000 W, net 100.000 W (R² 1.000000 over 4 windows; states never occupied are reported at idle power)
-seed 000 model: predicted 480.000 J, measured 480.000 J, inaccuracy 0.0000%; EDP 1920 J·s; idle fraction 0.833
+per-state power model: predicted 480.000 J, measured 480.000 J, inaccuracy 0.0000%; EDP 1920 J·s; idle fraction 0.833
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
@@ -302,7 +302,7 @@ func TestEnergyTextSaysWhy(t *testing.T) {
 	}
 	for _, want := range []string{
 		"warning: no energy for node \"n1\": no power sample names node \"n1\"\n",
-		"seed 000 model: predicted 640.000 J, measured 480.000 J, inaccuracy 33.3333%; EDP 1920 J·s; idle fraction n/a (the idle power 150 W is above the run's mean power 120 W: the idle fraction would be 1.25, above 1)\n",
+		"per-state power model: predicted 640.000 J, measured 480.000 J, inaccuracy 33.3333%; EDP 1920 J·s; idle fraction n/a (the idle power 150 W is above the run's mean power 120 W: the idle fraction would be 1.25, above 1)\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())

@@ -180,10 +180,7 @@ func rewriteNode(t *testing.T, src, dst, from, to string, header bool) {
 // a power stream that misses the run is said so on the page, never shown
 // as 0 J.
 func TestEnergyPageInBrowser(t *testing.T) {
-	browser := browserPath()
-	if browser == "" {
-		t.Skip("no chromium on PATH (apt-get install chromium; make deps installs it): the energy section is not checked in a browser")
-	}
+	browser := needBrowser(t, "the energy section")
 	dir := t.TempDir()
 	bin := buildCLI(t)
 	const pw = "../testdata/power/"

@@ -67,8 +67,23 @@ func TestInnermost(t *testing.T) {
 	}
 }
 
-// browserPath is the headless browser the page tests use, or "" (the test
-// skips: chromium is a Debian package, make deps installs it).
+// needBrowser returns the headless browser for a test of what, skipping
+// the test without one — or failing it when the CI environment variable is
+// set, as the DuckDB check does: CI does not pass without the check.
+func needBrowser(t testing.TB, what string) string {
+	t.Helper()
+	if b := browserPath(); b != "" {
+		return b
+	}
+	msg := "no chromium on PATH (apt-get install chromium; make deps installs it): " + what + " is not checked in a browser"
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s; a browser is required under CI", msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// browserPath is the headless browser the page tests use, or "".
 func browserPath() string {
 	for _, b := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(b); err == nil {
@@ -179,10 +194,7 @@ func openPage(t *testing.T, browser string, p *Page, name string) shown {
 // one Gantt row per worker, stays small when aggregated, and leaves a
 // screenshot as a test artefact.
 func TestPageInBrowser(t *testing.T) {
-	browser := browserPath()
-	if browser == "" {
-		t.Skip("no chromium on PATH (apt-get install chromium; make deps installs it): the page is not checked in a browser")
-	}
+	browser := needBrowser(t, "the page")
 	for _, tc := range []struct {
 		name, path string
 		rows       int
@@ -205,5 +217,38 @@ func TestPageInBrowser(t *testing.T) {
 				t.Fatalf("an energy section without power streams: %+v", got)
 			}
 		})
+	}
+}
+
+// TestBrowserRequiredUnderCI: without a browser the browser tests skip,
+// saying so — but under CI (the CI environment variable set) they fail, as
+// the DuckDB check does: CI must not pass without the check it is for.
+func TestBrowserRequiredUnderCI(t *testing.T) {
+	if os.Getenv("TRACECAST_BROWSER_CHILD") != "" {
+		t.Skip("the child run")
+	}
+	for _, tc := range []struct {
+		ci       string
+		fail     bool
+		want     string
+		testName string
+	}{
+		{"", false, "--- SKIP: TestPageInBrowser", "TestPageInBrowser"},
+		{"true", true, "required under CI", "TestPageInBrowser"},
+		{"", false, "--- SKIP: TestEnergyPageInBrowser", "TestEnergyPageInBrowser"},
+		{"1", true, "required under CI", "TestEnergyPageInBrowser"},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+tc.testName+"$", "-test.count=1", "-test.v")
+		var env []string
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, "CI=") {
+				env = append(env, kv)
+			}
+		}
+		cmd.Env = append(env, "PATH="+t.TempDir(), "CI="+tc.ci, "TRACECAST_BROWSER_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		if (err != nil) != tc.fail || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s with CI=%q and no browser: %v, want failed %v and %q:\n%s", tc.testName, tc.ci, err, tc.fail, tc.want, out)
+		}
 	}
 }

@@ -2,9 +2,9 @@ package study
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"text/tabwriter"
 
@@ -65,33 +65,52 @@ func (h *Hitrates) Classification() (c surface.Classification, ok bool) {
 }
 
 // WriteResults writes the hit-rate of every window size: a table when
-// table is set (for a terminal), else one JSON object per size. It is an
-// error when the signal had no samples.
+// table is set (for a terminal), else one tracecast.hitrate/1 record per
+// size, as JSON lines. It is an error when the signal had no samples.
 func (h *Hitrates) WriteResults(w io.Writer, table bool) error {
 	if h.sw == nil {
 		return fmt.Errorf("%s: the signal has no samples", h.Trace)
 	}
-	res, method := h.sw.Results(), string(h.Method)
-	windowS := func(r ks.SweepResult) float64 { return float64(r.Window) * h.period / tracecast.PerSecond(h.unit) }
 	if table {
+		res := h.sw.Results()
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "window\tsamples\tcompared\thits\thit_rate\twindow_s\t\n")
 		for _, r := range res {
 			rate := "-" // nothing compared: no rate
-			if h := r.Rate(); h != nil {
-				rate = fmt.Sprintf("%.4f", *h)
+			if hr := r.Rate(); hr != nil {
+				rate = fmt.Sprintf("%.4f", *hr)
 			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, rate, windowS(r))
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%.4g\t\n", r.Window, r.Samples, r.Compared, r.Hits, rate, h.windowS(r.Window))
 		}
 		return tw.Flush()
 	}
-	enc := json.NewEncoder(w)
-	for _, r := range res {
-		if err := enc.Encode(map[string]any{"trace": h.Trace, "class": h.class, "window": r.Window, "samples": r.Samples,
-			"compared": r.Compared, "hits": r.Hits, "hit_rate": r.Rate(), "method": method, "period": h.period,
-			"window_s": windowS(r), "r": h.r}); err != nil {
-			return err
-		}
+	recs, _ := h.Records()
+	var b []byte
+	for _, rec := range recs {
+		b = append(rec.AppendJSON(b), '\n')
 	}
-	return nil
+	_, err := w.Write(b)
+	return err
 }
+
+// Records are the hit-rates of every window size as tracecast.hitrate/1
+// records (HitRate NaN when nothing was compared). It is an error when the
+// signal had no samples.
+func (h *Hitrates) Records() ([]tracecast.HitRate, error) {
+	if h.sw == nil {
+		return nil, fmt.Errorf("%s: the signal has no samples", h.Trace)
+	}
+	var recs []tracecast.HitRate
+	for _, r := range h.sw.Results() {
+		rec := tracecast.HitRate{Trace: h.Trace, Class: h.class, Window: r.Window, Samples: r.Samples, Compared: r.Compared,
+			Hits: r.Hits, HitRate: math.NaN(), Method: string(h.Method), Period: h.period, TimeUnit: h.unit, WindowS: h.windowS(r.Window), R: h.r}
+		if rate := r.Rate(); rate != nil {
+			rec.HitRate = *rate
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// windowS is the length of w samples in seconds.
+func (h *Hitrates) windowS(w int) float64 { return float64(w) * h.period / tracecast.PerSecond(h.unit) }

@@ -311,7 +311,7 @@ func TestTrain(t *testing.T) {
 		t.Error("the file's cuts differ from the returned model's")
 	}
 	if len(m.Surfaces) != 2 || m.Surfaces[0].R != 8 || m.Surfaces[1].R != 32 || len(m.Surfaces[0].Cuts) != 5 || m.Target != 0.95 ||
-		m.WMin != 1000 || m.WMax != 20000 || m.WStep != 1000 || m.Sampling != "seed 004 rule per trace, min-period 0, max-samples 200000" {
+		m.WMin != 1000 || m.WMax != 20000 || m.WStep != 1000 || m.Sampling != "automatic period per trace, min-period 0, max-samples 200000" {
 		t.Fatalf("model %+v", m)
 	}
 	for _, s := range m.Surfaces {

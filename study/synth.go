@@ -44,8 +44,10 @@ type SynthConfig struct {
 	EdgeRatio    float64 `flag:"edge-ratio" help:"edges per task (0: random, 1.72–1.98)"`
 	Codelets     string  `flag:"codelets" help:"task kinds NAME:MEAN_MS[:CV[:WEIGHT]],... (lognormal durations)"`
 	TransferProb float64 `flag:"transfer-prob" help:"probability that a task fetches input first (a FetchingInput state)"`
-	TransferMS   float64 `flag:"transfer-ms" unit:"ms" help:"mean data-transfer time (exponential): a duration (500us) or a number of ms"`
-	OverheadMS   float64 `flag:"overhead-ms" unit:"ms" help:"length of each runtime state around a task: a duration (1us) or a number of ms"`
+	// Milliseconds. --transfer-ms and --overhead-ms, their old names,
+	// still work (deprecated).
+	TransferMS float64 `flag:"transfer" alias:"transfer-ms" unit:"ms" help:"mean data-transfer time (exponential): a duration (500us) or a number of ms"`
+	OverheadMS float64 `flag:"overhead" alias:"overhead-ms" unit:"ms" help:"length of each runtime state around a task: a duration (1us) or a number of ms"`
 }
 
 // DefaultSynthConfig are synth's defaults: 1000 tasks of 10 ms on 8

@@ -39,7 +39,7 @@ func (c *TrainConfig) NewModel() *surface.Model {
 	}
 	sampling := "fixed period"
 	if c.Period.Sign() == 0 {
-		sampling = fmt.Sprintf("seed 004 rule per trace, min-period %s, max-samples %d", c.MinPeriod, c.MaxSamples)
+		sampling = fmt.Sprintf("automatic period per trace, min-period %s, max-samples %d", c.MinPeriod, c.MaxSamples)
 	}
 	return &surface.Model{Class: "idle", Method: string(c.Method), Alpha: c.Alpha, Period: c.Period.In("ms"), Sampling: sampling,
 		Target: c.Target, WMin: ws[0], WMax: ws[len(ws)-1], WStep: step, Degree: c.Degree, Created: time.Now().UTC().Format(time.RFC3339)}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
@@ -64,8 +63,9 @@ func newKSCmd() *cobra.Command {
 		Use:   "ks [--method matlab|scipy|r] [--alpha A] FILE1 FILE2",
 		Short: "Two-sample Kolmogorov-Smirnov test on two samples of integers",
 		Long: `ks reads two samples, one non-negative integer per line (plain or gzip), and
-prints one JSON object: n1, n2, d (exact, from integer counts), d_num/d_den,
-p, reject (p < alpha), hit (not rejected), method and whether p is exact.
+prints one JSON object, a tracecast.kstest/1 record (docs/schemas/kstest.json):
+n1, n2, d (exact, from integer counts), d_num/d_den, p, alpha, reject
+(p < alpha), hit (not rejected), method and whether p is exact.
 p as MATLAB's kstest2 computes it (matlab, the default), as SciPy's
 ks_2samp (scipy) or as R's ks.test (r).`,
 		Args: cobra.ExactArgs(2),
@@ -80,7 +80,7 @@ ks_2samp (scipy) or as R's ks.test (r).`,
 					return err
 				}
 			}
-			return json.NewEncoder(os.Stdout).Encode(ks.TestSamples(samples[0], samples[1], m, alpha).Record(alpha))
+			return ks.TestSamples(samples[0], samples[1], m, alpha).WriteJSON(os.Stdout, alpha)
 		},
 	}
 	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
@@ -100,8 +100,10 @@ func newHitrateCmd() *cobra.Command {
 consecutive windows of w samples for every w of --windows, compares each
 window with the previous one (two-sample KS test) and prints, per window
 size: samples, compared (pairs of windows; a trailing partial window is not
-compared), hits (same distribution not rejected at --alpha) and hit_rate.
-One JSON line per size; a table on a terminal.`,
+compared), hits (same distribution not rejected at --alpha) and hit_rate
+(null when nothing was compared). One JSON line per size, a
+tracecast.hitrate/1 record (docs/schemas/hitrate.json); a table on a
+terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := ks.ParseMethod(method)
@@ -137,7 +139,7 @@ func newPredictCmd() *cobra.Command {
 	var out string
 	var verify bool
 	cmd := &cobra.Command{
-		Use:   "predict TRACE [--horizon D]... [--every D] [--query 'idle>=25%']... [--method M] [--format jsonl|arrow] [-o DIR]",
+		Use:   "predict TRACE [--horizon D]... [--every D] [--query 'idle>=25%']... [--method M] [--format jsonl|arrow|parquet] [-o DIR]",
 		Short: "Forecast idle capacity over a consumer's horizons (or over KS windows with --window)",
 		Long: `predict forecasts, every --every of trace time t, for each --horizon H and
 --query (idle>=25%: at least 25% of the selected containers idle): p, the
@@ -172,7 +174,7 @@ previous one, followed by the KS test's verdict; alerts after
 			}
 			t.Path = args[0]
 			if w.Window != 0 || w.Model != "" {
-				res, err := runner().Windows(cmd.Context(), t, w, out)
+				res, err := runner().Windows(cmd.Context(), t, w, out, f.Format)
 				if err != nil || out != "" {
 					return err
 				}

@@ -56,7 +56,8 @@ func TestDurationsWithUnits(t *testing.T) {
 			append(energy, "--window", "100ms", "--max-gap", "100ms", "--offset", "1753114530s")}},
 		{"synth milliseconds", [][]string{
 			{"synth", "--tasks", "200", "--transfer-prob", "0.5", "--transfer-ms", "2", "--overhead-ms", "0.01", "-o", filepath.Join(dir, "a.trace")},
-			{"synth", "--tasks", "200", "--transfer-prob", "0.5", "--transfer-ms", "2ms", "--overhead-ms", "10us", "-o", filepath.Join(dir, "b.trace")}}},
+			{"synth", "--tasks", "200", "--transfer-prob", "0.5", "--transfer-ms", "2ms", "--overhead-ms", "10us", "-o", filepath.Join(dir, "b.trace")},
+			{"synth", "--tasks", "200", "--transfer-prob", "0.5", "--transfer", "2ms", "--overhead", "10us", "-o", filepath.Join(dir, "c.trace")}}},
 	} {
 		var first string
 		for i, args := range tc.args {
@@ -77,8 +78,9 @@ func TestDurationsWithUnits(t *testing.T) {
 	}
 	a, _ := os.ReadFile(filepath.Join(dir, "a.trace"))
 	b, _ := os.ReadFile(filepath.Join(dir, "b.trace"))
-	if len(a) == 0 || !bytes.Equal(a, b) {
-		t.Errorf("synth: --transfer-ms 2ms --overhead-ms 10us wrote another trace than 2 and 0.01")
+	c, _ := os.ReadFile(filepath.Join(dir, "c.trace"))
+	if len(a) == 0 || !bytes.Equal(a, b) || !bytes.Equal(a, c) {
+		t.Errorf("synth: --transfer-ms 2ms --overhead-ms 10us, or --transfer 2ms --overhead 10us, wrote another trace than 2 and 0.01")
 	}
 	// The reorder horizon: the trace with a sample 5 ms late is read with a
 	// 10 ms horizon, refused with 1 ms, whatever the spelling.
@@ -97,6 +99,40 @@ func TestDurationsWithUnits(t *testing.T) {
 		if r := run(t, nil, args...); r.code != 2 || !strings.Contains(r.stderr, "is not a duration") {
 			t.Errorf("%v: exit %d, %s", args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestDurationHelp: the help prints lengths of time with their unit — the
+// defaults too ("default 5s", not "default 5") —; synth's renamed
+// --transfer and --overhead keep their old -ms names as deprecated aliases.
+func TestDurationHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		want, not []string
+	}{
+		{[]string{"energy", "--help"}, []string{"--max-gap duration", "(default 5s)", "--window duration", "(default 1s)"}, []string{"(default 5)", "(default 1)"}},
+		{[]string{"tasks", "--help"}, []string{"(default 5s)"}, []string{"(default 5)"}},
+		{[]string{"synth", "--help"}, []string{"--transfer duration", "(default 1ms)", "--overhead duration", "(default 1us)"}, []string{"transfer-ms", "overhead-ms"}},
+		{[]string{"components", "energy"}, []string{"max_gap", "duration", "default 5s", "default 1s"}, []string{"number    default 5"}},
+	} {
+		r := run(t, nil, tc.args...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, r.code, r.stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(r.stdout, w) {
+				t.Errorf("%v: no %q in\n%s", tc.args, w, r.stdout)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(r.stdout, n) {
+				t.Errorf("%v: %q in\n%s", tc.args, n, r.stdout)
+			}
+		}
+	}
+	r := run(t, nil, "synth", "--tasks", "20", "--transfer-ms", "2", "-o", filepath.Join(t.TempDir(), "x.trace"))
+	if r.code != 0 || !strings.Contains(r.stderr, "--transfer-ms has been deprecated, use --transfer") {
+		t.Errorf("deprecated alias: exit %d, %s", r.code, r.stderr)
 	}
 }
 
@@ -286,6 +322,51 @@ func TestHelpInPlainWords(t *testing.T) {
 		}
 	}
 	walk(newRootCmd())
+}
+
+// TestOutputInPlainWords: what the commands print — the components' list,
+// energy's model line, errors — says what things do, without "seed 004";
+// and help for a topic that does not exist is a usage error.
+func TestOutputInPlainWords(t *testing.T) {
+	trace := filepath.Join("..", "..", "pipelines", "testdata", "starpu-cholesky-2cpu.trace.gz")
+	plain, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdin bytes.Buffer
+	if _, err := stdin.ReadFrom(zr); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		stdin []byte
+		code  int
+	}{
+		{[]string{"components"}, nil, 0},
+		{[]string{"components", "predict"}, nil, 0},
+		{[]string{"energy", "--trace", trace, "--power", filepath.Join("..", "..", "testdata", "power", "cholesky-2cpu.rapl.csv.gz")}, nil, 0},
+		{[]string{"signal", "-", "-o", "-"}, stdin.Bytes(), 1},
+		{[]string{"help", "nosuch"}, nil, 2},
+	} {
+		r := run(t, tc.stdin, tc.args...)
+		if r.code != tc.code {
+			t.Errorf("%v: exit %d, want %d: %.300s", tc.args, r.code, tc.code, r.stderr)
+		}
+		for _, out := range []string{r.stdout, r.stderr} {
+			for _, jargon := range []string{"seed 00", "§", "Table I"} {
+				if i := strings.Index(out, jargon); i >= 0 {
+					t.Errorf("%v: %q in %q", tc.args, jargon, out[max(0, i-80):min(len(out), i+80)])
+				}
+			}
+		}
+	}
+	if r := run(t, nil, "help", "nosuch"); !strings.Contains(r.stderr, "nosuch") {
+		t.Errorf("help nosuch: %q", r.stderr)
+	}
 }
 
 // run --memory-limit and energy --max-samples reach the runtime and the

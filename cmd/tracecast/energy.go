@@ -235,10 +235,10 @@ energies (then with the parallel energy E_p = E_i/S_t + E_d).`,
 
 func newEnergyCmd() *cobra.Command {
 	o := specs.DefaultEnergy()
-	var out string
+	var out, format string
 	var plotPoints int
 	cmd := &cobra.Command{
-		Use:   "energy --trace TRACE --power POWER [--params FILE] [-o DIR]",
+		Use:   "energy --trace TRACE --power POWER [--params FILE] [-o DIR [--format arrow|parquet]]",
 		Short: "Energy per node and state class from a Paje trace and a power-meter stream",
 		Long: `energy joins a trace's execution states with power samples, per node, and
 reports the energy spent in each state class (idle, compute, comm, other),
@@ -252,10 +252,13 @@ power is no model, with the reason). When no power sample meets the run
 --power: csv (time,node,watts), jsonl, rapl (energy counters) or kwollect
 (Grid'5000), plain or gzip; power time = trace time + --offset. Workers are
 on --node unless --map or --node-type say otherwise. --io adds I/O calls
-(storage activity). -o DIR writes Arrow tables, model.json and plots.
-docs/energy.md.`,
+(storage activity). -o DIR writes the tables (Arrow, or Parquet with
+--format parquet), model.json and plots. docs/energy.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "arrow" && format != "parquet" {
+				return usageErr(fmt.Errorf("unknown --format %q (arrow or parquet)", format))
+			}
 			if err := energyRequire(cmd, "trace", "power"); err != nil {
 				return err
 			}
@@ -271,13 +274,14 @@ docs/energy.md.`,
 			if err := rep.WriteText(cmd.OutOrStdout()); err != nil || out == "" {
 				return err
 			}
-			return rep.WriteFiles(report.EnergyFiles{Dir: out, Series: c.Series, PlotPoints: plotPoints, Offset: o.Offset,
+			return rep.WriteFiles(report.EnergyFiles{Dir: out, Format: format, Series: c.Series, PlotPoints: plotPoints, Offset: o.Offset,
 				Meta: map[string]string{"trace": o.Trace, "power": o.Power, "window_s": fmt.Sprint(o.Window)}})
 		},
 	}
 	fl := cmd.Flags()
 	cliflags.Bind(fl, &o)
-	fl.StringVarP(&out, "output", "o", "", "directory for Arrow files, model.json and plots")
+	fl.StringVarP(&out, "output", "o", "", "directory for the tables (energy, totals), model.json and plots")
+	fl.StringVar(&format, "format", "arrow", "format of -o's tables: arrow (energy.arrow, totals.arrow) or parquet (energy.parquet, totals.parquet)")
 	fl.IntVar(&plotPoints, "plot-points", 20000, "most power samples kept per node for the plot")
 	return cmd
 }

@@ -36,6 +36,38 @@ func TestIOCallsFormats(t *testing.T) {
 	}
 }
 
+// TestIOCallsJSONL: iocalls --format jsonl writes the tracecast.iocall/1
+// records — "record" first, null for what is unknown or does not apply,
+// paths as they are — which read back as input into the same CSV.
+func TestIOCallsJSONL(t *testing.T) {
+	dir := t.TempDir()
+	strace := filepath.Join(dir, "amp.strace")
+	if err := os.WriteFile(strace, []byte(`7 10:00:00.000001 openat(AT_FDCWD, "/tmp/a&b>c", O_RDONLY) = 3</tmp/a&b>c> <0.000010>
+7 10:00:00.000030 close(3</tmp/a&b>c>) = 0 <0.000001>
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j := run(t, nil, "iocalls", "--format", "jsonl", strace)
+	want := `{"record":"iocall","time":36000.000001,"pid":7,"op":"openat","path":"/tmp/a&b>c","fd":3,"offset":null,"requested":null,"bytes":null,"duration":0.00001,"err":null,"flags":null}
+{"record":"iocall","time":36000.00003,"pid":7,"op":"close","path":"/tmp/a&b>c","fd":3,"offset":null,"requested":null,"bytes":null,"duration":0.000001,"err":null,"flags":null}
+`
+	if j.code != 0 || j.stdout != want {
+		t.Fatalf("exit %d %s\n%s\nwant\n%s", j.code, j.stderr, j.stdout, want)
+	}
+	// Read back: the same calls as from the strace log.
+	for _, in := range []string{ioFixture, strace} {
+		c := run(t, nil, "iocalls", in)
+		jsonl := filepath.Join(dir, "calls.jsonl")
+		if err := os.WriteFile(jsonl, []byte(run(t, nil, "iocalls", "--format", "jsonl", in).stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		back := run(t, nil, "iocalls", jsonl)
+		if c.code != 0 || back.code != 0 || back.stdout != c.stdout {
+			t.Errorf("%s: CSV from the JSON lines differs (exit %d, %s)", in, back.code, back.stderr)
+		}
+	}
+}
+
 func TestIOErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.strace")
 	os.WriteFile(bad, []byte("1 10:00:00.0 close(3) = 0 <0.1>\nnot strace\n"), 0o644)

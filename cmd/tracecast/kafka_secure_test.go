@@ -24,7 +24,7 @@ import (
 // a message that says so.
 func TestKafkaSecureCommands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts processes and a broker (-short)")
+		t.Skip("starts processes and a broker (-short; make test runs it on a line of its own)")
 	}
 	addr, certs := kafkatest.StartSecure(t, kafkatest.Secure{TLS: true, ClientCert: true,
 		Users: map[string]map[string]string{"SCRAM-SHA-512": {"tracecast": "s3cret"}}},

@@ -66,6 +66,7 @@ option, an invalid pipeline file).`,
 	root.AddCommand(energyCommands()...)
 	root.AddCommand(studyCommands()...)
 	root.AddCommand(taskCommands()...)
+	root.SetHelpCommand(newHelpCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
 	usageArgs(root)
 	return root

@@ -15,7 +15,7 @@ func taskCommands() []*cobra.Command {
 func newTasksCmd() *cobra.Command {
 	f := specs.DefaultTasks()
 	cmd := &cobra.Command{
-		Use:   "tasks TRACE... [--power FILE]... [-o FILE] [--format jsonl|arrow|csv]",
+		Use:   "tasks TRACE... [--power FILE]... [-o FILE] [--format jsonl|arrow|parquet|csv]",
 		Short: "One record per task of StarPU traces: codelet, worker, duration, parameters, energy",
 		Long: `tasks reads StarPU traces (Paje, with the task fields StarPU writes as extra
 fields of its worker states: Size, Params, Footprint, JobId, ...) and emits one
@@ -32,10 +32,12 @@ there); a task a power gap cuts gets none (null). When no power sample meets
 the run (another node than --node/--map, or no --offset for an epoch-stamped
 stream) the command fails and says why.
 
-Output: JSON lines (default), an Arrow IPC file (--format arrow, with -o) or
-CSV with one column per parameter (--format csv); the format is guessed
-from -o's extension. A summary goes to standard error. 'tracecast fit-model'
-reads any of the three.`,
+Output: JSON lines (default), an Arrow IPC file (--format arrow, with -o), a
+Parquet file with the same columns (--format parquet, with -o) or CSV with
+one column per parameter (--format csv); without --format, -o's extension
+says which (.jsonl, .arrow, .parquet, .csv; another is refused). A summary
+goes to standard error. 'tracecast fit-model' reads the JSON-lines, Arrow
+and CSV outputs.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.Traces = args

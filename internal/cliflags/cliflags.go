@@ -11,7 +11,8 @@
 // allocated when nil), and float64 with
 // `unit:"s"` (or ms, us, ns): a duration (100ms) or a number in that unit.
 // Embedded structs contribute their fields (unless tagged `flag:"-"`);
-// untagged fields are skipped.
+// untagged fields are skipped. `alias:"OLD"` also binds the deprecated,
+// hidden --OLD to the same value (a renamed flag that keeps working).
 package cliflags
 
 import (
@@ -38,6 +39,12 @@ func Bind(fs *pflag.FlagSet, opts any) {
 }
 
 func bind(fs *pflag.FlagSet, v reflect.Value) {
+	var aliases [][2]string // name, old name: bound once name is
+	defer func() {
+		for _, a := range aliases {
+			alias(fs, a[0], a[1])
+		}
+	}()
 	t := v.Type()
 	for i := range t.NumField() {
 		f, fv := t.Field(i), v.Field(i)
@@ -54,6 +61,9 @@ func bind(fs *pflag.FlagSet, v reflect.Value) {
 		}
 		name, short, _ := strings.Cut(tag, ",")
 		help := f.Tag.Get("help")
+		if old := f.Tag.Get("alias"); old != "" {
+			aliases = append(aliases, [2]string{name, old})
+		}
 		if fv.Kind() == reflect.Pointer && fv.Type().Implements(valueType) {
 			if fv.IsNil() { // an optional value: bound, so given
 				fv.Set(reflect.New(fv.Type().Elem()))
@@ -93,5 +103,15 @@ func bind(fs *pflag.FlagSet, v reflect.Value) {
 				panic(fmt.Sprintf("cliflags.Bind: field %s of type %s", f.Name, f.Type))
 			}
 		}
+	}
+}
+
+// alias binds --old to the value of --name, hidden from the help and
+// deprecated: using it works, with a message naming --name.
+func alias(fs *pflag.FlagSet, name, old string) {
+	f := fs.Lookup(name)
+	fs.Var(f.Value, old, f.Usage)
+	if err := fs.MarkDeprecated(old, "use --"+name); err != nil {
+		panic(fmt.Sprintf("cliflags.Bind: alias --%s: %v", old, err))
 	}
 }

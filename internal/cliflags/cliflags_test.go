@@ -1,7 +1,9 @@
 package cliflags
 
 import (
+	"io"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -31,7 +33,7 @@ func TestBind(t *testing.T) {
 	o := opts{Path: "-", N: 3, Gap: 5, Groups: []string{"a"}}
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	Bind(fs, &o)
-	for name, def := range map[string]string{"output": "-", "n": "3", "max-gap": "5", "lenient": "false", "group": "[a]", "seed": "0"} {
+	for name, def := range map[string]string{"output": "-", "n": "3", "max-gap": "5s", "lenient": "false", "group": "[a]", "seed": "0"} {
 		if f := fs.Lookup(name); f == nil || f.DefValue != def {
 			t.Errorf("--%s: %+v, want default %q", name, f, def)
 		}
@@ -60,4 +62,35 @@ func TestBindPanics(t *testing.T) {
 	Bind(pflag.NewFlagSet("t", pflag.ContinueOnError), &struct {
 		M map[string]int `flag:"m"`
 	}{})
+}
+
+// TestBindAlias: a field tagged alias:"OLD" is also bound as --OLD, hidden
+// and deprecated (pflag says so when it is used), setting the same value.
+func TestBindAlias(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want float64
+	}{
+		{[]string{"--transfer", "2ms"}, 2},
+		{[]string{"--transfer-ms", "500us"}, 0.5},
+		{[]string{"--transfer-ms", "3"}, 3},
+		{nil, 1},
+	} {
+		o := struct {
+			Transfer float64 `flag:"transfer" alias:"transfer-ms" unit:"ms" help:"mean transfer time"`
+		}{Transfer: 1}
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		Bind(fs, &o)
+		if err := fs.Parse(tc.args); err != nil || o.Transfer != tc.want {
+			t.Errorf("%v: %v, %v; want %v", tc.args, o.Transfer, err, tc.want)
+		}
+		old := fs.Lookup("transfer-ms")
+		if old == nil || !old.Hidden || old.Deprecated == "" || !strings.Contains(old.Deprecated, "--transfer") {
+			t.Errorf("alias: %+v", old)
+		}
+		if usage := fs.FlagUsages(); strings.Contains(usage, "transfer-ms") || !strings.Contains(usage, "(default 1ms)") {
+			t.Errorf("help:\n%s", usage)
+		}
+	}
 }

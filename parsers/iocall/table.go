@@ -1,6 +1,7 @@
 package iocall
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
@@ -325,17 +326,14 @@ func CSVRecord(c *tracecast.IOCall) []string {
 		strconv.FormatInt(c.Bytes, 10), strconv.FormatFloat(c.Dur, 'f', -1, 64), c.Err, c.Flags.String()}
 }
 
-// ToJSON returns the call in the JSON-lines schema.
-func ToJSON(c *tracecast.IOCall) JSONCall {
-	fd, off, req, n := c.FD, c.Offset, c.Req, c.Bytes
-	return JSONCall{Time: c.Time, PID: c.PID, Op: c.Op, Path: c.Path, FD: &fd, Offset: &off, Requested: &req, Bytes: &n, Duration: c.Dur, Err: c.Err, Flags: c.Flags.String()}
-}
-
-// Writer writes I/O calls in the CSV schema (CSVHeader first) or the
-// JSON-lines schema: what Read reads back.
+// Writer writes I/O calls in the CSV schema (CSVHeader first) or as
+// JSON lines of tracecast.iocall/1 records (IOCall.AppendJSON: "record"
+// first, null for what is unknown or does not apply, strings not
+// HTML-escaped): what Read reads back.
 type Writer struct {
 	csv  *csv.Writer
-	json *json.Encoder
+	json *bufio.Writer
+	buf  []byte
 }
 
 // NewWriter returns a writer of format (FormatCSV or FormatJSONL) on w; a
@@ -346,23 +344,25 @@ func NewWriter(w io.Writer, format Format) (*Writer, error) {
 		cw := csv.NewWriter(w)
 		return &Writer{csv: cw}, cw.Write(CSVHeader)
 	case FormatJSONL:
-		return &Writer{json: json.NewEncoder(w)}, nil
+		return &Writer{json: bufio.NewWriterSize(w, 64<<10)}, nil
 	}
 	return nil, fmt.Errorf("cannot write I/O calls as %q (csv or jsonl)", format)
 }
 
-// Write writes one call (CSV rows are buffered until Flush).
+// Write writes one call (buffered until Flush).
 func (w *Writer) Write(c *tracecast.IOCall) error {
 	if w.csv != nil {
 		return w.csv.Write(CSVRecord(c))
 	}
-	return w.json.Encode(ToJSON(c))
+	w.buf = append(c.AppendJSON(w.buf[:0]), '\n')
+	_, err := w.json.Write(w.buf)
+	return err
 }
 
 // Flush writes what is buffered and reports any write error.
 func (w *Writer) Flush() error {
 	if w.csv == nil {
-		return nil
+		return w.json.Flush()
 	}
 	w.csv.Flush()
 	return w.csv.Error()

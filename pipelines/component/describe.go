@@ -81,6 +81,8 @@ func typeName(t reflect.Type) string {
 		return "duration"
 	case t.String() == "tracecast.TraceTime":
 		return "duration or trace units" // 1ms, or a plain number in the trace's unit
+	case t.String() == "tracecast.Seconds":
+		return "duration" // 500ms, or a plain number of seconds
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

@@ -22,9 +22,12 @@ func TestDurationTypeNames(t *testing.T) {
 	cfg := struct {
 		Period tracecast.TraceTime `yaml:"period"`
 		Min    tracecast.TraceTime `yaml:"min"`
-	}{Min: tracecast.TraceUnits(5)}
+		MaxGap tracecast.Seconds   `yaml:"max_gap"`
+		Offset tracecast.Seconds   `yaml:"offset"`
+	}{Min: tracecast.TraceUnits(5), MaxGap: 5}
 	got := describeFields(reflect.ValueOf(&cfg).Elem())
-	if len(got) != 2 || got[0].Type != "duration or trace units" || got[0].Default != "" || got[1].Default != "\"5\"" {
+	if len(got) != 4 || got[0].Type != "duration or trace units" || got[0].Default != "" || got[1].Default != "\"5\"" ||
+		got[2].Type != "duration" || got[2].Default != "5s" || got[3].Default != "" {
 		t.Errorf("%+v", got)
 	}
 }

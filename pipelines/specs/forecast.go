@@ -49,11 +49,11 @@ type Forecasts struct {
 	Workers       int      `flag:"workers" help:"R, the selected containers (default: counted in the trace; from standard input, as they appear)"`
 	RegimeAlpha   float64  `flag:"regime-alpha" help:"regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)"`
 	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl,
-	// the default, or arrow), or as JSON lines on standard output when Out
-	// is empty — unless Format is empty and Terminal set: then they are
-	// kept for a summary.
+	// the default, arrow or parquet), or as JSON lines on standard output
+	// when Out is empty — unless Format is empty and Terminal set: then
+	// they are kept for a summary.
 	Out      string
-	Format   string `flag:"format" help:"jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal) or arrow (needs -o DIR)"`
+	Format   string `flag:"format" help:"jsonl (forecasts and outcomes as JSON lines; the default when standard output is not a terminal), arrow or parquet (both need -o DIR; with --window, the tables of -o DIR: arrow, the default, or parquet)"`
 	Terminal bool
 	// Score scores the forecasts against the trace (a file), and writes the
 	// scores to Out/scores.jsonl.
@@ -101,12 +101,12 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	case "":
 		run.Keep, o.Format = o.Out == "" && o.Terminal, "jsonl"
 	case "jsonl":
-	case "arrow":
+	case "arrow", "parquet":
 		if o.Out == "" {
-			return nil, &OptionError{[]string{"--format arrow needs -o DIR"}}
+			return nil, &OptionError{[]string{fmt.Sprintf("--format %s needs -o DIR", o.Format)}}
 		}
 	default:
-		return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl or arrow", o.Format)}}
+		return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", o.Format)}}
 	}
 	if t.Path == "-" && o.Score {
 		return nil, &OptionError{[]string{"--verify reads the trace twice: give a file, not standard input"}}
@@ -197,7 +197,7 @@ func (p ReportPower) inputs(lenient bool, rules string) (*report.EnergyInputs, e
 	}
 	st := energy.DefaultStageConfig()
 	st.Rules, st.Node, st.Map, st.NodeType = rules, p.Node, m, p.NodeType
-	st.Offset, st.MaxGap, st.Lateness = p.Offset, p.MaxGap, p.Lateness
+	st.Offset, st.MaxGap, st.Lateness = tracecast.Seconds(p.Offset), tracecast.Seconds(p.MaxGap), tracecast.Seconds(p.Lateness)
 	in := &report.EnergyInputs{Power: p.Powers, Format: p.PowerFormat, Metric: p.Metric, Lenient: lenient, Stage: st}
 	if err := in.Validate(); err != nil {
 		return nil, &OptionError{[]string{err.Error()}}

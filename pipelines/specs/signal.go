@@ -73,10 +73,21 @@ type Windows struct {
 
 // Windows runs the KS windows on the trace through the predict stage;
 // with outDir, the windows, predictions, verdicts and alerts are also
-// written as Arrow files there.
-func (r Runner) Windows(ctx context.Context, t Trace, o Windows, outDir string) (*predict.Results, error) {
+// written there as tables of format ("", arrow or jsonl: Arrow files;
+// parquet: Parquet files) and all of them to records.jsonl.
+func (r Runner) Windows(ctx context.Context, t Trace, o Windows, outDir, format string) (*predict.Results, error) {
 	if o.Window <= 0 && o.Model == "" {
 		return nil, &OptionError{[]string{"--window W (samples) or --model FILE is required"}}
+	}
+	switch format {
+	case "", "jsonl", "arrow":
+		format = "arrow"
+	case "parquet":
+		if outDir == "" {
+			return nil, &OptionError{[]string{"--format parquet needs -o DIR"}}
+		}
+	default:
+		return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", format)}}
 	}
 	name := t.Name()
 	if o.Model != "" {
@@ -111,8 +122,8 @@ func (r Runner) Windows(ctx context.Context, t Trace, o Windows, outDir string) 
 	spec := pipelines.Spec{Name: "predict", Sources: []pipelines.Node{t.Source()}, Stages: []pipelines.Node{st}, Sinks: []pipelines.Node{collect("results", "predict")}}
 	for _, rec := range []string{"windows", "predictions", "verdicts", "alerts"} {
 		if outDir != "" {
-			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: "arrow", Inputs: []string{"predict"},
-				Options: map[string]any{"path": filepath.Join(outDir, rec+".arrow"), "records": rec}})
+			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: format, Inputs: []string{"predict"},
+				Options: map[string]any{"path": filepath.Join(outDir, rec+"."+format), "records": rec}})
 		}
 	}
 	res := &predict.Results{}

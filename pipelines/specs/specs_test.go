@@ -99,7 +99,7 @@ func TestWindows(t *testing.T) {
 	dir := t.TempDir()
 	o := Windows{Signal: Signal{Rules: "auto", Class: "idle", Period: tracecast.TraceUnits(1), MaxSamples: 1e7}, Window: 100, Queries: []string{"idle>=50%"},
 		Method: "matlab", Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3}
-	res, err := r.Windows(ctx, Trace{Path: starpu}, o, dir)
+	res, err := r.Windows(ctx, Trace{Path: starpu}, o, dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestWindows(t *testing.T) {
 		}
 	}
 	var oe *OptionError
-	if _, err := r.Windows(ctx, Trace{Path: starpu}, Windows{Signal: o.Signal}, ""); !errors.As(err, &oe) {
+	if _, err := r.Windows(ctx, Trace{Path: starpu}, Windows{Signal: o.Signal}, "", ""); !errors.As(err, &oe) {
 		t.Errorf("no window: %v", err)
 	}
 }

@@ -24,10 +24,11 @@ type Tasks struct {
 	Powers   []string `flag:"power" help:"power stream of the trace (repeat: one per trace, in order)"`
 	TimeUnit string   `flag:"time-unit" help:"unit of the traces' times: s, ms (StarPU), us, ns"`
 	Attribution
-	// Out is the output file ("" or "-": stdout); Format jsonl, arrow or
-	// csv ("": from Out's extension, else jsonl).
-	Out     string `flag:"output,o" help:"output file (default: standard output)"`
-	Format  string `flag:"format" help:"jsonl, arrow or csv (default: from -o's extension, else jsonl)"`
+	// Out is the output file ("" or "-": stdout); Format jsonl, arrow,
+	// parquet or csv ("": from Out's extension, which must be known; jsonl
+	// on standard output).
+	Out     string `flag:"output,o" help:"output file: .jsonl, .csv, .arrow or .parquet (default: JSON lines on standard output)"`
+	Format  string `flag:"format" help:"jsonl, arrow, parquet or csv (default: from -o's extension; arrow and parquet need -o)"`
 	Lenient bool   `flag:"lenient" help:"skip bad trace and power lines instead of failing"`
 }
 
@@ -79,24 +80,31 @@ func (o Tasks) check() (format string, mapping map[string]string, err error) {
 		return "", nil, &OptionError{[]string{fmt.Sprintf(format, a...)}}
 	}
 	format = o.Format
-	if format == "" {
-		switch strings.ToLower(filepath.Ext(strings.TrimSuffix(o.Out, ".gz"))) {
-		case ".arrow":
-			format = "arrow"
+	toStdout := o.Out == "" || o.Out == "-"
+	if format == "" && !toStdout {
+		// The extension says the format; an unknown one is refused, not
+		// written as JSON lines under a name that says otherwise.
+		switch ext := strings.ToLower(filepath.Ext(o.Out)); ext {
+		case ".jsonl", ".ndjson", ".json":
+			format = "jsonl"
 		case ".csv":
 			format = "csv"
-		default:
-			format = "jsonl"
+		case ".arrow", ".parquet":
+			format = ext[1:]
+		default: // .gz too: the outputs are not compressed
+			return bad("-o %s: the extension says the format: .jsonl, .csv, .arrow or .parquet (or give --format)", o.Out)
 		}
 	}
 	switch format {
-	case "jsonl", "csv":
-	case "arrow":
-		if o.Out == "" || o.Out == "-" {
-			return bad("--format arrow needs -o FILE")
+	case "", "jsonl":
+		format = "jsonl"
+	case "csv":
+	case "arrow", "parquet":
+		if toStdout {
+			return bad("--format %s needs -o FILE", format)
 		}
 	default:
-		return bad("unknown --format %q (jsonl, arrow, csv)", format)
+		return bad("unknown --format %q (jsonl, arrow, parquet, csv)", format)
 	}
 	if len(o.Powers) > 0 && len(o.Powers) != len(o.Traces) {
 		return bad("%d --power for %d traces: give one power stream per trace, in order", len(o.Powers), len(o.Traces))
@@ -126,7 +134,8 @@ func (o Tasks) check() (format string, mapping map[string]string, err error) {
 // spec is the tasks pipeline: each trace (paje, user-defined fields kept)
 // into the tasks stage — one stage per trace with its power stream when
 // there is power, else one for all — and the stages into the output sink
-// (jsonl or arrow; csv is written by Tasks) and the "collect" sink.
+// (jsonl, arrow or parquet; csv is written by Tasks) and the "collect"
+// sink.
 func (o Tasks) spec(mapping map[string]string, format string) pipelines.Spec {
 	spec := pipelines.Spec{Name: "tasks"}
 	var stageIDs, allTraces []string
@@ -164,6 +173,8 @@ func (o Tasks) spec(mapping map[string]string, format string) pipelines.Spec {
 		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: stageIDs, Options: map[string]any{"path": out, "records": "tasks"}})
 	case "arrow":
 		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "arrow", Inputs: stageIDs, Options: map[string]any{"path": out, "format": "file", "records": "tasks"}})
+	case "parquet":
+		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "parquet", Inputs: stageIDs, Options: map[string]any{"path": out, "records": "tasks"}})
 	}
 	return spec
 }

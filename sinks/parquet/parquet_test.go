@@ -494,6 +494,8 @@ func TestEveryRecordTable(t *testing.T) {
 		[]tracecast.Task{{ID: "r/1", Run: "r", Codelet: "GEMM", Worker: "CPU0", WorkerKind: "CPU", DurationS: 0.01, Params: map[string]float64{"Size": 4}},
 			{ID: "r/2", EnergyJ: ptr(1.5), PredictedDurationS: ptr(0.02)}},
 		[]tracecast.TaskModel{{ID: "duration_s/GEMM/CPU", Group: "GEMM/CPU", Target: "duration_s", N: 3, Model: []byte(`{"terms":["1"]}`), EmittedAt: at}},
+		[]tracecast.HitRate{{Trace: "t", Window: 100, Compared: 3, Hits: 2, HitRate: 2.0 / 3}, {Trace: "t", Window: 5000, HitRate: nan}},
+		[]tracecast.KSTest{{N1: 4, N2: 3, D: 1, DNum: 12, DDen: 12, P: 0.02, Reject: true, Method: "matlab"}},
 	}
 	if len(batches) != len(arrow.RecordTables("")) {
 		t.Fatalf("%d batches for %d record tables", len(batches), len(arrow.RecordTables("")))

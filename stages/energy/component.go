@@ -35,11 +35,12 @@ type StageConfig struct {
 	Node     string            `yaml:"node"`      // node of unmapped workers
 	Map      map[string]string `yaml:"map"`       // worker container -> node
 	NodeType string            `yaml:"node_type"` // unmapped workers go to their ancestor of this type
-	Window   float64           `yaml:"window"`    // seconds (0: the whole run)
-	MaxGap   float64           `yaml:"max_gap"`   // longest integrated interval between samples, s
-	Lateness float64           `yaml:"lateness"`  // how late a sample may arrive, s
-	Offset   float64           `yaml:"offset"`    // power time minus trace time, s
-	IOOffset float64           `yaml:"io_offset"` // I/O-stream time minus trace time, s
+	// Lengths of time: a duration with a unit (500ms) or seconds.
+	Window   tracecast.Seconds `yaml:"window"`    // window length (0: the whole run)
+	MaxGap   tracecast.Seconds `yaml:"max_gap"`   // longest integrated interval between samples
+	Lateness tracecast.Seconds `yaml:"lateness"`  // how late a sample may arrive
+	Offset   tracecast.Seconds `yaml:"offset"`    // power time minus trace time
+	IOOffset tracecast.Seconds `yaml:"io_offset"` // I/O-stream time minus trace time
 	// MaxSamples bounds the power samples held: they are integrated at the
 	// end of input, once the timelines are complete, so each one received
 	// is held until then (SampleBytes each). Past it the run fails with an
@@ -132,7 +133,7 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 		// The iotime stage's records are the storage class.
 		for _, col := range st.cols {
 			if len(items) > 0 && items[0].Type == iotime.StateType {
-				col.AddIO(items, st.o.IOOffset)
+				col.AddIO(items, float64(st.o.IOOffset))
 			} else {
 				col.Add(items)
 			}
@@ -146,7 +147,7 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 			ios[i] = iotime.State(&items[i])
 		}
 		for _, col := range st.cols {
-			col.AddIO(ios, st.o.IOOffset)
+			col.AddIO(ios, float64(st.o.IOOffset))
 		}
 	case []tracecast.PowerSample:
 		if st.nsamples+len(items) > st.o.MaxSamples {
@@ -180,7 +181,7 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	}
 	// Arrival order, not sorted: the joiner reorders each node's samples
 	// within lateness and counts later ones, as with tracecast
-	j := NewJoiner(tls, Options{Window: st.o.Window, MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
+	j := NewJoiner(tls, Options{Window: float64(st.o.Window), MaxGap: float64(st.o.MaxGap), Lateness: float64(st.o.Lateness), Offset: float64(st.o.Offset)})
 	for _, b := range st.samples {
 		j.Add(b)
 	}

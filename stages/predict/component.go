@@ -17,7 +17,7 @@ import (
 
 // Register registers the "predict" stage.
 func Register(r *component.Registry) {
-	component.RegisterStage(r, "predict", "seed 004's prediction phase: windows, predictions, verdicts and alerts", DefaultStageConfig, newStage)
+	component.RegisterStage(r, "predict", "KS windows: cuts the signal into windows, predicts each from the previous one and tests the prediction (windows, predictions, verdicts, alerts)", DefaultStageConfig, newStage)
 }
 
 // StageConfig are the options of a "predict" stage: seed 004's

@@ -228,7 +228,7 @@ func (tp *TwoPass) FirstPass(rereadable bool) (tracecast.Processor, error) {
 }
 
 // ErrNeedsPeriod: no first pass, no automatic period.
-var ErrNeedsPeriod = errors.New("period: required when the trace cannot be read twice (standard input, a tailed file, Kafka): seed 004's automatic period needs the whole trace; give one (--period), or a file")
+var ErrNeedsPeriod = errors.New("period: required when the trace cannot be read twice (standard input, a tailed file, Kafka): the automatic period (half the shortest time between two changes of the signal) needs the whole trace; give one (--period), or a file")
 
 // LateWarning logs that a stream's states arrive after the parser's
 // watermark, so that it is sampled from every state kept (a Collector).

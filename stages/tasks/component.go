@@ -37,9 +37,10 @@ type StageConfig struct {
 	Node     string            `yaml:"node"`      // node of unmapped workers
 	Map      map[string]string `yaml:"map"`       // worker container -> node
 	NodeType string            `yaml:"node_type"` // unmapped workers go to their ancestor of this type
-	MaxGap   float64           `yaml:"max_gap"`   // longest integrated interval between samples, s
-	Lateness float64           `yaml:"lateness"`  // how late a sample may arrive, s
-	Offset   float64           `yaml:"offset"`    // power time minus trace time, s
+	// Lengths of time: a duration with a unit (500ms) or seconds.
+	MaxGap   tracecast.Seconds `yaml:"max_gap"`  // longest integrated interval between samples
+	Lateness tracecast.Seconds `yaml:"lateness"` // how late a sample may arrive
+	Offset   tracecast.Seconds `yaml:"offset"`   // power time minus trace time
 }
 
 // DefaultStageConfig are the defaults: StarPU's worker states and task id,
@@ -143,7 +144,7 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 		return err
 	}
 	es, res := AttributeEnergy(st.held, tls, st.col.Node, st.samples,
-		energy.Options{MaxGap: st.o.MaxGap, Lateness: st.o.Lateness, Offset: st.o.Offset})
+		energy.Options{MaxGap: float64(st.o.MaxGap), Lateness: float64(st.o.Lateness), Offset: float64(st.o.Offset)})
 	for _, w := range res.Warnings {
 		st.env.Logger.Warn().Msg(w)
 	}

@@ -44,7 +44,7 @@ func TestStageNoEnergy(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := DefaultStageConfig()
-			o.Energy, o.Offset = true, c.offset
+			o.Energy, o.Offset = true, tracecast.Seconds(c.offset)
 			if c.node != "" {
 				o.Node = c.node
 			}

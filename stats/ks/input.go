@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/input"
 )
 
@@ -51,11 +52,18 @@ func TestSamples(a, b []int, m Method, alpha float64) Result {
 	return Test(HistOf(r, a...), HistOf(r, b...), m, alpha)
 }
 
-// Record is the result as one JSON object (the ks command's output): n1,
-// n2, d, d_num, d_den, p, reject, hit, method, exact and alpha.
-func (r Result) Record(alpha float64) map[string]any {
-	return map[string]any{"n1": r.N1, "n2": r.N2, "d": r.D, "d_num": r.DNum, "d_den": r.DDen,
-		"p": r.P, "reject": r.Reject, "hit": !r.Reject, "method": string(r.Method), "exact": r.Exact, "alpha": alpha}
+// Record is the result as a tracecast.kstest/1 record (the ks command's
+// output).
+func (r Result) Record(alpha float64) tracecast.KSTest {
+	return tracecast.KSTest{N1: r.N1, N2: r.N2, D: r.D, DNum: r.DNum, DDen: r.DDen, P: r.P, Alpha: alpha,
+		Reject: r.Reject, Hit: !r.Reject, Method: string(r.Method), Exact: r.Exact}
+}
+
+// WriteJSON writes the result as one JSON line, its tracecast.kstest/1
+// record: "record" first, a NaN p as null, strings not HTML-escaped.
+func (r Result) WriteJSON(w io.Writer, alpha float64) error {
+	_, err := w.Write(append(r.Record(alpha).AppendJSON(nil), '\n'))
+	return err
 }
 
 // ParseWindows reads window sizes in samples: a list ("1000,2000,5000") or

@@ -60,8 +60,12 @@ func TestParseWindows(t *testing.T) {
 func TestTestSamplesRecord(t *testing.T) {
 	r := TestSamples([]int{1, 2, 2, 3, 0, 1}, []int{2, 3, 3, 4, 5}, Matlab, 0.05)
 	rec := r.Record(0.05)
-	if rec["n1"] != 6 || rec["n2"] != 5 || rec["d_num"] != int64(19) || rec["d_den"] != int64(30) || rec["hit"] != true || rec["method"] != "matlab" {
-		t.Fatalf("%v", rec)
+	if rec.N1 != 6 || rec.N2 != 5 || rec.DNum != 19 || rec.DDen != 30 || !rec.Hit || rec.Reject || rec.Method != "matlab" || rec.Alpha != 0.05 {
+		t.Fatalf("%+v", rec)
+	}
+	var b strings.Builder
+	if err := r.WriteJSON(&b, 0.05); err != nil || !strings.HasPrefix(b.String(), `{"record":"kstest","n1":6,"n2":5,`) || !strings.HasSuffix(b.String(), "}\n") {
+		t.Errorf("%q %v", b.String(), err)
 	}
 }
 
