@@ -628,6 +628,28 @@ func forwardControl(ctx context.Context, n *node, b tracecast.Batch, emit tracec
 	return emit(ctx, b)
 }
 
+// write hands a sink one batch, unless it is a control batch or records
+// the sink does not keep; written counts the records written.
+func (n *node) write(ctx context.Context, b tracecast.Batch, written *int64) error {
+	if b.IsControl() {
+		return nil
+	}
+	if f, ok := n.sink.(interface{ Accepts(tracecast.Batch) bool }); ok && !f.Accepts(b) {
+		return nil // another record type than this sink keeps: not counted
+	}
+	n.batchesIn.Add(1)
+	n.recordsIn.Add(batchLen(b))
+	if err := n.sink.Write(ctx, b); err != nil {
+		return err
+	}
+	n.batchesOut.Add(1)
+	*written += batchLen(b)
+	if b.Recycle != nil {
+		b.Recycle()
+	}
+	return nil
+}
+
 func runSink(n *node, ctx context.Context) (err error) {
 	// Barriers wait for Close when the sink is durable only once closed.
 	var held []*tracecast.Barrier
@@ -686,25 +708,19 @@ func runSink(n *node, ctx context.Context) (err error) {
 				}
 				continue
 			}
-			if env.b.IsControl() {
-				continue
-			}
-			if f, ok := n.sink.(interface{ Accepts(tracecast.Batch) bool }); ok && !f.Accepts(env.b) {
-				continue // another record type than this sink keeps: not counted
-			}
-			n.batchesIn.Add(1)
-			n.recordsIn.Add(batchLen(env.b))
-			if err := n.sink.Write(ctx, env.b); err != nil {
+			if err := n.write(ctx, env.b, &written); err != nil {
 				return err
 			}
-			n.batchesOut.Add(1)
-			written += batchLen(env.b)
-			if env.b.Recycle != nil {
-				env.b.Recycle()
-			}
-			if pending = fl != nil; !pending {
+			if fl == nil {
 				flushed()
-			} else if len(n.in) == 0 {
+			} else {
+				pending = pending || written > 0
+			}
+			// Whatever the envelope was (records, a control batch, a
+			// record type this sink does not keep), what was gathered
+			// leaves once nothing more is queued: a control batch after
+			// the last records must not hold them until the next write.
+			if pending && len(n.in) == 0 {
 				if err := fl.Flush(ctx); err != nil {
 					return err
 				}

@@ -745,3 +745,41 @@ sinks:
 		t.Errorf("a bad explicit limit: %v", err)
 	}
 }
+
+// TestGatheringSinkFlushesAfterControl: records a Flusher gathered leave
+// once its queue is empty, also when the last envelope before the pause
+// is a control batch (a trace's end) or records of a type it does not
+// keep. They waited for the next accepted write before: a live
+// pipeline's predictions reached the topic up to a second late.
+func TestGatheringSinkFlushesAfterControl(t *testing.T) {
+	for _, last := range []tracecast.Batch{
+		{Stream: "s", Items: tracecast.StreamEnd{}},
+		{Stream: "s", Items: tracecast.StreamDrop{}},
+	} {
+		t.Run(fmt.Sprintf("%T", last.Items), func(t *testing.T) {
+			st := newStore()
+			st.sinks["out"] = &captured{}
+			sink := &captureSink{id: "out", o: captureOptions{Gather: true}, st: st}
+			n := &node{id: "out", kind: component.KindSink, typ: "capture", log: zerolog.Nop(),
+				in: make(chan envelope, 4), sink: sink}
+			// Both envelopes are queued before the sink starts: the queue
+			// is not empty after the records' Write.
+			n.in <- envelope{b: tracecast.Batch{Stream: "s", Items: []tracecast.Entity{{Value: "a"}}}}
+			n.in <- envelope{b: last}
+			done := make(chan error, 1)
+			go func() { done <- runSink(n, t.Context()) }()
+			deadline := time.Now().Add(5 * time.Second)
+			for len(st.get("out").entities) == 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			got := st.get("out")
+			close(n.in)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if len(got.entities) != 1 || got.flushes != 1 {
+				t.Fatalf("with the queue empty after a %T, the gathered record was not flushed: %d entities in %d flushes", last.Items, len(got.entities), got.flushes)
+			}
+		})
+	}
+}
