@@ -106,6 +106,27 @@ type StreamEnd struct {
 // timeout: a producer that died without its end marker.
 const EndTimeout = "timeout"
 
+// EndMarker is how a record that says how its run ended (a skill record's
+// end) names a stream's own end: its end marker, or the end of a file.
+const EndMarker = "marker"
+
+// EndedBy is how a run ended, as records say it: EndMarker for the
+// stream's own end (Reason ""), else the reason (EndTimeout).
+func (e StreamEnd) EndedBy() string {
+	if e.Reason == "" {
+		return EndMarker
+	}
+	return e.Reason
+}
+
+// EndReasoner is implemented by per-stream processors whose final records
+// say how their stream ended. component.PerStream calls EndReason with the
+// stream's StreamEnd just before the Flush that ends it; a Flush without
+// it (the end of a file, of a pipeline's input) is the stream's own end.
+type EndReasoner interface {
+	EndReason(end StreamEnd)
+}
+
 // StreamDrop says that Batch.Stream was dropped upstream, unfinished: a
 // stage evicted it (max_streams) or it failed (stream_errors: drop). A
 // StreamProcessor forgets its state for it without emitting anything (what

@@ -172,7 +172,8 @@ func (e Episode) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 // MSE of p and mean, the baselines' MSE of p at the same issue times, the
 // skills 1 − MSE/MSE_baseline (NaN, null, when the baseline is exact) and
 // the interval coverage. A live pipeline publishes it as the run goes; the
-// last one of a run covers all its outcomes.
+// last one of a run covers all its outcomes, and says how the run ended
+// (End).
 //
 // The json tags name the fields as AppendJSON does, and so the Arrow and
 // Parquet columns, where the Go names' initialisms (MSEP) would not split.
@@ -193,6 +194,12 @@ type Skill struct {
 	SkillClimatology float64 `json:"skill_climatology" tracecast:"nullable"`
 	SkillKSPaper     float64 `json:"skill_ks_paper" tracecast:"nullable"`
 	Coverage         float64 `json:"coverage" tracecast:"nullable"`
+	// End is "" (null) on the rolling records, while the run is open; on
+	// the last records of a run, how it ended: EndMarker (its end marker,
+	// or the end of a file) or EndTimeout (silent for the Kafka source's
+	// trace_timeout: a producer that died, the records from the lines
+	// received).
+	End string `json:"end" tracecast:"nullable"`
 }
 
 // AppendJSON writes the skill as one JSON object, "record" first.
@@ -214,6 +221,7 @@ func (s Skill) AppendJSON(b []byte) []byte {
 	b = appendF(b, "skill_climatology", s.SkillClimatology)
 	b = appendF(b, "skill_ks_paper", s.SkillKSPaper)
 	b = appendF(b, "coverage", s.Coverage)
+	b = appendStrOrNull(b, "end", s.End)
 	return append(b, '}')
 }
 

@@ -40,8 +40,9 @@ func (t RecordType) Each(items any, fn func(rec any, trace string) error) error 
 // Parquet — never a placeholder.
 //
 // The fields that can be absent are tagged `tracecast:"nullable"`: their
-// Arrow and Parquet columns are nullable, and a NaN or a zero time in one
-// is null too (an empty forecast interval, an open episode's end).
+// Arrow and Parquet columns are nullable, and a NaN, a zero time or an
+// empty string in one is null too (an empty forecast interval, an open
+// episode's end, a rolling skill record's end).
 type Partial interface {
 	Absent(column string) bool
 }
@@ -74,7 +75,7 @@ var recordTypes = []RecordType{
 	declare[Forecast]("forecast", "forecasts", "tracecast.forecast/1", func(r *Forecast) string { return r.Run }),
 	declare[Outcome]("outcome", "outcomes", "tracecast.outcome/1", func(r *Outcome) string { return r.Run }),
 	declare[Episode]("episode", "episodes", "tracecast.episode/1", func(r *Episode) string { return r.Run }),
-	declare[Skill]("skill", "skills", "tracecast.skill/1", func(r *Skill) string { return r.Run }),
+	declare[Skill]("skill", "skills", "tracecast.skill/2", func(r *Skill) string { return r.Run }),
 	declare[EnergyRow]("energy", "energy", "tracecast.energy/1", nil),
 	declare[PowerSample]("power", "power", "tracecast.power/1", nil),
 	declare[IOCall]("iocall", "iocalls", "tracecast.iocall/1", nil),

@@ -223,8 +223,14 @@ func (e *Engine) Change(t float64, x, r int) {
 }
 
 // Finish ends the run at end (the last state end): forecasts issued before
-// end and every outcome known by then are produced.
-func (e *Engine) Finish(end float64) {
+// end and every outcome known by then are produced. The run ended by its
+// end marker (or the end of its file): FinishBy(end, tracecast.EndMarker).
+func (e *Engine) Finish(end float64) { e.FinishBy(end, tracecast.EndMarker) }
+
+// FinishBy is Finish for a run that ended the way how says
+// (tracecast.EndMarker, tracecast.EndTimeout): the run's last skill records
+// say it (their End).
+func (e *Engine) FinishBy(end float64, how string) {
 	if !e.started {
 		return
 	}
@@ -233,7 +239,7 @@ func (e *Engine) Finish(end float64) {
 	for _, g := range e.groups {
 		e.mature(g, end)
 		e.closeOpportunity(g, end)
-		e.publishSkill(g)
+		e.publishSkillEnd(g, how)
 	}
 	if e.regime != nil {
 		e.closeRegime(end)
@@ -391,7 +397,12 @@ func (r *rolling) add(pd *pending, y, ym float64, inside bool) {
 	r.until = pd.t
 }
 
-func (e *Engine) publishSkill(g *group) {
+// publishSkill publishes a rolling skill record (End "": the run is open).
+func (e *Engine) publishSkill(g *group) { e.publishSkillEnd(g, "") }
+
+// publishSkillEnd publishes a skill record, the run's last when how (its
+// End) says how the run ended.
+func (e *Engine) publishSkillEnd(g *group, how string) {
 	r := &g.score
 	if e.sink.Skill == nil || r.n == 0 {
 		return
@@ -402,7 +413,7 @@ func (e *Engine) publishSkill(g *group) {
 	e.sink.Skill(tracecast.Skill{ID: id, Run: e.cfg.Run, Query: g.q.Text, Horizon: g.h, Method: string(e.cfg.Method),
 		Until: r.until + g.h, N: r.n, MSEP: r.p / n, MSEMean: r.mean / n, MSEPersistence: r.pers / n, MSEClimatology: r.clim / n,
 		MSEKSPaper: r.ks / n, SkillPersistence: skill(r.p, r.pers), SkillClimatology: skill(r.p, r.clim), SkillKSPaper: skill(r.p, r.ks),
-		Coverage: r.inside / n})
+		Coverage: r.inside / n, End: how})
 }
 
 // earlyMisses tells the intervals of the misses known before their

@@ -183,7 +183,8 @@ func duckType(dt arrowlib.DataType) string {
 // energy rows, power samples; and the hitrate and ks commands' records)
 // both as Parquet files and as JSON lines, and
 // DuckDB finds the same rows in both, nulls included (a first window's d,
-// p and hit, energy totals' window, instantaneous power's since, ...).
+// p and hit, energy totals' window, instantaneous power's since, rolling
+// skill records' end, ...).
 // (No empty forecast interval or open episode's end happens here:
 // sinks/arrow's TestAbsentIsNull covers them.)
 // Entities' JSON leaves out the fields that do not apply to their nature,
@@ -320,7 +321,7 @@ sinks:
 		if n, _ := duckdbtest.Float(row[1]); n == 0 || row[1] != row[2] || row[3] != 0.0 || row[4] != 0.0 {
 			t.Errorf("%s: Parquet and JSON lines differ: %v", names[i], row)
 		}
-		if names[i] == "window" || names[i] == "energy" || names[i] == "power" || names[i] == "hitrate" {
+		if names[i] == "window" || names[i] == "energy" || names[i] == "power" || names[i] == "hitrate" || names[i] == "skill" {
 			if n, _ := duckdbtest.Float(row[5]); n == 0 {
 				t.Errorf("%s: no row with the nulls this test checks", names[i])
 			}
@@ -339,6 +340,8 @@ func nullCheck(name string) string {
 		return "NOT mean AND since IS NULL"
 	case "hitrate":
 		return "compared = 0 AND hit_rate IS NULL"
+	case "skill":
+		return `"end" IS NULL` // the rolling records, while the run is open
 	}
 	return "false"
 }

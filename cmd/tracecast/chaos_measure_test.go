@@ -46,11 +46,18 @@ func (o offline) add(o2 offline) {
 // .gz) as its run id.
 func offlineForecasts(t *testing.T, dir string, traces ...string) map[string]string {
 	t.Helper()
+	return offlineForecastStage(t, dir, "forecasts", traces...)
+}
+
+// offlineForecastStage is offlineForecasts for the forecast stage's records
+// of one kind (forecasts, outcomes, episodes, skills).
+func offlineForecastStage(t *testing.T, dir, records string, traces ...string) map[string]string {
+	t.Helper()
 	want := map[string]string{}
 	for i, tr := range traces {
 		abs, _ := filepath.Abs(tr)
-		out := filepath.Join(dir, fmt.Sprintf("offline-forecasts-%d.jsonl", i))
-		yaml := filepath.Join(dir, fmt.Sprintf("offline-forecasts-%d.yaml", i))
+		out := filepath.Join(dir, fmt.Sprintf("offline-%s-%d.jsonl", records, i))
+		yaml := filepath.Join(dir, fmt.Sprintf("offline-%s-%d.yaml", records, i))
 		// The stage's options are live-kafka.yaml's.
 		if err := os.WriteFile(yaml, fmt.Appendf(nil, `version: 1
 name: offline-forecasts
@@ -58,14 +65,14 @@ settings: {status_interval: 0s}
 sources:
   trace: {type: file, path: %q, parser: {type: paje, time_unit: ms}}
 stages:
-  forecast: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=25%%"], horizons: [10ms, 100ms, 1s], every: 5ms, time_unit: ms, run_id: %q}
+  forecast: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=25%%"], horizons: [10ms, 100ms, 1s], every: 5ms, skill_every: 1s, time_unit: ms, run_id: %q}
 sinks:
-  f: {type: jsonl, inputs: [forecast], records: forecasts, path: %q}
-`, abs, predict.TraceID(tr), out), 0o644); err != nil {
+  f: {type: jsonl, inputs: [forecast], records: %s, path: %q}
+`, abs, predict.TraceID(tr), records, out), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if r := run(t, nil, "run", yaml, "--no-progress"); r.code != 0 {
-			t.Fatalf("offline forecasts of %s: exit %d: %s", tr, r.code, r.stderr)
+			t.Fatalf("offline %s of %s: exit %d: %s", records, tr, r.code, r.stderr)
 		}
 		b, err := os.ReadFile(out)
 		if err != nil {

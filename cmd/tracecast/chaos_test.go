@@ -114,6 +114,35 @@ func TestChaosProducerDiesMidTrace(t *testing.T) {
 	r := faultReport{fault: "a producer dies mid-trace (trace_timeout 3s)", restart: ended, restartWhat: "death to commits at the partitions' ends"}
 	r.counts = e.measure(t, want, nil, 120*time.Second, "pipeline")
 	r.rss = []float64{peakRSS(p.Process.Pid)}
+	// The dead run's skill records are the offline replay's of the half,
+	// but the last ones say it ended by timeout, where the replay's (the
+	// end of the file) say "marker".
+	wantSkills := offlineForecastStage(t, e.dir, "skills", dead)
+	gotSkills, _, _ := readRecords(t, e.addr, "tracecast.forecasts", "tracecast.skill/2", func(key []byte) bool { return string(key) == "dead-run" },
+		len(wantSkills), 60*time.Second)
+	last := 0
+	for id, w := range wantSkills {
+		if strings.Contains(w, `"end":"marker"`) {
+			last++
+			w = strings.Replace(w, `"end":"marker"`, `"end":"timeout"`, 1)
+		} else if !strings.Contains(w, `"end":null`) {
+			t.Errorf("offline skill record %s: end neither null nor marker: %s", id, w)
+		}
+		if g, ok := gotSkills[id]; !ok {
+			t.Errorf("dead run: skill record %s missing", id)
+		} else if g != w {
+			t.Errorf("dead run: skill record %s\n got %s\nwant %s", id, g, w)
+		}
+	}
+	for id := range gotSkills {
+		if _, ok := wantSkills[id]; !ok {
+			t.Errorf("dead run: unexpected skill record %s", id)
+		}
+	}
+	if last == 0 || len(wantSkills) == last {
+		t.Errorf("dead run: %d skill records, %d of them last: want rolling ones and a last one per query and horizon", len(wantSkills), last)
+	}
+	t.Logf("dead run: %d skill records as the offline replay's, the %d last ones ended by timeout", len(gotSkills), last)
 	t.Log(reportTable([]faultReport{r}))
 }
 

@@ -86,6 +86,11 @@ func TestSchemasReject(t *testing.T) {
 		{"state without value", `{"record":"entity","nature":"State","container":"c","type":"S","start":0,"end":1,"duration":1,"imbrication":0}`, false},
 		{"event with an end", `{"record":"entity","nature":"Event","container":"c","type":"E","start":0,"end":0,"value":"v"}`, false},
 		{"open episode with an end", `{"record":"episode","id":"e","run":"r","kind":"idle-opportunity","query":"q","horizon":0.1,"state":"open","start":0,"end":1,"value":1,"threshold":0.8,"message":"m"}`, false},
+		{"rolling skill", `{"record":"skill","id":"r/q/10ms/skill/3","run":"r","query":"q","horizon":0.01,"method":"auto","until":1,"n":3,"mse_p":0.1,"mse_mean":0.1,"mse_persistence":0.2,"mse_climatology":0.2,"mse_ks_paper":0.2,"skill_persistence":0.5,"skill_climatology":0.5,"skill_ks_paper":0.5,"coverage":0.9,"end":null}`, true},
+		{"last skill of a run ended by timeout", `{"record":"skill","id":"r/q/10ms/skill/3","run":"r","query":"q","horizon":0.01,"method":"auto","until":1,"n":3,"mse_p":0.1,"mse_mean":0.1,"mse_persistence":0.2,"mse_climatology":0.2,"mse_ks_paper":0.2,"skill_persistence":0.5,"skill_climatology":0.5,"skill_ks_paper":0.5,"coverage":0.9,"end":"timeout"}`, true},
+		{"skill ended otherwise", `{"record":"skill","id":"r/q/10ms/skill/3","run":"r","query":"q","horizon":0.01,"method":"auto","until":1,"n":3,"mse_p":0.1,"mse_mean":0.1,"mse_persistence":0.2,"mse_climatology":0.2,"mse_ks_paper":0.2,"skill_persistence":0.5,"skill_climatology":0.5,"skill_ks_paper":0.5,"coverage":0.9,"end":"crash"}`, false},
+		{"skill without end (tracecast.skill/1)", `{"record":"skill","id":"r/q/10ms/skill/3","run":"r","query":"q","horizon":0.01,"method":"auto","until":1,"n":3,"mse_p":0.1,"mse_mean":0.1,"mse_persistence":0.2,"mse_climatology":0.2,"mse_ks_paper":0.2,"skill_persistence":0.5,"skill_climatology":0.5,"skill_ks_paper":0.5,"coverage":0.9}`, false},
+		{"Kafka skill/1 message", `{"schema":"tracecast.skill/1","record":"skill","id":"r/q/10ms/skill/3","run":"r","query":"q","horizon":0.01,"method":"auto","until":1,"n":3,"mse_p":0.1,"mse_mean":0.1,"mse_persistence":0.2,"mse_climatology":0.2,"mse_ks_paper":0.2,"skill_persistence":0.5,"skill_climatology":0.5,"skill_ks_paper":0.5,"coverage":0.9,"end":null}`, false},
 		{"unknown record", `{"record":"nope"}`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

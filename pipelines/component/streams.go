@@ -177,7 +177,9 @@ func (ps *PerStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 // EndStream flushes and forgets one stream. The end of a dropped stream is
 // ignored (counted): it emits nothing. A stream ended by an inactivity
 // timeout (end.Reason tracecast.EndTimeout) is flushed like any other, its
-// records final as of the lines received; it is counted and logged.
+// records final as of the lines received; it is counted and logged. A
+// processor that is a tracecast.EndReasoner learns end before its Flush
+// (its final records say how the run ended).
 func (ps *PerStream) EndStream(ctx context.Context, stream string, end tracecast.StreamEnd, emit tracecast.Emit) error {
 	if why, ok := ps.dropped[stream]; ok {
 		delete(ps.dropped, stream)
@@ -194,6 +196,9 @@ func (ps *PerStream) EndStream(ctx context.Context, stream string, end tracecast
 		ps.TimedOut++
 		ps.log.Warn().Str("stream", stream).Str("end", end.Reason).Int("timed_out", ps.TimedOut).
 			Msg("stream ended by timeout, without its end marker: its records are flushed from the lines received")
+	}
+	if r, ok := p.(tracecast.EndReasoner); ok {
+		r.EndReason(end)
 	}
 	err := p.Flush(ctx, emit)
 	if err == nil { // its metrics as flushed, its gauges kept

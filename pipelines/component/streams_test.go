@@ -176,3 +176,41 @@ func TestPerStreamCountsTimedOutStreams(t *testing.T) {
 		t.Fatalf("streams_timed_out_total %v, want 1", m)
 	}
 }
+
+// reasoned records how its stream ended, when told, and emits it at Flush.
+type reasoned struct {
+	stream, how string
+}
+
+func (r *reasoned) EndReason(end tracecast.StreamEnd)                              { r.how = end.EndedBy() }
+func (r *reasoned) Process(context.Context, tracecast.Batch, tracecast.Emit) error { return nil }
+func (r *reasoned) Flush(ctx context.Context, emit tracecast.Emit) error {
+	return emit(ctx, tracecast.Batch{Stream: r.stream, Items: r.how})
+}
+
+// A processor that is a tracecast.EndReasoner learns how its stream ended
+// before the Flush that ends it: by timeout, by its marker; at the end of
+// input (a file) it is not told (its own end).
+func TestPerStreamTellsHowAStreamEnded(t *testing.T) {
+	ctx := context.Background()
+	ps := NewPerStream(0, func(s string) (tracecast.Processor, error) { return &reasoned{stream: s}, nil })
+	got := map[string]string{}
+	emit := func(_ context.Context, b tracecast.Batch) error { got[b.Stream] = b.Items.(string); return nil }
+	for _, s := range []string{"dead", "ok", "file"} {
+		if err := ps.Process(ctx, tracecast.Batch{Stream: s}, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ps.EndStream(ctx, "dead", tracecast.StreamEnd{Reason: tracecast.EndTimeout}, emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.EndStream(ctx, "ok", tracecast.StreamEnd{}, emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.Flush(ctx, emit); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"dead": "timeout", "ok": "marker", "file": ""}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("ends %v, want %v", got, want)
+	}
+}

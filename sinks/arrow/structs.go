@@ -23,8 +23,8 @@ import (
 // and a json.RawMessage are utf8 columns holding a JSON object (keys
 // sorted), as the entity table's extra. Fields tagged `tracecast:"nullable"`
 // are nullable columns: null where the record says the field is absent
-// (tracecast.Partial), or holds NaN or the zero time, as in the JSON
-// outputs. The schema metadata
+// (tracecast.Partial), or holds NaN, the zero time or an empty string, as
+// in the JSON outputs. The schema metadata
 // carries "tracecast.schema" = name (versioned, like "tracecast.prediction/1")
 // plus meta. Reflection runs once per column per record, not per byte: fine
 // for result records, which are few; hot record types (entities, samples)
@@ -115,7 +115,7 @@ func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 
 // orNull wraps the appender of a nullable column (field i, column name):
 // null when the record says the field is absent (tracecast.Partial), or
-// holds NaN or the zero time.
+// holds NaN, the zero time or an empty string.
 func orNull(add func(reflect.Value), b array.Builder, i int, name string, partial bool) func(reflect.Value) {
 	return func(v reflect.Value) {
 		absent := partial && v.CanAddr() && v.Addr().Interface().(tracecast.Partial).Absent(name)
@@ -125,6 +125,8 @@ func orNull(add func(reflect.Value), b array.Builder, i int, name string, partia
 			absent = math.IsNaN(f.Float())
 		case f.Type() == reflect.TypeFor[time.Time]():
 			absent = f.Interface().(time.Time).IsZero()
+		case f.Kind() == reflect.String:
+			absent = f.Len() == 0
 		}
 		if absent {
 			b.AppendNull()

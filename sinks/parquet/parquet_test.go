@@ -488,7 +488,7 @@ func TestEveryRecordTable(t *testing.T) {
 		[]tracecast.Forecast{{ID: "f", Lo: nan, Hi: nan}, {ID: "g", Lo: 0.1, Hi: 0.9}},
 		[]tracecast.Outcome{{ID: "o", Inside: true, Lo: nan, Hi: 1}},
 		[]tracecast.Episode{{ID: "e", State: "open", End: nan}, {ID: "e/closed", State: "closed", End: 2}},
-		[]tracecast.Skill{{ID: "s", N: 3, MSEP: 0.5, SkillKSPaper: nan}},
+		[]tracecast.Skill{{ID: "s", N: 3, MSEP: 0.5, SkillKSPaper: nan}, {ID: "s/last", N: 4, MSEP: 0.5, End: tracecast.EndTimeout}},
 		[]tracecast.EnergyRow{{Node: "n", Window: -1, EnergyJ: 3}, {Node: "n", Window: 2}},
 		[]tracecast.PowerSample{{T: 1, Watts: 90}, {T: 2, Watts: 91, Mean: true, Since: 1}},
 		[]tracecast.Task{{ID: "r/1", Run: "r", Codelet: "GEMM", Worker: "CPU0", WorkerKind: "CPU", DurationS: 0.01, Params: map[string]float64{"Size": 4}},

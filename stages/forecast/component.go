@@ -193,7 +193,10 @@ type stage struct {
 	// the run run.
 	skill map[string]tracecast.Skill
 	run   string
-	out   struct {
+	// endedBy is how the run ended (tracecast.StreamEnd.EndedBy), when
+	// told before Flush (EndReason); "": its own end.
+	endedBy string
+	out     struct {
 		fs []tracecast.Forecast
 		os []tracecast.Outcome
 		es []tracecast.Episode
@@ -315,12 +318,25 @@ func withWorkers(x, r, w int, outside bool) (int, int) {
 	return x, w
 }
 
+var _ tracecast.EndReasoner = (*stage)(nil)
+
+// EndReason records how the run ended, for its last skill records: Flush
+// follows (tracecast.EndReasoner).
+func (st *stage) EndReason(end tracecast.StreamEnd) { st.endedBy = end.EndedBy() }
+
+// Flush ends the run: its last forecasts, outcomes and episodes, and its
+// last skill records, which say how it ended (EndReason; the end of a file
+// or of the input without it: tracecast.EndMarker).
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	if st.eng == nil {
 		return nil
 	}
+	how := st.endedBy
+	if how == "" {
+		how = tracecast.EndMarker
+	}
 	st.live.Changes(math.Inf(1), st.change)
-	st.eng.Finish(math.Max(st.live.End()/st.perSec, st.last))
+	st.eng.FinishBy(math.Max(st.live.End()/st.perSec, st.last), how)
 	if st.late > 0 {
 		st.env.Logger.Warn().Int("changes", st.late).Msg("forecast: states arrived after the parser's watermark (raise the reorder horizon or sort the trace); counted at the latest time seen")
 	}
