@@ -1,6 +1,7 @@
 package pjdump
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 )
@@ -82,11 +83,111 @@ func fixed6Signed(b []byte, f float64) []byte {
 	return appendUnits6(b, uint64(n))
 }
 
-// appendUnits6 appends u millionths as "I.FFFFFF": the digits are written
-// backwards, two at a time, into a small array, then copied at once — as
-// one 16-byte move when they fit and b has the room (trace times do).
+// appendUnits6 appends u millionths as "I.FFFFFF".
+//
+// Digit generation is bound by the multiplier (a division by a constant is
+// a multiplication, and so is taking the quotient back off), so the common
+// case, an integer part of at most eight digits and room for 16 bytes in
+// b, uses one multiplication per part: the part times a fixed-point
+// reciprocal of a power of 100 holds its first digit pair in the bits above
+// fracBits and the rest as a binary fraction, which times 100 (shifts and
+// adds) shifts out the next pair. The pairs are assembled in two registers
+// and stored as two 8-byte words, the integer part's first (the bytes
+// after the number are overwritten by what follows). Exact for every
+// value: TestAppendUnits6 checks all fractions and integer parts of every
+// length. Other values take appendUnitsSlow.
 func appendUnits6(b []byte, u uint64) []byte {
-	var tmp [27 + 16]byte // 20 digits of a uint64, the point, 6 decimals; room for a 16-byte load
+	n := len(b)
+	if u >= 1e14 || cap(b)-n < 16 {
+		return appendUnitsSlow(b, u)
+	}
+	ip := u / 1e6
+	fp := u - ip*1e6
+	// The point and six decimals.
+	y := fp * inv1e4
+	fw := '.' | uint64(pairs[y>>fracBits])<<8
+	y = times100(y & fracMask)
+	fw |= uint64(pairs[y>>fracBits]) << 24
+	y = times100(y & fracMask)
+	fw |= uint64(pairs[y>>fracBits]) << 40
+	// The integer part, in as many pairs as it needs (the comparisons on
+	// u, not on ip, do not wait for the division); pad is its leading
+	// zero, if any.
+	var iw uint64
+	var nd, pad int
+	switch {
+	case u < 1e8:
+		iw = uint64(pairs[ip])
+		nd, pad = 2, oneIf(u < 1e7)
+	case u < 1e10:
+		z := ip * inv1e2
+		iw = uint64(pairs[z>>fracBits])
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 16
+		nd, pad = 4, oneIf(u < 1e9)
+	case u < 1e12:
+		z := ip * inv1e4
+		iw = uint64(pairs[z>>fracBits])
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 16
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 32
+		nd, pad = 6, oneIf(u < 1e11)
+	default:
+		z := ip * inv1e6
+		iw = uint64(pairs[z>>fracBits])
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 16
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 32
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 48
+		nd, pad = 8, oneIf(u < 1e13)
+	}
+	nd -= pad
+	d := b[n : n+16]
+	binary.LittleEndian.PutUint64(d, iw>>(8*uint(pad)))
+	binary.LittleEndian.PutUint64(d[nd:], fw)
+	return b[:n+nd+7]
+}
+
+// Fixed-point reciprocals for appendUnits6: ⌈2⁵⁰/10ᵏ⌉. A part below 10ᵏ⁺²
+// times one of them stays below 2⁶⁴, and the fraction times 100 too.
+const (
+	fracBits = 50
+	fracMask = 1<<fracBits - 1
+	inv1e2   = (1<<fracBits + 100 - 1) / 100
+	inv1e4   = (1<<fracBits + 10000 - 1) / 10000
+	inv1e6   = (1<<fracBits + 1000000 - 1) / 1000000
+)
+
+// times100 is x·100 in shifts and adds (LEA instructions), which leave the
+// multiplier to the divisions.
+func times100(x uint64) uint64 {
+	x += x << 2 // 5x
+	x += x << 2 // 25x
+	return x << 2
+}
+
+func oneIf(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// pairs[x] is x < 100 in two ASCII digits, the first in the low byte.
+var pairs = func() (t [100]uint16) {
+	for x := range t {
+		t[x] = uint16('0'+x/10) | uint16('0'+x%10)<<8
+	}
+	return
+}()
+
+// appendUnitsSlow is appendUnits6 for any u: the digits are written
+// backwards, two at a time, into a small array, then copied.
+func appendUnitsSlow(b []byte, u uint64) []byte {
+	var tmp [27]byte // 20 digits of a uint64, the point, 6 decimals
 	ip := u / 1e6
 	fp := u - ip*1e6
 	f0 := fp / 10000
@@ -112,13 +213,7 @@ func appendUnits6(b []byte, u uint64) []byte {
 		i--
 		tmp[i] = byte('0' + ip)
 	}
-	n, k := len(b), 27-i
-	if k <= 16 && cap(b)-n >= 16 {
-		// The bytes after the number are overwritten by what follows.
-		*(*[16]byte)(b[n : n+16]) = *(*[16]byte)(tmp[i : i+16])
-		return b[:n+k]
-	}
-	return append(b, tmp[i:27]...)
+	return append(b, tmp[i:]...)
 }
 
 // appendUint appends u in decimal.
