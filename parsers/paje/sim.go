@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tracecast/tracecast"
@@ -129,6 +130,12 @@ type sim struct {
 	// pre is what was decoded ahead of the parser for the current line
 	// (the parser's, shared).
 	pre *decoded
+	// tsnap is the types' snapshot in force (typesnap.go), nil after a
+	// definition until the next is made (tsnapStale); tsnapPub is the
+	// last one made, for the decoding goroutines.
+	tsnap      *typeSnap
+	tsnapPub   atomic.Pointer[typeSnap]
+	tsnapStale bool
 	// destroyed remembers destroyed containers' names by key: pj_dump
 	// ignores events sent to them and still accepts them as link ends.
 	destroyed map[string]string
@@ -195,8 +202,11 @@ type simError struct {
 func fail(kind, reason string) *simError { return &simError{kind: kind, reason: reason} }
 
 // typeOf returns the type of key b, or nil.
-func (s *sim) typeOf(b []byte) *ptype {
-	i := hashBytes(b) & uint32(len(s.typeCache)-1)
+func (s *sim) typeOf(b []byte) *ptype { return s.typeOfH(b, hashBytes(b)) }
+
+// typeOfH is typeOf for a key b of hash h (hashBytes).
+func (s *sim) typeOfH(b []byte, h uint32) *ptype {
+	i := h & uint32(len(s.typeCache)-1)
 	if t := s.typeCache[i]; t != nil && t.key == string(b) {
 		return t // types are never redefined nor forgotten
 	}
@@ -208,8 +218,11 @@ func (s *sim) typeOf(b []byte) *ptype {
 }
 
 // containerOf returns the live container of key b, or nil.
-func (s *sim) containerOf(b []byte) *container {
-	i := hashBytes(b) & uint32(len(s.contCache)-1)
+func (s *sim) containerOf(b []byte) *container { return s.containerOfH(b, hashBytes(b)) }
+
+// containerOfH is containerOf for a key b of hash h (hashBytes).
+func (s *sim) containerOfH(b []byte, h uint32) *container {
+	i := h & uint32(len(s.contCache)-1)
 	if c := s.contCache[i]; c != nil && c.live >= 0 && c.key == string(b) {
 		return c // keys are unique among live containers
 	}
@@ -221,7 +234,12 @@ func (s *sim) containerOf(b []byte) *container {
 }
 
 func (s *sim) lookupType(b []byte, want typeKind) (*ptype, *simError) {
-	t := s.typeOf(b)
+	return s.lookupTypeH(b, hashBytes(b), want)
+}
+
+// lookupTypeH is lookupType for a key b of hash h (hashBytes).
+func (s *sim) lookupTypeH(b []byte, h uint32, want typeKind) (*ptype, *simError) {
+	t := s.typeOfH(b, h)
 	if t == nil {
 		return nil, fail("unknown type", "unknown type "+quote(string(b)))
 	}
@@ -268,6 +286,7 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 		}
 		parent.values[key] = [2]string{key, name}
 		parent.vcache = new([16][2]string) // an alias may take over a value's name
+		s.defined()
 		return nil
 	}
 	if parent.kind != tkContainer {
@@ -298,12 +317,16 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 	}
 	s.types[key] = t
 	s.ntypes++
+	s.defined()
 	return nil
 }
 
 // value resolves an entity value alias to its name; any other value is
 // its own name (pajeng creates it on first use).
-func (s *sim) value(t *ptype, b []byte) string {
+func (s *sim) value(t *ptype, b []byte) string { return s.valueH(t, b, hashBytes(b)) }
+
+// valueH is value for bytes b of hash h (hashBytes).
+func (s *sim) valueH(t *ptype, b []byte, h uint32) string {
 	if len(t.values) > 0 && t.vcache != nil {
 		// Most values of a state type are a few aliases: a direct-mapped
 		// cache by length and last byte answers before the map's hash.
@@ -316,7 +339,7 @@ func (s *sim) value(t *ptype, b []byte) string {
 			return v[1]
 		}
 	}
-	return s.strs.get(b)
+	return s.strs.getH(b, h)
 }
 
 // lastByte is b's last byte, 0 for an empty b.
@@ -403,7 +426,8 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		return s.destroy(get, now)
 	}
 
-	c := s.containerOf(get(fContainer))
+	// The hashes of the fields come with the line (decoded.hashFields).
+	c := s.containerOfH(get(fContainer), s.pre.hc)
 	if c == nil {
 		if _, gone := s.destroyed[string(get(fContainer))]; gone {
 			return nil // pj_dump ignores events sent to destroyed containers
@@ -421,7 +445,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	case evStartLink, evEndLink:
 		want = tkLink
 	}
-	t, err := s.lookupType(get(fType), want)
+	t, err := s.lineType(get(fType), want)
 	if err != nil {
 		return err
 	}
@@ -442,12 +466,12 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	switch d.kind {
 	case evNewEvent:
 		s.emit(sl, tracecast.Entity{Nature: tracecast.NatureEvent, Container: c.name, Type: t.name,
-			Start: now, End: now, Value: s.value(t, get(fValue)), Extra: extra})
+			Start: now, End: now, Value: s.lineValue(t, get(fValue)), Extra: extra})
 	case evSetState:
 		s.closeStates(c, t, sl, now)
-		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
+		return s.push(c, t, sl, now, s.lineValue(t, get(fValue)), extra)
 	case evPushState:
-		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
+		return s.push(c, t, sl, now, s.lineValue(t, get(fValue)), extra)
 	case evPopState:
 		if len(sl.stack) == 0 {
 			return fail("pop on empty stack", "illegal pop of state type "+quote(t.name)+" on container "+quote(c.name)+": no state is open")
@@ -694,7 +718,7 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 	} else {
 		return fail("unknown container", "unknown container "+quote(string(get(endpoint))))
 	}
-	value := s.value(t, get(fValue))
+	value := s.lineValue(t, get(fValue))
 	key := get(fKey)
 	l := sl.links[string(key)]
 	if l == nil {
