@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/sinks/pjdump"
 )
 
@@ -55,6 +56,41 @@ func BenchmarkTokenize(b *testing.B) {
 	for b.Loop() {
 		for line := range bytes.SplitSeq(data, []byte{'\n'}) {
 			toks, _ = tokenize(line, toks)
+		}
+	}
+}
+
+// BenchmarkChunkTokenize measures the tokenizing goroutines' work on the
+// trace's chunks: splitting, tokenizing and decoding their lines.
+func BenchmarkChunkTokenize(b *testing.B) {
+	data := benchData(b)
+	p := NewParser(DefaultOptions())
+	var chunks []*chunk
+	sp := input.NewSplitter(bytes.NewReader(data), DefaultChunkBytes, p.opts.MaxLineBytes)
+	for {
+		c := newChunk()
+		if ok, _ := sp.Fill(&c.Chunk); !ok {
+			break
+		}
+		chunks = append(chunks, c)
+	}
+	// The definitions and types, as the parser knows them once it has
+	// read the first chunks.
+	for _, c := range chunks[:min(len(chunks), 4)] {
+		c.tokenize(p.opts.MaxLineBytes, p.view())
+		if err := p.chunk(c, func(int) error { p.Take(nil); return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	view := p.view()
+	for _, c := range chunks {
+		c.tokenize(p.opts.MaxLineBytes, view) // their slices grown
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range chunks {
+			c.tokenize(p.opts.MaxLineBytes, view)
 		}
 	}
 }
