@@ -143,6 +143,33 @@ func BenchmarkStatesPjdump(b *testing.B) {
 	}
 }
 
+// BenchmarkPjdumpWriter measures the pj_dump writer alone on the trace's
+// entities (those of `states --format pjdump`, held in memory), in ns an
+// entity: the formatting work of the sink's goroutine.
+func BenchmarkPjdumpWriter(b *testing.B) {
+	data := benchData(b)
+	o := DefaultOptions()
+	o.PjdumpQuirks = true
+	var es []tracecast.Entity
+	if _, err := Read(bytes.NewReader(data), o, func(batch []tracecast.Entity) error {
+		es = append(es, batch...)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	w := pjdump.NewWriter(io.Discard, false)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := 0; i < len(es); i += BatchSize {
+			if err := w.Write(es[i:min(i+BatchSize, len(es))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(es)), "ns/entity")
+}
+
 // BenchmarkLiveHeap reports the reader's live heap while it reads the
 // trace as `states --format pjdump` does: the largest heap left after a
 // collection forced every 200 batches (live-MiB), measured for the memory

@@ -85,17 +85,17 @@ func fixed6Signed(b []byte, f float64) []byte {
 
 // appendUnits6 appends u millionths as "I.FFFFFF".
 //
-// Digit generation is bound by the multiplier (a division by a constant is
-// a multiplication, and so is taking the quotient back off), so the common
-// case, an integer part of at most eight digits and room for 16 bytes in
-// b, uses one multiplication per part: the part times a fixed-point
-// reciprocal of a power of 100 holds its first digit pair in the bits above
-// fracBits and the rest as a binary fraction, which times 100 (shifts and
-// adds) shifts out the next pair. The pairs are assembled in two registers
-// and stored as two 8-byte words, the integer part's first (the bytes
-// after the number are overwritten by what follows). Exact for every
-// value: TestAppendUnits6 checks all fractions and integer parts of every
-// length. Other values take appendUnitsSlow.
+// Digit generation is bound by the number of instructions, divisions by
+// constants (multiplications) first, so the common case, an integer part
+// of at most eight digits and room for 16 bytes in b, takes the digits
+// three at a time from a table (tab3): the decimals are two table
+// entries, an integer part below 10⁶ one or two. They are assembled in two
+// registers and stored as two 8-byte words, the integer part's first (the
+// bytes after the number are overwritten by what follows). An integer
+// part of seven or eight digits is cut in digit pairs by a fixed-point
+// reciprocal instead (pairs). Exact for every value: TestAppendUnits6
+// checks all fractions and integer parts of every length. Other values
+// take appendUnitsSlow.
 func appendUnits6(b []byte, u uint64) []byte {
 	n := len(b)
 	if u >= 1e14 || cap(b)-n < 16 {
@@ -103,37 +103,32 @@ func appendUnits6(b []byte, u uint64) []byte {
 	}
 	ip := u / 1e6
 	fp := u - ip*1e6
-	// The point and six decimals.
-	y := fp * inv1e4
-	fw := '.' | uint64(pairs[y>>fracBits])<<8
-	y = times100(y & fracMask)
-	fw |= uint64(pairs[y>>fracBits]) << 24
-	y = times100(y & fracMask)
-	fw |= uint64(pairs[y>>fracBits]) << 40
-	// The integer part, in as many pairs as it needs (the comparisons on
-	// u, not on ip, do not wait for the division); pad is its leading
-	// zero, if any.
+	f0 := fp / 1000
+	fw := '.' | uint64(tab3[f0])<<8 | uint64(tab3[fp-f0*1000])<<32
+	// The integer part (the comparisons on u, not on ip, do not wait for
+	// the division), leading zeros shifted out.
 	var iw uint64
-	var nd, pad int
+	var nd int
 	switch {
-	case u < 1e8:
-		iw = uint64(pairs[ip])
-		nd, pad = 2, oneIf(u < 1e7)
-	case u < 1e10:
-		z := ip * inv1e2
-		iw = uint64(pairs[z>>fracBits])
-		z = times100(z & fracMask)
-		iw |= uint64(pairs[z>>fracBits]) << 16
-		nd, pad = 4, oneIf(u < 1e9)
+	case u < 1e9:
+		iw, nd = uint64(tab3[ip]), 3
+		if u < 1e7 {
+			iw, nd = iw>>16, 1
+		} else if u < 1e8 {
+			iw, nd = iw>>8, 2
+		}
 	case u < 1e12:
-		z := ip * inv1e4
-		iw = uint64(pairs[z>>fracBits])
-		z = times100(z & fracMask)
-		iw |= uint64(pairs[z>>fracBits]) << 16
-		z = times100(z & fracMask)
-		iw |= uint64(pairs[z>>fracBits]) << 32
-		nd, pad = 6, oneIf(u < 1e11)
+		i0 := ip / 1000
+		iw, nd = uint64(tab3[i0])|uint64(tab3[ip-i0*1000])<<24, 6
+		if u < 1e10 {
+			iw, nd = iw>>16, 4
+		} else if u < 1e11 {
+			iw, nd = iw>>8, 5
+		}
 	default:
+		// ip times 2⁵⁰/10⁶ holds its first digit pair in the bits
+		// above fracBits and the rest as a binary fraction, which
+		// times 100 shifts out the next pair.
 		z := ip * inv1e6
 		iw = uint64(pairs[z>>fracBits])
 		z = times100(z & fracMask)
@@ -142,22 +137,30 @@ func appendUnits6(b []byte, u uint64) []byte {
 		iw |= uint64(pairs[z>>fracBits]) << 32
 		z = times100(z & fracMask)
 		iw |= uint64(pairs[z>>fracBits]) << 48
-		nd, pad = 8, oneIf(u < 1e13)
+		nd = 8
+		if u < 1e13 {
+			iw, nd = iw>>8, 7
+		}
 	}
-	nd -= pad
 	d := b[n : n+16]
-	binary.LittleEndian.PutUint64(d, iw>>(8*uint(pad)))
+	binary.LittleEndian.PutUint64(d, iw)
 	binary.LittleEndian.PutUint64(d[nd:], fw)
 	return b[:n+nd+7]
 }
 
-// Fixed-point reciprocals for appendUnits6: ⌈2⁵⁰/10ᵏ⌉. A part below 10ᵏ⁺²
-// times one of them stays below 2⁶⁴, and the fraction times 100 too.
+// tab3[x] is x < 1000 in three ASCII digits, the first in the low byte.
+var tab3 = func() (t [1000]uint32) {
+	for x := range t {
+		t[x] = uint32('0'+x/100) | uint32('0'+x/10%10)<<8 | uint32('0'+x%10)<<16
+	}
+	return
+}()
+
+// The fixed-point reciprocal of appendUnits6: ⌈2⁵⁰/10⁶⌉. A part below 10⁸
+// times it stays below 2⁶⁴, and the fraction times 100 too.
 const (
 	fracBits = 50
 	fracMask = 1<<fracBits - 1
-	inv1e2   = (1<<fracBits + 100 - 1) / 100
-	inv1e4   = (1<<fracBits + 10000 - 1) / 10000
 	inv1e6   = (1<<fracBits + 1000000 - 1) / 1000000
 )
 
@@ -167,13 +170,6 @@ func times100(x uint64) uint64 {
 	x += x << 2 // 5x
 	x += x << 2 // 25x
 	return x << 2
-}
-
-func oneIf(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // pairs[x] is x < 100 in two ASCII digits, the first in the low byte.
