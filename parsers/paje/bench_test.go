@@ -77,20 +77,20 @@ func BenchmarkChunkTokenize(b *testing.B) {
 	// The definitions and types, as the parser knows them once it has
 	// read the first chunks.
 	for _, c := range chunks[:min(len(chunks), 4)] {
-		c.tokenize(p.opts.MaxLineBytes, p.view())
+		c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
 		if err := p.chunk(c, func(int) error { p.Take(nil); return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}
-	view := p.view()
+	snap := p.hdr.snap.Load()
 	for _, c := range chunks {
-		c.tokenize(p.opts.MaxLineBytes, view) // their slices grown
+		c.tokenize(p.opts.MaxLineBytes, snap) // their slices grown
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, c := range chunks {
-			c.tokenize(p.opts.MaxLineBytes, view)
+			c.tokenize(p.opts.MaxLineBytes, snap)
 		}
 	}
 }

@@ -94,18 +94,18 @@ const entityPool = 8
 func (pr *processor) step(n int) error {
 	q, p := &pr.cq, pr.p
 	group := q.queue[:n]
-	view := p.view()
+	snap := p.hdr.snap.Load()
 	var wg sync.WaitGroup
 	if pr.p.opts.Threads > 1 {
 		for _, c := range group {
-			wg.Go(func() { c.tokenize(p.opts.MaxLineBytes, view) })
+			wg.Go(func() { c.tokenize(p.opts.MaxLineBytes, snap) })
 		}
 	} else {
 		// One thread: in order, on this goroutine; the definitions
 		// of the chunks before are known by then.
 		err := pr.resolveReady()
 		for _, c := range group {
-			c.tokenize(p.opts.MaxLineBytes, p.view())
+			c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
 			q.ready = append(q.ready, c)
 			if err == nil {
 				err = pr.resolveReady()

@@ -474,10 +474,9 @@ func TestProcessorThreads(t *testing.T) {
 }
 
 // TestParallelDefinitions: types and value aliases defined between events,
-// and aliases redefined, in every position relative to the chunks: the
-// decoding goroutines look types and values up in a snapshot that such a
-// definition makes stale (typesnap.go), and the output stays the
-// sequential one.
+// and aliases redefined, in every position relative to the chunks: what
+// the decoding goroutines work out ahead (decoded) never stands for what
+// such a definition changes, and the output stays the sequential one.
 func TestParallelDefinitions(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(hdr + `%EventDef PajeDefineEntityValue 10

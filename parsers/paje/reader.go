@@ -70,7 +70,7 @@ func (p *Parser) readChunks(sp *input.Splitter, send func(int) error) error {
 		if !ok {
 			return err
 		}
-		c.tokenize(p.opts.MaxLineBytes, p.view())
+		c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
 		if err := p.chunk(c, send); err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func (p *Parser) readParallel(sp *input.Splitter, threads int, send func(int) er
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				c.tokenize(p.opts.MaxLineBytes, p.view())
+				c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
 				c.done <- struct{}{}
 			}
 		}()
@@ -241,52 +241,29 @@ type decoded struct {
 	def           *eventDef
 	time, val     float64
 	timeOK, valOK bool
-	// hc, ht and hv are hashBytes of the Container, Type and Value
-	// fields (0 for a field the event lacks; hv only for the events
-	// whose value is a name): the keys of the simulator's caches and
-	// string table.
-	hc, ht, hv uint32
-	// typ is the line's type and vname the name its value's alias
-	// stands for (nil: not an alias) in the types' snapshot tsnap
-	// (typesnap.go); typ is nil when not found.
-	tsnap *typeSnap
-	typ   *ptype
-	vname *string
-}
-
-// decodeView is what the decoding goroutines look definitions up in.
-type decodeView struct {
-	defs  *defSnap
-	types *typeSnap
-}
-
-// view returns the definitions and types published so far.
-func (p *Parser) view() decodeView {
-	return decodeView{p.hdr.snap.Load(), p.sim.tsnapPub.Load()}
+	// hc and ht are hashBytes of the Container and Type fields (0 for
+	// a field the event lacks): the keys of the simulator's caches.
+	hc, ht uint32
 }
 
 // hashFields sets the hashes of toks, an event's fields after its id.
 func (dec *decoded) hashFields(d *eventDef, toks []token) {
-	dec.hc, dec.ht, dec.hv = 0, 0, 0
+	dec.hc, dec.ht = 0, 0
 	if i := d.idx[fContainer]; i >= 0 {
 		dec.hc = hashBytes(toks[i].b)
 	}
 	if i := d.idx[fType]; i >= 0 {
 		dec.ht = hashBytes(toks[i].b)
 	}
-	switch d.kind {
-	case evNewEvent, evSetState, evPushState, evStartLink, evEndLink:
-		dec.hv = hashBytes(toks[d.idx[fValue]].b)
-	}
 }
 
-// decode fills dec for a line's tokens with the definitions of v.
-func (dec *decoded) decode(toks []token, v decodeView) {
+// decode fills dec for a line's tokens with the definitions of snap.
+func (dec *decoded) decode(toks []token, snap *defSnap) {
 	*dec = decoded{}
 	if len(toks) == 0 || !toks[0].quoted && len(toks[0].b) > 0 && toks[0].b[0] == '%' {
 		return // blank, or a header line
 	}
-	d := v.defs.lookup(toks[0].b)
+	d := snap.lookup(toks[0].b)
 	if d == nil || len(toks)-1 != d.nfields {
 		return
 	}
@@ -299,7 +276,6 @@ func (dec *decoded) decode(toks []token, v decodeView) {
 		dec.val, dec.valOK = parseFloat(toks[1+d.idx[fValue]].b)
 	}
 	dec.hashFields(d, toks[1:])
-	dec.decodeType(d, toks[1:], v.types)
 }
 
 const (
@@ -322,9 +298,9 @@ func chunksInFlight(threads int) int {
 }
 
 // tokenize splits c into lines, tokenizes them and decodes their events
-// with the definitions and types of v (any goroutine). Blank lines are only
+// with the definitions of snap (any goroutine). Blank lines are only
 // counted.
-func (c *chunk) tokenize(max int, v decodeView) {
+func (c *chunk) tokenize(max int, snap *defSnap) {
 	c.lines, c.toks, c.reasons, c.nlines = c.lines[:0], c.toks[:0], c.reasons[:0], 0
 	if c.TooLong {
 		c.nlines = 1
@@ -373,7 +349,7 @@ func (c *chunk) tokenize(max int, v decodeView) {
 			l.reason = int32(len(c.reasons))
 			c.reasons = append(c.reasons, reason)
 		} else {
-			l.dec.decode(toks, v)
+			l.dec.decode(toks, snap)
 		}
 		l.end = uint32(len(c.toks))
 		c.lines = append(c.lines, l)
@@ -411,9 +387,6 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 		}
 	}
 	p.stats.Lines = base + c.nlines
-	// The types and values defined in the chunk, for the decoding of
-	// the next ones.
-	p.sim.publishTypes()
 	return nil
 }
 

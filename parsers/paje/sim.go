@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/tracecast/tracecast"
@@ -130,12 +129,6 @@ type sim struct {
 	// pre is what was decoded ahead of the parser for the current line
 	// (the parser's, shared).
 	pre *decoded
-	// tsnap is the types' snapshot in force (typesnap.go), nil after a
-	// definition until the next is made (tsnapStale); tsnapPub is the
-	// last one made, for the decoding goroutines.
-	tsnap      *typeSnap
-	tsnapPub   atomic.Pointer[typeSnap]
-	tsnapStale bool
 	// destroyed remembers destroyed containers' names by key: pj_dump
 	// ignores events sent to them and still accepts them as link ends.
 	destroyed map[string]string
@@ -286,7 +279,6 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 		}
 		parent.values[key] = [2]string{key, name}
 		parent.vcache = new([16][2]string) // an alias may take over a value's name
-		s.defined()
 		return nil
 	}
 	if parent.kind != tkContainer {
@@ -317,16 +309,12 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 	}
 	s.types[key] = t
 	s.ntypes++
-	s.defined()
 	return nil
 }
 
 // value resolves an entity value alias to its name; any other value is
 // its own name (pajeng creates it on first use).
-func (s *sim) value(t *ptype, b []byte) string { return s.valueH(t, b, hashBytes(b)) }
-
-// valueH is value for bytes b of hash h (hashBytes).
-func (s *sim) valueH(t *ptype, b []byte, h uint32) string {
+func (s *sim) value(t *ptype, b []byte) string {
 	if len(t.values) > 0 && t.vcache != nil {
 		// Most values of a state type are a few aliases: a direct-mapped
 		// cache by length and last byte answers before the map's hash.
@@ -339,7 +327,7 @@ func (s *sim) valueH(t *ptype, b []byte, h uint32) string {
 			return v[1]
 		}
 	}
-	return s.strs.getH(b, h)
+	return s.strs.get(b)
 }
 
 // lastByte is b's last byte, 0 for an empty b.
@@ -445,7 +433,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	case evStartLink, evEndLink:
 		want = tkLink
 	}
-	t, err := s.lineType(get(fType), want)
+	t, err := s.lookupTypeH(get(fType), s.pre.ht, want)
 	if err != nil {
 		return err
 	}
@@ -466,12 +454,12 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	switch d.kind {
 	case evNewEvent:
 		s.emit(sl, tracecast.Entity{Nature: tracecast.NatureEvent, Container: c.name, Type: t.name,
-			Start: now, End: now, Value: s.lineValue(t, get(fValue)), Extra: extra})
+			Start: now, End: now, Value: s.value(t, get(fValue)), Extra: extra})
 	case evSetState:
 		s.closeStates(c, t, sl, now)
-		return s.push(c, t, sl, now, s.lineValue(t, get(fValue)), extra)
+		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
 	case evPushState:
-		return s.push(c, t, sl, now, s.lineValue(t, get(fValue)), extra)
+		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
 	case evPopState:
 		if len(sl.stack) == 0 {
 			return fail("pop on empty stack", "illegal pop of state type "+quote(t.name)+" on container "+quote(c.name)+": no state is open")
@@ -718,7 +706,7 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 	} else {
 		return fail("unknown container", "unknown container "+quote(string(get(endpoint))))
 	}
-	value := s.lineValue(t, get(fValue))
+	value := s.value(t, get(fValue))
 	key := get(fKey)
 	l := sl.links[string(key)]
 	if l == nil {

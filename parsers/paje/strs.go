@@ -1,10 +1,6 @@
 package paje
 
-import (
-	"encoding/binary"
-	"math/bits"
-	"unsafe"
-)
+import "unsafe"
 
 // Strings of the output (entity values, link keys) are made without an
 // allocation per line:
@@ -28,36 +24,16 @@ const (
 	maxSlabbed = 1 << 10
 )
 
-// hashBytes hashes the short names of traces (container and type keys,
-// entity values) for the direct-mapped caches and the string table. Up to
-// 16 bytes are read as two possibly overlapping words rather than byte by
-// byte and mixed by one full multiplication: a few cycles whatever the
-// length, where FNV-1a's byte loop (a multiplication per byte, each
-// waiting for the one before) was the resolver's largest single cost.
-// Callers index with the low bits of the result, which depend on every
-// input bit.
+// hashBytes is 32-bit FNV-1a: few instructions on the short names of
+// traces. (A multiplication per byte, each waiting for the one before:
+// the decoding goroutines hash a line's names ahead of the simulator,
+// decoded.hashFields, where that wait overlaps other lines' work.)
 func hashBytes(b []byte) uint32 {
-	const k = 0x9e3779b97f4a7c15 // 2⁶⁴/φ
-	n := len(b)
-	x := uint64(n) * k
-	switch {
-	case n > 16:
-		for i := 0; i < n-8; i += 8 {
-			x = (x ^ binary.LittleEndian.Uint64(b[i:])) * k
-			x ^= x >> 29
-		}
-		// The last 8 bytes, overlapping the words before.
-		x ^= bits.RotateLeft64(binary.LittleEndian.Uint64(b[n-8:]), 23)
-	case n >= 8:
-		x ^= binary.LittleEndian.Uint64(b) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[n-8:]), 23)
-	case n >= 4:
-		x ^= uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
-	case n > 0:
-		x ^= uint64(b[0]) | uint64(b[n>>1])<<8 | uint64(b[n-1])<<16
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
 	}
-	// Every bit of x reaches the upper half of the full product.
-	hi, lo := bits.Mul64(x, k)
-	return uint32(hi ^ lo)
+	return h
 }
 
 // strTable makes strings of bytes: interned when recurring, slab-allocated
@@ -76,13 +52,11 @@ type strTable struct {
 const internAfter = 16
 
 // get returns a string equal to b.
-func (t *strTable) get(b []byte) string { return t.getH(b, hashBytes(b)) }
-
-// getH is get for bytes b of hash h (hashBytes).
-func (t *strTable) getH(b []byte, h uint32) string {
+func (t *strTable) get(b []byte) string {
 	if len(b) > maxSlabbed {
 		return string(b) // long values are neither interned nor slabbed
 	}
+	h := hashBytes(b)
 	i := h & (strTabSlots - 1)
 	if s := t.slots[i]; s == string(b) {
 		return s

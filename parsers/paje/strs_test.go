@@ -74,6 +74,15 @@ func unsafeData(s string) uintptr {
 // changes the low 8 bits nearly always, and the keys of a trace (worker
 // and thread containers, numbered) spread evenly over a cache's slots.
 func TestHashBytes(t *testing.T) {
+	// FNV-1a's reference values.
+	for _, c := range []struct {
+		in   string
+		want uint32
+	}{{"", 0x811c9dc5}, {"a", 0xe40c292c}, {"foobar", 0xbf9cf968}} {
+		if got := hashBytes([]byte(c.in)); got != c.want {
+			t.Errorf("%q: %#x, want %#x", c.in, got, c.want)
+		}
+	}
 	r := rand.New(rand.NewPCG(5, 6))
 	same, tries := 0, 0
 	for n := 1; n <= 40; n++ {
