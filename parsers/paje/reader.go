@@ -382,8 +382,12 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 		if err != nil {
 			return err
 		}
-		if err := send(BatchSize); err != nil {
-			return err
+		// send does nothing below a batch: not called for nothing
+		// after every line.
+		if p.Pending() >= BatchSize {
+			if err := send(BatchSize); err != nil {
+				return err
+			}
 		}
 	}
 	p.stats.Lines = base + c.nlines
