@@ -120,3 +120,38 @@ func TestHashBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestNumID: event ids "0" to "255" written without leading zeros are
+// numbers, anything else is not (checked against the plain loop on every
+// string of up to four digits and neighbouring bytes).
+func TestNumID(t *testing.T) {
+	ref := func(b []byte) int {
+		if len(b) == 0 || len(b) > 3 || len(b) > 1 && b[0] == '0' {
+			return -1
+		}
+		n := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= maxNumID {
+			return -1
+		}
+		return n
+	}
+	const chars = "0123456789/:a"
+	var gen func(b []byte)
+	gen = func(b []byte) {
+		if got, want := numID(b), ref(b); got != want {
+			t.Fatalf("%q: %d, want %d", b, got, want)
+		}
+		if len(b) < 4 {
+			for i := range len(chars) {
+				gen(append(b, chars[i]))
+			}
+		}
+	}
+	gen(nil)
+}
