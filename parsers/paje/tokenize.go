@@ -62,9 +62,10 @@ func tokenize(line []byte, dst []token) ([]token, string) {
 	dst = dst[:0]
 	n := len(line)
 	high := false
-	field := 0  // where the next field may start: after a separator or a quoted field
-	quote := -1 // the opening quote of the quoted field being read
-	comment := false
+	field := 0 // where the next field may start: after a separator or a quoted field
+	// The loop keeps little state (what the processor holds in
+	// registers): a quoted field and a comment are read to their end by
+	// loops of their own.
 	for blk := 0; blk < n; blk += 8 {
 		for m := specials(line, blk); m != 0; m &= m - 1 {
 			j := blk + bits.TrailingZeros64(m)>>3
@@ -72,46 +73,85 @@ func tokenize(line []byte, dst []token) ([]token, string) {
 			switch byteClass[c] {
 			case cWord:
 				continue // '!', or a byte flagged only because one below is
+			case cSpace:
+				if j > field {
+					dst = append(dst, token{b: line[field:j]})
+				}
+				field = j + 1
+				continue
+			case cQuote:
+				if j != field {
+					continue // inside a word: part of it
+				}
+				end, hi, r := quoted(line, j+1)
+				if r != "" {
+					return dst, r
+				}
+				high = high || hi
+				dst = append(dst, token{b: line[j+1 : end], quoted: true})
+				field = end + 1
+				// Read on after the closing quote.
+				blk = end + 1 - 8 // the loop adds 8
+				m = 0
+				continue
+			case cHash:
+				if j > field {
+					dst = append(dst, token{b: line[field:j]})
+				}
+				// The rest is a comment, still checked for binary data.
+				if r := commentCheck(line, j+1, high); r != "" {
+					return dst, r
+				}
+				return dst, ""
 			case cCtrl:
 				return dst, binaryReason(line, j)
 			case cHigh:
 				high = true
 				continue
 			}
-			switch {
-			case comment:
-			case quote >= 0:
-				if c == '"' {
-					dst = append(dst, token{b: line[quote+1 : j], quoted: true})
-					quote, field = -1, j+1
-				}
-			case c == '"':
-				if j == field {
-					quote = j
-				} // else inside a word: part of it
-			case c == '#':
-				if j > field {
-					dst = append(dst, token{b: line[field:j]})
-				}
-				comment = true // the rest is still checked for binary data
-			default: // whitespace
-				if j > field {
-					dst = append(dst, token{b: line[field:j]})
-				}
-				field = j + 1
-			}
 		}
 	}
-	if quote >= 0 {
-		return dst, "unterminated quoted string"
-	}
-	if !comment && n > field {
+	if n > field {
 		dst = append(dst, token{b: line[field:n]})
 	}
 	if high && !utf8.Valid(line) {
 		return dst, "binary data (invalid UTF-8)"
 	}
 	return dst, ""
+}
+
+// quoted reads a quoted field from its first byte at i to its closing
+// quote, at end. hi reports non-ASCII bytes; r is set for binary data or
+// a missing closing quote.
+func quoted(line []byte, i int) (end int, hi bool, r string) {
+	for j := i; j < len(line); j++ {
+		switch c := line[j]; {
+		case c == '"':
+			return j, hi, ""
+		case c >= 0x80:
+			hi = true
+		case byteClass[c] == cCtrl:
+			return 0, false, binaryReason(line, j)
+		}
+	}
+	return 0, false, "unterminated quoted string"
+}
+
+// commentCheck checks the comment from i to the end of line for binary
+// data; high says whether the line had non-ASCII bytes before it.
+func commentCheck(line []byte, i int, high bool) string {
+	for j := i; j < len(line); j++ {
+		switch c := line[j]; {
+		case c >= 0x80:
+			high = true
+		case byteClass[c] == cCtrl:
+			return binaryReason(line, j)
+		}
+	}
+	if high && !utf8.Valid(line) {
+		return "binary data (invalid UTF-8)"
+	}
+	return ""
 }
 
 // specials flags the bytes of line[blk:blk+8] that may matter to tokenize,
