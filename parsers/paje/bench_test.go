@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/sinks/pjdump"
 )
 
@@ -59,6 +60,41 @@ func BenchmarkTokenize(b *testing.B) {
 	}
 }
 
+// BenchmarkChunkTokenize measures the tokenizing goroutines' work on the
+// trace's chunks: splitting, tokenizing and decoding their lines.
+func BenchmarkChunkTokenize(b *testing.B) {
+	data := benchData(b)
+	p := NewParser(DefaultOptions())
+	var chunks []*chunk
+	sp := input.NewSplitter(bytes.NewReader(data), DefaultChunkBytes, p.opts.MaxLineBytes)
+	for {
+		c := newChunk()
+		if ok, _ := sp.Fill(&c.Chunk); !ok {
+			break
+		}
+		chunks = append(chunks, c)
+	}
+	// The definitions and types, as the parser knows them once it has
+	// read the first chunks.
+	for _, c := range chunks[:min(len(chunks), 4)] {
+		c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
+		if err := p.chunk(c, func(int) error { p.Take(nil); return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap := p.hdr.snap.Load()
+	for _, c := range chunks {
+		c.tokenize(p.opts.MaxLineBytes, snap) // their slices grown
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range chunks {
+			c.tokenize(p.opts.MaxLineBytes, snap)
+		}
+	}
+}
+
 // BenchmarkResolve measures the whole reader: lines, header, reorder buffer
 // and state resolution into entities, with 1 and GOMAXPROCS threads.
 func BenchmarkResolve(b *testing.B) {
@@ -105,6 +141,33 @@ func BenchmarkStatesPjdump(b *testing.B) {
 			reportPerLine(b, data, ms)
 		})
 	}
+}
+
+// BenchmarkPjdumpWriter measures the pj_dump writer alone on the trace's
+// entities (those of `states --format pjdump`, held in memory), in ns an
+// entity: the formatting work of the sink's goroutine.
+func BenchmarkPjdumpWriter(b *testing.B) {
+	data := benchData(b)
+	o := DefaultOptions()
+	o.PjdumpQuirks = true
+	var es []tracecast.Entity
+	if _, err := Read(bytes.NewReader(data), o, func(batch []tracecast.Entity) error {
+		es = append(es, batch...)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	w := pjdump.NewWriter(io.Discard, false)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := 0; i < len(es); i += BatchSize {
+			if err := w.Write(es[i:min(i+BatchSize, len(es))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(es)), "ns/entity")
 }
 
 // BenchmarkLiveHeap reports the reader's live heap while it reads the

@@ -154,21 +154,25 @@ const maxNumID = 256
 
 // numID returns the value of an event id written as a small decimal
 // number without leading zeros ("0" to "255"), else -1.
+//
+// It runs for every line: by length rather than in a loop.
 func numID(b []byte) int {
-	if len(b) == 0 || len(b) > 3 || len(b) > 1 && b[0] == '0' {
-		return -1
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return -1
+	switch len(b) {
+	case 1:
+		if d := b[0] - '0'; d < 10 {
+			return int(d)
 		}
-		n = n*10 + int(c-'0')
+	case 2:
+		if d0, d1 := b[0]-'0', b[1]-'0'; d0-1 < 9 && d1 < 10 { // no leading zero
+			return int(d0)*10 + int(d1)
+		}
+	case 3:
+		d0, d1, d2 := b[0]-'0', b[1]-'0', b[2]-'0'
+		if n := int(d0)*100 + int(d1)*10 + int(d2); d0-1 < 9 && d1 < 10 && d2 < 10 && n < maxNumID {
+			return n
+		}
 	}
-	if n >= maxNumID {
-		return -1
-	}
-	return n
+	return -1
 }
 
 // lookup returns the definition of event id b, or nil.

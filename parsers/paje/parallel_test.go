@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -470,4 +471,37 @@ func TestProcessorThreads(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestParallelDefinitions: types and value aliases defined between events,
+// and aliases redefined, in every position relative to the chunks: what
+// the decoding goroutines work out ahead (decoded) never stands for what
+// such a definition changes, and the output stays the sequential one.
+func TestParallelDefinitions(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(hdr + `%EventDef PajeDefineEntityValue 10
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+10 a0 S Idle
+10 a1 S Run
+`)
+	now := 1.0
+	for i := range 3000 {
+		now += 0.001
+		switch {
+		case i%97 == 0:
+			// An alias redefined, and used on the next line.
+			fmt.Fprintf(&b, "10 a%d S \"Name %d\"\n", i%3, i)
+		case i%251 == 0:
+			// A new state type, used at once.
+			fmt.Fprintf(&b, "1 T%d W \"Type %d\"\n4 %.3f w2 T%d a1\n", i, i, now, i)
+		case i%13 == 0:
+			fmt.Fprintf(&b, "4 %.3f w1 S v%d\n", now, i%5) // not an alias
+		default:
+			fmt.Fprintf(&b, "4 %.3f w%d S a%d\n", now, 1+i%2, i%3)
+		}
+	}
+	checkParallel(t, "definitions", []byte(b.String()), []int{0, 4096, 100, 37}, true)
 }

@@ -26,9 +26,11 @@ type Parser struct {
 	unit    string
 
 	truncated bool
-	// pre is what was decoded ahead of the parser for the current line
-	// (reader.go), if anything.
-	pre decoded
+	// pre is what was decoded ahead of the parser for the current line:
+	// its chunk's line record (reader.go), else noPre, where nothing is
+	// decoded (pre.def is nil). setPre changes it.
+	pre   *decoded
+	noPre decoded
 
 	// held is the output held back for pj_dump's window (compat.go).
 	held     []quirkBatch
@@ -64,7 +66,7 @@ func NewParser(opts Options) *Parser {
 	}
 	p := &Parser{opts: opts, hdr: newHeader(opts.NoStrict), stats: Stats{Skipped: map[string]int64{}}}
 	p.sim = newSim(&p.opts)
-	p.sim.pre = &p.pre
+	p.setPre(&p.noPre)
 	p.horizon = opts.ReorderHorizon
 	if opts.ReorderHorizonSeconds > 0 {
 		p.horizon = -1 // until the unit is known
@@ -74,6 +76,10 @@ func NewParser(opts Options) *Parser {
 	}
 	return p
 }
+
+// setPre points the parser and its simulator at what was decoded for the
+// line about to be processed.
+func (p *Parser) setPre(d *decoded) { p.pre, p.sim.pre = d, d }
 
 // setUnit fixes the time unit, and with it the defaults expressed in time:
 // the reorder horizon (3 s) and how long the pj_dump window holds entities
@@ -159,6 +165,9 @@ func (p *Parser) tokens(toks []token, r string, num int64) error {
 	if len(toks)-1 != d.nfields {
 		return p.bad(num, "field count", "event "+lineerr.Cut(d.id)+" ("+eventNames[d.kind]+") has "+strconv.Itoa(len(toks)-1)+
 			" fields, its definition at line "+strconv.FormatInt(d.line, 10)+" has "+strconv.Itoa(d.nfields))
+	}
+	if p.pre.def == nil {
+		p.pre.hashFields(d, toks[1:]) // the simulator finds them there
 	}
 	p.stats.Events++
 	if p.unit == "" {

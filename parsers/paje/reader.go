@@ -234,12 +234,27 @@ type lineRec struct {
 
 // decoded is what is worked out ahead of the parser, in parallel, for an
 // event line whose definition was already known: the definition (nil if
-// not decoded), the time and a variable's value. Definitions are never
-// replaced, so the one found is the one the parser would find.
+// not decoded), the time, a variable's value and the hashes of the fields
+// the simulator looks up. Definitions are never replaced, so the one
+// found is the one the parser would find.
 type decoded struct {
 	def           *eventDef
 	time, val     float64
 	timeOK, valOK bool
+	// hc and ht are hashBytes of the Container and Type fields (0 for
+	// a field the event lacks): the keys of the simulator's caches.
+	hc, ht uint32
+}
+
+// hashFields sets the hashes of toks, an event's fields after its id.
+func (dec *decoded) hashFields(d *eventDef, toks []token) {
+	dec.hc, dec.ht = 0, 0
+	if i := d.idx[fContainer]; i >= 0 {
+		dec.hc = hashBytes(toks[i].b)
+	}
+	if i := d.idx[fType]; i >= 0 {
+		dec.ht = hashBytes(toks[i].b)
+	}
 }
 
 // decode fills dec for a line's tokens with the definitions of snap.
@@ -260,6 +275,7 @@ func (dec *decoded) decode(toks []token, snap *defSnap) {
 	case evSetVariable, evAddVariable, evSubVariable:
 		dec.val, dec.valOK = parseFloat(toks[1+d.idx[fValue]].b)
 	}
+	dec.hashFields(d, toks[1:])
 }
 
 const (
@@ -358,15 +374,20 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 				reason = c.reasons[l.reason]
 			}
 			p.truncated = l.flags&linePartial != 0
-			p.pre = l.dec
+			p.setPre(&l.dec)
 			err = p.tokens(c.toks[l.tok:l.end], reason, num)
-			p.truncated, p.pre = false, decoded{}
+			p.truncated = false
+			p.setPre(&p.noPre)
 		}
 		if err != nil {
 			return err
 		}
-		if err := send(BatchSize); err != nil {
-			return err
+		// send does nothing below a batch: not called for nothing
+		// after every line.
+		if p.Pending() >= BatchSize {
+			if err := send(BatchSize); err != nil {
+				return err
+			}
 		}
 	}
 	p.stats.Lines = base + c.nlines

@@ -195,8 +195,11 @@ type simError struct {
 func fail(kind, reason string) *simError { return &simError{kind: kind, reason: reason} }
 
 // typeOf returns the type of key b, or nil.
-func (s *sim) typeOf(b []byte) *ptype {
-	i := hashBytes(b) & uint32(len(s.typeCache)-1)
+func (s *sim) typeOf(b []byte) *ptype { return s.typeOfH(b, hashBytes(b)) }
+
+// typeOfH is typeOf for a key b of hash h (hashBytes).
+func (s *sim) typeOfH(b []byte, h uint32) *ptype {
+	i := h & uint32(len(s.typeCache)-1)
 	if t := s.typeCache[i]; t != nil && t.key == string(b) {
 		return t // types are never redefined nor forgotten
 	}
@@ -208,8 +211,11 @@ func (s *sim) typeOf(b []byte) *ptype {
 }
 
 // containerOf returns the live container of key b, or nil.
-func (s *sim) containerOf(b []byte) *container {
-	i := hashBytes(b) & uint32(len(s.contCache)-1)
+func (s *sim) containerOf(b []byte) *container { return s.containerOfH(b, hashBytes(b)) }
+
+// containerOfH is containerOf for a key b of hash h (hashBytes).
+func (s *sim) containerOfH(b []byte, h uint32) *container {
+	i := h & uint32(len(s.contCache)-1)
 	if c := s.contCache[i]; c != nil && c.live >= 0 && c.key == string(b) {
 		return c // keys are unique among live containers
 	}
@@ -221,7 +227,12 @@ func (s *sim) containerOf(b []byte) *container {
 }
 
 func (s *sim) lookupType(b []byte, want typeKind) (*ptype, *simError) {
-	t := s.typeOf(b)
+	return s.lookupTypeH(b, hashBytes(b), want)
+}
+
+// lookupTypeH is lookupType for a key b of hash h (hashBytes).
+func (s *sim) lookupTypeH(b []byte, h uint32, want typeKind) (*ptype, *simError) {
+	t := s.typeOfH(b, h)
 	if t == nil {
 		return nil, fail("unknown type", "unknown type "+quote(string(b)))
 	}
@@ -403,7 +414,8 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		return s.destroy(get, now)
 	}
 
-	c := s.containerOf(get(fContainer))
+	// The hashes of the fields come with the line (decoded.hashFields).
+	c := s.containerOfH(get(fContainer), s.pre.hc)
 	if c == nil {
 		if _, gone := s.destroyed[string(get(fContainer))]; gone {
 			return nil // pj_dump ignores events sent to destroyed containers
@@ -421,7 +433,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	case evStartLink, evEndLink:
 		want = tkLink
 	}
-	t, err := s.lookupType(get(fType), want)
+	t, err := s.lookupTypeH(get(fType), s.pre.ht, want)
 	if err != nil {
 		return err
 	}

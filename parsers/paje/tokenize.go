@@ -62,9 +62,10 @@ func tokenize(line []byte, dst []token) ([]token, string) {
 	dst = dst[:0]
 	n := len(line)
 	high := false
-	field := 0  // where the next field may start: after a separator or a quoted field
-	quote := -1 // the opening quote of the quoted field being read
-	comment := false
+	field := 0 // where the next field may start: after a separator or a quoted field
+	// The loop keeps little state (what the processor holds in
+	// registers): a quoted field and a comment are read to their end by
+	// loops of their own.
 	for blk := 0; blk < n; blk += 8 {
 		for m := specials(line, blk); m != 0; m &= m - 1 {
 			j := blk + bits.TrailingZeros64(m)>>3
@@ -72,46 +73,85 @@ func tokenize(line []byte, dst []token) ([]token, string) {
 			switch byteClass[c] {
 			case cWord:
 				continue // '!', or a byte flagged only because one below is
+			case cSpace:
+				if j > field {
+					dst = append(dst, token{b: line[field:j]})
+				}
+				field = j + 1
+				continue
+			case cQuote:
+				if j != field {
+					continue // inside a word: part of it
+				}
+				end, hi, r := quoted(line, j+1)
+				if r != "" {
+					return dst, r
+				}
+				high = high || hi
+				dst = append(dst, token{b: line[j+1 : end], quoted: true})
+				field = end + 1
+				// Read on after the closing quote.
+				blk = end + 1 - 8 // the loop adds 8
+				m = 0
+				continue
+			case cHash:
+				if j > field {
+					dst = append(dst, token{b: line[field:j]})
+				}
+				// The rest is a comment, still checked for binary data.
+				if r := commentCheck(line, j+1, high); r != "" {
+					return dst, r
+				}
+				return dst, ""
 			case cCtrl:
 				return dst, binaryReason(line, j)
 			case cHigh:
 				high = true
 				continue
 			}
-			switch {
-			case comment:
-			case quote >= 0:
-				if c == '"' {
-					dst = append(dst, token{b: line[quote+1 : j], quoted: true})
-					quote, field = -1, j+1
-				}
-			case c == '"':
-				if j == field {
-					quote = j
-				} // else inside a word: part of it
-			case c == '#':
-				if j > field {
-					dst = append(dst, token{b: line[field:j]})
-				}
-				comment = true // the rest is still checked for binary data
-			default: // whitespace
-				if j > field {
-					dst = append(dst, token{b: line[field:j]})
-				}
-				field = j + 1
-			}
 		}
 	}
-	if quote >= 0 {
-		return dst, "unterminated quoted string"
-	}
-	if !comment && n > field {
+	if n > field {
 		dst = append(dst, token{b: line[field:n]})
 	}
 	if high && !utf8.Valid(line) {
 		return dst, "binary data (invalid UTF-8)"
 	}
 	return dst, ""
+}
+
+// quoted reads a quoted field from its first byte at i to its closing
+// quote, at end. hi reports non-ASCII bytes; r is set for binary data or
+// a missing closing quote.
+func quoted(line []byte, i int) (end int, hi bool, r string) {
+	for j := i; j < len(line); j++ {
+		switch c := line[j]; {
+		case c == '"':
+			return j, hi, ""
+		case c >= 0x80:
+			hi = true
+		case byteClass[c] == cCtrl:
+			return 0, false, binaryReason(line, j)
+		}
+	}
+	return 0, false, "unterminated quoted string"
+}
+
+// commentCheck checks the comment from i to the end of line for binary
+// data; high says whether the line had non-ASCII bytes before it.
+func commentCheck(line []byte, i int, high bool) string {
+	for j := i; j < len(line); j++ {
+		switch c := line[j]; {
+		case c >= 0x80:
+			high = true
+		case byteClass[c] == cCtrl:
+			return binaryReason(line, j)
+		}
+	}
+	if high && !utf8.Valid(line) {
+		return "binary data (invalid UTF-8)"
+	}
+	return ""
 }
 
 // specials flags the bytes of line[blk:blk+8] that may matter to tokenize,
@@ -154,6 +194,9 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // allocates nor rounds differently from strconv; everything else falls back
 // to strconv.ParseFloat.
 func parseFloat(b []byte) (float64, bool) {
+	if f, ok := parseFixed(b); ok {
+		return f, true
+	}
 	n := len(b)
 	i := 0
 	neg := false
@@ -207,10 +250,67 @@ func parseFloat(b []byte) (float64, bool) {
 	return f, true
 }
 
-// eightDigits returns the value of b[:8] when it is eight ASCII digits
-// (the first digit in the lowest byte of a little-endian load).
-func eightDigits(b []byte) (uint64, bool) {
-	v := binary.LittleEndian.Uint64(b)
+// parseFixed parses the shape of trace timestamps, 8 to 16 bytes: one to
+// seven digits, a point, one or more digits ("4103.658751000"), without a
+// loop. The integer part is found with the point in the first eight
+// bytes; it and the decimals are converted eight digits at a time
+// (eightDigits, which checks they are digits), padded with leading zeros,
+// independently of one another, which leaves the processor a short chain
+// of dependent operations rather than one multiplication per digit. At
+// most 15 digits: the mantissa is exact, and so is the quotient (Clinger's
+// fast path, as in parseFloat). ok is false for any other shape.
+func parseFixed(b []byte) (float64, bool) {
+	n := len(b)
+	if n < 8 || n > 16 {
+		return 0, false
+	}
+	w := binary.LittleEndian.Uint64(b)
+	// The point: the lowest zero byte of w ^ '.'s (a borrow only ever
+	// flags bytes above a zero one).
+	x := w ^ ('.' * ones)
+	z := (x - ones) &^ x & highs
+	if z == 0 {
+		return 0, false
+	}
+	k := bits.TrailingZeros64(z) >> 3 // integer digits
+	f := n - k - 1                    // decimals
+	if k == 0 || f == 0 {
+		return 0, false
+	}
+	// The integer part, moved to the top bytes, zeros below.
+	ip, ok := eightDigits8(w<<(64-8*k) | ascii0>>(8*k))
+	if !ok {
+		return 0, false
+	}
+	last := binary.LittleEndian.Uint64(b[n-8:])
+	var frac uint64
+	if f <= 8 {
+		// The decimals are the top f bytes of the last eight.
+		low := uint64(1)<<(8*(8-f)) - 1 // the other bytes (none when f = 8)
+		frac, ok = eightDigits8(last&^low | ascii0&low)
+	} else {
+		// The last eight decimals, and the f−8 before them, which
+		// follow the point in the first eight bytes (n ≤ 16).
+		h := f - 8
+		hi, ok1 := eightDigits8(w>>(8*(k+1))<<(64-8*h) | ascii0>>(8*h))
+		lo, ok2 := eightDigits8(last)
+		frac, ok = hi*1e8+lo, ok1 && ok2
+	}
+	if !ok {
+		return 0, false
+	}
+	return float64(ip*pow10u[f]+frac) / pow10[f], true
+}
+
+// ascii0 is eight '0' bytes.
+const ascii0 = '0' * ones
+
+// pow10u are the powers of ten a fixed-point number's integer part is
+// scaled by.
+var pow10u = [...]uint64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// eightDigits8 is eightDigits of a loaded word.
+func eightDigits8(v uint64) (uint64, bool) {
 	// Every byte 0x30..0x39: high nibble 3, and adding 6 keeps it 3.
 	if v&0xF0F0F0F0F0F0F0F0|(v+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
 		return 0, false
@@ -218,6 +318,12 @@ func eightDigits(b []byte) (uint64, bool) {
 	v = (v & 0x0F0F0F0F0F0F0F0F) * 2561 >> 8
 	v = (v & 0x00FF00FF00FF00FF) * 6553601 >> 16
 	return (v & 0x0000FFFF0000FFFF) * 42949672960001 >> 32, true
+}
+
+// eightDigits returns the value of b[:8] when it is eight ASCII digits
+// (the first digit in the lowest byte of a little-endian load).
+func eightDigits(b []byte) (uint64, bool) {
+	return eightDigits8(binary.LittleEndian.Uint64(b))
 }
 
 func slowFloat(b []byte) (float64, bool) {

@@ -30,6 +30,21 @@ func TestParseFloat(t *testing.T) {
 			strconv.FormatFloat(-r.Float64()*1e4, 'f', 9, 64),
 			strconv.FormatUint(r.Uint64()>>r.IntN(64), 10))
 	}
+	// Every shape of parseFixed's, and the same with one byte changed.
+	for k := range 9 {
+		for f := range 17 {
+			for range 200 {
+				d := make([]byte, k+1+f)
+				for i := range d {
+					d[i] = byte('0' + r.IntN(10))
+				}
+				d[k] = '.'
+				cases = append(cases, string(d))
+				d[r.IntN(len(d))] = "0.9e-+ x/:"[r.IntN(10)]
+				cases = append(cases, string(d))
+			}
+		}
+	}
 	for _, c := range cases {
 		want, err := strconv.ParseFloat(c, 64)
 		wantOK := err == nil && !math.IsNaN(want) && !math.IsInf(want, 0)

@@ -29,6 +29,12 @@ func (s *sim) bufferVar(c *container, t *ptype, sl *slot, ch varChange) *simErro
 		return fail("time order", "not time-ordered: variable "+quote(t.name)+" of container "+quote(c.name)+
 			" set at "+fmtG(ch.t)+", after a change at "+fmtG(sl.vApplied)+" was applied"+orderHint(s.opts))
 	}
+	if len(sl.vbuf) == cap(sl.vbuf) && sl.vhead > 0 {
+		// Full: drop the applied changes before growing, so that the
+		// buffer grows with the changes held, not with those applied.
+		n := copy(sl.vbuf, sl.vbuf[sl.vhead:])
+		sl.vbuf, sl.vhead = sl.vbuf[:n], 0
+	}
 	i := len(sl.vbuf)
 	for i > sl.vhead && sl.vbuf[i-1].t > ch.t {
 		i--

@@ -51,7 +51,11 @@ func (r Runner) Run(ctx context.Context, spec pipelines.Spec, sinks map[string]t
 	for name, s := range sinks {
 		component.RegisterSinkValue(reg, name, s)
 	}
-	spec.Settings = map[string]any{"status_interval": "0s"}
+	settings := map[string]any{"status_interval": "0s"}
+	for k, v := range spec.Settings { // the command's own
+		settings[k] = v
+	}
+	spec.Settings = settings
 	cfg, err := spec.Config()
 	if err == nil {
 		err = pipelines.Check(reg, cfg)

@@ -66,7 +66,10 @@ func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
 	src := pipelines.Node{ID: "trace", Type: "file", Options: map[string]any{"path": o.Trace, "max_line_bytes": max(64<<20, o.Parser.MaxLineBytes+1)},
 		Parser: &pipelines.Node{Type: "paje", Options: parser}}
 	r.Report = func(_, _ string, rep any) { stats, _ = rep.(paje.Stats) }
-	err = r.Run(ctx, pipelines.Spec{Name: "states", Sources: []pipelines.Node{src}, Sinks: []pipelines.Node{sink}}, nil)
+	// Four batches on each edge keep the sink busy; more only hold
+	// memory: 2048 entities (400 KiB) a batch.
+	settings := map[string]any{"edge_capacity": statesEdgeCapacity}
+	err = r.Run(ctx, pipelines.Spec{Name: "states", Settings: settings, Sources: []pipelines.Node{src}, Sinks: []pipelines.Node{sink}}, nil)
 	if stats.QuirksInexact {
 		r.Log.Warn().Msg(paje.QuirksInexactMessage)
 	}
@@ -77,6 +80,10 @@ func (r Runner) States(ctx context.Context, o States) (paje.Stats, error) {
 		Int("max_buffered", stats.MaxBuffered).Msg("trace read")
 	return stats, err
 }
+
+// statesEdgeCapacity is the capacity of the edges of the states command's
+// pipeline.
+const statesEdgeCapacity = 4
 
 // optionsOf is a component's config struct as the keys of a pipeline
 // file, through its YAML tags.

@@ -1,6 +1,7 @@
 package pjdump
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 )
@@ -82,11 +83,107 @@ func fixed6Signed(b []byte, f float64) []byte {
 	return appendUnits6(b, uint64(n))
 }
 
-// appendUnits6 appends u millionths as "I.FFFFFF": the digits are written
-// backwards, two at a time, into a small array, then copied at once — as
-// one 16-byte move when they fit and b has the room (trace times do).
+// appendUnits6 appends u millionths as "I.FFFFFF".
+//
+// Digit generation is bound by the number of instructions, divisions by
+// constants (multiplications) first, so the common case, an integer part
+// of at most eight digits and room for 16 bytes in b, takes the digits
+// three at a time from a table (tab3): the decimals are two table
+// entries, an integer part below 10⁶ one or two. They are assembled in two
+// registers and stored as two 8-byte words, the integer part's first (the
+// bytes after the number are overwritten by what follows). An integer
+// part of seven or eight digits is cut in digit pairs by a fixed-point
+// reciprocal instead (pairs). Exact for every value: TestAppendUnits6
+// checks all fractions and integer parts of every length. Other values
+// take appendUnitsSlow.
 func appendUnits6(b []byte, u uint64) []byte {
-	var tmp [27 + 16]byte // 20 digits of a uint64, the point, 6 decimals; room for a 16-byte load
+	n := len(b)
+	if u >= 1e14 || cap(b)-n < 16 {
+		return appendUnitsSlow(b, u)
+	}
+	ip := u / 1e6
+	fp := u - ip*1e6
+	f0 := fp / 1000
+	fw := '.' | uint64(tab3[f0])<<8 | uint64(tab3[fp-f0*1000])<<32
+	// The integer part (the comparisons on u, not on ip, do not wait for
+	// the division), leading zeros shifted out.
+	var iw uint64
+	var nd int
+	switch {
+	case u < 1e9:
+		iw, nd = uint64(tab3[ip]), 3
+		if u < 1e7 {
+			iw, nd = iw>>16, 1
+		} else if u < 1e8 {
+			iw, nd = iw>>8, 2
+		}
+	case u < 1e12:
+		i0 := ip / 1000
+		iw, nd = uint64(tab3[i0])|uint64(tab3[ip-i0*1000])<<24, 6
+		if u < 1e10 {
+			iw, nd = iw>>16, 4
+		} else if u < 1e11 {
+			iw, nd = iw>>8, 5
+		}
+	default:
+		// ip times 2⁵⁰/10⁶ holds its first digit pair in the bits
+		// above fracBits and the rest as a binary fraction, which
+		// times 100 shifts out the next pair.
+		z := ip * inv1e6
+		iw = uint64(pairs[z>>fracBits])
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 16
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 32
+		z = times100(z & fracMask)
+		iw |= uint64(pairs[z>>fracBits]) << 48
+		nd = 8
+		if u < 1e13 {
+			iw, nd = iw>>8, 7
+		}
+	}
+	d := b[n : n+16]
+	binary.LittleEndian.PutUint64(d, iw)
+	binary.LittleEndian.PutUint64(d[nd:], fw)
+	return b[:n+nd+7]
+}
+
+// tab3[x] is x < 1000 in three ASCII digits, the first in the low byte.
+var tab3 = func() (t [1000]uint32) {
+	for x := range t {
+		t[x] = uint32('0'+x/100) | uint32('0'+x/10%10)<<8 | uint32('0'+x%10)<<16
+	}
+	return
+}()
+
+// The fixed-point reciprocal of appendUnits6: ⌈2⁵⁰/10⁶⌉. A part below 10⁸
+// times it stays below 2⁶⁴, and the fraction times 100 too.
+const (
+	fracBits = 50
+	fracMask = 1<<fracBits - 1
+	inv1e6   = (1<<fracBits + 1000000 - 1) / 1000000
+)
+
+// times100 is x·100 in shifts and adds (LEA instructions), which leave the
+// multiplier to the divisions.
+func times100(x uint64) uint64 {
+	x += x << 2 // 5x
+	x += x << 2 // 25x
+	return x << 2
+}
+
+// pairs[x] is x < 100 in two ASCII digits, the first in the low byte.
+var pairs = func() (t [100]uint16) {
+	for x := range t {
+		t[x] = uint16('0'+x/10) | uint16('0'+x%10)<<8
+	}
+	return
+}()
+
+// appendUnitsSlow is appendUnits6 for any u: the digits are written
+// backwards, two at a time, into a small array, then copied.
+func appendUnitsSlow(b []byte, u uint64) []byte {
+	var tmp [27]byte // 20 digits of a uint64, the point, 6 decimals
 	ip := u / 1e6
 	fp := u - ip*1e6
 	f0 := fp / 10000
@@ -112,13 +209,7 @@ func appendUnits6(b []byte, u uint64) []byte {
 		i--
 		tmp[i] = byte('0' + ip)
 	}
-	n, k := len(b), 27-i
-	if k <= 16 && cap(b)-n >= 16 {
-		// The bytes after the number are overwritten by what follows.
-		*(*[16]byte)(b[n : n+16]) = *(*[16]byte)(tmp[i : i+16])
-		return b[:n+k]
-	}
-	return append(b, tmp[i:27]...)
+	return append(b, tmp[i:]...)
 }
 
 // appendUint appends u in decimal.

@@ -50,3 +50,68 @@ func TestDecimalDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendUnits6 checks the fixed-point path against strconv: every
+// six-digit fraction with integer parts of every length, random values
+// and the limits of each length, with and without room after the end of
+// the buffer (the fast path stores 16 bytes), keeping what is before.
+func TestAppendUnits6(t *testing.T) {
+	var want, got []byte
+	check := func(u uint64, rooms ...int) {
+		want = strconv.AppendUint(append(want[:0], "ab"...), u/1e6, 10)
+		want = append(want, '.')
+		frac := strconv.AppendUint(nil, u%1e6+1e6, 10) // a leading 1, then six digits
+		want = append(want, frac[1:]...)
+		for _, room := range rooms {
+			got = append(make([]byte, 0, 2+room), "ab"...)
+			if got = appendUnits6(got, u); string(got) != string(want) {
+				t.Fatalf("%d (room %d): got %q want %q", u, room, got, want)
+			}
+		}
+	}
+	for fp := range uint64(1e6) {
+		for _, ip := range []uint64{fp % 100, fp*100 + 99} {
+			check(ip*1e6+fp, 16)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for p := uint64(1); p <= 1e19; p *= 10 {
+		for _, u := range []uint64{p - 1, p, p + 1, 9*p + 999999, r.Uint64N(p)} {
+			check(u, 0, 15, 16, 40)
+		}
+	}
+	for range 10000 {
+		check(r.Uint64N(1e14), 0, 15, 16, 40)
+		check(r.Uint64(), 0, 16)
+	}
+	if testing.Short() {
+		return
+	}
+	// Every integer part below 10⁸ (the fixed-point products' range).
+	for ip := range uint64(1e8) {
+		u := ip*1e6 + ip%1e6
+		b := appendUnits6(make([]byte, 0, 16), u)
+		if want := strconv.FormatUint(ip, 10); string(b[:len(b)-7]) != want {
+			t.Fatalf("%d: got %s", u, b)
+		}
+	}
+}
+
+// BenchmarkAppendUnits6 formats millisecond times of four and five
+// digits, each after a separator, as the writer does.
+func BenchmarkAppendUnits6(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	us := make([]uint64, 4096)
+	for i := range us {
+		us[i] = 1000e6 + r.Uint64N(15000e6)
+	}
+	buf := make([]byte, 0, 1<<16)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, u := range us {
+			buf = append(buf, ", "...)
+			buf = appendUnits6(buf, u)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(us)), "ns/number")
+}

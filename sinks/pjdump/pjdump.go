@@ -5,6 +5,7 @@
 package pjdump
 
 import (
+	"encoding/binary"
 	"io"
 	"strconv"
 
@@ -38,10 +39,17 @@ func AppendLine(b []byte, e *tracecast.Entity, userDefined bool) []byte {
 		switch e.Nature {
 		case tracecast.NatureState:
 			b = append(b, ", "...)
-			if e.Imbrication >= 0 {
-				b = appendUnits6(b, uint64(e.Imbrication)*1e6)
-			} else {
-				b = appendFixed6(b, float64(e.Imbrication))
+			switch imb := e.Imbrication; {
+			case imb >= 0 && imb < 10 && cap(b)-len(b) >= 8:
+				// Nearly every state: a digit and ".000000", one
+				// 8-byte store.
+				n := len(b)
+				b = b[:n+8]
+				binary.LittleEndian.PutUint64(b[n:], uint64('0'+imb)|zeros6)
+			case imb >= 0:
+				b = appendUnits6(b, uint64(imb)*1e6)
+			default:
+				b = appendFixed6(b, float64(imb))
 			}
 			b = appendS(b, e.Value)
 		case tracecast.NatureVariable:
@@ -62,6 +70,9 @@ func AppendLine(b []byte, e *tracecast.Entity, userDefined bool) []byte {
 	}
 	return b
 }
+
+// zeros6 is ".000000" after a byte, as a little-endian word.
+const zeros6 = '.'<<8 | '0'<<16 | '0'<<24 | '0'<<32 | '0'<<40 | '0'<<48 | '0'<<56
 
 func appendS(b []byte, s string) []byte {
 	b = append(b, ", "...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,4 +89,19 @@ func BenchmarkWriter(b *testing.B) {
 	}
 	w.Flush()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(es)), "ns/entity")
+}
+
+// TestImbrication: a state's depth is printed as pj_dump prints it, a
+// six-decimal number, on both paths (one digit and room in the buffer, or
+// not).
+func TestImbrication(t *testing.T) {
+	for _, imb := range []int{0, 1, 9, 10, 11, 12345, -1, -10} {
+		e := tracecast.Entity{Nature: tracecast.NatureState, Container: "c", Type: "S", Start: 1, End: 2, Imbrication: imb, Value: "v"}
+		want := "State, c, S, 1.000000, 2.000000, 1.000000, " + strconv.FormatFloat(float64(imb), 'f', 6, 64) + ", v"
+		for _, room := range []int{0, 64, 256} {
+			if got := string(AppendLine(make([]byte, 0, room), &e, false)); got != want {
+				t.Errorf("depth %d, room %d: %q, want %q", imb, room, got, want)
+			}
+		}
+	}
 }
