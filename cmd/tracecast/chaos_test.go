@@ -313,7 +313,15 @@ func (e *liveEnv) served(n int64, deadline time.Duration) time.Duration {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	e.t.Fatalf("nothing published %v after the restart", deadline)
+	// The pipelines' logs say why (a broker restart that left the service
+	// silent happened once in a clean-checkout make test).
+	var logs strings.Builder
+	names, _ := filepath.Glob(filepath.Join(e.dir, "pipeline*.log"))
+	for _, f := range names {
+		name := strings.TrimSuffix(filepath.Base(f), ".log")
+		fmt.Fprintf(&logs, "--- %s (last 8000 bytes):\n%s\n", name, e.logTail(name))
+	}
+	e.t.Fatalf("nothing published %v after the restart\n%s", deadline, logs.String())
 	return 0
 }
 
