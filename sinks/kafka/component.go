@@ -67,7 +67,8 @@ func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 		return nil, fmt.Errorf("kafka sink: %w", err)
 	}
 	s, err := New(Options{Brokers: o.Brokers, Topic: o.Topic, BatchTimeout: o.BatchTimeout,
-		Format: Format(o.Format), Tables: arrow.RecordTables(""), TLS: c.TLS, SASL: c.SASL})
+		Format: Format(o.Format), Tables: arrow.RecordTables(""), TLS: c.TLS, SASL: c.SASL,
+		Log: env.Logger})
 	if err != nil {
 		return nil, err
 	}

@@ -22,9 +22,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"reflect"
+	"syscall"
 	"time"
 
+	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/sasl"
 	"github.com/tracecast/tracecast"
@@ -56,6 +60,9 @@ type Options struct {
 	// (a message per batch and trace); Arrow needs Tables.
 	Format Format
 	Tables []arrow.Table
+	// Log receives a warning for each failed attempt to send (zero value:
+	// nothing logged).
+	Log zerolog.Logger
 }
 
 // Format is the message encoding.
@@ -94,6 +101,7 @@ type Sink struct {
 	// keys holds the trace id of each record of the batch being written
 	// (Arrow format).
 	keys []string
+	log  zerolog.Logger
 }
 
 // New returns a sink; it connects on the first write.
@@ -129,7 +137,7 @@ func New(o Options) (*Sink, error) {
 	}
 	brokers := o.Brokers
 	check := func(ctx context.Context) error { return client.Check(ctx, brokers) }
-	return &Sink{own: own, enc: enc, check: check, w: &kafkago.Writer{
+	return &Sink{own: own, enc: enc, check: check, log: o.Log, w: &kafkago.Writer{
 		Addr:         kafkago.TCP(o.Brokers...),
 		Topic:        o.Topic,
 		Balancer:     &kafkago.Hash{},
@@ -200,17 +208,60 @@ const (
 )
 
 // Flush sends the gathered messages and returns once all are acknowledged.
+// A broker that cannot be reached (restarting, a leader moving) is waited
+// for, with a warning per attempt, until ctx ends: kafka-go's own retries
+// give up after about ten attempts, a few seconds, and a broker restart
+// that took longer stopped the pipeline. Messages of an attempt that
+// partly succeeded are sent again: consumers see duplicates with equal
+// ids and content, never a loss.
 func (s *Sink) Flush(ctx context.Context) error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	err := s.w.WriteMessages(ctx, s.pending...)
+	wait := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := s.w.WriteMessages(ctx, s.pending...)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil || !transient(err) {
+			return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
+		}
+		s.log.Warn().Err(err).Str("topic", s.w.Topic).Int("attempt", attempt).Int("messages", len(s.pending)).
+			Dur("retry_in", wait).Msg("kafka sink: the broker is not reachable, sending again")
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
 	clear(s.pending)
 	s.pending, s.pendingBytes = s.pending[:0], 0
-	if err != nil {
-		return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
-	}
 	return nil
+}
+
+// transient tells an error a later attempt may not have: the broker
+// unreachable or closing connections, or a Kafka error marked temporary
+// (no leader yet, not enough replicas). A refused authentication, an
+// unknown topic kept so, or a message too large are not.
+func transient(err error) bool {
+	var we kafkago.WriteErrors
+	if errors.As(err, &we) {
+		for _, e := range we {
+			if e != nil && !transient(e) {
+				return false
+			}
+		}
+		return true
+	}
+	var ke kafkago.Error
+	if errors.As(err, &ke) {
+		return ke.Temporary()
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // arrowMessages queues one Arrow message per run of records of one trace

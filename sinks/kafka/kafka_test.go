@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net"
 	"strconv"
 	"testing"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/tracecast/tracecast"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/sinks/arrow"
 
@@ -230,5 +232,61 @@ func TestGatherThenFlush(t *testing.T) {
 	}
 	if n := size(); n != 30+MaxPending {
 		t.Fatalf("%d messages after a write of MaxPending, want %d", n, 30+MaxPending)
+	}
+}
+
+// TestFlushWaitsForBrokerRestart: a broker down for longer than kafka-go's
+// own retries (about ten attempts, a few seconds) is waited for; Flush
+// failed before, and the pipeline stopped with it.
+func TestFlushWaitsForBrokerRestart(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	start := func() *kfake.Cluster {
+		c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(port), kfake.SeedTopics(1, "p"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c := start()
+	addr := c.ListenAddrs()[0]
+	s, err := New(Options{Brokers: []string{addr}, Topic: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(t.Context())
+	write := func(id string) {
+		b := tracecast.Batch{Items: []tracecast.Prediction{{ID: id, Trace: "a"}}}
+		if err := s.Write(t.Context(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/0")
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	restarted := make(chan *kfake.Cluster, 1)
+	time.AfterFunc(8*time.Second, func() { restarted <- start() })
+	write("a/1")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	err = s.Flush(ctx)
+	c2 := <-restarted
+	defer c2.Close()
+	if err != nil {
+		t.Fatalf("Flush gave up while the broker restarted: %v", err)
+	}
+	conn, err := kafkago.DialLeader(t.Context(), "tcp", addr, "p", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if n, err := conn.ReadLastOffset(); err != nil || n < 1 {
+		t.Fatalf("the restarted broker holds %d messages (%v), want the one flushed", n, err)
 	}
 }
