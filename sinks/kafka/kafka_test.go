@@ -12,9 +12,9 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/tracecast/tracecast"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 )
