@@ -306,24 +306,12 @@ func groupCommitted(t *testing.T, addr, topic string) bool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	conn, err := kafkago.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := conn.ReadPartitions(topic)
-	conn.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]int, len(parts))
-	for i, p := range parts {
-		ids[i] = p.ID
-	}
+	ids := kafkatest.Partitions(ctx, t, kafkago.DefaultDialer, addr, topic)
 	tr := &kafkago.Transport{}
 	defer tr.CloseIdleConnections()
 	c := &kafkago.Client{Addr: kafkago.TCP(addr), Transport: tr}
 	res, err := c.OffsetFetch(ctx, &kafkago.OffsetFetchRequest{GroupID: "tracecast-live", Topics: map[string][]int{topic: ids}})
-	if err != nil || len(res.Topics[topic]) != len(parts) {
+	if err != nil || len(res.Topics[topic]) != len(ids) {
 		return false
 	}
 	for _, p := range res.Topics[topic] {

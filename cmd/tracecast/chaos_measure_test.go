@@ -142,25 +142,8 @@ func readRecords(t *testing.T, addr, topic, schema string, keep func(key []byte)
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), deadline)
 	defer cancel()
-	conn, err := kafkago.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := conn.ReadPartitions(topic)
-	conn.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	readers := make([]*kafkago.Reader, len(parts))
-	for i, p := range parts {
-		readers[i] = kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID,
-			MaxWait: 100 * time.Millisecond, MaxBytes: 16 << 20})
-	}
-	defer func() {
-		for _, r := range readers {
-			r.Close()
-		}
-	}()
+	readers, closeAll := kafkatest.Readers(ctx, t, kafkago.DefaultDialer, addr, topic, 16<<20)
+	defer closeAll()
 	got := map[string]string{}
 	msgs, bad := 0, 0
 	for len(got) < want && ctx.Err() == nil {

@@ -68,27 +68,11 @@ func ReadRecordsWith(t testing.TB, dialer *kafkago.Dialer, addr, topic, schema s
 	defer cancel()
 	got := map[string]string{}
 	msgs := 0
-	conn, err := dialer.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts, err := conn.ReadPartitions(topic)
-	conn.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
 	// One reader per partition for the whole wait: a reader made anew at
 	// every pass read the topic again from its start (quadratic on a big
 	// topic, and every message counted again).
-	readers := make([]*kafkago.Reader, len(parts))
-	for i, p := range parts {
-		readers[i] = kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: p.ID, MaxWait: 100 * time.Millisecond, Dialer: dialer})
-	}
-	defer func() {
-		for _, r := range readers {
-			r.Close()
-		}
-	}()
+	readers, closeAll := Readers(ctx, t, dialer, addr, topic, 0)
+	defer closeAll()
 	for len(got) < want && ctx.Err() == nil {
 		for _, r := range readers {
 			for {
@@ -115,6 +99,41 @@ func ReadRecordsWith(t testing.TB, dialer *kafkago.Dialer, addr, topic, schema s
 		}
 	}
 	return got, msgs
+}
+
+// Partitions returns the ids of topic's partitions.
+func Partitions(ctx context.Context, t testing.TB, dialer *kafkago.Dialer, addr, topic string) []int {
+	t.Helper()
+	conn, err := dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts, err := conn.ReadPartitions(topic)
+	conn.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int, len(parts))
+	for i, p := range parts {
+		ids[i] = p.ID
+	}
+	return ids
+}
+
+// Readers returns a reader per partition of topic, from its start
+// (maxBytes 0: kafka-go's default fetch size), and a function closing them.
+func Readers(ctx context.Context, t testing.TB, dialer *kafkago.Dialer, addr, topic string, maxBytes int) ([]*kafkago.Reader, func()) {
+	t.Helper()
+	var readers []*kafkago.Reader
+	for _, id := range Partitions(ctx, t, dialer, addr, topic) {
+		readers = append(readers, kafkago.NewReader(kafkago.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: id,
+			MaxWait: 100 * time.Millisecond, MaxBytes: maxBytes, Dialer: dialer}))
+	}
+	return readers, func() {
+		for _, r := range readers {
+			r.Close()
+		}
+	}
 }
 
 // CompareRecords fails the test unless got and want hold the same ids with
