@@ -128,14 +128,15 @@ type EndReasoner interface {
 }
 
 // StreamDrop says that Batch.Stream was dropped upstream, unfinished: a
-// stage evicted it (max_streams) or it failed (stream_errors: drop). A
+// stage evicted it (max_streams), it failed (stream_errors: drop) or lines
+// of it were lost before the source. A
 // StreamProcessor forgets its state for it without emitting anything (what
 // it would emit would be records of part of the stream, which differ from
 // those of the whole), and ignores the stream's later batches until it ends
 // (StreamEnd, itself ignored) or is reset (StreamReset): its records are
 // missing downstream, never changed.
 type StreamDrop struct {
-	// Reason: DropEvicted or DropFailed.
+	// Reason: DropEvicted, DropFailed or DropLinesLost.
 	Reason string
 }
 
@@ -143,6 +144,8 @@ type StreamDrop struct {
 const (
 	DropEvicted = "evicted"
 	DropFailed  = "failed"
+	// DropLinesLost: a Kafka source found lines missing in the trace.
+	DropLinesLost = "lines-lost"
 )
 
 // StreamReset says that Batch.Stream (every stream when Stream is empty)

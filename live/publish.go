@@ -95,15 +95,18 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 		RequiredAcks: kafkago.RequireAll, BatchTimeout: 5 * time.Millisecond, Transport: tr}
 	defer w.Close()
 	start := time.Now()
-	p := &kafkaingest.Producer{W: w, Trace: o.Trace, LinesPerMessage: o.LinesPerMessage}
-	// A stop (ctx cancelled: SIGINT, SIGTERM) stops the source; the batch
-	// being written completes (the writer's own timeouts bound it), so no
-	// message is cut.
-	wctx := context.WithoutCancel(ctx)
+	p := &kafkaingest.Producer{W: w, Trace: o.Trace, LinesPerMessage: o.LinesPerMessage, Log: o.Logger}
+	// A stop (ctx cancelled: SIGINT, SIGTERM) stops the source and the wait
+	// for a broker that cannot be reached; the messages already handed to
+	// the writer are sent by its Close.
 	err = src.Run(ctx, func(_ context.Context, b tracecast.Batch) error {
-		return p.Lines(wctx, b.Items.([]tracecast.Line))
+		return p.Lines(ctx, b.Items.([]tracecast.Line))
 	})
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+	ended := false
+	if err == nil && ctx.Err() == nil && !o.NoEnd {
+		err, ended = p.End(ctx), true
+	}
+	if ctx.Err() != nil && (err == nil && !ended || errors.Is(err, context.Canceled)) {
 		// No end marker: the trace is not over, and the live service would
 		// flush its last windows as final. It ends the trace by its
 		// trace_timeout instead (marked as such), or the run is published
@@ -114,11 +117,6 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	}
 	if err != nil {
 		return p.Sent(), err
-	}
-	if !o.NoEnd {
-		if err := p.End(wctx); err != nil {
-			return p.Sent(), err
-		}
 	}
 	o.Logger.Info().Str("topic", o.Topic).Str("trace", o.Trace).Int64("lines", p.Sent()).
 		Float64("lines_per_s", float64(p.Sent())/time.Since(start).Seconds()).Msg("published")

@@ -313,10 +313,10 @@ func (e *liveEnv) served(n int64, deadline time.Duration) time.Duration {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// The pipelines' logs say why (a broker restart that left the service
-	// silent happened once in a clean-checkout make test).
+	// The pipelines' and publishers' logs say why (a broker restart that
+	// left the service silent happened once in a clean-checkout make test).
 	var logs strings.Builder
-	names, _ := filepath.Glob(filepath.Join(e.dir, "pipeline*.log"))
+	names, _ := filepath.Glob(filepath.Join(e.dir, "p*.log"))
 	for _, f := range names {
 		name := strings.TrimSuffix(filepath.Base(f), ".log")
 		fmt.Fprintf(&logs, "--- %s (last 8000 bytes):\n%s\n", name, e.logTail(name))
@@ -342,10 +342,12 @@ func TestChaosFaults(t *testing.T) {
 		wait := e.publish("1x")
 		e.midStream()
 		n := topicSize(t, e.addr, "tracecast.predictions")
+		// Down longer than kafka-go's own retries (ten attempts, about
+		// 6 s): the publishers and the pipeline's sinks must wait for it.
 		e.stopBroker()
-		time.Sleep(time.Second)
+		time.Sleep(10 * time.Second)
 		e.startBroker()
-		r := faultReport{fault: "broker restarted mid-stream (down 1 s)", restartWhat: "broker up to new output"}
+		r := faultReport{fault: "broker restarted mid-stream (down 10 s)", restartWhat: "broker up to new output"}
 		r.restart = e.served(n, 60*time.Second)
 		wait()
 		measure(t, e, &r, "pipeline")

@@ -46,8 +46,9 @@ func fuzzMessages(data []byte) []kafkago.Message {
 // FuzzDecode feeds arbitrary messages to the source's decoder (handle,
 // flush, barrier: everything but the network) and checks what it emits:
 // each line is one line of a message of its trace, numbered from 1 in its
-// run without gaps; every byte of an accepted message comes out; a trace's
-// lines come after its reset, never after its end; and a checkpoint never
+// run without gaps; every byte of an accepted message comes out but for
+// the lines it repeats (by tracecast-seq); a trace's lines come after its
+// reset, never after its end or drop; and a checkpoint never
 // commits past the first message of a trace still open.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte("\x01\x00\x00%EventDef PajeX 0\n%EndEventDef\n1 a\xff\x01\x00\x011 b\xff\x02\x00\xff\x00\x01%Header\n\xff\x00\x01e\n\n"))
@@ -85,7 +86,7 @@ func FuzzDecode(f *testing.F) {
 				}
 			case tracecast.StreamReset:
 				delete(runs, b.Stream)
-			case tracecast.StreamEnd:
+			case tracecast.StreamEnd, tracecast.StreamDrop:
 				if r := runs[b.Stream]; r != nil {
 					r.ended = true
 				}
@@ -98,15 +99,28 @@ func FuzzDecode(f *testing.F) {
 		ctx := context.Background()
 		accepted := 0
 		for i, m := range fuzzMessages(data) {
-			skipped := s.Stats().Skipped
+			before := s.Stats()
 			if err := s.handle(g, m, ctx, emit); err != nil {
 				t.Fatal(err)
 			}
-			if s.Stats().Skipped == skipped && len(m.Key) > 0 && len(m.Value) > 0 {
+			after := s.Stats()
+			if after.Skipped == before.Skipped && after.LinesLost == before.LinesLost && len(m.Key) > 0 && len(m.Value) > 0 {
 				if _, end := header(&m, HeaderEnd); !end {
-					// Each line and its newline; the last one's is optional.
-					accepted += len(m.Value)
-					if m.Value[len(m.Value)-1] != '\n' {
+					// Each line and its newline (the last one's is
+					// optional), but for the lines read already.
+					v := m.Value
+					for n := after.Repeated - before.Repeated; n > 0; n-- {
+						if len(v) == 0 {
+							t.Fatalf("%d lines repeated of a message with fewer", after.Repeated-before.Repeated)
+						}
+						if i := bytes.IndexByte(v, '\n'); i >= 0 {
+							v = v[i+1:]
+						} else {
+							v = nil
+						}
+					}
+					accepted += len(v)
+					if len(v) > 0 && v[len(v)-1] != '\n' {
 						accepted++
 					}
 				}

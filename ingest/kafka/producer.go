@@ -5,9 +5,11 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/kafkaconn"
 )
 
 // DefaultLinesPerMessage is how many lines a Producer packs per message.
@@ -20,12 +22,20 @@ const DefaultLinesPerMessage = 256
 // kafka-go's zero value, RequireNone, a message the broker refuses (one
 // larger than its maximum message size, say) is lost without an error, and
 // a trace whose first message is lost cannot be read at all.
+//
+// A broker that cannot be reached is waited for (kafkaconn.Write) until the
+// context ends, and a write is never more than one produce request (one
+// batch of the writer), so that a failed write leaves no later message on
+// the topic: a retry repeats messages, never reorders them, and the Source
+// drops the repeated lines by their tracecast-seq.
 type Producer struct {
 	W     *kafkago.Writer
 	Trace string
 	// LinesPerMessage defaults to DefaultLinesPerMessage; 1 sends a message
 	// per line.
 	LinesPerMessage int
+	// Log receives a warning per attempt while the broker is unreachable.
+	Log zerolog.Logger
 
 	seq  int64
 	msgs []kafkago.Message
@@ -59,10 +69,39 @@ func (p *Producer) Lines(ctx context.Context, lines []tracecast.Line) error {
 		p.seq += int64(n)
 		lines = lines[n:]
 	}
-	if len(p.msgs) == 0 {
-		return nil
+	for msgs := p.msgs; len(msgs) > 0; {
+		n := p.oneBatch(msgs)
+		if err := kafkaconn.Write(ctx, p.W, p.Log, "kafka producer", msgs[:n]...); err != nil {
+			return err
+		}
+		msgs = msgs[n:]
 	}
-	return p.W.WriteMessages(ctx, p.msgs...)
+	clear(p.msgs)
+	return nil
+}
+
+// oneBatch is how many of msgs (at least one) the writer sends in one
+// produce request: at most its BatchSize messages and, counted with room
+// to spare for the record overhead, half its BatchBytes.
+func (p *Producer) oneBatch(msgs []kafkago.Message) int {
+	maxN, maxBytes := p.W.BatchSize, p.W.BatchBytes
+	if maxN <= 0 {
+		maxN = 100 // kafka-go's defaults
+	}
+	if maxBytes <= 0 {
+		maxBytes = 1 << 20
+	}
+	size := 0
+	for i := range msgs {
+		size += len(msgs[i].Key) + len(msgs[i].Value) + 128
+		for _, h := range msgs[i].Headers {
+			size += len(h.Key) + len(h.Value) + 16
+		}
+		if i > 0 && (i >= maxN || int64(size) > maxBytes/2) {
+			return i
+		}
+	}
+	return len(msgs)
 }
 
 // Sent is the number of lines sent so far.
@@ -73,6 +112,6 @@ func (p *Producer) End(ctx context.Context) error {
 	if p.W.RequiredAcks == kafkago.RequireNone {
 		return errNoAcks
 	}
-	return p.W.WriteMessages(ctx, kafkago.Message{Key: []byte(p.Trace),
+	return kafkaconn.Write(ctx, p.W, p.Log, "kafka producer", kafkago.Message{Key: []byte(p.Trace),
 		Headers: []kafkago.Header{{Key: HeaderEnd, Value: []byte("1")}}})
 }

@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +43,80 @@ func TestProducerNeverLosesLinesSilently(t *testing.T) {
 			}
 			if err := p.End(t.Context()); c.acks == kafkago.RequireNone && err == nil {
 				t.Fatal("End with a writer without acks: no error")
+			}
+		})
+	}
+}
+
+// TestProducerWaitsForBrokerRestart: a broker down for longer than the
+// writer's own retries is waited for; Lines failed before, and `tracecast
+// publish` exited 1 when a broker restart took more than a few seconds
+// (the fault suite with the broker down 10 s).
+func TestProducerWaitsForBrokerRestart(t *testing.T) {
+	t.Parallel()
+	b := kafkatest.StartRestartable(t, 1, "lines")
+	w := &kafkago.Writer{Addr: kafkago.TCP(b.Addr), Topic: "lines", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond,
+		RequiredAcks: kafkago.RequireAll, MaxAttempts: 1}
+	defer w.Close()
+	p := &Producer{W: w, Trace: "t"}
+	if err := p.Lines(t.Context(), []tracecast.Line{{Data: []byte("%a")}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Stop()
+	restarted := make(chan bool)
+	time.AfterFunc(2*time.Second, func() { b.Start(); close(restarted) })
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	err := p.Lines(ctx, []tracecast.Line{{Data: []byte("1 b")}})
+	<-restarted
+	if err != nil {
+		t.Fatalf("Lines gave up while the broker restarted: %v", err)
+	}
+	// A stop while the broker is down ends the wait with the stop's error.
+	b.Stop()
+	stop, cancelStop := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancelStop()
+	if err := p.Lines(stop, []tracecast.Line{{Data: []byte("1 c")}}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Lines stopped while the broker was down: %v, want the stop's error", err)
+	}
+}
+
+// TestProducerWritesOneBatchAtATime: Lines hands the writer at most one
+// batch at a time, so that a failed batch never leaves a later one on the
+// topic (a retry then repeats lines, which the Source drops, instead of
+// reordering them).
+func TestProducerWritesOneBatchAtATime(t *testing.T) {
+	msgs := func(n, size int) []kafkago.Message {
+		m := make([]kafkago.Message, n)
+		for i := range m {
+			m[i].Value = make([]byte, size)
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name       string
+		w          kafkago.Writer
+		msgs       []kafkago.Message
+		wantBatch  int
+		wantWrites int
+	}{
+		{"kafka-go defaults: 100 messages", kafkago.Writer{}, msgs(250, 10), 100, 3},
+		{"half of BatchBytes", kafkago.Writer{BatchBytes: 10000}, msgs(20, 1000), 4, 5},
+		{"one larger than a batch goes alone", kafkago.Writer{BatchBytes: 1000}, msgs(3, 5000), 1, 3},
+		{"BatchSize", kafkago.Writer{BatchSize: 7}, msgs(7, 1), 7, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := &Producer{W: &c.w}
+			writes := 0
+			for m := c.msgs; len(m) > 0; writes++ {
+				n := p.oneBatch(m)
+				if writes == 0 && n != c.wantBatch {
+					t.Fatalf("first batch %d messages, want %d", n, c.wantBatch)
+				}
+				m = m[n:]
+			}
+			if writes != c.wantWrites {
+				t.Fatalf("%d writes, want %d", writes, c.wantWrites)
 			}
 		})
 	}

@@ -13,7 +13,12 @@
 //
 // Headers:
 //   - tracecast-seq: the 0-based index of the message's first line in its
-//     trace. "0" starts a trace. Without it, a message whose first line begins
+//     trace. "0" starts a trace. Lines numbered below the lines already read
+//     are repeats (a producer's retry after a write it could not confirm):
+//     they are dropped and counted. A number above them means lines were
+//     lost: the trace is dropped (tracecast.StreamDrop, logged, counted), so
+//     that its records are missing rather than wrong, and its later messages
+//     are skipped until it starts again. Without it, a message whose first line begins
 //     with '%' starts a trace when the trace is unknown or already had event
 //     lines (a producer that knows nothing of tracecast, e.g. kcat sending a
 //     file line by line).
@@ -155,13 +160,17 @@ type Stats struct {
 	Commits, Generations int64
 	// TimedOut counts the traces ended by TraceTimeout (no end marker).
 	TimedOut int64
+	// Repeated counts the lines read again (a producer's retry), dropped
+	// by their tracecast-seq; LinesLost the traces dropped because lines
+	// were missing before a message.
+	Repeated, LinesLost int64
 }
 
 // Source is a tracecast.Source reading trace lines from a topic.
 type Source struct {
 	o                                              Options
 	messages, lines, bytes, skipped, commits, gens atomic.Int64
-	timedOut                                       atomic.Int64
+	timedOut, repeated, linesLost                  atomic.Int64
 
 	// open lists the traces the last generation left unfinished.
 	open []string
@@ -233,7 +242,8 @@ func New(o Options) (*Source, error) {
 // Stats returns the counts so far.
 func (s *Source) Stats() Stats {
 	return Stats{Messages: s.messages.Load(), Lines: s.lines.Load(), Bytes: s.bytes.Load(), Skipped: s.skipped.Load(),
-		Commits: s.commits.Load(), Generations: s.gens.Load(), TimedOut: s.timedOut.Load()}
+		Commits: s.commits.Load(), Generations: s.gens.Load(), TimedOut: s.timedOut.Load(),
+		Repeated: s.repeated.Load(), LinesLost: s.linesLost.Load()}
 }
 
 // checkpoint is what a barrier commits once released.
@@ -541,6 +551,8 @@ func (s *Source) LiveMetrics(add func(component.Metric)) {
 	add(component.Metric{Name: "kafka_messages_total", Help: "messages read", Labels: []string{"topic", s.o.Topic}, Value: float64(s.messages.Load()), Counter: true})
 	add(component.Metric{Name: "kafka_commits_total", Help: "offset commits", Labels: []string{"topic", s.o.Topic}, Value: float64(s.commits.Load()), Counter: true})
 	add(component.Metric{Name: "kafka_traces_timed_out_total", Help: "traces ended by trace_timeout, without their end marker", Labels: []string{"topic", s.o.Topic}, Value: float64(s.timedOut.Load()), Counter: true})
+	add(component.Metric{Name: "kafka_repeated_lines_total", Help: "trace lines read again (a producer's retry after a broker failure), dropped by their tracecast-seq", Labels: []string{"topic", s.o.Topic}, Value: float64(s.repeated.Load()), Counter: true})
+	add(component.Metric{Name: "kafka_traces_lines_lost_total", Help: "traces dropped because lines were missing before a message (tracecast-seq ahead of the lines read)", Labels: []string{"topic", s.o.Topic}, Value: float64(s.linesLost.Load()), Counter: true})
 }
 
 func header(m *kafkago.Message, key string) ([]byte, bool) {
@@ -606,6 +618,26 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 	}
 	tr.last = time.Now()
 	data := m.Value
+	if v, ok := header(&m, HeaderSeq); ok {
+		if seq, err := strconv.ParseInt(string(v), 10, 64); err == nil && seq != tr.lines {
+			if seq > tr.lines {
+				return s.linesMissing(ctx, g, id, seq, emit)
+			}
+			// Lines read already: a producer sent the message again after
+			// a write it could not confirm.
+			for n := tr.lines - seq; n > 0 && len(data) > 0; n-- {
+				if i := bytes.IndexByte(data, '\n'); i >= 0 {
+					data = data[i+1:]
+				} else {
+					data = nil
+				}
+				s.repeated.Add(1)
+			}
+			if len(data) == 0 {
+				return nil
+			}
+		}
+	}
 	n := 0
 	if _, ok := g.pending[id]; !ok {
 		g.order = append(g.order, id)
@@ -627,6 +659,25 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 	}
 	s.lines.Add(int64(n))
 	return nil
+}
+
+// linesMissing drops trace id, whose message numbered seq comes after
+// fewer lines: its results would be those of a trace with lines missing.
+// Like an evicted trace (component.PerStream), its records are then
+// missing, never changed: a StreamDrop goes downstream, and its later
+// messages are skipped until it starts again or ends.
+func (s *Source) linesMissing(ctx context.Context, g *genState, id string, seq int64, emit tracecast.Emit) error {
+	tr := g.traces[id]
+	if err := s.flush(ctx, g, emit); err != nil {
+		return err
+	}
+	n := s.linesLost.Add(1)
+	s.o.Logger.Error().Str("trace", id).Int64("lines_read", tr.lines).Int64("message_seq", seq).Int64("traces_lines_lost", n).
+		Msg("lines missing in a trace (its producer lost messages): the trace is dropped, its records will be missing downstream, and its later messages skipped")
+	delete(g.traces, id)
+	delete(g.parts[tr.part].open, id)
+	g.skipping[id] = true
+	return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamDrop{Reason: tracecast.DropLinesLost}, Watermark: math.NaN()})
 }
 
 // endTrace flushes a trace's lines and sends its end marker, with why

@@ -30,6 +30,7 @@ type collector struct {
 	lines   map[string][]string
 	ends    map[string]int
 	reasons map[string]string // why each stream last ended
+	drops   map[string]string // why each stream was dropped
 	resets  int
 }
 
@@ -46,6 +47,8 @@ func (c *collector) emit(ctx context.Context, b tracecast.Batch) error {
 		c.reasons[b.Stream] = it.Reason
 	case tracecast.StreamReset:
 		c.resets++
+	case tracecast.StreamDrop:
+		c.drops[b.Stream] = it.Reason
 	case *tracecast.Barrier:
 		it.Hold(1) // as the runtime does for its one consumer
 		if c.release {
@@ -69,7 +72,7 @@ func (c *collector) count() int {
 // commits is set, a commit happened after that; it returns what it saw.
 func consume(t *testing.T, addr, group string, release bool, want int, traceTimeout ...time.Duration) (*collector, Stats) {
 	t.Helper()
-	c := &collector{release: release, lines: map[string][]string{}, ends: map[string]int{}, reasons: map[string]string{}}
+	c := &collector{release: release, lines: map[string][]string{}, ends: map[string]int{}, reasons: map[string]string{}, drops: map[string]string{}}
 	o := Options{Brokers: []string{addr}, Topic: "lines", Group: group, CommitInterval: 50 * time.Millisecond,
 		MaxWait: 50 * time.Millisecond, SessionTimeout: 2 * time.Second, StopCommitTimeout: time.Second}
 	if len(traceTimeout) > 0 {
@@ -212,5 +215,45 @@ func TestStartsTraceWithoutHeaders(t *testing.T) {
 func TestDefaultTraceTimeoutIsFinite(t *testing.T) {
 	if d := DefaultSourceConfig().TraceTimeout; d <= 0 || d > time.Hour {
 		t.Fatalf("default trace_timeout %v: want a finite inactivity timeout", d)
+	}
+}
+
+// TestRepeatedAndMissingLines: a producer that sends messages again after
+// a write it could not confirm (a broker restart) repeats lines, which the
+// source drops by their tracecast-seq; before, they were read twice and
+// changed the trace's results. Lines missing before a message drop the
+// trace (records missing, never changed) and skip its later messages.
+func TestRepeatedAndMissingLines(t *testing.T) {
+	addr := kafkatest.Start(t, 1, "lines")
+	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "lines", BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
+	defer w.Close()
+	err := w.WriteMessages(t.Context(),
+		msg("A", "%h1\n%h2", HeaderSeq, "0"),
+		msg("A", "a\nb\n", HeaderSeq, "2"),
+		msg("B", "%h", HeaderSeq, "0"),
+		msg("A", "a\nb\n", HeaderSeq, "2"), // the same message again
+		msg("A", "b\nc", HeaderSeq, "3"),    // partly read already
+		msg("B", "x", HeaderSeq, "1"),
+		msg("B", "y", HeaderSeq, "5"), // lines 2 to 4 lost
+		msg("A", "d", HeaderSeq, "5"),
+		msg("B", "z", HeaderSeq, "6"),
+		msg("A", "", HeaderEnd, "1"),
+		msg("B", "", HeaderEnd, "1"),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, st := consume(t, addr, "g", true, 8)
+	if got := strings.Join(c.lines["A"], "|"); got != "%h1|%h2|a|b|c|d" {
+		t.Errorf("A lines: %s, want each line once", got)
+	}
+	if got := strings.Join(c.lines["B"], "|"); got != "%h|x" {
+		t.Errorf("B lines: %s, want those before the lost ones", got)
+	}
+	if c.drops["B"] != tracecast.DropLinesLost || c.ends["B"] != 0 || c.ends["A"] != 1 {
+		t.Errorf("drops %v, ends %v: want B dropped (lines lost) and not ended, A ended", c.drops, c.ends)
+	}
+	if st.Repeated != 3 || st.LinesLost != 1 {
+		t.Errorf("stats %+v: want 3 repeated lines, 1 trace with lines lost", st)
 	}
 }

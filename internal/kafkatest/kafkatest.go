@@ -41,6 +41,49 @@ func Start(t testing.TB, partitions int32, topics ...string) string {
 	return c.ListenAddrs()[0]
 }
 
+// Restartable is a one-broker cluster that a test stops and starts again
+// on the same address (a broker restart; messages are not kept).
+type Restartable struct {
+	Addr       string
+	t          testing.TB
+	port       int
+	partitions int32
+	topics     []string
+	c          *kfake.Cluster
+}
+
+// StartRestartable runs a Restartable broker for the test.
+func StartRestartable(t testing.TB, partitions int32, topics ...string) *Restartable {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Restartable{t: t, port: l.Addr().(*net.TCPAddr).Port, partitions: partitions, topics: topics}
+	l.Close()
+	r.Start()
+	r.Addr = r.c.ListenAddrs()[0]
+	t.Cleanup(r.Stop)
+	return r
+}
+
+// Start starts the broker (again).
+func (r *Restartable) Start() {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(r.port), kfake.SeedTopics(r.partitions, r.topics...))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.c = c
+}
+
+// Stop stops the broker; a stopped one is left so.
+func (r *Restartable) Stop() {
+	if r.c != nil {
+		r.c.Close()
+		r.c = nil
+	}
+}
+
 // Normalize returns a record's id and its JSON without the fields that
 // depend on how it was delivered (schema, record, emitted_at).
 func Normalize(rec map[string]any) (string, string) {

@@ -22,10 +22,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"reflect"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -209,59 +206,18 @@ const (
 
 // Flush sends the gathered messages and returns once all are acknowledged.
 // A broker that cannot be reached (restarting, a leader moving) is waited
-// for, with a warning per attempt, until ctx ends: kafka-go's own retries
-// give up after about ten attempts, a few seconds, and a broker restart
-// that took longer stopped the pipeline. Messages of an attempt that
-// partly succeeded are sent again: consumers see duplicates with equal
-// ids and content, never a loss.
+// for until ctx ends (kafkaconn.Write): consumers may see duplicates with
+// equal ids and content, never a loss.
 func (s *Sink) Flush(ctx context.Context) error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	wait := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		err := s.w.WriteMessages(ctx, s.pending...)
-		if err == nil {
-			break
-		}
-		if ctx.Err() != nil || !transient(err) {
-			return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
-		}
-		s.log.Warn().Err(err).Str("topic", s.w.Topic).Int("attempt", attempt).Int("messages", len(s.pending)).
-			Dur("retry_in", wait).Msg("kafka sink: the broker is not reachable, sending again")
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("kafka sink %s: %w", s.w.Topic, err)
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 5*time.Second)
+	if err := kafkaconn.Write(ctx, s.w, s.log, "kafka sink", s.pending...); err != nil {
+		return err
 	}
 	clear(s.pending)
 	s.pending, s.pendingBytes = s.pending[:0], 0
 	return nil
-}
-
-// transient tells an error a later attempt may not have: the broker
-// unreachable or closing connections, or a Kafka error marked temporary
-// (no leader yet, not enough replicas). A refused authentication, an
-// unknown topic kept so, or a message too large are not.
-func transient(err error) bool {
-	var we kafkago.WriteErrors
-	if errors.As(err, &we) {
-		for _, e := range we {
-			if e != nil && !transient(e) {
-				return false
-			}
-		}
-		return true
-	}
-	var ke kafkago.Error
-	if errors.As(err, &ke) {
-		return ke.Temporary()
-	}
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // arrowMessages queues one Arrow message per run of records of one trace

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"net"
 	"strconv"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/sinks/arrow"
-	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 )
@@ -239,21 +237,8 @@ func TestGatherThenFlush(t *testing.T) {
 // own retries (about ten attempts, a few seconds) is waited for; Flush
 // failed before, and the pipeline stopped with it.
 func TestFlushWaitsForBrokerRestart(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	start := func() *kfake.Cluster {
-		c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(port), kfake.SeedTopics(1, "p"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	c := start()
-	addr := c.ListenAddrs()[0]
+	b := kafkatest.StartRestartable(t, 1, "p")
+	addr := b.Addr
 	s, err := New(Options{Brokers: []string{addr}, Topic: "p"})
 	if err != nil {
 		t.Fatal(err)
@@ -269,15 +254,14 @@ func TestFlushWaitsForBrokerRestart(t *testing.T) {
 	if err := s.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	c.Close()
-	restarted := make(chan *kfake.Cluster, 1)
-	time.AfterFunc(8*time.Second, func() { restarted <- start() })
+	b.Stop()
+	restarted := make(chan bool)
+	time.AfterFunc(8*time.Second, func() { b.Start(); close(restarted) })
 	write("a/1")
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	err = s.Flush(ctx)
-	c2 := <-restarted
-	defer c2.Close()
+	<-restarted
 	if err != nil {
 		t.Fatalf("Flush gave up while the broker restarted: %v", err)
 	}
