@@ -232,7 +232,7 @@ func TestRepeatedAndMissingLines(t *testing.T) {
 		msg("A", "a\nb\n", HeaderSeq, "2"),
 		msg("B", "%h", HeaderSeq, "0"),
 		msg("A", "a\nb\n", HeaderSeq, "2"), // the same message again
-		msg("A", "b\nc", HeaderSeq, "3"),    // partly read already
+		msg("A", "b\nc", HeaderSeq, "3"),   // partly read already
 		msg("B", "x", HeaderSeq, "1"),
 		msg("B", "y", HeaderSeq, "5"), // lines 2 to 4 lost
 		msg("A", "d", HeaderSeq, "5"),
