@@ -95,18 +95,18 @@ func TestProducerWritesOneBatchAtATime(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name       string
-		w          kafkago.Writer
+		w          *kafkago.Writer
 		msgs       []kafkago.Message
 		wantBatch  int
 		wantWrites int
 	}{
-		{"kafka-go defaults: 100 messages", kafkago.Writer{}, msgs(250, 10), 100, 3},
-		{"half of BatchBytes", kafkago.Writer{BatchBytes: 10000}, msgs(20, 1000), 4, 5},
-		{"one larger than a batch goes alone", kafkago.Writer{BatchBytes: 1000}, msgs(3, 5000), 1, 3},
-		{"BatchSize", kafkago.Writer{BatchSize: 7}, msgs(7, 1), 7, 1},
+		{"kafka-go defaults: 100 messages", &kafkago.Writer{}, msgs(250, 10), 100, 3},
+		{"half of BatchBytes", &kafkago.Writer{BatchBytes: 10000}, msgs(20, 1000), 4, 5},
+		{"one larger than a batch goes alone", &kafkago.Writer{BatchBytes: 1000}, msgs(3, 5000), 1, 3},
+		{"BatchSize", &kafkago.Writer{BatchSize: 7}, msgs(7, 1), 7, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := &Producer{W: &c.w}
+			p := &Producer{W: c.w}
 			writes := 0
 			for m := c.msgs; len(m) > 0; writes++ {
 				n := p.oneBatch(m)
