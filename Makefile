@@ -57,7 +57,7 @@ deps:
 # Kafka source's message decoder, the fault suite but its 5000-trace case
 # (a broker down 10 s, SIGKILL and SIGTERM of the pipeline, a group member
 # killed, publication at full speed into the running service, a producer
-# dying mid-trace: about 85 s; make chaos runs all of it) and a reduced
+# dying mid-trace: about 70 s; make chaos runs all of it) and a reduced
 # reproduction of the window-size study: under 10 minutes on 2 cores. Tests that need ../shared (the study's real traces)
 # skip with a message when it is absent.
 test: deps
