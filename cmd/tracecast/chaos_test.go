@@ -147,14 +147,42 @@ func TestChaosProducerDiesMidTrace(t *testing.T) {
 }
 
 // 5000 traces open at once (interleaved line chunks): the service stays up
-// and every trace's predictions equal the offline replay's.
+// and every trace's predictions equal the offline replay's. Each is the
+// smallest synthetic trace of the suite (1000 tasks, about 4000 records
+// published per trace): 4–7 minutes, in make chaos only.
 func TestChaosFiveThousandOpenTraces(t *testing.T) {
 	e := newLiveEnv(t)
 	n := 5000
 	if v, err := strconv.Atoi(os.Getenv("CHAOS_TRACES")); err == nil {
 		n = v // a smaller run while investigating
 	}
-	lines := traceLines(t, e.traces[3]) // the smallest synthetic trace
+	openTracesAtOnce(t, e, n, e.traces[3], traceOffline(e, 3))
+}
+
+// The same 5000 traces open at once, each a short run (60 tasks, 1000
+// lines, about 100 records): the case make test (and so CI) runs.
+func TestChaosFiveThousandOpenShortTraces(t *testing.T) {
+	e := newLiveEnv(t)
+	short := filepath.Join(e.dir, "short.trace")
+	if r := run(t, nil, "synth", "--tasks", "60", "--workers", "2", "--seed", "7", "-o", short); r.code != 0 {
+		t.Fatalf("synth: %s", r.stderr)
+	}
+	p, v := offlinePredictions(t, short)
+	openTracesAtOnce(t, e, 5000, short, offline{p, v, offlineForecasts(t, e.dir, short)})
+}
+
+// traceOffline is the offline replay's records of e's i-th trace.
+func traceOffline(e *liveEnv, i int) offline {
+	return offline{e.want, e.wantV, offlineForecasts(e.t, e.dir, e.traces[i])}
+}
+
+// openTracesAtOnce publishes n copies of the trace at path (base: its
+// offline records, and maybe others'), every copy's first chunk before any
+// copy's second, and compares what the pipeline publishes with the
+// offline records: all predictions and verdicts, and the forecasts of one
+// copy in 100.
+func openTracesAtOnce(t *testing.T, e *liveEnv, n int, path string, base offline) {
+	lines := traceLines(t, path)
 	args := []string{"run", "live-kafka", "--no-progress", "--set", "traces.session_timeout=6s", "--set", "traces.commit_interval=1s",
 		"--set", "traces.parser.max_streams=6000", "--set", "idle.max_streams=6000", "--set", "forecast.max_streams=6000"}
 	for _, id := range []string{"traces", "predictions", "verdicts", "alerts", "forecasts", "outcomes", "episodes", "skills"} {
@@ -199,8 +227,7 @@ func TestChaosFiveThousandOpenTraces(t *testing.T) {
 	// The offline records of that trace, under each run's id: every
 	// run's predictions and verdicts, and the forecasts of one run in 100
 	// (all of them would be millions of records to read back).
-	const prefix = "synth-3.trace"
-	base := offline{e.want, e.wantV, offlineForecasts(t, e.dir, e.traces[3])}
+	prefix := filepath.Base(path)
 	sampled := func(i int) bool { return i%100 == 0 }
 	want := newOffline()
 	for k := range base {
