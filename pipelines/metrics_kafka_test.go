@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,6 +175,20 @@ func TestLiveKafkaMetrics(t *testing.T) {
 		}
 		if n, _ := final.get(t, "tracecast_records_out_total", "component", "predictions"); n == 0 {
 			t.Error("no prediction written")
+		}
+	})
+	t.Run("every metric documented", func(t *testing.T) {
+		doc, err := os.ReadFile("../docs/metrics.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, s := range final {
+			name := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(s.name, "_bucket"), "_sum"), "_count")
+			if strings.HasPrefix(name, "tracecast_") && !seen[name] && !strings.Contains(string(doc), "`"+name+"`") {
+				t.Errorf("%s is served but not in docs/metrics.md", name)
+			}
+			seen[name] = true
 		}
 	})
 	t.Run("dropped trace counted", func(t *testing.T) {
