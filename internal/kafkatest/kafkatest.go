@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,6 +50,7 @@ type Restartable struct {
 	port       int
 	partitions int32
 	topics     []string
+	mu         sync.Mutex // Start may run on a timer's goroutine
 	c          *kfake.Cluster
 }
 
@@ -62,22 +64,30 @@ func StartRestartable(t testing.TB, partitions int32, topics ...string) *Restart
 	r := &Restartable{t: t, port: l.Addr().(*net.TCPAddr).Port, partitions: partitions, topics: topics}
 	l.Close()
 	r.Start()
+	if r.c == nil {
+		t.FailNow()
+	}
 	r.Addr = r.c.ListenAddrs()[0]
 	t.Cleanup(r.Stop)
 	return r
 }
 
-// Start starts the broker (again).
+// Start starts the broker (again); a failure fails the test.
 func (r *Restartable) Start() {
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(r.port), kfake.SeedTopics(r.partitions, r.topics...))
 	if err != nil {
-		r.t.Fatal(err)
+		r.t.Errorf("starting the broker on port %d: %v", r.port, err)
+		return
 	}
+	r.mu.Lock()
 	r.c = c
+	r.mu.Unlock()
 }
 
 // Stop stops the broker; a stopped one is left so.
 func (r *Restartable) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.c != nil {
 		r.c.Close()
 		r.c = nil
