@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast/pipelines"
@@ -31,6 +32,9 @@ type ServeOptions struct {
 	Logger zerolog.Logger
 	// Ready gets "READY broker ADDR" once a started broker listens.
 	Ready io.Writer
+	// Metrics, when set, gets the started broker's metrics (the pipeline's
+	// endpoint then serves both).
+	Metrics prometheus.Registerer
 }
 
 // Serve runs a live pipeline (live-kafka or live-tail, loaded by the
@@ -52,6 +56,13 @@ func Serve(ctx context.Context, cfg *pipelines.Config, o ServeOptions, run func(
 			return err
 		}
 		defer c.Close()
+		if o.Metrics != nil {
+			col := NewBrokerCollector(c)
+			if err := o.Metrics.Register(col); err != nil {
+				return err
+			}
+			defer o.Metrics.Unregister(col)
+		}
 		o.Kafka.Brokers = c.ListenAddrs()
 		fmt.Fprintf(o.Ready, "READY broker %s\n", strings.Join(o.Kafka.Brokers, ","))
 	}

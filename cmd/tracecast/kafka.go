@@ -44,9 +44,17 @@ them with 'tracecast subscribe'. --set overrides pipeline options as in
 			if err != nil {
 				return err
 			}
+			m, err := startMetrics(metricsAddr)
+			if err != nil {
+				return err
+			}
+			defer m.Stop()
 			o := live.ServeOptions{Kafka: kafka, Addr: addr, DataDir: dataDir, Trace: tracePath, Demo: demo, Speed: speed, Logger: log, Ready: os.Stdout}
+			if m != nil {
+				o.Metrics = m.Registry // the broker's, when live starts one
+			}
 			return optionErr(live.Serve(cmd.Context(), cfg, o, func(ctx context.Context, cfg *pipelines.Config) error {
-				return runPipeline(ctx, cfg, !noProgress, metricsAddr)
+				return runner().RunConfig(ctx, cfg, !noProgress, m)
 			}))
 		},
 	}

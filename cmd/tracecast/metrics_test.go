@@ -73,3 +73,48 @@ func TestBrokerMetricsAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveServesBrokerMetrics: `tracecast live --metrics-addr`, which
+// starts its own broker, serves the broker's metrics beside the
+// pipeline's on the one endpoint; it served only the pipeline's before.
+func TestLiveServesBrokerMetrics(t *testing.T) {
+	addr, maddr := freeAddr(t), freeAddr(t)
+	c := exec.Command(binary, "--log-format", "json", "live", "--no-progress", "--addr", addr, "--metrics-addr", maddr)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		c.Process.Signal(syscall.SIGTERM)
+		c.Wait()
+	}()
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "READY broker") {
+		t.Fatalf("live: %q %v", line, err)
+	}
+	want := []string{"tracecast_broker_topics ", `tracecast_broker_partitions{topic="tracecast.traces"} 4` + "\n", `tracecast_kafka_consumer_lag{component="traces"`}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		body := ""
+		if resp, err := http.Get("http://" + maddr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+		}
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				missing = w
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics lacks %q 30 s after the start:\n%s", missing, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
