@@ -315,6 +315,10 @@ type traceState struct {
 	lines     int64
 	hadEvents bool
 	last      time.Time // when its last message was handled
+	// repeated says a repeat was logged: once a trace, since a producer
+	// that numbers its messages rather than their lines would look like
+	// one that repeats them, and its lines would be dropped.
+	repeated bool
 }
 
 // genState is everything that lives for one generation.
@@ -625,6 +629,11 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 			}
 			// Lines read already: a producer sent the message again after
 			// a write it could not confirm.
+			if !tr.repeated {
+				tr.repeated = true
+				s.o.Logger.Warn().Str("trace", id).Int64("lines_read", tr.lines).Int64("message_seq", seq).
+					Msg("message numbered below the lines already read: its lines read before are dropped (a producer's retry; tracecast-seq must number lines, not messages); logged once a trace, counted in kafka_repeated_lines_total")
+			}
 			for n := tr.lines - seq; n > 0 && len(data) > 0; n-- {
 				if i := bytes.IndexByte(data, '\n'); i >= 0 {
 					data = data[i+1:]
