@@ -26,12 +26,12 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// TestBrokerMetricsAddr: `tracecast broker --metrics-addr` serves the
-// broker's topics, partitions, messages and bytes besides the Go and
-// process metrics, and /readyz once it listens.
-func TestBrokerMetricsAddr(t *testing.T) {
-	addr, maddr := freeAddr(t), freeAddr(t)
-	c := exec.Command(binary, "broker", "--addr", addr, "--metrics-addr", maddr, "--topics", "traces:3")
+// startReady starts the binary with args and waits for its first line of
+// output, which must begin with ready; it is stopped (SIGTERM) at the
+// test's end.
+func startReady(t *testing.T, ready string, args ...string) {
+	t.Helper()
+	c := exec.Command(binary, args...)
 	out, err := c.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -39,13 +39,21 @@ func TestBrokerMetricsAddr(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		c.Process.Signal(syscall.SIGTERM)
 		c.Wait()
-	}()
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "READY") {
-		t.Fatalf("broker: %q %v", line, err)
+	})
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, ready) {
+		t.Fatalf("%s: %q %v", args[0], line, err)
 	}
+}
+
+// TestBrokerMetricsAddr: `tracecast broker --metrics-addr` serves the
+// broker's topics, partitions, messages and bytes besides the Go and
+// process metrics, and /readyz once it listens.
+func TestBrokerMetricsAddr(t *testing.T) {
+	addr, maddr := freeAddr(t), freeAddr(t)
+	startReady(t, "READY", "broker", "--addr", addr, "--metrics-addr", maddr, "--topics", "traces:3")
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "traces", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
@@ -79,21 +87,7 @@ func TestBrokerMetricsAddr(t *testing.T) {
 // pipeline's on the one endpoint; it served only the pipeline's before.
 func TestLiveServesBrokerMetrics(t *testing.T) {
 	addr, maddr := freeAddr(t), freeAddr(t)
-	c := exec.Command(binary, "--log-format", "json", "live", "--no-progress", "--addr", addr, "--metrics-addr", maddr)
-	out, err := c.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		c.Process.Signal(syscall.SIGTERM)
-		c.Wait()
-	}()
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.HasPrefix(line, "READY broker") {
-		t.Fatalf("live: %q %v", line, err)
-	}
+	startReady(t, "READY broker", "--log-format", "json", "live", "--no-progress", "--addr", addr, "--metrics-addr", maddr)
 	want := []string{"tracecast_broker_topics ", `tracecast_broker_partitions{topic="tracecast.traces"} 4` + "\n", `tracecast_kafka_consumer_lag{component="traces"`}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
