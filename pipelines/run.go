@@ -140,8 +140,8 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 		return err
 	}
 	if l.Source != "" {
-		prev := debug.SetMemoryLimit(l.Bytes)
-		defer debug.SetMemoryLimit(prev)
+		prev := memlimit.SetLimit(l.Bytes)
+		defer memlimit.SetLimit(prev)
 		g.log.Info().Str("memory_limit", l.String()).Msg("soft memory limit")
 	}
 	return g.run(ctx, opts)

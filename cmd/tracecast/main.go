@@ -17,6 +17,7 @@ import (
 
 	"github.com/tracecast/tracecast/internal/buildinfo"
 	"github.com/tracecast/tracecast/internal/clilog"
+	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/specs"
@@ -30,6 +31,9 @@ var (
 )
 
 func main() {
+	// No collection before the heap reaches its working size: a short
+	// run has none (GOGC in the environment turns this off).
+	memlimit.Floor(memlimit.DefaultFloor)
 	// Commands that run pipelines handle SIGINT/SIGTERM themselves (a
 	// graceful then a hard stop); the others stop at once, as usual.
 	if err := newRootCmd().ExecuteContext(context.Background()); err != nil {

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -87,7 +86,7 @@ func Set(explicit string, bound int64) (Limit, error) {
 		return l, err
 	}
 	if l.Source != "GOMEMLIMIT" {
-		debug.SetMemoryLimit(l.Bytes)
+		SetLimit(l.Bytes)
 	}
 	return l, nil
 }
