@@ -23,8 +23,8 @@ shared=${SHARED:-../shared}
 src=${1:-$shared/traces/starpu-1.4.9-generated/cholesky_lws_12cpu_2numa_large/paje.trace.gz}
 runs=${RUNS:-3}
 scales=${SCALES:-1 10 50}
-for tool in pj_dump python3 /usr/bin/time go gzip; do
-	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install pajeng python3 time gzip)" >&2; exit 1; }
+for tool in pj_dump python3 go gzip; do
+	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install pajeng python3 gzip)" >&2; exit 1; }
 done
 [ -f "$src" ] || { echo "bench: $src not found (the study's traces live in ../shared)" >&2; exit 1; }
 
@@ -33,17 +33,32 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/tracecast" ./cmd/tracecast
 cores=$(nproc)
 
-# measure RUNS CMD...: the best wall time (s) of RUNS runs and the peak RSS
-# (KiB) of that run; output to /dev/null.
+# measure RUNS CMD...: the best wall time (s, to the millisecond:
+# /usr/bin/time rounds to 10 ms, a tenth of the 41 MB run) of RUNS runs and
+# the peak RSS (KiB) of that run; output to /dev/null.
 measure() {
-	local n=$1 best="" rss=""
-	shift
-	for _ in $(seq "$n"); do
-		/usr/bin/time -f "%e %M" -o "$tmp/time.txt" "$@" >/dev/null
-		read -r t m <"$tmp/time.txt"
-		if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t rss=$m; fi
-	done
-	echo "$best $rss"
+	python3 - "$@" <<'PY'
+import os, sys, time
+n, cmd = int(sys.argv[1]), sys.argv[2:]
+best = None
+for _ in range(n):
+    t = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1)
+        try:
+            os.execvp(cmd[0], cmd)
+        finally:
+            os._exit(127)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.perf_counter() - t
+    if status != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed (status {status})")
+    if best is None or wall < best[0]:
+        best = (wall, ru.ru_maxrss)
+print(f"{best[0]:.3f} {best[1]}")
+PY
 }
 
 echo "preparing the inputs in $tmp (paje_sort.py, paje_scale.py)..." >&2
@@ -53,6 +68,7 @@ rows=$tmp/rows.txt
 for n in $scales; do
 	f=$tmp/x$n.trace
 	[ -f "$f" ] || python3 "$shared/tools/paje_scale.py" "$tmp/x1.trace" "$n" "$f"
+	sync # the input just written: no write-back during the runs
 	size=$(stat -c %s "$f")
 	pjr=${PJ_RUNS:-$([ "$n" = 1 ] && echo "$runs" || echo 1)}
 	echo "x$n ($((size / 1000000)) MB): pj_dump ($pjr run(s))..." >&2
@@ -86,7 +102,7 @@ awk -v cores="$cores" 'BEGIN{
 {
 	mb = $2 / 1e6
 	ratio = ($3 == "pj_dump") ? "1" : sprintf("%.1f", $7 / $5)
-	printf "| %.0f MB (×%s) | %s | %s | %.2f | %.0f | %.1f | %s |\n", mb, $1, $3, $4, $5, mb / $5, $6 / 1024, ratio
+	printf "| %.0f MB (×%s) | %s | %s | %.3f | %.0f | %.1f | %s |\n", mb, $1, $3, $4, $5, mb / $5, $6 / 1024, ratio
 }' "$rows"
 echo
 echo "identical records on x1 (sorted pj_dump and tracecast outputs): ${same:-not compared}"
