@@ -366,7 +366,14 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 		num := base + int64(l.rel)
 		p.stats.Lines = num
 		var err error
-		if l.flags&lineTooLong != 0 {
+		if d := l.dec.def; d != nil && l.flags == 0 && p.err == nil && p.hdr.cur == nil && p.unit != "" {
+			// Most lines: an event line decoded ahead (a known
+			// definition, its number of fields), the time unit known,
+			// outside a definition: what tokens would check.
+			p.stats.Events++
+			p.setPre(&l.dec)
+			err = p.process(d, c.toks[l.tok+1:l.end], num)
+		} else if l.flags&lineTooLong != 0 {
 			err = p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
 		} else {
 			reason := ""
@@ -380,6 +387,7 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 			p.setPre(&p.noPre)
 		}
 		if err != nil {
+			p.setPre(&p.noPre)
 			return err
 		}
 		// send does nothing below a batch: not called for nothing
@@ -390,6 +398,7 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 			}
 		}
 	}
+	p.setPre(&p.noPre)
 	p.stats.Lines = base + c.nlines
 	return nil
 }
