@@ -233,7 +233,8 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 	}
 	defer closeIn()
 
-	br := bufio.NewReaderSize(&countingReader{r: in, n: &s.read}, readBufferSize)
+	cr := &countingReader{r: in, n: &s.read}
+	br := bufio.NewReaderSize(cr, readBufferSize)
 	var r io.Reader
 	if input.IsGzip(br) {
 		zr, err := gzip.NewReader(br)
@@ -246,7 +247,7 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 	}
 	if s.opts.Chunks && s.opts.Speed == SpeedMax {
 		if r == nil {
-			r = br
+			r = input.Unbuffered(br, cr)
 		}
 		return s.chunkLoop(ctx, r, emit)
 	}

@@ -32,6 +32,30 @@ func Decompress(r io.Reader) (io.Reader, error) {
 	return br, nil
 }
 
+// DecompressDirect is Decompress for a reader that reads large blocks (a
+// Splitter): plain input is read from r directly once the bytes peeked are
+// read (Unbuffered).
+func DecompressDirect(r io.Reader) (io.Reader, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if _, err := br.Peek(2); err != nil && err != io.EOF {
+		return nil, err
+	}
+	if IsGzip(br) {
+		return gzip.NewReader(br)
+	}
+	return Unbuffered(br, r), nil
+}
+
+// Unbuffered returns what br holds followed by the rest of r, br's reader.
+// A Splitter's chunks are as large as a bufio.Reader's usual buffer, and
+// the room left after a carried line start is a little smaller, which
+// bufio does not read into directly: through br, every byte of the input
+// would be copied once more.
+func Unbuffered(br *bufio.Reader, r io.Reader) io.Reader {
+	head, _ := br.Peek(br.Buffered())
+	return io.MultiReader(bytes.NewReader(head), r)
+}
+
 // Open opens path ("-": standard input) for reading, decompressed. name is
 // how messages should call it ("<stdin>" for standard input); close
 // releases the file.

@@ -32,7 +32,7 @@ const BatchSize = 2048
 // statistics. With one thread everything runs on the calling goroutine.
 func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, error) {
 	p := NewParser(opts)
-	in, err := input.Decompress(r)
+	in, err := input.DecompressDirect(r)
 	if err != nil {
 		return p.Stats(), inputError(p.opts.Name, err)
 	}
