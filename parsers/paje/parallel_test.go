@@ -445,6 +445,15 @@ func processChunks(t testing.TB, data []byte, o Options, size int) readResult {
 		t.Fatalf("%d chunks released, only %d handed over", released, handed)
 	}
 	r.st = pr.(*processor).Stats()
+	// Flushed, the parser keeps no token pointing into the source's
+	// buffers (they are not cleared chunk by chunk).
+	for _, c := range pr.(*processor).cq.spare {
+		for _, tk := range c.toks[:cap(c.toks)] {
+			if r.err == nil && tk.b != nil {
+				t.Fatalf("after Flush, a spare chunk's token still points into a source buffer: %q", tk.b)
+			}
+		}
+	}
 	return r
 }
 
