@@ -60,17 +60,21 @@ deps:
 # short traces open at once: about 2 min; make chaos adds 5000 traces of
 # 1000 tasks, 4-7 min) and a reduced reproduction of the window-size study:
 # under 10 minutes on 2 cores. Tests that need ../shared (the study's real traces)
-# skip with a message when it is absent.
+# skip with a message when it is absent. The fuzzing passes run a number
+# of inputs (about 5 s each here), not a duration: with a duration, Go
+# 1.26's fuzzing coordinator can fail a clean run with a bare "context
+# deadline exceeded" as the time runs out (golang/go#75804, fixed in Go
+# 1.27), which made make test fail now and then.
 test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -short -count=1 $(PKGS)
 	$(GO) test -count=1 -run '^(TestREADMECommands|TestKafkaSecureCommands)$$' . ./cmd/tracecast/
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 5s -fuzzminimizetime 20x ./parsers/iocall
-	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 5s -fuzzminimizetime 20x ./parsers/power
-	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 5s -fuzzminimizetime 20x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 5s -fuzzminimizetime 20x ./ingest/kafka
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20000x -fuzzminimizetime 20x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 15000x -fuzzminimizetime 20x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 80000x -fuzzminimizetime 20x ./parsers/iocall
+	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 60000x -fuzzminimizetime 20x ./parsers/power
+	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 45000x -fuzzminimizetime 20x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 45000x -fuzzminimizetime 20x ./ingest/kafka
 	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
@@ -81,13 +85,13 @@ test: deps
 test-long: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 15s -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 15s -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 15s -fuzzminimizetime 50x ./parsers/iocall
-	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 10s -fuzzminimizetime 50x ./parsers/power
-	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 10s -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 10s -fuzzminimizetime 50x ./ingest/kafka
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 80000x -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 45000x -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 350000x -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 240000x -fuzzminimizetime 50x ./parsers/iocall
+	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 120000x -fuzzminimizetime 50x ./parsers/power
+	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 90000x -fuzzminimizetime 50x ./parsers/paje
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 90000x -fuzzminimizetime 50x ./ingest/kafka
 	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
@@ -143,6 +147,11 @@ bench: deps
 bench-live:
 	bash tools/bench-live.sh
 
+# fuzz runs every fuzzing target for FUZZTIME each: a duration (60s) or a
+# number of inputs (200000x). A duration run may end with a bare "context
+# deadline exceeded" and no input written to testdata/fuzz: that is Go
+# 1.26's fuzzing coordinator (golang/go#75804), not a finding; a count
+# avoids it.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
 	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
