@@ -21,21 +21,14 @@ func IsGzip(br *bufio.Reader) bool {
 
 // Decompress wraps r so that gzip-compressed input is decompressed
 // transparently; other input is returned buffered.
-func Decompress(r io.Reader) (io.Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if _, err := br.Peek(2); err != nil && err != io.EOF {
-		return nil, err
-	}
-	if IsGzip(br) {
-		return gzip.NewReader(br)
-	}
-	return br, nil
-}
+func Decompress(r io.Reader) (io.Reader, error) { return decompress(r, false) }
 
 // DecompressDirect is Decompress for a reader that reads large blocks (a
 // Splitter): plain input is read from r directly once the bytes peeked are
 // read (Unbuffered).
-func DecompressDirect(r io.Reader) (io.Reader, error) {
+func DecompressDirect(r io.Reader) (io.Reader, error) { return decompress(r, true) }
+
+func decompress(r io.Reader, direct bool) (io.Reader, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if _, err := br.Peek(2); err != nil && err != io.EOF {
 		return nil, err
@@ -43,7 +36,10 @@ func DecompressDirect(r io.Reader) (io.Reader, error) {
 	if IsGzip(br) {
 		return gzip.NewReader(br)
 	}
-	return Unbuffered(br, r), nil
+	if direct {
+		return Unbuffered(br, r), nil
+	}
+	return br, nil
 }
 
 // Unbuffered returns what br holds followed by the rest of r, br's reader.
