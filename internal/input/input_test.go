@@ -61,8 +61,8 @@ func TestSpool(t *testing.T) {
 	}
 }
 
-// recordingReader serves data and records whether each Read filled the
-// caller's buffer directly (into) or another one.
+// recordingReader serves data and counts the reads into the caller's
+// buffer and into other ones (a bufio.Reader's).
 type recordingReader struct {
 	data   []byte
 	caller *byte // the start of the buffer the test reads into

@@ -145,16 +145,18 @@ func (pr *processor) resolveReady() error {
 func (pr *processor) flushChunks(ctx context.Context, emit tracecast.Emit) error {
 	q, p := &pr.cq, pr.p
 	q.ctx, q.emit = ctx, emit
-	defer func() { q.ctx, q.emit = nil, nil }()
+	defer func() {
+		q.ctx, q.emit = nil, nil
+		// The spare chunks' tokens still point into the source's
+		// buffers: let those go with the stream.
+		for _, c := range q.spare {
+			clear(c.toks[:cap(c.toks)])
+		}
+	}()
 	for len(q.queue) > 0 || len(q.ready) > 0 {
 		if err := pr.step(min(len(q.queue), p.opts.Threads)); err != nil {
 			return err
 		}
-	}
-	// The spare chunks' tokens still point into the source's buffers:
-	// let those go with the stream.
-	for _, c := range q.spare {
-		clear(c.toks[:cap(c.toks)])
 	}
 	err := p.Finish()
 	if err == nil {
