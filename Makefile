@@ -2,6 +2,9 @@
 GO      ?= go
 PKGS    ?= ./...
 FUZZTIME ?= 60s
+
+# fuzzpass TARGET,BUDGET,MINIMIZE,PACKAGE: one fuzzing pass (no unit tests).
+fuzzpass = $(GO) test -run '^$$' -fuzz $(1) -fuzztime $(2) -fuzzminimizetime $(3) $(4)
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: all build test test-long deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos hostile
@@ -69,12 +72,12 @@ test: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -short -count=1 $(PKGS)
 	$(GO) test -count=1 -run '^(TestREADMECommands|TestKafkaSecureCommands)$$' . ./cmd/tracecast/
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20000x -fuzzminimizetime 20x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 15000x -fuzzminimizetime 20x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 80000x -fuzzminimizetime 20x ./parsers/iocall
-	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 60000x -fuzzminimizetime 20x ./parsers/power
-	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 45000x -fuzzminimizetime 20x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 45000x -fuzzminimizetime 20x ./ingest/kafka
+	$(call fuzzpass,FuzzParse,20000x,20x,./parsers/paje)
+	$(call fuzzpass,FuzzParallel,15000x,20x,./parsers/paje)
+	$(call fuzzpass,FuzzStrace,80000x,20x,./parsers/iocall)
+	$(call fuzzpass,FuzzDocument,60000x,20x,./parsers/power)
+	$(call fuzzpass,FuzzProcessor,45000x,20x,./parsers/paje)
+	$(call fuzzpass,FuzzDecode,45000x,20x,./ingest/kafka)
 	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
@@ -85,13 +88,13 @@ test: deps
 test-long: deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 80000x -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime 45000x -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime 350000x -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime 240000x -fuzzminimizetime 50x ./parsers/iocall
-	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime 120000x -fuzzminimizetime 50x ./parsers/power
-	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime 90000x -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 90000x -fuzzminimizetime 50x ./ingest/kafka
+	$(call fuzzpass,FuzzParse,80000x,50x,./parsers/paje)
+	$(call fuzzpass,FuzzParallel,45000x,50x,./parsers/paje)
+	$(call fuzzpass,FuzzTokenize,350000x,50x,./parsers/paje)
+	$(call fuzzpass,FuzzStrace,240000x,50x,./parsers/iocall)
+	$(call fuzzpass,FuzzDocument,120000x,50x,./parsers/power)
+	$(call fuzzpass,FuzzProcessor,90000x,50x,./parsers/paje)
+	$(call fuzzpass,FuzzDecode,90000x,50x,./ingest/kafka)
 	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
@@ -153,15 +156,15 @@ bench-live:
 # 1.26's fuzzing coordinator (golang/go#75804), not a finding; a count
 # avoids it.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzParallel -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzTokenize -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzStrace -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/iocall
-	$(GO) test -run '^$$' -fuzz FuzzDocument -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
-	$(GO) test -run '^$$' -fuzz FuzzFastJSON -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
-	$(GO) test -run '^$$' -fuzz 'FuzzRead$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/power
-	$(GO) test -run '^$$' -fuzz FuzzProcessor -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./parsers/paje
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./ingest/kafka
+	$(call fuzzpass,FuzzParse,$(FUZZTIME),50x,./parsers/paje)
+	$(call fuzzpass,FuzzParallel,$(FUZZTIME),50x,./parsers/paje)
+	$(call fuzzpass,FuzzTokenize,$(FUZZTIME),50x,./parsers/paje)
+	$(call fuzzpass,FuzzStrace,$(FUZZTIME),50x,./parsers/iocall)
+	$(call fuzzpass,FuzzDocument,$(FUZZTIME),50x,./parsers/power)
+	$(call fuzzpass,FuzzFastJSON,$(FUZZTIME),50x,./parsers/power)
+	$(call fuzzpass,'FuzzRead$$',$(FUZZTIME),50x,./parsers/power)
+	$(call fuzzpass,FuzzProcessor,$(FUZZTIME),50x,./parsers/paje)
+	$(call fuzzpass,FuzzDecode,$(FUZZTIME),50x,./ingest/kafka)
 
 demo:
 	$(GO) run ./cmd/tracecast demo
