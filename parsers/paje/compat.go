@@ -89,6 +89,11 @@ func (p *Parser) hold() {
 	if s.out == nil && p.own {
 		s.out = p.newBatch()
 	}
+	if s.outMeta == nil {
+		// Sized as a batch at once: grown by append, 1.25 times at a
+		// step, it would cost five times that in fresh memory.
+		s.outMeta = make([]entMeta, 0, max(cap(s.out), BatchSize+BatchSize/4))
+	}
 }
 
 // releasable reports whether the oldest held batch is safely inside
