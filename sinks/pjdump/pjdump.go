@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"io"
 	"strconv"
+	"unsafe"
 
 	"github.com/tracecast/tracecast"
 )
@@ -17,9 +18,18 @@ import (
 // six significant digits. With userDefined, extra fields follow, as pj_dump -u
 // prints them.
 func AppendLine(b []byte, e *tracecast.Entity, userDefined bool) []byte {
+	return appendTail(appendHead(b, e), e, userDefined)
+}
+
+// appendHead appends a line's nature, container and type.
+func appendHead(b []byte, e *tracecast.Entity) []byte {
 	b = append(b, e.Nature.String()...)
 	b = appendS(b, e.Container)
-	b = appendS(b, e.Type)
+	return appendS(b, e.Type)
+}
+
+// appendTail appends the fields after the type.
+func appendTail(b []byte, e *tracecast.Entity, userDefined bool) []byte {
 	if e.Nature == tracecast.NatureContainer {
 		b = appendG(b, e.Start)
 		b = appendG(b, e.End)
@@ -98,6 +108,34 @@ type Writer struct {
 	buf         []byte
 	userDefined bool
 	err         error
+	// heads caches lines' first three fields ("State, CPU0, Worker
+	// State") by the nature and the addresses of the container's and
+	// type's names: a reader hands the same strings for every entity of
+	// a (container, type), and one copy of the head costs less than the
+	// three appends it replaces. A miss (another pair on the entry, or
+	// names copied per entity) only formats the head as before.
+	heads [64]head
+}
+
+type head struct {
+	c, t   *byte
+	cn, tn int
+	nature tracecast.Nature
+	text   []byte
+}
+
+// appendLine is AppendLine with the heads cache.
+func (w *Writer) appendLine(b []byte, e *tracecast.Entity) []byte {
+	c, t := unsafe.StringData(e.Container), unsafe.StringData(e.Type)
+	h := &w.heads[(uintptr(unsafe.Pointer(c))>>4^uintptr(unsafe.Pointer(t))>>3^uintptr(e.Nature))&63]
+	if h.c == c && h.t == t && h.cn == len(e.Container) && h.tn == len(e.Type) && h.nature == e.Nature && h.text != nil {
+		return appendTail(append(b, h.text...), e, w.userDefined)
+	}
+	n := len(b)
+	b = appendHead(b, e)
+	h.c, h.t, h.cn, h.tn, h.nature = c, t, len(e.Container), len(e.Type), e.Nature
+	h.text = append(h.text[:0], b[n:]...)
+	return appendTail(b, e, w.userDefined)
 }
 
 // bufSize is the Writer's buffer; a line longer than the rest of it grows
@@ -116,7 +154,7 @@ func (w *Writer) Write(es []tracecast.Entity) error {
 		if w.err != nil {
 			return w.err
 		}
-		w.buf = append(AppendLine(w.buf, &es[i], w.userDefined), '\n')
+		w.buf = append(w.appendLine(w.buf, &es[i]), '\n')
 		if len(w.buf) >= bufSize-512 {
 			w.flush()
 		}

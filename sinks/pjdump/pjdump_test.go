@@ -105,3 +105,50 @@ func TestImbrication(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterHeads: the writer's cache of line heads never gives a line
+// another entity's head: names of the same bytes at other addresses, a
+// name that is a prefix of another in the same memory, the same pair
+// under another nature, and more pairs than the cache has entries.
+func TestWriterHeads(t *testing.T) {
+	names := "CPU10CPU1Worker StateWorker"
+	cpu10, cpu1, cpu := names[0:5], names[5:9], names[0:3]
+	state, worker := names[9:21], names[9:15]
+	var es []tracecast.Entity
+	add := func(n tracecast.Nature, c, ty string) {
+		es = append(es, tracecast.Entity{Nature: n, Container: c, Type: ty, Start: 1, End: 2, Value: "v"})
+	}
+	for i := range 3 {
+		add(tracecast.NatureState, cpu10, state)
+		add(tracecast.NatureState, cpu, state) // cpu10's address
+		add(tracecast.NatureState, cpu1, state)
+		add(tracecast.NatureState, cpu10, worker) // state's address
+		add(tracecast.NatureVariable, cpu10, state)
+		add(tracecast.NatureEvent, cpu10, state)
+		add(tracecast.NatureState, strings.Clone(cpu10), strings.Clone(state))
+		for j := range 200 { // every entry of the cache taken, several times
+			add(tracecast.Nature(j%5), "c"+strconv.Itoa(j+i), "t"+strconv.Itoa(j%7))
+		}
+	}
+	var want []byte
+	for i := range es {
+		want = append(AppendLine(want, &es[i], false), '\n')
+	}
+	var got bytes.Buffer
+	w := NewWriter(&got, false)
+	if err := w.Write(es); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+		for i := range min(len(gl), len(wl)) {
+			if gl[i] != wl[i] {
+				t.Fatalf("line %d: %q, want %q", i+1, gl[i], wl[i])
+			}
+		}
+		t.Fatalf("%d lines, want %d", len(gl), len(wl))
+	}
+}
