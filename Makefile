@@ -74,6 +74,7 @@ test: deps
 	$(GO) test -count=1 -run '^(TestREADMECommands|TestKafkaSecureCommands)$$' . ./cmd/tracecast/
 	$(call fuzzpass,FuzzParse,20000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzParallel,15000x,20x,./parsers/paje)
+	$(call fuzzpass,FuzzChunkTokenize,20000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzStrace,80000x,20x,./parsers/iocall)
 	$(call fuzzpass,FuzzDocument,60000x,20x,./parsers/power)
 	$(call fuzzpass,FuzzProcessor,45000x,20x,./parsers/paje)
@@ -91,6 +92,7 @@ test-long: deps
 	$(call fuzzpass,FuzzParse,80000x,50x,./parsers/paje)
 	$(call fuzzpass,FuzzParallel,45000x,50x,./parsers/paje)
 	$(call fuzzpass,FuzzTokenize,350000x,50x,./parsers/paje)
+	$(call fuzzpass,FuzzChunkTokenize,80000x,50x,./parsers/paje)
 	$(call fuzzpass,FuzzStrace,240000x,50x,./parsers/iocall)
 	$(call fuzzpass,FuzzDocument,120000x,50x,./parsers/power)
 	$(call fuzzpass,FuzzProcessor,90000x,50x,./parsers/paje)
@@ -159,6 +161,7 @@ fuzz:
 	$(call fuzzpass,FuzzParse,$(FUZZTIME),50x,./parsers/paje)
 	$(call fuzzpass,FuzzParallel,$(FUZZTIME),50x,./parsers/paje)
 	$(call fuzzpass,FuzzTokenize,$(FUZZTIME),50x,./parsers/paje)
+	$(call fuzzpass,FuzzChunkTokenize,$(FUZZTIME),50x,./parsers/paje)
 	$(call fuzzpass,FuzzStrace,$(FUZZTIME),50x,./parsers/iocall)
 	$(call fuzzpass,FuzzDocument,$(FUZZTIME),50x,./parsers/power)
 	$(call fuzzpass,FuzzFastJSON,$(FUZZTIME),50x,./parsers/power)

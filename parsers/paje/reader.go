@@ -215,6 +215,7 @@ type chunk struct {
 	lines   []lineRec
 	toks    []token // slices of Data
 	reasons []string
+	bits    []uint64 // Data's special bytes (markSpecials)
 	nlines  int64 // lines in the chunk, blank ones included
 
 	done chan struct{} // receives once the chunk is tokenized
@@ -322,36 +323,36 @@ func (c *chunk) tokenize(max int, snap *defSnap) {
 	if want := size / 24; cap(c.lines) < want {
 		c.lines = make([]lineRec, 0, want)
 	}
+	c.bits = markSpecials(c.bits, data)
 	for pos := 0; pos < len(data); {
-		line := data[pos:]
-		var flags uint8
-		next := len(data)
-		if i := bytes.IndexByte(line, '\n'); i >= 0 {
-			line, next = line[:i], pos+i+1
-		} else {
-			flags = linePartial
-		}
 		c.nlines++
-		if len(line) > max {
+		ls := pos // where the tokens start
+		if c.nlines == 1 && c.First && bytes.HasPrefix(data, input.BOM) {
+			ls += len(input.BOM)
+		}
+		// Tokens go straight after the chunk's others (appended there
+		// when they fit, copied there when tokenizeBits had to grow
+		// them).
+		start := len(c.toks)
+		var toks []token
+		var reason string
+		end := len(data)
+		if ls < end {
+			toks, reason, end = tokenizeBits(data, c.bits, ls, c.toks[start:])
+		}
+		var flags uint8
+		next := end + 1
+		if end == len(data) {
+			flags, next = linePartial, end
+		}
+		if end-pos > max {
 			c.lines = append(c.lines, lineRec{rel: uint32(c.nlines), reason: -1, flags: lineTooLong})
 			pos = next
 			continue
 		}
-		if flags == 0 {
-			if n := len(line); n > 0 && line[n-1] == '\r' {
-				line = line[:n-1]
-			}
-		}
-		if c.nlines == 1 && c.First {
-			line = input.TrimBOM(line)
-		}
-		// Tokens go straight after the chunk's others (appended there
-		// when they fit, copied there when tokenize had to grow them).
-		start := len(c.toks)
-		toks, reason := tokenize(line, c.toks[start:])
+		pos = next
 		if len(toks) == 0 && reason == "" {
-			pos = next // blank: nothing to resolve
-			continue
+			continue // blank: nothing to resolve
 		}
 		if start+len(toks) <= cap(c.toks) && len(toks) > 0 && &c.toks[:start+1][start] == &toks[0] {
 			c.toks = c.toks[:start+len(toks)] // appended in place
@@ -367,7 +368,6 @@ func (c *chunk) tokenize(max int, snap *defSnap) {
 		}
 		l.end = uint32(len(c.toks))
 		c.lines = append(c.lines, l)
-		pos = next
 	}
 }
 
