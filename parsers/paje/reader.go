@@ -216,7 +216,7 @@ type chunk struct {
 	toks    []token // slices of Data
 	reasons []string
 	bits    []uint64 // Data's special bytes (markSpecials)
-	nlines  int64 // lines in the chunk, blank ones included
+	nlines  int64    // lines in the chunk, blank ones included
 
 	done chan struct{} // receives once the chunk is tokenized
 	// release, when set, gives Data back to whoever filled it (a
