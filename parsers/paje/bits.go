@@ -82,6 +82,13 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 		j := w<<6 | bits.TrailingZeros64(m)
 		m &= m - 1
 		c := data[j]
+		if c == '\t' || c == ' ' { // most of them: the separators
+			if j > field {
+				dst = append(dst, token{b: data[field:j]})
+			}
+			field = j + 1
+			continue
+		}
 		switch byteClass[c] {
 		case cWord:
 			continue // '!', or a byte flagged only because one below is
