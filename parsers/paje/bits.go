@@ -15,9 +15,9 @@ import (
 // bitmap takes a third of the tokenizing side's instructions off.
 
 // markSpecials sets bit k%64 of word k/64 of dst for every byte data[k]
-// that specials flags (whitespace, newlines, control characters, '!', '"',
-// '#', DEL, non-ASCII; possibly a few word bytes, which tokenizeBits
-// takes as word bytes); the bits past the end of data are clear.
+// below 0x24 (whitespace, newlines, control characters, '!', '"', '#'),
+// DEL and non-ASCII (the bytes tokenize looks at); the bits past the end
+// of data are clear.
 func markSpecials(dst []uint64, data []byte) []uint64 {
 	nw := (len(data) + 63) / 64
 	if cap(dst) < nw {
@@ -25,7 +25,19 @@ func markSpecials(dst []uint64, data []byte) []uint64 {
 	}
 	dst = dst[:nw]
 	full := len(data) / 64
-	for w := range full {
+	markWords(dst[:full], data[:full*64])
+	if rest := data[full*64:]; len(rest) > 0 {
+		// The last bytes, followed by '0's (ordinary bytes).
+		var tail [64]byte
+		copy(tail[copy(tail[:], rest):], "0000000000000000000000000000000000000000000000000000000000000000")
+		markWordsGo(dst[full:], tail[:])
+	}
+	return dst
+}
+
+// markWordsGo is markWords, eight bytes at a time.
+func markWordsGo(dst []uint64, data []byte) {
+	for w := range dst {
 		b := data[w*64 : w*64+64]
 		dst[w] = gather(binary.LittleEndian.Uint64(b)) |
 			gather(binary.LittleEndian.Uint64(b[8:]))<<8 |
@@ -36,17 +48,6 @@ func markSpecials(dst []uint64, data []byte) []uint64 {
 			gather(binary.LittleEndian.Uint64(b[48:]))<<48 |
 			gather(binary.LittleEndian.Uint64(b[56:]))<<56
 	}
-	if rest := data[full*64:]; len(rest) > 0 {
-		// The last bytes, followed by '0's (ordinary bytes).
-		var tail [64]byte
-		copy(tail[copy(tail[:], rest):], "0000000000000000000000000000000000000000000000000000000000000000")
-		var word uint64
-		for k := 0; k < 64; k += 8 {
-			word |= gather(binary.LittleEndian.Uint64(tail[k:])) << k
-		}
-		dst[full] = word
-	}
-	return dst
 }
 
 // gather is the specials of eight bytes as eight bits, the first byte's
@@ -54,8 +55,13 @@ func markSpecials(dst []uint64, data []byte) []uint64 {
 // multiplied into the top byte (the partial products land on distinct
 // bits, so nothing carries into it).
 func gather(v uint64) uint64 {
-	x := v ^ (0x7f * ones)
-	s := ((v-0x24*ones)&^v | v | (x-ones)&^x) & highs
+	const low7 = 0x7f * ones
+	// Each byte on its own: its low seven bits plus 0x5c never carry
+	// out of it.
+	ge24 := v&low7 + (0x80-0x24)*ones // bit 7: low seven bits ≥ 0x24
+	y := v ^ low7
+	notDEL := (y&low7 + low7) | y
+	s := (^ge24 | v | ^notDEL) & highs
 	return (s >> 7) * 0x0102040810204080 >> 56
 }
 

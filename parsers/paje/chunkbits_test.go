@@ -160,3 +160,41 @@ func FuzzChunkTokenize(f *testing.F) {
 		checkChunkTokenize(t, data, first, 1+max&0xffff)
 	})
 }
+
+// markRef is markSpecials byte by byte.
+func markRef(data []byte) []uint64 {
+	dst := make([]uint64, (len(data)+63)/64)
+	for k, b := range data {
+		if b < 0x24 || b >= 0x7f {
+			dst[k/64] |= 1 << (k % 64)
+		}
+	}
+	return dst
+}
+
+// TestMarkSpecials: the bitmap flags exactly the bytes below 0x24, DEL and
+// the non-ASCII ones, at every length and alignment of the input.
+func TestMarkSpecials(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	buf := make([]byte, 1000)
+	for i := range buf {
+		buf[i] = byte(r.Uint32())
+	}
+	for i := range 256 { // every byte value, everywhere in a word
+		buf[i] = byte(i)
+	}
+	for off := range 70 {
+		for _, n := range []int{0, 1, 7, 63, 64, 65, 127, 128, 500, 1000 - off} {
+			data := buf[off : off+min(n, len(buf)-off)]
+			got, want := markSpecials(nil, data), markRef(data)
+			if len(got) != len(want) {
+				t.Fatalf("%d bytes at %d: %d words, want %d", len(data), off, len(got), len(want))
+			}
+			for w := range got {
+				if got[w] != want[w] {
+					t.Fatalf("%d bytes at %d: word %d is %064b, want %064b", len(data), off, w, got[w], want[w])
+				}
+			}
+		}
+	}
+}
