@@ -114,7 +114,11 @@ func TestChunkTokenizeMatchesReference(t *testing.T) {
 	alphabet := []string{"a", "bc", "12345678", " ", "\t", "  ", "\"", "#", "!", "\"q q\"", "\x00", "\x01", "\x7f", "\xff", "é", "\xc3",
 		"\r", "\v", "\f", "$", "4146.657716000", "\n", "\n", "\r\n", "\n\n", "4 1.5 w1 S Idle\n", "5 2 w1 S \"A\"\n", "\ufeff"}
 	r := rand.New(rand.NewPCG(7, 8))
-	for range 30000 {
+	n := 30000
+	if testing.Short() {
+		n = 3000 // make test runs it under the race detector, and FuzzChunkTokenize
+	}
+	for range n {
 		var sb strings.Builder
 		if r.IntN(8) == 0 {
 			sb.WriteString("\ufeff")
