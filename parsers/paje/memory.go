@@ -52,10 +52,12 @@ func (o Options) HeapBound() int64 {
 		}
 	}
 	line := int64(min(o.MaxLineBytes, MaxChunkBytes)) + 1
-	// A chunk: its bytes, a record per line (at least two bytes each) and
-	// per token (at most one per two bytes); grown to hold a long line.
+	// A chunk: its bytes (more to hold a long line), a record per line (at
+	// least two bytes each), a token per two bytes at most and its bitmap
+	// (a bit a byte).
 	size := int64(o.chunkSize())
-	chunk := max(size+size/2*int64(unsafe.Sizeof(lineRec{}))+size/2*int64(unsafe.Sizeof(token{})), line)
+	c := max(size, line)
+	chunk := c + size/2*int64(unsafe.Sizeof(lineRec{})) + c/2*int64(unsafe.Sizeof(token{})) + c/8
 	chunks := int64(chunksInFlight(o.Threads))
 	reader := chunks*chunk + line // and the carried part of a line
 	held := int64(0)

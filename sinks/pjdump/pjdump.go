@@ -113,7 +113,9 @@ type Writer struct {
 	// type's names: a reader hands the same strings for every entity of
 	// a (container, type), and one copy of the head costs less than the
 	// three appends it replaces. A miss (another pair on the entry, or
-	// names copied per entity) only formats the head as before.
+	// names copied per entity) only formats the head as before. The
+	// entries' pointers keep their names alive, so no other name can
+	// take an address while it is cached.
 	heads [64]head
 }
 
