@@ -6,7 +6,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/tracecast/tracecast/internal/input"
 )
 
 // TestVarBufferGrowth: a variable whose samples are all held (a horizon
@@ -45,19 +44,7 @@ func TestChunkArraysSized(t *testing.T) {
 	data := gunzip(t, starpuTrace)
 	// The events, without the header's short lines.
 	data = data[bytes.Index(data, []byte("\n12\t"))+1:]
-	var chunks [][]byte
-	sp := input.NewSplitter(bytes.NewReader(data), DefaultChunkBytes, 1<<20)
-	for {
-		var ch input.Chunk
-		ok, err := sp.Fill(&ch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			break
-		}
-		chunks = append(chunks, append([]byte(nil), ch.Data...))
-	}
+	chunks := cutChunks(t, data, DefaultChunkBytes)
 	if len(chunks) < 4 {
 		t.Fatalf("only %d chunks", len(chunks))
 	}
