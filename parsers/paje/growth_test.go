@@ -5,7 +5,6 @@ import (
 	"math"
 	"testing"
 	"unsafe"
-
 )
 
 // TestVarBufferGrowth: a variable whose samples are all held (a horizon
