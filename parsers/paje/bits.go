@@ -8,11 +8,16 @@ import (
 )
 
 // A chunk is tokenized from a bitmap of its special bytes (markSpecials):
-// one pass over the chunk's bytes, eight at a time, then a walk over the
-// set bits, line after line. tokenize, which the line-at-a-time readers
-// use, finds the same bytes block by block within each line, which costs
-// a loop per line and a byte-by-byte last block; on the StarPU trace the
-// bitmap takes a third of the tokenizing side's instructions off.
+// one pass over the chunk's bytes, 64 at a time with AVX2 and eight
+// otherwise, then a walk over the set bits, line after line. tokenize,
+// which the line-at-a-time readers use, finds the same bytes block by
+// block within each line, which costs a loop per line and a byte-by-byte
+// last block; on the StarPU trace the bitmap takes a quarter of the
+// tokenizing side's instructions off (2.765 → 2.500 billion in all).
+//
+// tokenizeBits writes out its three walks over the bits (fields, a quoted
+// field, a comment) rather than calling an iterator: with one, the run
+// took 0.6% more instructions.
 
 // markSpecials sets bit k%64 of word k/64 of dst for every byte data[k]
 // below 0x24 (whitespace, newlines, control characters, '!', '"', '#'),
