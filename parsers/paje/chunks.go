@@ -39,15 +39,19 @@ func (pr *processor) chunks(ctx context.Context, cs []tracecast.Chunk, emit trac
 	}
 	q.ctx, q.emit = ctx, emit
 	defer func() { q.ctx, q.emit = nil, nil }()
+	// A group is tokenized as soon as it is complete, not after the
+	// whole batch is queued: a batch of many chunks (a source may hand
+	// thousands of small ones at once) would otherwise make a chunk,
+	// with its arrays, for every one of them.
+	threads := pr.p.opts.Threads
 	for i := range cs {
 		c := q.get()
 		c.Data, c.First, c.TooLong, c.release = cs[i].Data, cs[i].First, false, cs[i].Release
 		q.queue = append(q.queue, c)
-	}
-	threads := pr.p.opts.Threads
-	for len(q.queue) >= threads {
-		if err := pr.step(threads); err != nil {
-			return err
+		if len(q.queue) >= threads {
+			if err := pr.step(threads); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -2,9 +2,12 @@ package paje
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"testing"
 	"unsafe"
+
+	"github.com/tracecast/tracecast"
 )
 
 // TestVarBufferGrowth: a variable whose samples are all held (a horizon
@@ -60,5 +63,45 @@ func TestChunkArraysSized(t *testing.T) {
 	t.Logf("%d chunks: %d bytes allocated, arrays of %d bytes", len(chunks), got, size)
 	if got > size+size/4 {
 		t.Errorf("tokenizing %d chunks of about %d bytes allocated %d bytes for arrays of %d", len(chunks), DefaultChunkBytes, got, size)
+	}
+}
+
+// TestProcessorLargeBatch: a batch of many chunks (a source may hand
+// thousands of small ones at once) is tokenized a group at a time, so the
+// processor makes a few chunks, not one per chunk of the batch with
+// arrays for 16 KiB each (which made a race-detector run of the parallel
+// tests take 19 GB), and its output is Read's.
+func TestProcessorLargeBatch(t *testing.T) {
+	data := gunzip(t, starpuTrace)
+	parts := cutChunks(t, data, 64)
+	if len(parts) < 1000 {
+		t.Fatalf("only %d chunks", len(parts))
+	}
+	for _, threads := range []int{1, 3} {
+		o := withThreads(pjOpts(starpuTrace), threads, 0)
+		want := collect(Read, data, o)
+		cs := make([]tracecast.Chunk, len(parts))
+		for i, d := range parts {
+			cs[i] = tracecast.Chunk{Data: d, First: i == 0, Lines: int64(bytes.Count(d, []byte{'\n'}))}
+		}
+		pr := newProcessor(o)
+		var got readResult
+		emit := func(_ context.Context, b tracecast.Batch) error {
+			es := b.Items.([]tracecast.Entity)
+			got.es = append(got.es, es...)
+			got.batches = append(got.batches, len(es))
+			return nil
+		}
+		ctx := context.Background()
+		got.err = pr.Process(ctx, tracecast.Batch{Stream: "s", Items: cs}, emit)
+		q := &pr.cq
+		if made := len(q.spare) + len(q.queue) + len(q.ready); made > 2*threads+1 {
+			t.Errorf("threads %d: a batch of %d chunks made %d chunks", threads, len(cs), made)
+		}
+		if got.err == nil {
+			got.err = pr.Flush(ctx, emit)
+		}
+		got.st = pr.Stats()
+		sameRead(t, "one batch of "+itoa(len(cs))+" chunks, threads "+itoa(threads), got, nonEmpty(want), false)
 	}
 }
