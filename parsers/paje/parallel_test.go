@@ -378,7 +378,7 @@ func processLines(data []byte, o Options, batch int) readResult {
 
 // processChunks runs a Processor over data cut into tracecast.Chunks of
 // about size bytes, as a file source at full speed hands them over (per
-// batch alternately one and two chunks), and returns what it emitted. Every
+// batch one or two chunks), and returns what it emitted. Every
 // chunk must be released once, after it was handed over.
 func processChunks(t testing.TB, data []byte, o Options, size int) readResult {
 	t.Helper()
