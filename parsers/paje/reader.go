@@ -298,6 +298,13 @@ func chunksInFlight(threads int) int {
 	return threads + 3
 }
 
+// chunksBound is the most chunks a parser holds with threads goroutines:
+// Read's, or a processor's (a group being tokenized while the group
+// before waits to be resolved: two groups of threads).
+func chunksBound(threads int) int {
+	return max(chunksInFlight(threads), 2*threads)
+}
+
 // tokenize splits c into lines, tokenizes them and decodes their events
 // with the definitions of snap (any goroutine). Blank lines are only
 // counted.
