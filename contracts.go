@@ -228,3 +228,15 @@ type Flusher interface {
 type CloseDurable interface {
 	DurableOnClose() bool
 }
+
+// Aborter is implemented by sinks whose output is valid only once complete
+// (an Arrow or Parquet file, written to PATH.tmp and renamed by Close). When
+// the pipeline fails or is stopped hard, the runtime calls Abort instead of
+// Close: the sink removes what it wrote and leaves the file at its path as
+// it was, so that a failed run never replaces a good output with a
+// truncated one that reads as complete. Streams written as they go (text,
+// JSON lines, an Arrow stream, a Kafka topic) keep what they wrote and need
+// not implement it.
+type Aborter interface {
+	Abort() error
+}

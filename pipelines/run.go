@@ -128,8 +128,11 @@ func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
 		return err
 	}
 	if err := firstPass(ctx, p, g, opts); err != nil {
-		for _, s := range g.sinks { // built, never run: close what they opened
-			if cerr := s.sink.Close(context.Background()); cerr != nil {
+		// Built, never run: close what they opened; a failure leaves no
+		// output that reads as complete.
+		abort := !errors.Is(err, errStoppedEarly)
+		for _, s := range g.sinks {
+			if cerr := finishSink(context.Background(), s.sink, abort); cerr != nil {
 				s.log.Warn().Err(cerr).Msg("closing sink after the first pass")
 			}
 		}
@@ -215,6 +218,7 @@ type graph struct {
 	sources []sourceInfo
 	sinks   []*node
 	opts    RunOptions
+	failed  atomic.Bool // a component returned an error: sinks abort
 }
 
 func build(p *plan, opts RunOptions) (_ *graph, err error) {
@@ -295,7 +299,7 @@ func build(p *plan, opts RunOptions) (_ *graph, err error) {
 	defer func() {
 		if err != nil {
 			for _, s := range g.sinks {
-				if cerr := s.sink.Close(context.Background()); cerr != nil {
+				if cerr := finishSink(context.Background(), s.sink, true); cerr != nil {
 					s.log.Warn().Err(cerr).Msg("closing sink after a failed start")
 				}
 			}
@@ -515,6 +519,9 @@ func (g *graph) start(eg *errgroup.Group, n *node, srcCtx, gctx context.Context)
 				n.log.Error().Interface("panic", r).Str("stack", string(debug.Stack())).Msg("component panicked")
 				err = fmt.Errorf("panic: %v", r)
 			}
+			if err != nil {
+				g.failed.Store(true) // before the consumers see their input end
+			}
 			for _, c := range n.outs {
 				if c.pending.Add(-1) == 0 {
 					close(c.in)
@@ -529,7 +536,7 @@ func (g *graph) start(eg *errgroup.Group, n *node, srcCtx, gctx context.Context)
 		case component.KindSource:
 			return runSource(n, srcCtx, gctx)
 		case component.KindSink:
-			return runSink(n, gctx)
+			return runSink(n, gctx, &g.failed)
 		default:
 			return runProcessor(n, gctx)
 		}
@@ -650,7 +657,17 @@ func (n *node) write(ctx context.Context, b tracecast.Batch, written *int64) err
 	return nil
 }
 
-func runSink(n *node, ctx context.Context) (err error) {
+// finishSink closes s, or, when the run failed (abort), aborts it if it
+// can (tracecast.Aborter): an output valid only once complete is then
+// removed instead of renamed into place.
+func finishSink(ctx context.Context, s tracecast.Sink, abort bool) error {
+	if a, ok := s.(tracecast.Aborter); ok && abort {
+		return a.Abort()
+	}
+	return s.Close(ctx)
+}
+
+func runSink(n *node, ctx context.Context, failed *atomic.Bool) (err error) {
 	// Barriers wait for Close when the sink is durable only once closed.
 	var held []*tracecast.Barrier
 	onClose := false
@@ -666,8 +683,11 @@ func runSink(n *node, ctx context.Context) (err error) {
 	var written int64
 	flushed := func() { n.recordsOut.Add(written); written = 0 }
 	defer func() {
-		// Exactly once, also after an error or a panic in Write.
-		cerr := n.sink.Close(ctx)
+		// Exactly once, also after an error or a panic in Write. The run
+		// failed if this sink did, if the graph is cancelled (a failure or
+		// a hard stop) or if a component failed but its error has not
+		// cancelled the graph yet: its outputs are closed first.
+		cerr := finishSink(ctx, n.sink, err != nil || ctx.Err() != nil || failed.Load())
 		if cerr == nil && err == nil {
 			flushed()
 		}

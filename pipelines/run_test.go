@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -767,7 +768,7 @@ func TestGatheringSinkFlushesAfterControl(t *testing.T) {
 			n.in <- envelope{b: tracecast.Batch{Stream: "s", Items: []tracecast.Entity{{Value: "a"}}}}
 			n.in <- envelope{b: last}
 			done := make(chan error, 1)
-			go func() { done <- runSink(n, t.Context()) }()
+			go func() { done <- runSink(n, t.Context(), new(atomic.Bool)) }()
 			deadline := time.Now().Add(5 * time.Second)
 			for len(st.get("out").entities) == 0 && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)

@@ -105,3 +105,46 @@ sinks:
 		t.Fatalf("%d rows in k.arrow, %d in k.parquet: want %d each", rows, pf.NumRows(), entities)
 	}
 }
+
+// TestFailedRunKeepsOutput: a run that fails on a bad line leaves an Arrow
+// or Parquet output as it was before the run (here an older file) and no
+// PATH.tmp: a truncated file that reads as complete would pass for the
+// whole trace's result.
+func TestFailedRunKeepsOutput(t *testing.T) {
+	good, err := os.ReadFile("../../testdata/smpi/ring-8.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.trace")
+	if err := os.WriteFile(bad, append(good, "12 1.0 \"unterminated\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := []byte("the previous run's output\n")
+	for _, tc := range []struct{ name, out string }{
+		{"states parquet", "s.parquet"},
+		{"states arrow", "s.arrow"},
+		{"signal parquet", "g.parquet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, tc.out)
+			if err := os.WriteFile(out, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"states", "--format", strings.TrimPrefix(filepath.Ext(out), "."), "-o", out, bad}
+			if strings.HasPrefix(tc.name, "signal") {
+				args = []string{"signal", "-o", out, bad}
+			}
+			r := run(t, nil, args...)
+			if r.code != 1 || !strings.Contains(r.stderr, "unterminated quoted string") {
+				t.Fatalf("exit %d, want 1 with the bad line's error: %s", r.code, r.stderr)
+			}
+			if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, old) {
+				t.Errorf("the failed run replaced %s (%d bytes, %v)", tc.out, len(got), err)
+			}
+			if _, err := os.Stat(out + ".tmp"); err == nil {
+				t.Errorf("%s.tmp left behind", tc.out)
+			}
+		})
+	}
+}

@@ -59,6 +59,15 @@ func (f filterSink) DurableOnClose() bool {
 	return ok && cd.DurableOnClose()
 }
 
+// Abort passes on to the wrapped sink, which is closed if it cannot abort
+// (tracecast.Aborter).
+func (f filterSink) Abort() error {
+	if a, ok := f.Sink.(tracecast.Aborter); ok {
+		return a.Abort()
+	}
+	return f.Sink.Close(context.Background())
+}
+
 // Flush passes on to the wrapped sink when it gathers batches
 // (tracecast.Flusher).
 func (f filterSink) Flush(ctx context.Context) error {

@@ -472,3 +472,45 @@ func TestStaleTempRemovedNotFollowed(t *testing.T) {
 		t.Error("k.arrow.tmp left")
 	}
 }
+
+// TestAbort: Abort removes a file-format output's PATH.tmp and leaves an
+// older PATH as it was; a stream keeps what it wrote, closed. Both release
+// every buffer, and Close after Abort does nothing.
+func TestAbort(t *testing.T) {
+	for _, format := range []Format{FormatFile, FormatStream} {
+		t.Run(string(format), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			path := filepath.Join(t.TempDir(), "out")
+			old := []byte("an older output")
+			if err := os.WriteFile(path, old, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(Options{Path: path, Format: format, Allocator: mem})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Write(t.Context(), tracecast.Batch{Items: sampleEntities(7)}); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Abort(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(t.Context()); err != nil {
+				t.Errorf("Close after Abort: %v", err)
+			}
+			if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("Abort left PATH.tmp: %v", err)
+			}
+			if format == FormatFile {
+				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, old) {
+					t.Errorf("Abort changed %s: %q, %v", path, got, err)
+				}
+				return
+			}
+			if _, rows := readAll(t, path, format); len(rows) != 7 {
+				t.Errorf("the aborted stream holds %d rows, want the 7 written", len(rows))
+			}
+		})
+	}
+}

@@ -263,14 +263,25 @@ func (s *Sink) start(items any) error {
 // PATH.tmp to PATH. An output that received no record still gets a valid,
 // empty Arrow file with the first table's schema. It releases every Arrow
 // buffer. Calling Close again is a no-op.
-func (s *Sink) Close(ctx context.Context) error {
+func (s *Sink) Close(ctx context.Context) error { return s.end(true) }
+
+// Abort discards a file-format output (tracecast.Aborter): PATH.tmp is
+// removed and PATH is left as it was. A stream keeps what it wrote: Abort
+// closes it. After Close, or again, it is a no-op.
+func (s *Sink) Abort() error { return s.end(s.tmp == "") }
+
+// end closes the writers, which releases every Arrow buffer, then, for the
+// file format, renames PATH.tmp to PATH (keep) or removes it.
+func (s *Sink) end(keep bool) error {
 	if s.closed {
 		return nil
 	}
 	s.closed = true
 	var errs []error
-	if err := s.start(nil); err != nil {
-		errs = append(errs, err)
+	if keep {
+		if err := s.start(nil); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if s.stream != nil {
 		errs = append(errs, s.stream.Close())
@@ -283,10 +294,16 @@ func (s *Sink) Close(ctx context.Context) error {
 	}
 	errs = append(errs, s.buf.Flush())
 	if s.file != nil {
-		errs = append(errs, s.file.Sync(), s.file.Close())
+		if keep {
+			errs = append(errs, s.file.Sync())
+		}
+		errs = append(errs, s.file.Close())
 	}
 	err := errors.Join(errs...)
-	if err == nil && s.tmp != "" {
+	switch {
+	case !keep:
+		err = os.Remove(s.tmp) // what it wrote is discarded, errors too
+	case err == nil && s.tmp != "":
 		err = os.Rename(s.tmp, s.opts.Path)
 	}
 	if err != nil {

@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -563,3 +564,34 @@ func arrowRows(t *testing.T, path string) []string {
 }
 
 func ptr(f float64) *float64 { return &f }
+
+// TestAbort: Abort after some row groups removes PATH.tmp, leaves an older
+// PATH as it was and releases every buffer; Close after it does nothing.
+func TestAbort(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	path := filepath.Join(t.TempDir(), "entities.parquet")
+	old := []byte("an older output")
+	if err := os.WriteFile(path, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Path: path, RowGroupRows: 5, Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(t.Context(), tracecast.Batch{Items: entities(12)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(t.Context()); err != nil {
+		t.Errorf("Close after Abort: %v", err)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, old) {
+		t.Errorf("Abort changed %s: %q, %v", path, got, err)
+	}
+	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Abort left PATH.tmp: %v", err)
+	}
+}

@@ -288,14 +288,24 @@ func (s *Sink) writerProperties(schema *arrowlib.Schema) *pq.WriterProperties {
 // PATH.tmp to PATH. An output that received no record is a valid Parquet
 // file with no row, with the first table's schema. Calling Close again is
 // a no-op.
-func (s *Sink) Close(ctx context.Context) error {
+func (s *Sink) Close(ctx context.Context) error { return s.end(true) }
+
+// Abort discards the output (tracecast.Aborter): PATH.tmp is removed and
+// PATH is left as it was. After Close, or again, it is a no-op.
+func (s *Sink) Abort() error { return s.end(false) }
+
+// end closes the writer, which releases its buffers, then renames PATH.tmp
+// to PATH (keep) or removes it.
+func (s *Sink) end(keep bool) error {
 	if s.closed {
 		return nil
 	}
 	s.closed = true
 	var errs []error
-	if err := s.start(nil); err != nil {
-		errs = append(errs, err)
+	if keep {
+		if err := s.start(nil); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if s.w != nil {
 		errs = append(errs, s.w.Close())
@@ -303,9 +313,16 @@ func (s *Sink) Close(ctx context.Context) error {
 	if s.b != nil {
 		s.b.Release()
 	}
-	errs = append(errs, s.buf.Flush(), s.file.Sync(), s.file.Close())
+	errs = append(errs, s.buf.Flush())
+	if keep {
+		errs = append(errs, s.file.Sync())
+	}
+	errs = append(errs, s.file.Close())
 	err := errors.Join(errs...)
-	if err == nil {
+	switch {
+	case !keep:
+		err = os.Remove(s.tmp) // what it wrote is discarded, errors too
+	case err == nil:
 		err = os.Rename(s.tmp, s.opts.Path)
 	}
 	if err != nil {
