@@ -128,6 +128,13 @@ func (p *Parser) finishQuirks(end float64, dst []tracecast.Entity) []tracecast.E
 	// would have dropped it. Say so rather than differ silently.
 	p.stats.QuirksInexact = len(p.stats.Skipped) == 0 && end <= s.releasedMax && s.releasedMax > math.Inf(-1)
 	first := make(map[*slot]uint64)
+	// The first entity at or after END may start before 0 (END < 0): it
+	// comes before every held one of its (container, type).
+	for _, sl := range s.negSlots {
+		if sl.compat.neg.Start >= end {
+			first[sl] = sl.compat.negSeq
+		}
+	}
 	for _, b := range p.held {
 		for i := range b.es {
 			m := b.meta[i]

@@ -123,26 +123,40 @@ func TestGoldenPjdump(t *testing.T) {
 			continue
 		}
 		t.Run(filepath.Base(tr), func(t *testing.T) {
-			if *update {
-				writeGolden(t, tr, golden)
-			}
-			f, err := os.Open(tr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			got, _, err := dump(t, f, pjOpts(tr))
-			if err != nil {
-				t.Fatal(err)
-			}
-			diffLines(t, tr, got, readGolden(t, golden))
+			checkGolden(t, tr, golden, pjOpts(tr))
+		})
+		// X.u.pjdump, when there is one, is pj_dump -u's output.
+		uGolden := strings.Replace(golden, ".pjdump", ".u.pjdump", 1)
+		if _, err := os.Stat(uGolden); err != nil {
+			continue
+		}
+		t.Run(filepath.Base(tr)+"/-u", func(t *testing.T) {
+			opts := pjOpts(tr)
+			opts.UserDefined = true
+			checkGolden(t, tr, uGolden, opts, "-u")
 		})
 	}
 }
 
+func checkGolden(t *testing.T, tr, golden string, opts Options, pjArgs ...string) {
+	if *update {
+		writeGolden(t, tr, golden, pjArgs...)
+	}
+	f, err := os.Open(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, _, err := dump(t, f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffLines(t, tr, got, readGolden(t, golden))
+}
+
 // writeGolden regenerates a golden file from pj_dump itself (go test
 // -update): the goldens are the peer tool's output, never tracecast's.
-func writeGolden(t *testing.T, trace, golden string) {
+func writeGolden(t *testing.T, trace, golden string, pjArgs ...string) {
 	pj := needPjdump(t)
 	plain := trace
 	if strings.HasSuffix(trace, ".gz") {
@@ -151,7 +165,7 @@ func writeGolden(t *testing.T, trace, golden string) {
 			t.Fatal(err)
 		}
 	}
-	out, err := exec.Command(pj, plain).Output()
+	out, err := exec.Command(pj, append(pjArgs, plain)...).Output()
 	if err != nil {
 		t.Fatalf("pj_dump %s: %v", trace, err)
 	}
@@ -296,7 +310,12 @@ func TestErrors(t *testing.T) {
 		{"invalid utf8", "4 1 w1 S \xff\xfe\n", n(1) + "binary data (invalid UTF-8)"},
 		{"truncated last line", "4 1 w1 S Idle\n4 2 w1", n(2) + "truncated last line (no newline at end of input): event 4 (PajeSetState) has 2 fields, its definition at line 23 has 4"},
 		{"unterminated string", "4 1 w1 S \"Idle\n", n(1) + "unterminated quoted string"},
-		{"time order", "4 2 w1 S Idle\n4 1 w1 S Run\n", n(2) + "not time-ordered: time 1 is before 2 on container 'worker 1', type 'Worker State' (the reorder buffer is off: give a reorder horizon to read unsorted traces)"},
+		{"time order", "4 2 w1 S Idle\n4 1 w1 S Run\n", n(2) + "not time-ordered: time 1 is before 2 on container 'worker 1', type 'Worker State'" + stateOrderHint},
+		{"variable time order", varDefs + "11 2 V w1 1\n11 1 V w1 2\n", n(14) + "not time-ordered: time 1 is before 2 on container 'worker 1', type 'Load' (the reorder buffer is off: give a reorder horizon, e.g. --reorder-horizon 3s, to put late variable samples back in order)"},
+		// pj_dump's strtod would read 1_0 as 1 and stop; Go's ParseFloat
+		// as 10. Neither is a number of the format.
+		{"underscore in a number", "4 1_0 w1 S Idle\n", n(1) + "bad time '1_0'"},
+		{"hexadecimal float", "4 0x1p4 w1 S Idle\n", n(1) + "bad time '0x1p4'"},
 		{"unknown event name", "%EventDef PajeFoo 99\n", n(1) + "unknown event name 'PajeFoo'"},
 		{"missing obligatory field", "%EventDef PajeNewEvent 99\n% Time date\n%EndEventDef\n", n(3) + "invalid definition of PajeNewEvent 99: obligatory fields missing: Type, Container, Value"},
 		{"redefinition", "%EventDef PajeNewEvent 4\n", n(1) + "redefinition of event with id '4'"},
@@ -322,6 +341,43 @@ func TestErrors(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// stateOrderHint ends the error of a state, event or link out of order: the
+// reorder horizon cannot help those, whatever it is.
+const stateOrderHint = " (states, events, links and container ends must be in time order on each container and type, as pj_dump requires: sort the trace by time first, e.g. with StarPU's starpu_paje_sort)"
+
+// varDefs defines a variable type Load on workers and SetVariable (11):
+// 13 lines.
+const varDefs = `%EventDef PajeDefineVariableType 10
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeSetVariable 11
+% Time date
+% Type string
+% Container string
+% Value double
+%EndEventDef
+10 V W Load
+`
+
+// TestOrderHints: the advice given with a time-order error fits what is out
+// of order. The reorder horizon holds variable samples only: a state out of
+// order is not told to raise it, and a variable sample later than it is
+// told the horizon in the trace's unit, not -1.
+func TestOrderHints(t *testing.T) {
+	o := pjOpts("x")
+	o.ReorderHorizon = -1 // the default: 3 s
+	_, _, err := dump(t, strings.NewReader(hdr+"4 5 w1 S Idle\n4 4 w1 S Run\n"), o)
+	if want := "x:" + itoa(hdrLines+2) + ": not time-ordered: time 4 is before 5 on container 'worker 1', type 'Worker State'" + stateOrderHint; err == nil || err.Error() != want {
+		t.Errorf("state: got %v\nwant     %s", err, want)
+	}
+	_, _, err = dump(t, strings.NewReader(hdr+varDefs+"11 10 V w1 1\n11 20 V w1 2\n11 5 V w1 3\n"), o)
+	if want := "x:" + itoa(hdrLines+15) + ": not time-ordered: variable 'Load' of container 'worker 1' set at 5, after a change at 10 was applied (more than the reorder horizon, 3 s, late: raise --reorder-horizon)"; err == nil || err.Error() != want {
+		t.Errorf("variable: got %v\nwant        %s", err, want)
+	}
+}
 
 func TestLineTooLong(t *testing.T) {
 	o := pjOpts("x")

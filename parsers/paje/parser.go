@@ -93,7 +93,7 @@ func (p *Parser) setUnit(u string) {
 		p.horizon = 3 * tracecast.PerSecond(u)
 	}
 	p.sim.quirkWindow = 0.1 * tracecast.PerSecond(u)
-	p.sim.horizon = p.horizon
+	p.sim.horizon, p.sim.unit = p.horizon, u
 	if p.opts.OnTimeUnit != nil {
 		p.opts.OnTimeUnit(u)
 	}

@@ -70,6 +70,7 @@ type slot struct {
 	hasVar   bool
 	varStart float64
 	varValue float64
+	varExtra []tracecast.Field // -u: the user-defined fields of the piece
 	// links holds the links of this (container, link type) waiting for
 	// their other end, by key.
 	links map[string]*pendingLink
@@ -132,6 +133,9 @@ type sim struct {
 	// destroyed remembers destroyed containers' names by key: pj_dump
 	// ignores events sent to them and still accepts them as link ends.
 	destroyed map[string]string
+	// varExtras holds, by line, the user-defined fields of variable
+	// changes not applied yet (-u): at most one per buffered change.
+	varExtras map[int64][]tracecast.Field
 	// lastLine is the time of the last event line processed (pj_dump's end
 	// of trace, which is not the latest time when the input is unsorted).
 	lastLine float64
@@ -150,6 +154,7 @@ type sim struct {
 	drain func()
 	// Variable reordering (vars.go).
 	horizon     float64
+	unit        string // the trace's time unit, for messages
 	late        int64
 	buffered    int
 	maxBuffered int
@@ -364,17 +369,25 @@ func (s *sim) see(t float64) {
 func (s *sim) ordered(sl *slot, c *container, t *ptype, now float64) *simError {
 	if now < sl.last {
 		return fail("time order", "not time-ordered: time "+fmtG(now)+" is before "+fmtG(sl.last)+
-			" on container "+quote(c.name)+", type "+quote(t.name)+orderHint(s.opts))
+			" on container "+quote(c.name)+", type "+quote(t.name)+s.orderHint(t))
 	}
 	sl.last = now
 	return nil
 }
 
-func orderHint(o *Options) string {
-	if o.ReorderHorizon == 0 {
-		return " (the reorder buffer is off: give a reorder horizon to read unsorted traces)"
+func (s *sim) orderHint(t *ptype) string {
+	switch {
+	case t == nil || t.kind != tkVariable:
+		// The reorder buffer holds variable samples only.
+		return " (states, events, links and container ends must be in time order on each container and type, as pj_dump requires: sort the trace by time first, e.g. with StarPU's starpu_paje_sort)"
+	case s.horizon <= 0:
+		return " (the reorder buffer is off: give a reorder horizon, e.g. --reorder-horizon 3s, to put late variable samples back in order)"
 	}
-	return " (later than the reorder horizon of " + fmtG(o.ReorderHorizon) + ": raise --reorder-horizon)"
+	h := fmtG(s.horizon)
+	if s.unit != "" {
+		h += " " + s.unit
+	}
+	return " (more than the reorder horizon, " + h + ", late: raise --reorder-horizon)"
 }
 
 func fmtG(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
@@ -453,6 +466,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 
 	switch d.kind {
 	case evNewEvent:
+		s.seq++ // its place in pj_dump's insertion order
 		s.emit(sl, tracecast.Entity{Nature: tracecast.NatureEvent, Container: c.name, Type: t.name,
 			Start: now, End: now, Value: s.value(t, get(fValue)), Extra: extra})
 	case evSetState:
@@ -464,6 +478,9 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		if len(sl.stack) == 0 {
 			return fail("pop on empty stack", "illegal pop of state type "+quote(t.name)+" on container "+quote(c.name)+": no state is open")
 		}
+		// pj_dump adds the pop's user-defined fields to the state's.
+		top := &sl.stack[len(sl.stack)-1]
+		top.extra = s.joinFields(top.extra, extra)
 		s.closeTop(c, t, sl, now)
 	case evResetState:
 		s.closeStates(c, t, sl, now)
@@ -479,6 +496,14 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		// A value beyond a float's range is an error, not an infinity.
 		if v = float64(float32(v)); math.IsInf(v, 0) {
 			return fail("bad number", "variable value "+quote(string(get(fValue)))+" out of range (pj_dump reads values as C floats, at most 3.4e38 in magnitude)")
+		}
+		if extra != nil {
+			// Kept aside, by line, until the change is applied: a
+			// varChange stays 24 bytes.
+			if s.varExtras == nil {
+				s.varExtras = make(map[int64][]tracecast.Field)
+			}
+			s.varExtras[line] = extra
 		}
 		if s.horizon <= 0 {
 			return s.applyVar(c, t, sl, newVarChange(now, v, d.kind, line))
@@ -548,7 +573,7 @@ func (s *sim) destroy(get func(field) []byte, now float64) *simError {
 		return fail("wrong type", "container "+quote(c.name)+" is of type "+quote(c.typ.name)+", not "+quote(t.name))
 	}
 	if now < c.last {
-		return fail("time order", "container "+quote(c.name)+" destroyed at "+fmtG(now)+", before its last event at "+fmtG(c.last)+orderHint(s.opts))
+		return fail("time order", "container "+quote(c.name)+" destroyed at "+fmtG(now)+", before its last event at "+fmtG(c.last)+s.orderHint(nil))
 	}
 	s.see(now)
 	if p := c.parent; p != nil {
@@ -684,8 +709,9 @@ func (s *sim) varPiece(c *container, t *ptype, sl *slot, now float64) {
 	if !sl.hasVar {
 		return
 	}
+	s.seq++ // pieces complete in the order they began: pj_dump's order
 	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureVariable, Container: c.name, Type: t.name,
-		Start: sl.varStart, End: now, Number: sl.varValue})
+		Start: sl.varStart, End: now, Number: sl.varValue, Extra: sl.varExtra})
 }
 
 func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field) []byte, now float64, line int64, extra []tracecast.Field) *simError {
@@ -727,12 +753,8 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 		if l.value != value {
 			return fail("link", "link "+quote(string(key))+": value "+quote(value)+" differs from "+quote(l.value)+" at the other end")
 		}
-		if extra != nil {
-			// pj_dump keeps the first event's extra fields, then the second's.
-			both := s.fields(len(l.extra) + len(extra))
-			copy(both[copy(both, l.extra):], extra)
-			l.extra = both
-		}
+		// pj_dump keeps the first event's extra fields, then the second's.
+		l.extra = s.joinFields(l.extra, extra)
 	}
 	if start {
 		l.hasStart, l.start, l.startC = true, now, ecName
@@ -745,7 +767,7 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 	// Links must complete in time order on their (container, type).
 	if now < sl.linkStart || now < sl.linkEnd {
 		return fail("time order", "not time-ordered: link "+quote(string(key))+" completes at "+fmtG(now)+
-			", before the previous link of type "+quote(t.name)+" in container "+quote(c.name)+orderHint(s.opts))
+			", before the previous link of type "+quote(t.name)+" in container "+quote(c.name)+s.orderHint(t))
 	}
 	sl.linkStart, sl.linkEnd = l.start, l.end
 	delete(sl.links, l.key)
@@ -760,6 +782,17 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 
 // fields returns n fields carved out of a shared slab (see strs.go): the
 // user-defined fields of an entity, without an allocation per line.
+// joinFields returns a's fields then b's (a itself when b is empty): the
+// user-defined fields of an entity two events made, as pj_dump prints them.
+func (s *sim) joinFields(a, b []tracecast.Field) []tracecast.Field {
+	if len(b) == 0 {
+		return a
+	}
+	both := s.fields(len(a) + len(b))
+	copy(both[copy(both, a):], b)
+	return both
+}
+
 func (s *sim) fields(n int) []tracecast.Field {
 	if len(s.fieldSlab)+n > cap(s.fieldSlab) {
 		s.fieldSlab = make([]tracecast.Field, 0, max(n, 4*slabBytes/int(unsafe.Sizeof(tracecast.Field{}))))

@@ -327,6 +327,13 @@ func eightDigits(b []byte) (uint64, bool) {
 }
 
 func slowFloat(b []byte) (float64, bool) {
+	// Decimal numbers only, as C's strtod reads them in a trace: Go's
+	// syntax would also take "1_0" (10) and hexadecimal floats.
+	for _, c := range b {
+		if c-'0' >= 10 && c != '.' && c != '-' && c != '+' && c|0x20 != 'e' {
+			return 0, false
+		}
+	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, false

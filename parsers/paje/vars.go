@@ -1,6 +1,10 @@
 package paje
 
-import "math"
+import (
+	"math"
+
+	"github.com/tracecast/tracecast"
+)
 
 // StarPU writes a worker's GFlop/s sample when the task ends, stamped with
 // the task's start, after other samples of the same variable: the only place
@@ -27,7 +31,7 @@ func (ch varChange) line() int64   { return int64(ch.opLine & (1<<56 - 1)) }
 func (s *sim) bufferVar(c *container, t *ptype, sl *slot, ch varChange) *simError {
 	if ch.t < sl.vApplied {
 		return fail("time order", "not time-ordered: variable "+quote(t.name)+" of container "+quote(c.name)+
-			" set at "+fmtG(ch.t)+", after a change at "+fmtG(sl.vApplied)+" was applied"+orderHint(s.opts))
+			" set at "+fmtG(ch.t)+", after a change at "+fmtG(sl.vApplied)+" was applied"+s.orderHint(t))
 	}
 	if len(sl.vbuf) == cap(sl.vbuf) && sl.vhead > 0 {
 		// Full: drop the applied changes before growing, so that the
@@ -119,6 +123,11 @@ func (s *sim) flushVars(c *container, t *ptype, sl *slot, th float64) *simError 
 // time the current piece started replaces its value.
 func (s *sim) applyVar(c *container, t *ptype, sl *slot, ch varChange) *simError {
 	sl.vApplied = ch.t
+	var extra []tracecast.Field
+	if len(s.varExtras) > 0 {
+		extra = s.varExtras[ch.line()]
+		delete(s.varExtras, ch.line())
+	}
 	v := ch.v
 	if ch.op() != evSetVariable {
 		if !sl.hasVar {
@@ -139,7 +148,9 @@ func (s *sim) applyVar(c *container, t *ptype, sl *slot, ch varChange) *simError
 	}
 	if !sl.hasVar || sl.varStart != ch.t {
 		s.varPiece(c, t, sl, ch.t)
-		sl.hasVar, sl.varStart = true, ch.t
+		// A new piece has the user-defined fields of the change that
+		// began it; a change at its start only updates its value.
+		sl.hasVar, sl.varStart, sl.varExtra = true, ch.t, extra
 	}
 	sl.varValue = v
 	return nil
