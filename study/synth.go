@@ -122,6 +122,12 @@ func WriteSynth(c SynthConfig, f SynthFiles, log zerolog.Logger) (*SynthMeta, er
 	}
 	meta, err := c.Synthesize(w, dot)
 	if err = firstErr(err, firstErr(closeW(), closeDot())); err != nil {
+		// A usage error or a failed write leaves no file that could
+		// pass for a trace.
+		os.Remove(f.Trace)
+		if f.DOT != "" {
+			os.Remove(f.DOT)
+		}
 		return nil, err
 	}
 	metaPath := f.MetaPath()

@@ -220,5 +220,9 @@ func TestStudyUsageErrors(t *testing.T) {
 		if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%v: exit %d, %v; want %d, %q", tc.args, code, err, tc.code, tc.msg)
 		}
+		// A refused synth leaves no trace file behind.
+		if _, err := os.Stat(filepath.Join(dir, "x.trace")); err == nil {
+			t.Errorf("%v: x.trace left behind", tc.args)
+		}
 	}
 }

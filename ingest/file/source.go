@@ -352,7 +352,7 @@ func (s *Source) loop(ctx context.Context, lr *lineReader, emit tracecast.Emit) 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("%s:%d: read: %w", o.Name, num+1, err)
+			return readError(o.Name, num+1, err)
 		}
 		if n == 0 { // clean end of input
 			if emitted == 0 {
@@ -444,7 +444,10 @@ func (s *Source) chunkLoop(ctx context.Context, r io.Reader, emit tracecast.Emit
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("%s:%d: read: %w", o.Name, num+1, err)
+			// c.Buf holds what was read of the chunk: the error is in
+			// the line after its complete ones.
+			at := num + int64(bytes.Count(c.Buf, []byte{'\n'})) + 1
+			return readError(o.Name, at, err)
 		}
 		if !ok {
 			if num == 0 {
@@ -618,4 +621,13 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// readError says where and why reading the input failed; a gzip stream cut
+// short or damaged is said to be so.
+func readError(name string, line int64, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) {
+		return fmt.Errorf("%s:%d: read: truncated or corrupt compressed input: %w", name, line, err)
+	}
+	return fmt.Errorf("%s:%d: read: %w", name, line, err)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -664,5 +665,37 @@ func TestSourceSkipsBlankLines(t *testing.T) {
 	got, err = collect(t, src)
 	if err != nil || len(got) != 1 || len(got[0]) != 0 {
 		t.Fatalf("blank lines only: %v, %v; want one empty batch", got, err)
+	}
+}
+
+// TestTruncatedGzipNamesTheLine: a gzip input cut short fails at the line
+// where its data ends, on both paths (lines and chunks), not at line 1.
+func TestTruncatedGzipNamesTheLine(t *testing.T) {
+	var sb strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&sb, "line %d of a trace\n", i)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte(sb.String()))
+	zw.Close()
+	cut := z.Bytes()[:z.Len()/2]
+	// The lines a reader can get before the data ends.
+	zr, err := gzip.NewReader(bytes.NewReader(cut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(zr)
+	want := fmt.Sprintf(":%d: read: ", bytes.Count(got, []byte{'\n'})+1)
+	path := writeFile(t, "cut.trace.gz", cut)
+	for _, chunks := range []bool{false, true} {
+		src, err := New(Options{Path: path, Chunks: chunks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = src.Run(t.Context(), func(context.Context, tracecast.Batch) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "truncated or corrupt compressed input") {
+			t.Errorf("chunks %v: err = %v, want %q and the reason", chunks, err, want)
+		}
 	}
 }

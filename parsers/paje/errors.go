@@ -24,4 +24,4 @@ type Stats struct {
 }
 
 // QuirksInexactMessage explains Stats.QuirksInexact to a user.
-const QuirksInexactMessage = "the trace's last line is more than 0.1 s of trace time before its latest event: pj_dump would drop a few more entities near the end than this output does"
+const QuirksInexactMessage = "the trace's last line is more than 0.1 s of trace time before its latest event: pj_dump drops the entities that start after the last line's time (but the first of each container and type); this output, which streams, had already printed some of them, so it has more lines than pj_dump's near the end"

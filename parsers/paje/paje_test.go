@@ -314,6 +314,8 @@ func TestErrors(t *testing.T) {
 		{"variable time order", varDefs + "11 2 V w1 1\n11 1 V w1 2\n", n(14) + "not time-ordered: time 1 is before 2 on container 'worker 1', type 'Load' (the reorder buffer is off: give a reorder horizon, e.g. --reorder-horizon 3s, to put late variable samples back in order)"},
 		// pj_dump's strtod would read 1_0 as 1 and stop; Go's ParseFloat
 		// as 10. Neither is a number of the format.
+		{"wrong container type", "4 1 p S Idle\n", n(1) + "type 'Worker State' is a child of container type 'Worker', not of 'Program' (container 'prog')"},
+		{"same-named container types", "0 W2 P Worker\n2 0 w3 W2 p w3\n8 1 L p w3 v k1\n", n(3) + "container 'w3' is of type 'Worker' (alias 'W2'), link type 'Transfer' wants 'Worker' (alias 'W')"},
 		{"underscore in a number", "4 1_0 w1 S Idle\n", n(1) + "bad time '1_0'"},
 		{"hexadecimal float", "4 0x1p4 w1 S Idle\n", n(1) + "bad time '0x1p4'"},
 		{"unknown event name", "%EventDef PajeFoo 99\n", n(1) + "unknown event name 'PajeFoo'"},

@@ -390,6 +390,23 @@ func (s *sim) orderHint(t *ptype) string {
 	return " (more than the reorder horizon, " + h + ", late: raise --reorder-horizon)"
 }
 
+// typeNames quotes two different types' names for an error, with their
+// aliases when the names are the same (SimGrid's grouped traces define
+// several container types of one name).
+func typeNames(a, b *ptype) (string, string) {
+	if a == nil || b == nil || a.name != b.name {
+		return quoteType(a), quoteType(b)
+	}
+	return quote(a.name) + " (alias " + quote(a.key) + ")", quote(b.name) + " (alias " + quote(b.key) + ")"
+}
+
+func quoteType(t *ptype) string {
+	if t == nil {
+		return "none"
+	}
+	return quote(t.name)
+}
+
 func fmtG(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // event handles one timed or container event; toks excludes the id.
@@ -451,7 +468,8 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		return err
 	}
 	if t.parent != c.typ {
-		return fail("wrong type", "type "+quote(t.name)+" is not a child of container type "+quote(c.typ.name)+" (container "+quote(c.name)+")")
+		parent, ctyp := typeNames(t.parent, c.typ)
+		return fail("wrong type", "type "+quote(t.name)+" is a child of container type "+parent+", not of "+ctyp+" (container "+quote(c.name)+")")
 	}
 	sl := s.slot(c, t)
 	if want != tkLink && (want != tkVariable || s.horizon <= 0) {
@@ -724,7 +742,8 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 	var ecName string
 	if ec := s.containerOf(get(endpoint)); ec != nil {
 		if ec.typ != want {
-			return fail("wrong type", "container "+quote(ec.name)+" is of type "+quote(ec.typ.name)+", link type "+quote(t.name)+" wants "+quote(want.name))
+			got, w := typeNames(ec.typ, want)
+			return fail("wrong type", "container "+quote(ec.name)+" is of type "+got+", link type "+quote(t.name)+" wants "+w)
 		}
 		ecName = ec.name
 	} else if name, gone := s.destroyed[string(get(endpoint))]; gone {
