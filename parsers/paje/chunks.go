@@ -84,7 +84,8 @@ func (pr *processor) emitOwned(es []tracecast.Entity) error {
 	if pr.meta == nil && p.unit != "" {
 		pr.meta = map[string]string{"time_unit": p.unit}
 	}
-	return pr.cq.emit(pr.cq.ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: p.Watermark(), TypeWatermarks: p.TypeWatermarks(), Meta: pr.meta,
+	wm, twm := pr.watermarks(len(es))
+	return pr.cq.emit(pr.cq.ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: wm, TypeWatermarks: twm, Meta: pr.meta,
 		Recycle: func() { p.recycle(es) }})
 }
 

@@ -24,6 +24,8 @@ type Parser struct {
 	err     error
 	horizon float64
 	unit    string
+	// wmVisits counts the containers Watermark visited (tests).
+	wmVisits int64
 
 	truncated bool
 	// pre is what was decoded ahead of the parser for the current line:
@@ -344,25 +346,7 @@ func (p *Parser) Pending() int {
 // TypeWatermarks is Watermark per state type name: the earliest start of an
 // open state of that type, bounded like Watermark.
 func (p *Parser) TypeWatermarks() map[string]float64 {
-	s := p.sim
-	bound := s.maxLine - max(p.horizon, 0)
-	m := make(map[string]float64)
-	for _, c := range s.live {
-		for _, sl := range c.slots {
-			if sl == nil || sl.t.kind != tkState {
-				continue
-			}
-			t := sl.t
-			w, ok := m[t.name]
-			if !ok {
-				w = bound
-			}
-			if len(sl.stack) > 0 {
-				w = min(w, sl.stack[0].start)
-			}
-			m[t.name] = w
-		}
-	}
+	_, m := p.Watermarks()
 	return m
 }
 
@@ -371,10 +355,20 @@ func (p *Parser) TypeWatermarks() map[string]float64 {
 // it, except events arriving later than the reorder horizon. It is the
 // earliest start among the open states, bounded by the latest time seen
 // minus the reorder horizon (events of different containers may come that
-// late). O(live containers × types).
+// late).
 func (p *Parser) Watermark() float64 {
+	w, _ := p.Watermarks()
+	return w
+}
+
+// Watermarks is Watermark and TypeWatermarks, in one pass over the live
+// containers: O(live containers × types).
+func (p *Parser) Watermarks() (float64, map[string]float64) {
 	s := p.sim
-	w := s.maxLine - max(p.horizon, 0)
+	p.wmVisits += int64(len(s.live))
+	bound := s.maxLine - max(p.horizon, 0)
+	w := bound
+	m := make(map[string]float64)
 	for _, c := range s.live {
 		for _, sl := range c.slots {
 			if sl == nil {
@@ -389,7 +383,18 @@ func (p *Parser) Watermark() float64 {
 			if sl.vhead < len(sl.vbuf) {
 				w = min(w, sl.vbuf[sl.vhead].t)
 			}
+			if sl.t.kind != tkState {
+				continue
+			}
+			tw, ok := m[sl.t.name]
+			if !ok {
+				tw = bound
+			}
+			if len(sl.stack) > 0 {
+				tw = min(tw, sl.stack[0].start)
+			}
+			m[sl.t.name] = tw
 		}
 	}
-	return w
+	return w, m
 }
