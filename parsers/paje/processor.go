@@ -274,7 +274,7 @@ func (pr *processor) emit(ctx context.Context, emit tracecast.Emit) error {
 // again only when it is their turn (watermarkEvery).
 func (pr *processor) watermarks(n int) (float64, map[string]float64) {
 	pr.since += n
-	if pr.twm == nil || pr.since*watermarkEvery >= len(pr.p.sim.live) {
+	if live := len(pr.p.sim.live); pr.twm == nil || live <= watermarkAlways || pr.since*watermarkEvery >= live {
 		pr.wm, pr.twm = pr.p.Watermarks()
 		pr.since = 0
 	}
@@ -291,6 +291,11 @@ func (pr *processor) watermarks(n int) (float64, map[string]float64) {
 // Each visit is about a cache miss with that many containers: at 16, they
 // were a third of `states --format csv` with 160 000 open containers.
 const watermarkEvery = 2
+
+// watermarkAlways: up to this many live containers, the watermarks are
+// computed for every batch, fresh: a live pipeline hands a batch per line
+// or so, and a watermark late by a few entities delays its windows.
+const watermarkAlways = 1024
 
 // Stats returns the parser's counts (lines, entities, skipped lines by
 // reason in lenient mode).
