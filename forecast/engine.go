@@ -102,6 +102,11 @@ type pending struct {
 }
 
 // New checks the configuration and returns an Engine.
+// MinEvery is the shortest issue cadence, in seconds: a forecast of idle
+// capacity every microsecond is already far below what a scheduler acts on,
+// and a shorter one makes an unbounded stream of records.
+const MinEvery = 1e-6
+
 func New(cfg Config, sink Sink) (*Engine, error) {
 	if cfg.Coverage == 0 {
 		cfg.Coverage = 0.9
@@ -124,8 +129,8 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 			errs = append(errs, fmt.Errorf("horizon %g s: must be positive", h))
 		}
 	}
-	if !(cfg.Every > 0) || math.IsInf(cfg.Every, 0) {
-		errs = append(errs, fmt.Errorf("every %g s: must be positive", cfg.Every))
+	if !(cfg.Every >= MinEvery) || math.IsInf(cfg.Every, 0) {
+		errs = append(errs, fmt.Errorf("every %g s: must be at least 1µs (forecasts are issued every `every`; the default is the shortest horizon / 10)", cfg.Every))
 	}
 	if !(cfg.Coverage > 0 && cfg.Coverage < 1) {
 		errs = append(errs, fmt.Errorf("coverage %g: must be in (0, 1)", cfg.Coverage))
@@ -133,13 +138,13 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 	if _, err := ParseMethod(string(cfg.Method)); err != nil {
 		errs = append(errs, err)
 	}
-	if cfg.OpportunityThreshold < 0 || cfg.OpportunityThreshold > 1 {
+	if !(cfg.OpportunityThreshold >= 0 && cfg.OpportunityThreshold <= 1) { // NaN too
 		errs = append(errs, fmt.Errorf("opportunity threshold %g: must be in [0, 1]", cfg.OpportunityThreshold))
 	}
-	if cfg.RegimeAlpha < 0 || cfg.RegimeAlpha >= 1 {
+	if !(cfg.RegimeAlpha >= 0 && cfg.RegimeAlpha < 1) { // NaN too
 		errs = append(errs, fmt.Errorf("regime alpha %g: must be in [0, 1)", cfg.RegimeAlpha))
 	}
-	if cfg.RegimeWindow < 0 || math.IsInf(cfg.RegimeWindow, 0) {
+	if !(cfg.RegimeWindow >= 0) || math.IsInf(cfg.RegimeWindow, 0) { // NaN too
 		errs = append(errs, fmt.Errorf("regime window %g s: must be positive", cfg.RegimeWindow))
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -222,6 +222,8 @@ func TestConfigErrors(t *testing.T) {
 		{Queries: []Query{q}, Horizons: []float64{1}},
 		{Queries: []Query{q}, Horizons: []float64{1}, Every: 1, Method: "oracle"},
 		{Queries: []Query{q}, Horizons: []float64{1}, Every: 1, Coverage: 1.5},
+		// A forecast every 0.1 µs: an endless stream of records.
+		{Queries: []Query{q}, Horizons: []float64{1e-6}, Every: 1e-7},
 	} {
 		if _, err := New(c, Sink{}); err == nil {
 			t.Errorf("%+v: no error", c)

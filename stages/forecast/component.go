@@ -202,6 +202,37 @@ type stage struct {
 		es []tracecast.Episode
 		ks []tracecast.Skill
 	}
+	// ctx and emitFn are Process's or Flush's while the engine runs:
+	// records go out once spillAt of them are held (spill), and err is
+	// the first error doing so.
+	ctx    context.Context
+	emitFn tracecast.Emit
+	err    error
+}
+
+// spillAt bounds the records the stage holds: one input batch can make any
+// number of them (a batch spans seconds of trace time; a forecast is issued
+// every `every`), so they leave in batches of this size as they come.
+const spillAt = 4096
+
+// spill emits what is held once it reaches spillAt records.
+func (st *stage) spill() {
+	if st.err != nil || st.emitFn == nil || len(st.out.fs)+len(st.out.os)+len(st.out.es)+len(st.out.ks) < spillAt {
+		return
+	}
+	st.err = st.emit(st.ctx, st.emitFn)
+}
+
+// running runs f with the engine's records going to emit, spilled as they
+// come, then emits the rest.
+func (st *stage) running(ctx context.Context, emit tracecast.Emit, f func()) error {
+	st.ctx, st.emitFn = ctx, emit
+	f()
+	st.ctx, st.emitFn = nil, nil
+	if st.err != nil {
+		return st.err
+	}
+	return st.emit(ctx, emit)
 }
 
 // RunID is the default run id of a stream: its last two path elements
@@ -256,12 +287,13 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 		cfg.Run = RunID(stream)
 	}
 	eng, err := fc.New(cfg, fc.Sink{
-		Forecast: func(f tracecast.Forecast) { st.out.fs = append(st.out.fs, f) },
-		Outcome:  func(o tracecast.Outcome) { st.out.os = append(st.out.os, o) },
-		Episode:  func(e tracecast.Episode) { st.out.es = append(st.out.es, e) },
+		Forecast: func(f tracecast.Forecast) { st.out.fs = append(st.out.fs, f); st.spill() },
+		Outcome:  func(o tracecast.Outcome) { st.out.os = append(st.out.os, o); st.spill() },
+		Episode:  func(e tracecast.Episode) { st.out.es = append(st.out.es, e); st.spill() },
 		Skill: func(k tracecast.Skill) {
 			st.out.ks = append(st.out.ks, k)
 			st.skill[k.Query+" "+fc.HorizonLabel(k.Horizon)] = k
+			st.spill()
 		}})
 	if err != nil {
 		return err
@@ -289,13 +321,17 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 		w = tw
 	}
 	st.live.Add(es)
-	if !math.IsNaN(w) {
-		st.live.Changes(w, st.change)
-	}
-	return st.emit(ctx, emit)
+	return st.running(ctx, emit, func() {
+		if !math.IsNaN(w) {
+			st.live.Changes(w, st.change)
+		}
+	})
 }
 
 func (st *stage) change(t float64, x, r int) {
+	if st.err != nil {
+		return // the run is failing or cancelled: stop feeding the engine
+	}
 	t /= st.perSec
 	if t < st.last { // a state older than the watermark promised
 		st.late++
@@ -335,12 +371,14 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	if how == "" {
 		how = tracecast.EndMarker
 	}
-	st.live.Changes(math.Inf(1), st.change)
-	st.eng.FinishBy(math.Max(st.live.End()/st.perSec, st.last), how)
+	err := st.running(ctx, emit, func() {
+		st.live.Changes(math.Inf(1), st.change)
+		st.eng.FinishBy(math.Max(st.live.End()/st.perSec, st.last), how)
+	})
 	if st.late > 0 {
 		st.env.Logger.Warn().Int("changes", st.late).Msg("forecast: states arrived after the parser's watermark (raise the reorder horizon or sort the trace); counted at the latest time seen")
 	}
-	return st.emit(ctx, emit)
+	return err
 }
 
 func (st *stage) emit(ctx context.Context, emit tracecast.Emit) error {

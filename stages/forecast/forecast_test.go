@@ -231,3 +231,37 @@ func TestDefaultHorizonsAndRunID(t *testing.T) {
 		t.Error("no error for a missing file")
 	}
 }
+
+// TestRecordsLeaveInBatches: one input batch spans many issue times; the
+// stage hands its records on in batches of at most spillAt as they come,
+// instead of holding all of an input batch's (with --horizon 100us, 513 MB
+// on the 2-CPU cholesky trace; 24 GB and more with shorter ones).
+func TestRecordsLeaveInBatches(t *testing.T) {
+	reg := builtin.Registry()
+	largest, forecasts := 0, 0
+	component.RegisterSinkValue(reg, "keep", pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
+		if fs, ok := b.Items.([]tracecast.Forecast); ok {
+			forecasts += len(fs)
+			largest = max(largest, len(fs))
+		}
+		return nil
+	}))
+	spec := pipelines.Spec{Name: "t",
+		Sources: []pipelines.Node{{ID: "trace", Type: "file", Options: map[string]any{"path": "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"}, Parser: &pipelines.Node{Type: "paje"}}},
+		Stages: []pipelines.Node{{ID: "fc", Type: "forecast", Inputs: []string{"trace"},
+			Options: map[string]any{"queries": []string{"idle>=25%", "idle>=1"}, "horizons": []string{"1ms"}, "every": "50us", "method": "persistence"}}},
+		Sinks: []pipelines.Node{{ID: "keep", Type: "keep", Inputs: []string{"fc"}}}}
+	cfg, err := spec.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pipelines.Run(t.Context(), cfg, pipelines.RunOptions{Registry: reg, Logger: zerolog.Nop(), Embedded: true}); err != nil {
+		t.Fatal(err)
+	}
+	if forecasts < 20*4096 {
+		t.Fatalf("%d forecasts: too few to show the batching", forecasts)
+	}
+	if largest > 4096 {
+		t.Errorf("a batch of %d forecasts: the stage held them all", largest)
+	}
+}
