@@ -133,13 +133,13 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 	if _, err := ParseMethod(string(cfg.Method)); err != nil {
 		errs = append(errs, err)
 	}
-	if cfg.OpportunityThreshold < 0 || cfg.OpportunityThreshold > 1 {
+	if !(cfg.OpportunityThreshold >= 0 && cfg.OpportunityThreshold <= 1) { // NaN too
 		errs = append(errs, fmt.Errorf("opportunity threshold %g: must be in [0, 1]", cfg.OpportunityThreshold))
 	}
-	if cfg.RegimeAlpha < 0 || cfg.RegimeAlpha >= 1 {
+	if !(cfg.RegimeAlpha >= 0 && cfg.RegimeAlpha < 1) { // NaN too
 		errs = append(errs, fmt.Errorf("regime alpha %g: must be in [0, 1)", cfg.RegimeAlpha))
 	}
-	if cfg.RegimeWindow < 0 || math.IsInf(cfg.RegimeWindow, 0) {
+	if !(cfg.RegimeWindow >= 0) || math.IsInf(cfg.RegimeWindow, 0) { // NaN too
 		errs = append(errs, fmt.Errorf("regime window %g s: must be positive", cfg.RegimeWindow))
 	}
 	if err := errors.Join(errs...); err != nil {
