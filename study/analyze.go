@@ -32,7 +32,7 @@ type AnalyzeConfig struct {
 	MaxSamples int                 `flag:"max-samples" help:"the per-trace period is raised so that a signal has at most this many samples (--period 0)"`
 	Windows    []int               // candidate window sizes, samples, increasing
 	Method     ks.Method
-	Alpha      float64 `flag:"alpha" help:"KS significance level"`
+	Alpha      float64 `flag:"alpha" help:"KS significance level, in (0, 1)"`
 }
 
 // Analysis is one trace's surface-core output.
@@ -111,7 +111,7 @@ func AnalyzeTrace(r io.Reader, name string, T int, cfg *AnalyzeConfig, predictW 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	period, _, err := sig.Period(signal.Idle, cfg.Period.In(unit), cfg.MinPeriod.In(unit), cfg.MaxSamples)
+	period, _, err := sig.Period(signal.Idle, cfg.Period.In(unit), cfg.MinPeriod.In(unit), cfg.MaxSamples, unit)
 	if err != nil {
 		return nil, usageErr(err)
 	}

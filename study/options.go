@@ -25,6 +25,10 @@ func ParseInts(s string) ([]int, error) {
 	return out, nil
 }
 
+// MaxDegree bounds --degree: a surface of degree d has (d+1)(d+2)/2
+// terms and needs points at d DAG sizes; the study's is 4 (MATLAB's poly44).
+const MaxDegree = 10
+
 // Parse sets the candidate window sizes (a list or FROM:TO:STEP) and the KS
 // p-value method from their flags' text, and checks the other options:
 // errors are *UsageError.
@@ -40,8 +44,23 @@ func (c *TrainConfig) Parse(windows, method string) error {
 	if c.MaxSamples <= 0 {
 		return usageErr(fmt.Errorf("--max-samples must be positive (got %d)", c.MaxSamples))
 	}
-	if c.Target <= 0 || c.Target > 1 {
+	if !(c.Target > 0 && c.Target <= 1) { // NaN too
 		return usageErr(fmt.Errorf("--target %g: want (0, 1]", c.Target))
+	}
+	if c.Degree < 1 || c.Degree > MaxDegree {
+		return usageErr(fmt.Errorf("--degree %d: want an integer in [1, %d]", c.Degree, MaxDegree))
+	}
+	if c.Jobs < 1 {
+		return usageErr(fmt.Errorf("--jobs %d: want at least 1", c.Jobs))
+	}
+	if err := ks.CheckAlpha(c.Alpha); err != nil {
+		return usageErr(fmt.Errorf("--alpha %w", err))
+	}
+	if c.Period.Sign() < 0 {
+		return usageErr(fmt.Errorf("--period %s: must be positive (0: per trace)", c.Period))
+	}
+	if c.MinPeriod.Sign() < 0 {
+		return usageErr(fmt.Errorf("--min-period %s: must be 0 or positive", c.MinPeriod))
 	}
 	c.Method, c.Windows = m, ws
 	return nil

@@ -2,9 +2,11 @@ package study
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"testing"
 
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/stats/ks"
 )
 
@@ -32,7 +34,12 @@ func TestParseInts(t *testing.T) {
 }
 
 func TestTrainConfigParse(t *testing.T) {
-	ok := TrainConfig{AnalyzeConfig: AnalyzeConfig{MaxSamples: 10}, Target: 0.95}
+	ok := TrainConfig{AnalyzeConfig: AnalyzeConfig{MaxSamples: 10, Alpha: 0.05}, Target: 0.95, Degree: 4, Jobs: 1}
+	with := func(edit func(*TrainConfig)) TrainConfig {
+		c := ok
+		edit(&c)
+		return c
+	}
 	for _, tc := range []struct {
 		name            string
 		c               TrainConfig
@@ -42,8 +49,14 @@ func TestTrainConfigParse(t *testing.T) {
 		{name: "ok", c: ok, windows: "10:30:10", method: "scipy"},
 		{name: "method", c: ok, windows: "10", method: "foo", err: `ks: unknown p-value method "foo" (want "matlab", "scipy" or "r")`},
 		{name: "windows", c: ok, windows: "0:1:1", method: "matlab", err: `--windows "0:1:1": want FROM:TO:STEP with positive integers`},
-		{name: "max samples", c: TrainConfig{Target: 0.95}, windows: "10", method: "matlab", err: "--max-samples must be positive (got 0)"},
-		{name: "target", c: TrainConfig{AnalyzeConfig: AnalyzeConfig{MaxSamples: 10}, Target: 2}, windows: "10", method: "matlab", err: "--target 2: want (0, 1]"},
+		{name: "max samples", c: with(func(c *TrainConfig) { c.MaxSamples = 0 }), windows: "10", method: "matlab", err: "--max-samples must be positive (got 0)"},
+		{name: "target", c: with(func(c *TrainConfig) { c.Target = 2 }), windows: "10", method: "matlab", err: "--target 2: want (0, 1]"},
+		{name: "target NaN", c: with(func(c *TrainConfig) { c.Target = math.NaN() }), windows: "10", method: "matlab", err: "--target NaN: want (0, 1]"},
+		{name: "degree 0", c: with(func(c *TrainConfig) { c.Degree = 0 }), windows: "10", method: "matlab", err: "--degree 0: want an integer in [1, 10]"},
+		{name: "degree 11", c: with(func(c *TrainConfig) { c.Degree = 11 }), windows: "10", method: "matlab", err: "--degree 11: want an integer in [1, 10]"},
+		{name: "jobs", c: with(func(c *TrainConfig) { c.Jobs = 0 }), windows: "10", method: "matlab", err: "--jobs 0: want at least 1"},
+		{name: "alpha", c: with(func(c *TrainConfig) { c.Alpha = 1 }), windows: "10", method: "matlab", err: "--alpha 1: a significance level must be in (0, 1), e.g. 0.05"},
+		{name: "period", c: with(func(c *TrainConfig) { c.Period = tracecast.TraceUnits(-1) }), windows: "10", method: "matlab", err: "--period -1: must be positive (0: per trace)"},
 	} {
 		err := tc.c.Parse(tc.windows, tc.method)
 		if tc.err == "" {

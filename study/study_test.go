@@ -46,9 +46,12 @@ func TestSynthesize(t *testing.T) {
 		{name: "transfers and two kinds", edit: func(c *SynthConfig) { c.TransferProb, c.Codelets = 0.3, "a:5:0.2:1,b:20" }},
 		{name: "fixed shape", edit: func(c *SynthConfig) { c.Levels, c.MaxOutDegree, c.EdgeRatio = 40, 10, 1.8 }},
 		{name: "bad codelets", edit: func(c *SynthConfig) { c.Codelets = "bad" }, usage: `--codelets: codelet "bad": want NAME:MEAN_MS[:CV[:WEIGHT[:N1/N2/...[:EXP]]]]`},
-		{name: "one task", edit: func(c *SynthConfig) { c.Tasks = 1 }, usage: "--tasks 1 --workers 8: need at least 2 tasks and 1 worker"},
-		{name: "no worker", edit: func(c *SynthConfig) { c.Workers = 0 }, usage: "--tasks 1000 --workers 0: need at least 2 tasks and 1 worker"},
-		{name: "impossible DAG", edit: func(c *SynthConfig) { c.Levels = 5000 }, usage: "synth: impossible DAG"},
+		{name: "one task", edit: func(c *SynthConfig) { c.Tasks = 1 }, usage: "--tasks: 1 tasks: must be in [2, 10000000]"},
+		{name: "no worker", edit: func(c *SynthConfig) { c.Workers = 0 }, usage: "--workers: 0 workers: must be in [1, 1048576]"},
+		{name: "impossible DAG", edit: func(c *SynthConfig) { c.Levels = 5000 }, usage: "--levels: 5000 levels for 1000 tasks"},
+		{name: "NaN times", edit: func(c *SynthConfig) { c.Codelets = "x:1e308:1e308" }, usage: `--codelets: codelet "x:1e308:1e308": CV 1e+308 is more than 100`},
+		{name: "NaN transfer probability", edit: func(c *SynthConfig) { c.TransferProb = math.NaN() }, usage: "--transfer-prob: NaN: a probability must be in [0, 1]"},
+		{name: "NaN edge ratio", edit: func(c *SynthConfig) { c.EdgeRatio = math.NaN() }, usage: "--edge-ratio: NaN edges per task"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := synthDefaults(1000, 8, 3)

@@ -2,6 +2,7 @@ package study
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,35 +57,68 @@ func DefaultSynthConfig() SynthConfig {
 	return SynthConfig{Tasks: 1000, Workers: 8, Seed: 1, Codelets: "dag_task:10:0.3:1", TransferMS: 1, OverheadMS: 0.001}
 }
 
-// Synthesize draws the DAG, streams the trace to w and returns the
-// metadata (without the file names, which only the caller knows). dot, when
-// not nil, receives the DAG.
-func (c *SynthConfig) Synthesize(w io.Writer, dot io.Writer) (*SynthMeta, error) {
+// synthPlan is a checked SynthConfig: its codelets and its DAG, drawn.
+type synthPlan struct {
+	codelets []synth.Codelet
+	dag      *synth.DAG
+	trace    synth.TraceParams
+}
+
+// plan checks every option and draws the DAG: whatever synth can refuse is
+// refused here, as a *UsageError naming the option, before anything is
+// written.
+func (c *SynthConfig) plan() (*synthPlan, error) {
 	cs, err := synth.ParseCodelets(c.Codelets)
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("--codelets: %w", err))
 	}
-	if c.Tasks < 2 || c.Workers < 1 {
-		return nil, usageErr(fmt.Errorf("--tasks %d --workers %d: need at least 2 tasks and 1 worker", c.Tasks, c.Workers))
+	// R mixed into the schedule's seed: the same DAG on another cluster
+	// size gets its own draws of durations and transfers.
+	tp := synth.TraceParams{Workers: c.Workers, Seed: c.Seed ^ uint64(c.Workers)<<32, Codelets: cs,
+		TransferProb: c.TransferProb, TransferMeanMS: c.TransferMS, OverheadMS: c.OverheadMS}
+	if err := tp.Check(); err != nil {
+		return nil, synthUsageErr(err)
 	}
 	d, err := synth.NewDAG(synth.DAGParams{Tasks: c.Tasks, Seed: c.Seed, Levels: c.Levels, EdgeRatio: c.EdgeRatio, MaxOutDegree: c.MaxOutDegree})
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, synthUsageErr(err)
 	}
+	return &synthPlan{codelets: cs, dag: d, trace: tp}, nil
+}
+
+// synthUsageErr is a usage error naming the option of a synth.ParamError.
+func synthUsageErr(err error) error {
+	var pe *synth.ParamError
+	if errors.As(err, &pe) {
+		return usageErr(fmt.Errorf("--%s: %s", pe.Param, pe.Msg))
+	}
+	return usageErr(err)
+}
+
+// Synthesize draws the DAG, streams the trace to w and returns the
+// metadata (without the file names, which only the caller knows). dot, when
+// not nil, receives the DAG. Options are checked before anything is written.
+func (c *SynthConfig) Synthesize(w io.Writer, dot io.Writer) (*SynthMeta, error) {
+	p, err := c.plan()
+	if err != nil {
+		return nil, err
+	}
+	return c.write(p, w, dot)
+}
+
+func (c *SynthConfig) write(p *synthPlan, w io.Writer, dot io.Writer) (*SynthMeta, error) {
+	d := p.dag
 	if dot != nil {
 		if err := d.WriteDOT(dot, fmt.Sprintf("dag_T%d_s%d", c.Tasks, c.Seed)); err != nil {
 			return nil, err
 		}
 	}
-	// R mixed into the schedule's seed: the same DAG on another cluster
-	// size gets its own draws of durations and transfers.
-	sum, err := synth.WriteTrace(w, d, synth.TraceParams{Workers: c.Workers, Seed: c.Seed ^ uint64(c.Workers)<<32, Codelets: cs,
-		TransferProb: c.TransferProb, TransferMeanMS: c.TransferMS, OverheadMS: c.OverheadMS})
+	sum, err := synth.WriteTrace(w, d, p.trace)
 	if err != nil {
 		return nil, err
 	}
 	return &SynthMeta{Kind: "tracecast.synth", Version: 1, Seed: c.Seed, Tasks: c.Tasks, Workers: c.Workers, DAG: d.Props(),
-		Params: d.Params, Codelets: cs, Transfer: [2]float64{c.TransferProb, c.TransferMS}, Summary: sum}, nil
+		Params: d.Params, Codelets: p.codelets, Transfer: [2]float64{c.TransferProb, c.TransferMS}, Summary: sum}, nil
 }
 
 // SynthFiles are where WriteSynth writes: the trace (gzip-compressed when
@@ -105,7 +139,15 @@ func (f SynthFiles) MetaPath() string {
 // WriteSynth synthesizes c into the files f and returns the metadata it
 // wrote, whose paths are relative to the metadata file so that a directory
 // of traces can be moved as a whole.
+//
+// Every option is checked, and the DAG drawn, before any file is created:
+// a usage error leaves existing files as they were. A failure after that
+// removes the trace and the DOT file (no partial file passes for one).
 func WriteSynth(c SynthConfig, f SynthFiles, log zerolog.Logger) (*SynthMeta, error) {
+	p, err := c.plan()
+	if err != nil {
+		return nil, err
+	}
 	w, closeW, err := create(f.Trace)
 	if err != nil {
 		return nil, err
@@ -116,14 +158,14 @@ func WriteSynth(c SynthConfig, f SynthFiles, log zerolog.Logger) (*SynthMeta, er
 		df, err := os.Create(f.DOT)
 		if err != nil {
 			closeW()
+			os.Remove(f.Trace)
 			return nil, err
 		}
 		dot, closeDot = df, df.Close
 	}
-	meta, err := c.Synthesize(w, dot)
+	meta, err := c.write(p, w, dot)
 	if err = firstErr(err, firstErr(closeW(), closeDot())); err != nil {
-		// A usage error or a failed write leaves no file that could
-		// pass for a trace.
+		// A failed write leaves no file that could pass for a trace.
 		os.Remove(f.Trace)
 		if f.DOT != "" {
 			os.Remove(f.DOT)

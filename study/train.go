@@ -17,8 +17,8 @@ import (
 // how the hit-rate surfaces are fitted and cut.
 type TrainConfig struct {
 	AnalyzeConfig
-	Target float64 `flag:"target" help:"hit-rate at which the fitted surface is cut"`                                                                                                                              // (0, 1]
-	Degree int     `flag:"degree" help:"total degree of the polynomial surface; needs points at this many DAG sizes per cluster size at least (its degree in T is one less with exactly that many), else refused"` // 4: MATLAB's poly44
+	Target float64 `flag:"target" help:"hit-rate at which the fitted surface is cut, in (0, 1]"`                                                                                                                            // (0, 1]
+	Degree int     `flag:"degree" help:"total degree of the polynomial surface, 1 to 10; needs points at this many DAG sizes per cluster size at least (its degree in T is one less with exactly that many), else refused"` // 4: MATLAB's poly44
 	Jobs   int     `flag:"jobs" help:"traces analysed in parallel"`
 	Plots  bool    `flag:"plots" help:"write the plots (PNG and SVG)"`
 }

@@ -74,6 +74,9 @@ ks_2samp (scipy) or as R's ks.test (r).`,
 			if err != nil {
 				return usageErr(err)
 			}
+			if err := ks.CheckAlpha(alpha); err != nil {
+				return usageErr(fmt.Errorf("--alpha %w", err))
+			}
 			var samples [2][]int
 			for i, path := range args {
 				if samples[i], err = ks.ReadSampleFile(path); err != nil {
@@ -84,7 +87,7 @@ ks_2samp (scipy) or as R's ks.test (r).`,
 		},
 	}
 	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
-	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level: reject H0 (same distribution) when p < alpha")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level, in (0, 1): reject H0 (same distribution) when p < alpha")
 	return cmd
 }
 
@@ -114,6 +117,9 @@ terminal.`,
 			if err != nil {
 				return usageErr(err)
 			}
+			if err := ks.CheckAlpha(alpha); err != nil {
+				return usageErr(fmt.Errorf("--alpha %w", err))
+			}
 			t.Path = args[0]
 			h := &study.Hitrates{Trace: t.Name(), Windows: ws, Method: m, Alpha: alpha}
 			if err := runner().Hitrates(cmd.Context(), t, s, h); err != nil {
@@ -127,8 +133,8 @@ terminal.`,
 	}
 	signalFlags(cmd, &t, &s, 10_000_000)
 	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
-	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level")
-	cmd.Flags().StringVar(&windows, "windows", "1000:50000:1000", "window sizes in samples: a list (1000,2000) or FROM:TO:STEP")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level, in (0, 1)")
+	cmd.Flags().StringVar(&windows, "windows", "1000:50000:1000", "window sizes in samples: a list (1000,2000) or FROM:TO:STEP; at most 10000 sizes")
 	return cmd
 }
 

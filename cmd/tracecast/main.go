@@ -130,6 +130,16 @@ func checkOutputs(inputs []string, outputs ...string) error {
 	return usageErrOrNil(paths.CheckOutputs(inputs, outputs...))
 }
 
+// checkNamedOutputs is checkOutputs for a command with several output
+// flags: each Use names its flag (Who), so that a conflict says which two
+// flags write one file.
+func checkNamedOutputs(uses ...paths.Use) error {
+	for i := range uses {
+		uses[i].Output = true
+	}
+	return usageErrOrNil(errors.Join(paths.Conflicts(uses)...))
+}
+
 // inDir is what a command writes with -o DIR: DIR itself and the files
 // names in it (none when dir is "").
 func inDir(dir string, names ...string) []string {

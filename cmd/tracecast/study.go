@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/internal/cliflags"
+	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/study"
 )
 
@@ -40,7 +41,12 @@ train' reads. docs/reproduce.md.`,
 			if files.Trace == "" {
 				return usageErr(fmt.Errorf("-o TRACE is required"))
 			}
-			if err := checkOutputs(nil, append([]string{files.Trace, files.MetaPath()}, nonEmpty(files.DOT)...)...); err != nil {
+			meta := "--meta"
+			if files.Meta == "" {
+				meta = "the metadata file (--meta's default)"
+			}
+			if err := checkNamedOutputs(paths.Use{Who: "-o", Path: files.Trace}, paths.Use{Who: meta, Path: files.MetaPath()},
+				paths.Use{Who: "--dot", Path: files.DOT}); err != nil {
 				return err
 			}
 			_, err := study.WriteSynth(c, files, log)

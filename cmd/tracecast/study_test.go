@@ -186,6 +186,65 @@ func TestStudyReproduceSmall(t *testing.T) {
 	}
 }
 
+// TestSynthUsageErrorKeepsFiles: synth checks every option before it
+// creates a file, so a usage error leaves the files -o, --dot and --meta
+// name as they were; two outputs on one file name their two flags.
+func TestSynthUsageErrorKeepsFiles(t *testing.T) {
+	dir := t.TempDir()
+	tr, dot, meta := filepath.Join(dir, "keep.trace"), filepath.Join(dir, "keep.dot"), filepath.Join(dir, "keep.json")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--codelets", "x:0"}, `--codelets: codelet "x:0": mean and weight must be positive`},
+		{[]string{"--codelets", "x:1e308"}, `--codelets: codelet "x:1e308": a mean duration of 1e+308 ms is more than 1e+09 ms`},
+		{[]string{"--codelets", "x:1e308:1e308"}, `--codelets: codelet "x:1e308:1e308": CV 1e+308 is more than 100`},
+		{[]string{"--codelets", "x:1:0.3:1e308"}, `--codelets: codelet "x:1:0.3:1e308": weight 1e+308 is more than 1e+09`},
+		{[]string{"--codelets", "x:1:0.3:1:4/1048576"}, `--codelets: codelet "x:1:0.3:1:4/1048576": a mean duration of 1.8014398509481984e+16 ms`},
+		{[]string{"--tasks", "10", "--levels", "100"}, "--levels: 100 levels for 10 tasks: must be 0 (drawn) or in [2, 10]"},
+		{[]string{"--levels", "-3"}, "--levels: -3 levels"},
+		{[]string{"--tasks", "100000000000"}, "--tasks: 100000000000 tasks: must be in [2, 10000000]"},
+		{[]string{"--workers", "0"}, "--workers: 0 workers: must be in [1, 1048576]"},
+		{[]string{"--max-out-degree", "1"}, "--max-out-degree: 1 for 1000 tasks: must be 0 (drawn) or in [2, 999]"},
+		{[]string{"--max-out-degree", "1000000000"}, "--max-out-degree: 1000000000 for 1000 tasks"},
+		{[]string{"--edge-ratio", "1e308"}, "--edge-ratio: 1e+308 edges per task for 1000 tasks"},
+		{[]string{"--edge-ratio", "-1"}, "--edge-ratio: -1 edges per task"},
+		{[]string{"--max-out-degree", "3", "--edge-ratio", "5"}, "--edge-ratio: 5 edges per task is more than the max out-degree 3"},
+		{[]string{"--transfer-prob", "5"}, "--transfer-prob: 5: a probability must be in [0, 1]"},
+		{[]string{"--transfer", "-5"}, "--transfer: -5 ms: must be in [0, 1e+09] ms"},
+		{[]string{"--overhead", "1e308"}, "--overhead: 1e+308 ms: must be in [0, 1e+09] ms"},
+	} {
+		for _, f := range []string{tr, dot, meta} {
+			if err := os.WriteFile(f, []byte("keep"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args := append([]string{"synth", "-o", tr, "--dot", dot, "--meta", meta}, tc.args...)
+		_, err := studyExec(nil, args...)
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: %v (exit %d), want exit 2, %q", tc.args, err, exitCode(err), tc.msg)
+		}
+		for _, f := range []string{tr, dot, meta} {
+			if b, err := os.ReadFile(f); err != nil || string(b) != "keep" {
+				t.Errorf("%v: %s now holds %q (%v), want it kept", tc.args, filepath.Base(f), b, err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-o", tr, "--meta", tr}, "-o and --meta both write " + tr},
+		{[]string{"-o", tr, "--dot", tr}, "-o and --dot both write " + tr},
+		{[]string{"-o", tr, "--dot", filepath.Join(dir, "keep.meta.json")}, "(--meta's default) and --dot both write"},
+	} {
+		_, err := studyExec(nil, append([]string{"synth"}, tc.args...)...)
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: %v, want exit 2, %q", tc.args, err, tc.msg)
+		}
+	}
+}
+
 // TestStudyUsageErrors: errors in the flags, and the study's errors in its
 // options, exit with code 2; failures while running with 1.
 func TestStudyUsageErrors(t *testing.T) {
@@ -197,12 +256,21 @@ func TestStudyUsageErrors(t *testing.T) {
 	}{
 		{[]string{"synth"}, 2, "-o TRACE is required"},
 		{[]string{"synth", "-o", filepath.Join(dir, "x.trace"), "--codelets", "bad"}, 2, `--codelets: codelet "bad"`},
-		{[]string{"synth", "-o", filepath.Join(dir, "x.trace"), "--tasks", "1"}, 2, "--tasks 1 --workers 8: need at least 2 tasks and 1 worker"},
-		{[]string{"synth", "-o", filepath.Join(dir, "x.trace"), "--levels", "5000"}, 2, "synth: impossible DAG"},
+		{[]string{"synth", "-o", filepath.Join(dir, "x.trace"), "--tasks", "1"}, 2, "--tasks: 1 tasks: must be in [2, 10000000]"},
+		{[]string{"synth", "-o", filepath.Join(dir, "x.trace"), "--levels", "5000"}, 2, "--levels: 5000 levels for 1000 tasks: must be 0 (drawn) or in [2, 1000]"},
 		{[]string{"synth", "-o", filepath.Join(dir, "no", "x.trace")}, 1, "no such file"},
 		{[]string{"train", "x.trace"}, 2, "-o DIR is required"},
 		{[]string{"train", "-o", dir}, 2, "no trace: give --meta-dir DIR, metadata files or traces"},
 		{[]string{"train", "-o", dir, "--target", "2", "x"}, 2, "--target 2: want (0, 1]"},
+		{[]string{"train", "-o", dir, "--target", "NaN", "x"}, 2, "--target NaN: want (0, 1]"},
+		{[]string{"train", "-o", dir, "--degree", "0", "x"}, 2, "--degree 0: want an integer in [1, 10]"},
+		{[]string{"train", "-o", dir, "--degree", "11", "x"}, 2, "--degree 11: want an integer in [1, 10]"},
+		{[]string{"train", "-o", dir, "--jobs", "0", "x"}, 2, "--jobs 0: want at least 1"},
+		{[]string{"train", "-o", dir, "--alpha", "0", "x"}, 2, "--alpha 0: a significance level must be in (0, 1)"},
+		{[]string{"train", "-o", dir, "--alpha", "NaN", "x"}, 2, "--alpha NaN: a significance level must be in (0, 1)"},
+		{[]string{"train", "-o", dir, "--period", "-1ms", "x"}, 2, "--period -1ms: must be positive (0: per trace)"},
+		{[]string{"train", "-o", dir, "--min-period", "-5", "x"}, 2, "--min-period -5: must be 0 or positive"},
+		{[]string{"reproduce", "-o", dir, "--target", "NaN"}, 2, "--target NaN: want (0, 1]"},
 		{[]string{"train", "-o", dir, "--method", "foo", "x"}, 2, `unknown p-value method "foo"`},
 		{[]string{"train", "-o", dir, "--windows", "0:1:1", "x"}, 2, `--windows "0:1:1"`},
 		{[]string{"train", "-o", dir, filepath.Join(dir, "missing.trace")}, 1, "no such file"},

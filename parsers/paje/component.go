@@ -26,7 +26,8 @@ type ParserConfig struct {
 	IgnoreIncompleteLinks bool `yaml:"ignore_incomplete_links" flag:"ignore-incomplete-links,z" help:"drop links that never got both ends (pj_dump -z)"`
 	// ReorderHorizon is how late a variable sample may come and still be
 	// applied in time order: a duration (3s) or a number of trace units;
-	// default 3 s, 0 is pj_dump's rule, negative the default.
+	// default 3 s (-1 says so), 0 is pj_dump's rule; another negative
+	// value is refused.
 	ReorderHorizon *tracecast.TraceTime `yaml:"reorder_horizon" flag:"reorder-horizon" help:"how late a variable sample may be and still be put back in order: a duration (3s) or a number in the trace's time unit (-1: 3 s; 0: none, as pj_dump)"`
 	// MaxBuffered bounds the variable samples held for reordering.
 	MaxBuffered int `yaml:"max_buffered" flag:"max-buffered" help:"most variable samples held for reordering"`
@@ -42,7 +43,7 @@ type ParserConfig struct {
 	// Threads is how many goroutines tokenize each batch of lines in
 	// parallel before it is resolved in order (default: all cores,
 	// GOMAXPROCS); the output does not depend on it.
-	Threads int `yaml:"threads" flag:"threads" help:"goroutines that tokenize the input in parallel (the output does not depend on it)"`
+	Threads int `yaml:"threads" flag:"threads" help:"goroutines that tokenize the input in parallel, 1 to 1024 (the output does not depend on it)"`
 	// MaxStreams bounds the traces parsed at once (a Kafka source).
 	MaxStreams int `yaml:"max_streams"`
 	// StreamErrors: fail (default) stops the pipeline on a bad line; drop
@@ -84,21 +85,25 @@ func (o ParserConfig) HeapBound() int64 {
 func (o *ParserConfig) Validate() error {
 	po := Options{MaxBuffered: o.MaxBuffered, MaxLineBytes: o.MaxLineBytes, MaxContainers: o.MaxContainers, MaxOpenStates: o.MaxOpenStates, Threads: o.Threads}
 	var errs []error
-	for _, l := range append(po.limits(), limit{"max_streams", "", o.MaxStreams}) {
+	for _, l := range append(po.limits(), limit{key: "max_streams", v: o.MaxStreams}) {
 		if l.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s: must be positive (got %d)", l.key, l.v))
+		} else if l.max > 0 && l.v > l.max {
+			errs = append(errs, fmt.Errorf("%s: %d is more than %d (%s)", l.key, l.v, l.max, l.why))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return err
+	if h := o.ReorderHorizon; h != nil && h.Sign() < 0 {
+		if v, hasUnit := h.Seconds(); hasUnit || v != -1 {
+			errs = append(errs, fmt.Errorf("reorder_horizon: %s: must be positive, 0 (none, as pj_dump) or -1 (the default, 3 s)", h))
+		}
 	}
 	if o.StreamErrors != "" && o.StreamErrors != "fail" && o.StreamErrors != "drop" {
-		return fmt.Errorf("stream_errors: %q is not fail or drop", o.StreamErrors)
+		errs = append(errs, fmt.Errorf("stream_errors: %q is not fail or drop", o.StreamErrors))
 	}
 	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && o.TimeUnit != "auto" && !ok {
-		return fmt.Errorf("time_unit: %q is not one of auto, s, ms, us, ns", o.TimeUnit)
+		errs = append(errs, fmt.Errorf("time_unit: %q is not one of auto, s, ms, us, ns", o.TimeUnit))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {

@@ -21,7 +21,8 @@ func TestParserConfigThreads(t *testing.T) {
 	for _, c := range []struct {
 		threads int
 		err     string
-	}{{1, ""}, {4, ""}, {0, "threads: must be positive (got 0)"}, {-2, "threads: must be positive (got -2)"}} {
+	}{{1, ""}, {4, ""}, {1024, ""}, {0, "threads: must be positive (got 0)"}, {-2, "threads: must be positive (got -2)"},
+		{1025, "threads: 1025 is more than 1024"}, {100000, "threads: 100000 is more than 1024"}} {
 		o := DefaultParserConfig()
 		o.Threads = c.threads
 		err := o.Validate()

@@ -79,27 +79,36 @@ func (o *Options) chunkSize() int {
 // limits are the bounded options, with their YAML key and command flag.
 func (o *Options) limits() []limit {
 	return []limit{
-		{"max_line_bytes", "--max-line-bytes", o.MaxLineBytes},
-		{"max_containers", "--max-containers", o.MaxContainers},
-		{"max_open_states", "--max-open-states", o.MaxOpenStates},
-		{"max_buffered", "--max-buffered", o.MaxBuffered},
-		{"threads", "--threads", o.Threads},
+		{key: "max_line_bytes", flag: "--max-line-bytes", v: o.MaxLineBytes},
+		{key: "max_containers", flag: "--max-containers", v: o.MaxContainers},
+		{key: "max_open_states", flag: "--max-open-states", v: o.MaxOpenStates},
+		{key: "max_buffered", flag: "--max-buffered", v: o.MaxBuffered},
+		{key: "threads", flag: "--threads", v: o.Threads, max: MaxThreads, why: "each holds chunks of input: more only takes memory"},
 	}
 }
+
+// MaxThreads bounds Threads: every tokenizing goroutine holds two groups
+// of 64 KiB chunks (and lines up to MaxLineBytes), and no machine gains
+// from more.
+const MaxThreads = 1024
 
 type limit struct {
 	key, flag string
 	v         int
+	max       int    // 0: none
+	why       string // the reason for max
 }
 
 // Validate checks the limits a user gave (as command flags): each must be
-// positive. NewParser, for callers that leave them at zero, takes the
+// positive, and Threads at most MaxThreads. NewParser, for callers that leave them at zero, takes the
 // defaults instead.
 func (o *Options) Validate() error {
 	var errs []error
 	for _, l := range o.limits() {
 		if l.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive (got %d)", l.flag, l.v))
+		} else if l.max > 0 && l.v > l.max {
+			errs = append(errs, fmt.Errorf("%s %d is more than %d (%s)", l.flag, l.v, l.max, l.why))
 		}
 	}
 	return errors.Join(errs...)

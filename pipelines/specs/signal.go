@@ -61,8 +61,8 @@ type Windows struct {
 	Window        int        `flag:"window" help:"KS windows instead of horizons: the window size in samples"` // samples; 0 with Model
 	Queries       []string   `flag:"query" help:"CLASS>=COUNT or CLASS>=PERCENT% of the selected containers (repeatable)"`
 	Method        string
-	Alpha         float64 `flag:"alpha" help:"KS significance level"`
-	IdleThreshold float64 `flag:"idle-threshold" help:"an idle-opportunity episode opens when a forecast's p (with --window: a prediction's likelihood) reaches this (0: never)"`
+	Alpha         float64 `flag:"alpha" help:"KS significance level, in (0, 1)"`
+	IdleThreshold float64 `flag:"idle-threshold" help:"an idle-opportunity episode opens when a forecast's p (with --window: a prediction's likelihood) reaches this, in [0, 1] (0: never)"`
 	RegimeMisses  int     `flag:"regime-misses" help:"with --window, a regime-change alert after this many KS misses in a row (0: never)"`
 	// Model, when set, is a window-size model (tracecast train): the
 	// window is the model's for the trace's R and Tasks (0: counted in the

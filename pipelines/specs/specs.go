@@ -111,8 +111,8 @@ func (t Trace) Name() string {
 type Signal struct {
 	Class      string              `flag:"class" help:"the class counted: idle, compute, comm, other"`
 	Rules      string              `flag:"rules" help:"state classes: auto (starpu when there are StarPU worker states, else smpi), starpu, smpi"`
-	Period     tracecast.TraceTime `flag:"period" help:"sampling period: a duration (1ms, 250us) or a number in the trace's time unit (ms for StarPU, s for SMPI); 0: automatic, from a first pass over the file (give it on standard input)"`
-	MinPeriod  tracecast.TraceTime `flag:"min-period" help:"floor for the automatic period: a duration or a number in the trace's time unit"`
+	Period     tracecast.TraceTime `flag:"period" help:"sampling period: a duration (1ms, 250us) or a number in the trace's time unit (ms for StarPU, s for SMPI); 0: automatic, from a first pass over the file (give it on standard input); negative: an error"`
+	MinPeriod  tracecast.TraceTime `flag:"min-period" help:"floor for the automatic period: a duration or a number in the trace's time unit (negative: an error)"`
 	MaxSamples int                 `flag:"max-samples" help:"the automatic period is raised so that the signal has at most this many samples; a given period making more is refused"`
 }
 

@@ -80,6 +80,16 @@ func (o *StageConfig) Validate() error {
 	if _, err := ks.ParseMethod(o.Method); err != nil {
 		errs = append(errs, fmt.Errorf("method: %w", err))
 	}
+	if err := ks.CheckAlpha(o.Alpha); err != nil {
+		errs = append(errs, fmt.Errorf("alpha: %w", err))
+	}
+	if !(o.IdleThreshold >= 0 && o.IdleThreshold <= 1) {
+		errs = append(errs, fmt.Errorf("idle_threshold: %g: a likelihood must be in [0, 1] (0: no idle-opportunity alert)", o.IdleThreshold))
+	}
+	if o.RegimeMisses < 0 {
+		errs = append(errs, fmt.Errorf("regime_misses: %d: must be positive (0: no regime-change alert)", o.RegimeMisses))
+	}
+	errs = append(errs, signal.CheckPeriods(o.Period, o.MinPeriod)...)
 	for _, q := range o.Queries {
 		if _, err := ParseQuery(q, 1<<30); err != nil {
 			errs = append(errs, fmt.Errorf("queries: %w", err))
@@ -168,7 +178,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 			st.col = c
 		case signal.Surveyed:
 			u := cmp.Or(o.TimeUnit, signal.DefaultUnit(sum.Rules))
-			period, why, err := sum.Period(o.Period.In(u), o.MinPeriod.In(u), o.MaxSamples)
+			period, why, err := sum.Period(o.Period.In(u), o.MinPeriod.In(u), o.MaxSamples, u)
 			if err != nil {
 				return nil, err
 			}

@@ -87,7 +87,7 @@ func (c *Collector) Build(env component.Env, className string, given, minPeriod 
 				unit = "ms"
 			}
 		}
-		period, why, err := sig.Period(class, given.In(unit), minPeriod.In(unit), maxSamples)
+		period, why, err := sig.Period(class, given.In(unit), minPeriod.In(unit), maxSamples, unit)
 		if err != nil {
 			return nil, nil, 0, "", err
 		}
@@ -137,7 +137,22 @@ func (o *StageConfig) Validate() error {
 	if o.MaxSamples <= 0 {
 		errs = append(errs, fmt.Errorf("max_samples: must be positive (got %d)", o.MaxSamples))
 	}
+	errs = append(errs, CheckPeriods(o.Period, o.MinPeriod)...)
 	return errors.Join(errs...)
+}
+
+// CheckPeriods checks a stage's period and min_period: 0 is the automatic
+// period (seed 004's rule) and no floor; a negative one is an error, never
+// "automatic".
+func CheckPeriods(period, minPeriod tracecast.TraceTime) []error {
+	var errs []error
+	if period.Sign() < 0 {
+		errs = append(errs, fmt.Errorf("period: %s: must be positive (0: automatic)", period))
+	}
+	if minPeriod.Sign() < 0 {
+		errs = append(errs, fmt.Errorf("min_period: %s: must be positive (0: no floor)", minPeriod))
+	}
+	return errs
 }
 
 // stage is the signal of one stream. With a first pass (a file) it samples
@@ -293,7 +308,7 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 			st.col = c
 		case Surveyed:
 			u := DefaultUnit(sum.Rules)
-			period, why, err := sum.Period(o.Period.In(u), o.MinPeriod.In(u), o.MaxSamples)
+			period, why, err := sum.Period(o.Period.In(u), o.MinPeriod.In(u), o.MaxSamples, u)
 			if err != nil {
 				return nil, err
 			}

@@ -231,20 +231,22 @@ func samples(t0, end, period float64) int {
 
 // Period chooses the sampling period for class c: given when positive,
 // otherwise seed 004's rule raised to minPeriod and to the period that makes
-// maxSamples samples. why says which, for the log.
-func (s *Signal) Period(c Class, given, minPeriod float64, maxSamples int) (period float64, why string, err error) {
+// maxSamples samples. why says which, for the log. unit is the trace's
+// time unit, for the messages.
+func (s *Signal) Period(c Class, given, minPeriod float64, maxSamples int, unit string) (period float64, why string, err error) {
 	p, ok := s.PaperPeriod(c)
-	return choosePeriod(s.T0(), s.End, p, ok, given, minPeriod, maxSamples)
+	return choosePeriod(s.T0(), s.End, p, ok, given, minPeriod, maxSamples, unit)
 }
 
 // choosePeriod is Period from the signal's span and seed 004's period
 // (paper, ok as PaperPeriod returns them): the offline signal and a Survey
 // choose alike.
-func choosePeriod(t0, end, p float64, ok bool, given, minPeriod float64, maxSamples int) (period float64, why string, err error) {
+func choosePeriod(t0, end, p float64, ok bool, given, minPeriod float64, maxSamples int, unit string) (period float64, why string, err error) {
 	span := end - t0
 	if given > 0 {
 		if n := samples(t0, end, given); maxSamples > 0 && n > maxSamples {
-			return 0, "", fmt.Errorf("period %g makes %d samples, more than the %d allowed (max samples)", given, n, maxSamples)
+			return 0, "", fmt.Errorf("period %g %s makes %d samples over the run's %g %s, more than the %d allowed (max samples): raise the period or the maximum",
+				given, unit, n, span, unit, maxSamples)
 		}
 		return given, "given", nil
 	}

@@ -195,8 +195,8 @@ func nothingToCount(stream string, rules []*Rules, firstErr error) error {
 }
 
 // Period is Signal.Period for the surveyed class.
-func (s *Summary) Period(given, minPeriod float64, maxSamples int) (period float64, why string, err error) {
-	return choosePeriod(s.T0, s.End, s.paper, s.paperOK, given, minPeriod, maxSamples)
+func (s *Summary) Period(given, minPeriod float64, maxSamples int, unit string) (period float64, why string, err error) {
+	return choosePeriod(s.T0, s.End, s.paper, s.paperOK, given, minPeriod, maxSamples, unit)
 }
 
 // Samples is the number of samples a period makes.

@@ -228,7 +228,7 @@ func TestSurveyAndSamplerAreBuild(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, class := range []Class{Idle, Compute, Comm} {
-			period, why, err := sig.Period(class, 0, 0, 5000)
+			period, why, err := sig.Period(class, 0, 0, 5000, "ms")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +250,7 @@ func TestSurveyAndSamplerAreBuild(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, w, err := sum.Period(0, 0, 5000)
+				p, w, err := sum.Period(0, 0, 5000, "ms")
 				if err != nil || p != period || w != why || sum.R != sig.R || sum.T0 != sig.T0() || sum.End != sig.End || sum.Late != 0 {
 					t.Fatalf("seed %d %s batch %d: survey R %d t0 %g end %g period %g (%s) late %d; offline R %d t0 %g end %g period %g (%s)",
 						seed, class, batch, sum.R, sum.T0, sum.End, p, w, sum.Late, sig.R, sig.T0(), sig.End, period, why)

@@ -66,9 +66,14 @@ func (r Result) WriteJSON(w io.Writer, alpha float64) error {
 	return err
 }
 
+// MaxWindows bounds the number of window sizes ParseWindows gives: a sweep
+// keeps a few counters per size, and a trace of ten million samples has at
+// most a few thousand sizes worth comparing.
+const MaxWindows = 10_000
+
 // ParseWindows reads window sizes in samples: a list ("1000,2000,5000") or
-// a range FROM:TO:STEP ("1000:50000:1000"), positive integers. Errors name
-// the flag --windows.
+// a range FROM:TO:STEP ("1000:50000:1000"), positive integers, at most
+// MaxWindows sizes. Errors name the flag --windows.
 func ParseWindows(s string) ([]int, error) {
 	if p := strings.Split(s, ":"); len(p) == 3 {
 		from, e1 := strconv.Atoi(p[0])
@@ -77,9 +82,15 @@ func ParseWindows(s string) ([]int, error) {
 		if e1 != nil || e2 != nil || e3 != nil || from <= 0 || step <= 0 || to < from {
 			return nil, fmt.Errorf("--windows %q: want FROM:TO:STEP with positive integers", s)
 		}
-		var ws []int
-		for w := from; w <= to; w += step {
-			ws = append(ws, w)
+		// Counted before any is made: (to-from)/step cannot overflow
+		// (0 <= to-from < MaxInt), w += step could.
+		n := (to-from)/step + 1
+		if n > MaxWindows {
+			return nil, fmt.Errorf("--windows %q: %d window sizes, more than the %d allowed: raise STEP or narrow FROM:TO", s, n, MaxWindows)
+		}
+		ws := make([]int, n)
+		for i := range ws {
+			ws[i] = from + i*step
 		}
 		return ws, nil
 	}
@@ -88,6 +99,9 @@ func ParseWindows(s string) ([]int, error) {
 		w, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || w <= 0 {
 			return nil, fmt.Errorf("--windows %q: %q is not a positive window size", s, f)
+		}
+		if len(ws) == MaxWindows {
+			return nil, fmt.Errorf("--windows: more than the %d window sizes allowed", MaxWindows)
 		}
 		ws = append(ws, w)
 	}

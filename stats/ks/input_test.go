@@ -3,11 +3,13 @@ package ks
 import (
 	"bytes"
 	"compress/gzip"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestReadSample(t *testing.T) {
@@ -49,10 +51,51 @@ func TestParseWindows(t *testing.T) {
 		{in: "10:20:0", err: true},
 		{in: "1,0", err: true},
 		{in: "a", err: true},
+		// Near MaxInt, w += step overflowed and the range never ended.
+		{in: "9223372036854775806:9223372036854775807:1", want: []int{9223372036854775806, 9223372036854775807}},
+		{in: "9223372036854775800:9223372036854775807:5", want: []int{9223372036854775800, 9223372036854775805}},
+		{in: "1:9223372036854775807:9223372036854775807", want: []int{1}},
+		// At most MaxWindows sizes.
+		{in: "1:10000:1", want: seq(1, 10000)},
+		{in: "1:10001:1", err: true},
+		{in: "1:1000000000:1", err: true},
+		{in: "1:9223372036854775807:1", err: true},
+		{in: strings.Repeat("1,", 10000) + "1", err: true},
 	} {
-		got, err := ParseWindows(tc.in)
-		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
-			t.Errorf("%q: %v %v", tc.in, got, err)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			got, err := ParseWindows(tc.in)
+			if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
+				t.Errorf("%.60q: %d sizes %.80v, %v", tc.in, len(got), got, err)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%.60q: ParseWindows does not return", tc.in)
+		}
+	}
+}
+
+func seq(from, to int) []int {
+	var s []int
+	for i := from; i <= to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+func TestCheckAlpha(t *testing.T) {
+	for _, tc := range []struct {
+		alpha float64
+		ok    bool
+	}{
+		{0.05, true}, {1e-7, true}, {0.999, true},
+		{0, false}, {-1, false}, {1, false}, {1.5, false}, {math.NaN(), false}, {math.Inf(1), false},
+	} {
+		if err := CheckAlpha(tc.alpha); (err == nil) != tc.ok {
+			t.Errorf("CheckAlpha(%g): %v, want ok %v", tc.alpha, err, tc.ok)
 		}
 	}
 }

@@ -29,6 +29,17 @@ const (
 // "hit" when H0 (same distribution) is not rejected at 5%.
 const DefaultAlpha = 0.05
 
+// CheckAlpha refuses a significance level outside (0, 1): at 0 nothing is
+// ever rejected (p < 0), at 1 or more everything is, and NaN compares
+// false with every p. Front ends (flags, pipeline options) check with it
+// and name their option; Test itself falls back to DefaultAlpha.
+func CheckAlpha(alpha float64) error {
+	if !(alpha > 0 && alpha < 1) {
+		return fmt.Errorf("%g: a significance level must be in (0, 1), e.g. 0.05", alpha)
+	}
+	return nil
+}
+
 // Methods lists the supported methods.
 var Methods = []Method{Matlab, SciPy, R}
 

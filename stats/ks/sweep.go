@@ -88,17 +88,14 @@ func NewSweeper(R int, windows []int, m Method, alpha float64) *Sweeper {
 	if !m.valid() {
 		panic(fmt.Sprintf("ks: Sweep: unknown method %q", string(m)))
 	}
-	sw := &Sweeper{R: R, m: m, alpha: alpha, cum: make([]int64, R+1), nb: math.MaxInt}
+	sw := &Sweeper{R: R, m: m, alpha: alpha, cum: make([]int64, R+1), nb: math.MaxInt, states: make([]sweepState, 0, len(windows))}
 	for _, w := range windows {
 		if w <= 0 {
 			panic(fmt.Sprintf("ks: Sweep: window size %d is not positive", w))
 		}
-		sw.states = append(sw.states, sweepState{
-			w: w, next: w,
-			snap: make([]int64, R+1),
-			prev: NewHist(R), cur: NewHist(R),
-			res: SweepResult{Window: w},
-		})
+		// snap, prev and cur are made at the size's first boundary:
+		// a size longer than the signal costs no counters.
+		sw.states = append(sw.states, sweepState{w: w, next: w, res: SweepResult{Window: w}})
 		sw.nb = min(sw.nb, w)
 	}
 	return sw
@@ -119,6 +116,9 @@ func (sw *Sweeper) Add(v int) {
 	for i := range sw.states {
 		s := &sw.states[i]
 		if s.next == sw.pos {
+			if s.snap == nil { // the first boundary: snap was all zeros
+				s.snap, s.prev, s.cur = make([]int64, sw.R+1), NewHist(sw.R), NewHist(sw.R)
+			}
 			// cur = cum - snap; snap = cum.
 			for v := range sw.cum {
 				s.cur.counts[v] = sw.cum[v] - s.snap[v]
@@ -133,7 +133,11 @@ func (sw *Sweeper) Add(v int) {
 				}
 			}
 			s.prev, s.cur = s.cur, s.prev
-			s.next += s.w
+			if s.next > math.MaxInt-s.w {
+				s.next = math.MaxInt // no boundary past MaxInt samples
+			} else {
+				s.next += s.w
+			}
 		}
 		sw.nb = min(sw.nb, s.next)
 	}

@@ -1,7 +1,9 @@
 package ks
 
 import (
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -162,5 +164,36 @@ func TestSweepRate(t *testing.T) {
 	}
 	if r := res[1].Rate(); res[1].Compared != 0 || r != nil {
 		t.Errorf("window 8 (one window, nothing compared): %+v, rate %v", res[1], r)
+	}
+}
+
+// TestSweeperSizesLongerThanTheSignal: a window size the signal never
+// fills costs no counters (10 000 sizes of R = 100 took 24 MB before), and
+// sizes near MaxInt neither overflow nor panic.
+func TestSweeperSizesLongerThanTheSignal(t *testing.T) {
+	ws := make([]int, 10_000)
+	for i := range ws {
+		ws[i] = 1_000_000 + i
+	}
+	ws = append(ws, math.MaxInt-1, math.MaxInt)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sw := NewSweeper(100, append([]int{10}, ws...), Matlab, 0.05)
+	for i := range 1000 {
+		sw.Add(i % 3)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("the sweep allocated %d bytes, want < 4 MiB: sizes longer than the signal hold counters", got)
+	}
+	res := sw.Results()
+	if res[0].Compared != 99 || res[0].Samples != 1000 {
+		t.Errorf("window 10: %+v", res[0])
+	}
+	for _, r := range res[1:] {
+		if r.Compared != 0 || r.HitRate != 0 {
+			t.Fatalf("window %d: %+v", r.Window, r)
+		}
 	}
 }

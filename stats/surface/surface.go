@@ -268,9 +268,17 @@ type Cut struct {
 	// "flat" (it stays at or above the target up to the largest window), or
 	// "below" (it is below the target already at the smallest window: W is
 	// the smallest window).
-	Status string  `json:"status"`
-	Fitted float64 `json:"fitted_hit_rate"` // the surface at (W, T)
+	Status string `json:"status"`
+	// Fitted is the hit-rate the surface gives at (W, T), clamped to
+	// [0, 1]: the least-squares polynomial is not bounded, and where the
+	// measured hit-rates are near 1 it overshoots (1.002 at a flat cut),
+	// which is the fit's error, not a rate above 100 %. The cut itself is
+	// found on the unclamped surface (any overshoot is above the target).
+	Fitted float64 `json:"fitted_hit_rate"`
 }
+
+// clampRate is a fitted value as a hit-rate: in [0, 1].
+func clampRate(v float64) float64 { return math.Max(0, math.Min(1, v)) }
 
 // CutAt walks w from wmin to wmax by step and returns the largest w such
 // that the surface is at or above target for every w' ≤ w: the first
@@ -278,7 +286,7 @@ type Cut struct {
 func (p *Poly) CutAt(t, target float64, wmin, wmax, step int) Cut {
 	c := Cut{T: int(math.Round(t)), W: wmin, Status: "below"}
 	if p.Eval(float64(wmin), t) < target-1e-9 {
-		c.Fitted = p.Eval(float64(wmin), t)
+		c.Fitted = clampRate(p.Eval(float64(wmin), t))
 		return c
 	}
 	c.Status = "flat"
@@ -289,7 +297,7 @@ func (p *Poly) CutAt(t, target float64, wmin, wmax, step int) Cut {
 		}
 		c.W = w
 	}
-	c.Fitted = p.Eval(float64(c.W), t)
+	c.Fitted = clampRate(p.Eval(float64(c.W), t))
 	return c
 }
 

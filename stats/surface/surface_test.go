@@ -66,6 +66,38 @@ func TestCutOfPlane(t *testing.T) {
 	}
 }
 
+// TestCutFittedIsARate: the polynomial overshoots 1 (and undershoots 0);
+// the cut's fitted_hit_rate is a rate, clamped to [0, 1].
+func TestCutFittedIsARate(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		rate        func(w float64) float64
+		target      float64
+		status      string
+		w           int
+		fitted, tol float64
+	}{
+		{"flat above 1", func(w float64) float64 { return 1.1 - w/1e6 }, 0.95, "flat", 50000, 1, 0},
+		{"crossing", func(w float64) float64 { return 1.05 - w/100000 }, 0.95, "crossing", 10000, 0.95, 1e-6},
+		{"below 0", func(w float64) float64 { return -0.5 - w/1e6 }, 0.95, "below", 1000, 0, 0},
+	} {
+		var pts []Point
+		for w := 1000; w <= 50000; w += 1000 {
+			for T := 1000; T <= 4000; T += 200 {
+				pts = append(pts, Point{W: float64(w), T: float64(T), HitRate: tc.rate(float64(w))})
+			}
+		}
+		f, err := FitPoly(pts, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := f.CutAt(2000, tc.target, 1000, 50000, 100)
+		if c.Status != tc.status || c.W != tc.w || math.Abs(c.Fitted-tc.fitted) > tc.tol || c.Fitted < 0 || c.Fitted > 1 {
+			t.Errorf("%s: cut %+v, want %s at %d, fitted_hit_rate %g", tc.name, c, tc.status, tc.w, tc.fitted)
+		}
+	}
+}
+
 // A degree-d surface from fewer than d DAG sizes (one to three traces for
 // the default degree 4) or window sizes is refused with the reason and the
 // degree the points allow; with that degree the fit stands.

@@ -78,13 +78,60 @@ func (p DAGParams) Fill() DAGParams {
 	return p
 }
 
-// NewDAG draws a DAG.
+// MaxTasks bounds DAGParams.Tasks: the DAG and the per-task draws take
+// about 100 bytes a task (1 GB at the bound).
+const MaxTasks = 10_000_000
+
+// Check refuses the parameters NewDAG cannot draw a DAG from, before any
+// work: Tasks outside [2, MaxTasks], negative Levels or more levels than
+// tasks, a negative MaxOutDegree, 1, or more than Tasks−1 (no task can
+// have more children), a negative or non-finite EdgeRatio or one above
+// the maximum out-degree (every task would need more children than it may
+// have). Zero fields are drawn by Fill and checked as drawn.
+func (p DAGParams) Check() error {
+	n := p.Tasks
+	switch {
+	case n < 2 || n > MaxTasks:
+		return paramErr("tasks", "%d tasks: must be in [2, %d]", n, MaxTasks)
+	case p.Levels < 0 || p.Levels == 1 || p.Levels > n:
+		return paramErr("levels", "%d levels for %d tasks: must be 0 (drawn) or in [2, %d] (the number of tasks)", p.Levels, n, n)
+	case p.MaxOutDegree < 0 || p.MaxOutDegree == 1 || p.MaxOutDegree > n-1:
+		return paramErr("max-out-degree", "%d for %d tasks: must be 0 (drawn) or in [2, %d] (tasks - 1)", p.MaxOutDegree, n, n-1)
+	case !(p.EdgeRatio >= 0 && p.EdgeRatio <= float64(n-1)):
+		return paramErr("edge-ratio", "%g edges per task for %d tasks: must be 0 (drawn) or in (0, %d] (tasks - 1)", p.EdgeRatio, n, n-1)
+	}
+	f := p.Fill()
+	if f.Levels < 2 || f.Levels > n || f.MaxOutDegree < 2 {
+		return fmt.Errorf("synth: impossible DAG: %d tasks, %d levels, max out-degree %d", n, f.Levels, f.MaxOutDegree)
+	}
+	if f.EdgeRatio > float64(f.MaxOutDegree) {
+		return paramErr("edge-ratio", "%g edges per task is more than the max out-degree %d: tasks cannot have that many children", f.EdgeRatio, f.MaxOutDegree)
+	}
+	return nil
+}
+
+// ParamError is a parameter of DAGParams or TraceParams out of its range.
+type ParamError struct {
+	// Param is the parameter, as synth's command-line flag names it
+	// ("tasks", "levels", "max-out-degree", "edge-ratio", "workers",
+	// "transfer-prob", "transfer", "overhead").
+	Param string
+	Msg   string // what is wrong, without the parameter's name
+}
+
+func (e *ParamError) Error() string { return "synth: " + e.Param + ": " + e.Msg }
+
+func paramErr(param, format string, args ...any) error {
+	return &ParamError{Param: param, Msg: fmt.Sprintf(format, args...)}
+}
+
+// NewDAG draws a DAG; parameters Check refuses are an error.
 func NewDAG(p DAGParams) (*DAG, error) {
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
 	p = p.Fill()
 	n, L, D := p.Tasks, p.Levels, p.MaxOutDegree
-	if n < 2 || L < 2 || L > n || D < 2 {
-		return nil, fmt.Errorf("synth: impossible DAG: %d tasks, %d levels, max out-degree %d", n, L, D)
-	}
 	r := rand.New(rand.NewPCG(p.Seed, 0xda6))
 	// Level widths: random weights in [0.5, 1.5), at least one task each,
 	// and level l at most D times level l−1 (every task needs a parent).

@@ -33,8 +33,22 @@ type Codelet struct {
 	SizeExp float64
 }
 
+// Bounds of the parameters, so that every time the trace holds is finite
+// and meaningful: a task's mean duration (after its tile-size scaling), a
+// transfer's mean and a runtime state's length are at most MaxMS (10⁹ ms,
+// about 11.6 days), a coefficient of variation at most MaxCV (a lognormal
+// of CV 100 already has draws 10⁵ times its mean), a weight at most
+// MaxWeight. Larger values overflow the trace's times to +Inf or NaN.
+const (
+	MaxMS     = 1e9
+	MaxCV     = 100
+	MaxWeight = 1e9
+)
+
 // ParseCodelets reads "NAME:MEAN_MS[:CV[:WEIGHT[:N1/N2/...[:EXP]]]],...":
 // with tile sizes, the mean duration is MEAN_MS·(N/N1)^EXP (EXP default 3).
+// Means (scaled by every tile size), CVs and weights above MaxMS, MaxCV
+// and MaxWeight are refused.
 func ParseCodelets(s string) ([]Codelet, error) {
 	var out []Codelet
 	for _, f := range strings.Split(s, ",") {
@@ -76,6 +90,21 @@ func ParseCodelets(s string) ([]Codelet, error) {
 		if c.MeanMS <= 0 || c.Weight <= 0 {
 			return nil, fmt.Errorf("codelet %q: mean and weight must be positive", f)
 		}
+		if c.CV > MaxCV {
+			return nil, fmt.Errorf("codelet %q: CV %g is more than %d: its durations would not be finite times", f, c.CV, MaxCV)
+		}
+		if c.Weight > MaxWeight {
+			return nil, fmt.Errorf("codelet %q: weight %g is more than %g (weights are relative: scale them down)", f, c.Weight, float64(MaxWeight))
+		}
+		for _, n := range append([]int{1}, c.Sizes...) {
+			m := c.MeanMS
+			if n != 1 {
+				m *= math.Pow(float64(n)/float64(c.Sizes[0]), c.SizeExp)
+			}
+			if !(m <= MaxMS) {
+				return nil, fmt.Errorf("codelet %q: a mean duration of %g ms is more than %g ms (about 11.6 days)", f, m, float64(MaxMS))
+			}
+		}
 		out = append(out, c)
 	}
 	if len(out) == 0 {
@@ -100,6 +129,36 @@ type TraceParams struct {
 	// StartMS is when the first task can start (after the workers'
 	// initialisation); default 100.
 	StartMS float64
+}
+
+// MaxWorkers bounds TraceParams.Workers: the writer holds a few pending
+// lines per worker, and a StarPU machine has at most a few thousand.
+const MaxWorkers = 1 << 20
+
+// Check refuses parameters that cannot make a trace of finite times:
+// workers outside [1, MaxWorkers], a transfer probability outside [0, 1],
+// negative, non-finite or larger than MaxMS transfer means and overheads.
+// The codelets are ParseCodelets's (checked there).
+func (p TraceParams) Check() error {
+	ms := func(name string, v float64) error {
+		if !(v >= 0 && v <= MaxMS) {
+			return paramErr(name, "%g ms: must be in [0, %g] ms", v, float64(MaxMS))
+		}
+		return nil
+	}
+	switch {
+	case p.Workers < 1 || p.Workers > MaxWorkers:
+		return paramErr("workers", "%d workers: must be in [1, %d]", p.Workers, MaxWorkers)
+	case !(p.TransferProb >= 0 && p.TransferProb <= 1):
+		return paramErr("transfer-prob", "%g: a probability must be in [0, 1]", p.TransferProb)
+	}
+	if err := ms("transfer", p.TransferMeanMS); err != nil {
+		return err
+	}
+	if err := ms("overhead", p.OverheadMS); err != nil {
+		return err
+	}
+	return ms("start", p.StartMS)
 }
 
 // DefaultCodelets is the homogeneous workload of the paper's benchmarking DAGs.
@@ -178,10 +237,10 @@ func (h *intHeap) Pop() any {
 // in time order; the memory held is the DAG plus a few pending lines per
 // worker.
 func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
-	R := p.Workers
-	if R < 1 {
-		return Summary{}, fmt.Errorf("synth: %d workers", R)
+	if err := p.Check(); err != nil {
+		return Summary{}, err
 	}
+	R := p.Workers
 	if len(p.Codelets) == 0 {
 		p.Codelets = DefaultCodelets()
 	}
