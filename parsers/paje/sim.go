@@ -496,9 +496,10 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		if len(sl.stack) == 0 {
 			return fail("pop on empty stack", "illegal pop of state type "+quote(t.name)+" on container "+quote(c.name)+": no state is open")
 		}
-		// pj_dump adds the pop's user-defined fields to the state's.
-		top := &sl.stack[len(sl.stack)-1]
-		top.extra = s.joinFields(top.extra, extra)
+		if extra != nil { // pj_dump adds the pop's user-defined fields to the state's
+			top := &sl.stack[len(sl.stack)-1]
+			top.extra = s.joinFields(top.extra, extra)
+		}
 		s.closeTop(c, t, sl, now)
 	case evResetState:
 		s.closeStates(c, t, sl, now)

@@ -150,7 +150,10 @@ func (s *sim) applyVar(c *container, t *ptype, sl *slot, ch varChange) *simError
 		s.varPiece(c, t, sl, ch.t)
 		// A new piece has the user-defined fields of the change that
 		// began it; a change at its start only updates its value.
-		sl.hasVar, sl.varStart, sl.varExtra = true, ch.t, extra
+		sl.hasVar, sl.varStart = true, ch.t
+		if extra != nil || sl.varExtra != nil { // -u only: no pointer store otherwise
+			sl.varExtra = extra
+		}
 	}
 	sl.varValue = v
 	return nil
