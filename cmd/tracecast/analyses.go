@@ -155,7 +155,9 @@ output as JSON lines or to -o DIR; on a terminal a table of scores.
 With --window W (or --model), predict cuts the signal (see 'tracecast
 signal') into windows of W samples and predicts each window from the
 previous one, followed by the KS test's verdict; alerts after
---regime-misses misses in a row. Every record has a deterministic id.`,
+--regime-misses misses in a row. Every record has a deterministic id.
+Standard output carries the lines -o DIR writes to records.jsonl: windows,
+predictions, verdicts and alerts.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format := f.Format
@@ -178,7 +180,7 @@ previous one, followed by the KS test's verdict; alerts after
 				if err != nil || out != "" {
 					return err
 				}
-				return res.WriteJSONL(os.Stdout, false)
+				return res.WriteJSONL(os.Stdout, true) // the lines of -o DIR/records.jsonl
 			}
 			if !cmd.Flags().Changed("method") {
 				w.Method = string(fc.Auto)
