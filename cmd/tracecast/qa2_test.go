@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,4 +42,50 @@ func countRecords(s, rec string) int {
 		}
 	}
 	return n
+}
+
+// TestForecastRunIDPipelineMatchesPredict: the forecast stage of a
+// pipeline reading a file names the run as predict does on the same file
+// (QA: "smpi/dynfarm-16.trace/…" against "smpi/dynfarm-16-<hash>/…").
+func TestForecastRunIDPipelineMatchesPredict(t *testing.T) {
+	dir := t.TempDir()
+	trace := "../../testdata/smpi/ring-8.trace"
+	yml := filepath.Join(dir, "f.yaml")
+	pipeOut := filepath.Join(dir, "pipe.jsonl")
+	os.WriteFile(yml, []byte(`version: 1
+name: f
+sources:
+  trace: {type: file, path: `+trace+`, parser: {type: paje}}
+stages:
+  idle: {type: forecast, inputs: [trace], queries: ["idle>=25%"], horizons: [1ms], every: 1ms}
+sinks:
+  forecasts: {type: jsonl, inputs: [idle], records: forecasts, path: `+pipeOut+`}
+`), 0o644)
+	if r := run(t, nil, "run", "--no-progress", yml); r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	cli := filepath.Join(dir, "cli")
+	if r := run(t, nil, "predict", trace, "--query", "idle>=25%", "--horizon", "1ms", "--every", "1ms", "-o", cli); r.code != 0 {
+		t.Fatalf("predict: exit %d: %s", r.code, r.stderr)
+	}
+	a, _ := os.ReadFile(pipeOut)
+	b, _ := os.ReadFile(filepath.Join(cli, "forecasts.jsonl"))
+	ids := func(s []byte) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(string(s)), "\n") {
+			var rec struct{ ID, Run string }
+			if err := json.Unmarshal([]byte(l), &rec); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			out = append(out, rec.Run+" "+rec.ID)
+		}
+		return out
+	}
+	pa, pb := ids(a), ids(b)
+	if len(pa) == 0 || strings.Join(pa, "\n") != strings.Join(pb, "\n") {
+		t.Fatalf("pipeline ids %d (first %q), predict ids %d (first %q)", len(pa), pa[0], len(pb), pb[0])
+	}
+	if !strings.HasPrefix(pa[0], "smpi/ring-8-") {
+		t.Errorf("run id %q: want smpi/ring-8-HASH", pa[0])
+	}
 }

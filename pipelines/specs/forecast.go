@@ -45,7 +45,7 @@ type Forecasts struct {
 	Horizons      []string `flag:"horizon" help:"the consumer's horizon H, a duration with a unit: 500us, 10ms, 2s (repeatable; default: 0.1%, 1% and 10% of the run)"`
 	Every         string   `flag:"every" help:"issue a forecast every this much trace time, a duration with a unit (default: the shortest horizon / 10)"`
 	Coverage      float64  `flag:"coverage" help:"probability the interval [lo, hi] is meant to have of containing the outcome of p"`
-	RunID         string   `flag:"run-id" help:"names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)"`
+	RunID         string   `flag:"run-id" help:"names the run in every id (default: DIR/NAME-HASH, the trace's directory and file name and a hash of its absolute path and first MiB; stdin from standard input)"`
 	Workers       int      `flag:"workers" help:"R, the selected containers (default: counted in the trace; from standard input, as they appear)"`
 	RegimeAlpha   float64  `flag:"regime-alpha" help:"regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)"`
 	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl,
@@ -111,11 +111,8 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	if t.Path == "-" && o.Score {
 		return nil, &OptionError{[]string{"--verify reads the trace twice: give a file, not standard input"}}
 	}
-	if run.RunID == "" {
-		var err error
-		if run.RunID, err = stage.RunIDOf(t.Path); err != nil {
-			return nil, err
-		}
+	if run.RunID == "" { // the forecast stage's own default on a file
+		run.RunID = stage.StreamRunID(t.Path, true)
 	}
 	var steps *fc.Steps
 	if t.Path == "-" {
