@@ -150,7 +150,9 @@ learnt from the outcomes already known), ks-paper (the last H),
 persistence, climatology or markov. Alert episodes: idle-opportunity (p
 at or above --idle-threshold), regime-change. Records go to standard
 output as JSON lines or to -o DIR; on a terminal a table of scores.
---verify scores them against what happened. docs/forecasts.md.
+--verify scores them against what happened. R, the selected containers,
+is counted in a first pass over the file: TRACE - (standard input, read
+once) needs --workers R. docs/forecasts.md.
 
 With --window W (or --model), predict cuts the signal (see 'tracecast
 signal') into windows of W samples and predicts each window from the

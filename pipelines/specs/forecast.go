@@ -46,7 +46,7 @@ type Forecasts struct {
 	Every         string   `flag:"every" help:"issue a forecast every this much trace time, a duration with a unit (default: the shortest horizon / 10)"`
 	Coverage      float64  `flag:"coverage" help:"probability the interval [lo, hi] is meant to have of containing the outcome of p"`
 	RunID         string   `flag:"run-id" help:"names the run in every id (default: DIR/NAME-HASH, the trace's directory and file name and a hash of its absolute path and first MiB; stdin from standard input)"`
-	Workers       int      `flag:"workers" help:"R, the selected containers (default: counted in the trace; from standard input, as they appear)"`
+	Workers       int      `flag:"workers" help:"R, the selected containers (default: counted in a first pass over the file; required on standard input)"`
 	RegimeAlpha   float64  `flag:"regime-alpha" help:"regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)"`
 	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl,
 	// the default, arrow or parquet), or as JSON lines on standard output
@@ -110,6 +110,12 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	}
 	if t.Path == "-" && o.Score {
 		return nil, &OptionError{[]string{"--verify reads the trace twice: give a file, not standard input"}}
+	}
+	if t.Path == "-" && o.Workers == 0 {
+		// R is counted in a first pass over a file; on standard input it
+		// would grow as workers appear, and the first forecasts (and what
+		// auto learns from them) would not be the file's.
+		return nil, &OptionError{[]string{"--workers R is required on standard input (R, the selected containers, is counted in a first pass over a file; give the file, or R)"}}
 	}
 	if run.RunID == "" { // the forecast stage's own default on a file
 		run.RunID = stage.StreamRunID(t.Path, true)
