@@ -207,7 +207,7 @@ predictions, verdicts and alerts.`,
 
 func newVerifyCmd() *cobra.Command {
 	var t specs.Trace
-	var rules, format string
+	var rules, format, runID string
 	var workers int
 	cmd := &cobra.Command{
 		Use:   "verify TRACE FORECASTS.jsonl",
@@ -217,14 +217,21 @@ skipped) and scores them against the trace they are about: per query and
 horizon, the mean squared error of p and of mean, the skill against
 persistence, climatology and ks-paper at the same times, and the interval
 coverage. --format jsonl writes score records with the reliability table.
-Definitions: docs/forecasts.md.`,
+Definitions: docs/forecasts.md.
+
+Every forecast record is checked first: the fields of the schema, p,
+mean, lo and hi in [0, 1], a positive horizon; the first bad one stops
+verify with FILE:LINE: reason. The forecasts must be of one run, the
+trace's (its run id as predict names it: docs/forecasts.md, Run ids);
+--run R scores run R's forecasts whatever the trace's run id (a run named
+by --run-id, a Kafka key), and only them.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "jsonl" {
 				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
 			}
 			t.Path = args[0]
-			scores, err := runner().Verify(cmd.Context(), t, rules, workers, args[1])
+			scores, err := runner().Verify(cmd.Context(), t, rules, workers, args[1], runID)
 			if err != nil {
 				return err
 			}
@@ -238,6 +245,7 @@ Definitions: docs/forecasts.md.`,
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
 	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl (score records)")
 	cmd.Flags().IntVar(&workers, "workers", 0, "R, the selected containers (default: counted in the trace)")
+	cmd.Flags().StringVar(&runID, "run", "", "score the forecasts of this run id only, against TRACE whatever its own run id (default: the file's forecasts, which must be of TRACE's run)")
 	return cmd
 }
 

@@ -114,3 +114,60 @@ func TestPredictStdinMatchesFile(t *testing.T) {
 			countRecords(stdin.stdout, "forecast"), countRecords(file.stdout, "forecast"))
 	}
 }
+
+// TestVerifyRefusesGarbage: verify checks what it scores (QA: p = 7 gave
+// mse_p 36, a negative horizon printed as -5e+09ns, a record with no field
+// gave exit 0 and an empty table, forecasts of a StarPU trace were scored
+// against an SMPI trace without a word).
+func TestVerifyRefusesGarbage(t *testing.T) {
+	dir := t.TempDir()
+	if r := run(t, nil, "predict", demoTrace, "--horizon", "10ms", "-o", dir); r.code != 0 {
+		t.Fatalf("predict: exit %d: %s", r.code, r.stderr)
+	}
+	fcs := filepath.Join(dir, "forecasts.jsonl")
+	if r := run(t, nil, "verify", demoTrace, fcs); r.code != 0 || !strings.Contains(r.stdout, "idle>=25%") {
+		t.Fatalf("verify its own forecasts: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	b, _ := os.ReadFile(fcs)
+	first := strings.SplitN(string(b), "\n", 2)[0]
+	write := func(name, line string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(line+"\n"), 0o644)
+		return p
+	}
+	for _, tc := range []struct{ name, line, want string }{
+		{"p7.jsonl", strings.Replace(first, `"p":`, `"p":7,"x":`, 1), "p7.jsonl:1: p 7 is not in [0, 1]"},
+		{"h.jsonl", strings.Replace(first, `"horizon":0.01`, `"horizon":-5`, 1), "h.jsonl:1: horizon -5 is not a positive number of seconds"},
+		{"empty.jsonl", `{"record":"forecast"}`, "empty.jsonl:1: no id, run,"},
+	} {
+		if strings.Contains(tc.line, `"x":`) { // p replaced, the old value dropped
+			i := strings.Index(tc.line, `"x":`)
+			j := strings.Index(tc.line[i:], ",")
+			tc.line = tc.line[:i-1] + tc.line[i+j:]
+		}
+		r := run(t, nil, "verify", demoTrace, write(tc.name, tc.line))
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %s; want %q", tc.name, r.code, r.stdout, r.stderr, tc.want)
+		}
+	}
+	// Another trace's forecasts are refused, naming both runs; --run
+	// scores them anyway.
+	ring := "../../testdata/smpi/ring-4.trace"
+	r := run(t, nil, "verify", ring, fcs)
+	if r.code != 1 || !strings.Contains(r.stderr, `forecasts of run "testdata/starpu-cholesky-2cpu-`) || !strings.Contains(r.stderr, "--run") || r.stdout != "" {
+		t.Errorf("another trace's forecasts: exit %d, %s%s", r.code, r.stdout, r.stderr)
+	}
+	var rec struct{ Run string }
+	json.Unmarshal([]byte(first), &rec)
+	if r := run(t, nil, "verify", "--run", rec.Run, ring, fcs); r.code != 0 {
+		t.Errorf("--run: exit %d, %s", r.code, r.stderr)
+	}
+	if r := run(t, nil, "verify", "--run", "nosuchrun", demoTrace, fcs); r.code != 1 || !strings.Contains(r.stderr, `no forecast of run "nosuchrun"`) {
+		t.Errorf("--run nosuchrun: exit %d, %s", r.code, r.stderr)
+	}
+	// Forecasts of two runs in one file: one run at a time.
+	two := write("two.jsonl", first+"\n"+strings.ReplaceAll(first, rec.Run, "other"))
+	if r := run(t, nil, "verify", demoTrace, two); r.code != 1 || !strings.Contains(r.stderr, "forecasts of 2 runs") {
+		t.Errorf("two runs: exit %d, %s", r.code, r.stderr)
+	}
+}

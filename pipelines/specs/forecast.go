@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
@@ -241,8 +244,10 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 }
 
 // Verify scores the forecast records of a JSON-lines file (other records
-// skipped) against the trace.
-func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, forecasts string) ([]fc.Score, error) {
+// skipped) against the trace: those of run (all of them when run is "",
+// which must then be one run, the trace's: its run id as predict names
+// it, or as a tailed file's stream names it).
+func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, forecasts, run string) ([]fc.Score, error) {
 	in, name, closeIn, err := input.Open(forecasts)
 	if err != nil {
 		return nil, err
@@ -252,9 +257,44 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 	if err != nil {
 		return nil, err
 	}
+	var runs []string
+	for _, f := range fs {
+		if !slices.Contains(runs, f.Run) {
+			runs = append(runs, f.Run)
+		}
+	}
+	quoted := func(runs []string) string {
+		q := make([]string, len(runs))
+		for i, r := range runs {
+			q[i] = strconv.Quote(r)
+		}
+		if len(q) > 5 {
+			q = append(q[:5], "...")
+		}
+		return strings.Join(q, ", ")
+	}
+	switch trace := stage.StreamRunID(t.Path, true); {
+	case run != "":
+		if !slices.Contains(runs, run) {
+			return nil, fmt.Errorf("%s: no forecast of run %q (runs: %s)", name, run, quoted(runs))
+		}
+		fs = slices.DeleteFunc(fs, func(f tracecast.Forecast) bool { return f.Run != run })
+	case len(runs) > 1:
+		return nil, fmt.Errorf("%s: forecasts of %d runs (%s): give --run R to score one run's against %s", name, len(runs), quoted(runs), t.Path)
+	case runs[0] != trace && runs[0] != stage.RunID(t.Path):
+		return nil, fmt.Errorf("%s: forecasts of run %s, not of %s (run %q): give the forecasts of this trace, or --run %s to score them against it anyway (a run named by --run-id, a Kafka key)",
+			name, strconv.Quote(runs[0]), t.Path, trace, runs[0])
+	}
 	steps, err := r.Steps(ctx, t, rules, workers, true)
 	if err != nil {
 		return nil, err
+	}
+	R := slices.Max(steps.R)
+	for _, f := range fs {
+		if f.Workers > R {
+			return nil, fmt.Errorf("%s: forecast %s is for %d containers, %s has %d selected: forecasts of another trace, or other --rules or --workers",
+				name, f.ID, f.Workers, t.Path, R)
+		}
 	}
 	return fc.Verify(steps, fs)
 }
