@@ -171,3 +171,20 @@ func TestVerifyRefusesGarbage(t *testing.T) {
 		t.Errorf("two runs: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestReportNothingToCount: report on a trace with neither StarPU nor SMPI
+// states says so as signal does (QA: it said "(rules starpu)" under
+// --rules auto).
+func TestReportNothingToCount(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.trace")
+	os.WriteFile(empty, nil, 0o644)
+	const want = `neither StarPU worker states ("Worker State" on "Worker" containers) nor SMPI rank states ("MPI_STATE" on "MPI" containers): nothing to count`
+	sig := run(t, nil, "signal", empty, "-o", "-")
+	rep := run(t, nil, "report", empty, "-o", filepath.Join(dir, "r.html"))
+	for _, r := range []result{sig, rep} {
+		if r.code != 1 || !strings.Contains(r.stderr, empty+": "+want) || strings.Contains(r.stderr, "rules starpu") {
+			t.Errorf("exit %d: %s", r.code, r.stderr)
+		}
+	}
+}
