@@ -178,13 +178,16 @@ predictions, verdicts and alerts.`,
 			}
 			t.Path = args[0]
 			if w.Window != 0 || w.Model != "" {
+				if w.Method == "" {
+					w.Method = "matlab"
+				}
 				res, err := runner().Windows(cmd.Context(), t, w, out, f.Format)
 				if err != nil || out != "" {
 					return err
 				}
 				return res.WriteJSONL(os.Stdout, true) // the lines of -o DIR/records.jsonl
 			}
-			if !cmd.Flags().Changed("method") {
+			if w.Method == "" {
 				w.Method = string(fc.Auto)
 			}
 			f.Rules, f.Queries, f.Method, f.Threshold, f.Out, f.Score, f.Terminal = w.Rules, w.Queries, w.Method, w.IdleThreshold, out, verify, isTerminal(os.Stdout)
@@ -199,7 +202,7 @@ predictions, verdicts and alerts.`,
 	fl := cmd.Flags()
 	cliflags.Bind(fl, &w)
 	cliflags.Bind(fl, &f)
-	fl.StringVar(&w.Method, "method", "matlab", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
+	fl.StringVar(&w.Method, "method", "", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
 	fl.BoolVar(&verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for the output files (default: JSON lines on standard output)")
 	return cmd

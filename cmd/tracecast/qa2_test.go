@@ -188,3 +188,33 @@ func TestReportNothingToCount(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpAndRangeSlips: predict --help gives no --window default as
+// --method's; the forecast example names itself; a clock offset out of
+// range is a usage error, not a 300-digit time in a message.
+func TestHelpAndRangeSlips(t *testing.T) {
+	r := run(t, nil, "predict", "--help")
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.Contains(l, "--method") && strings.Contains(l, `(default "matlab")`) {
+			t.Errorf("predict --help: %s", strings.TrimSpace(l))
+		}
+	}
+	b, err := os.ReadFile("../../examples/pipelines/forecast-smpi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "tracecast run examples/pipelines/forecast-smpi.yaml") {
+		t.Errorf("forecast-smpi.yaml does not say how to run it")
+	}
+	power := "../../testdata/power/cholesky-2cpu.kwollect.json.gz"
+	for _, args := range [][]string{
+		{"tasks", "--power", power, "--offset", "1e300", demoTrace},
+		{"tasks", "--power", power, "--offset", "-1e300", demoTrace},
+		{"energy", "--trace", demoTrace, "--power", power, "--offset", "1e300"},
+	} {
+		r := run(t, nil, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "offset") || strings.Contains(r.stderr, "000000000000000") {
+			t.Errorf("%v: exit %d, %.300s", args, r.code, r.stderr)
+		}
+	}
+}
