@@ -218,3 +218,18 @@ func TestHelpAndRangeSlips(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthConflictNamesFlags: two outputs of synth on one file are named
+// by their flags (QA: "-o and -o both write z.trace" for -o z.trace --meta
+// z.trace).
+func TestSynthConflictNamesFlags(t *testing.T) {
+	z := filepath.Join(t.TempDir(), "z.trace")
+	for _, tc := range []struct {
+		flag, want string
+	}{{"--meta", "-o and --meta both write"}, {"--dot", "-o and --dot both write"}} {
+		r := run(t, nil, "synth", "--tasks", "10", "--workers", "4", "-o", z, tc.flag, z)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: exit %d, %s", tc.flag, r.code, r.stderr)
+		}
+	}
+}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/internal/cliflags"
+	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/study"
 )
 
@@ -40,7 +42,9 @@ train' reads. docs/reproduce.md.`,
 			if files.Trace == "" {
 				return usageErr(fmt.Errorf("-o TRACE is required"))
 			}
-			if err := checkOutputs(nil, append([]string{files.Trace, files.MetaPath()}, nonEmpty(files.DOT)...)...); err != nil {
+			uses := []paths.Use{{Who: "-o", Path: files.Trace, Output: true}, {Who: "--meta", Path: files.MetaPath(), Output: true},
+				{Who: "--dot", Path: files.DOT, Output: true}} // each named by its flag
+			if err := usageErrOrNil(errors.Join(paths.Conflicts(uses)...)); err != nil {
 				return err
 			}
 			_, err := study.WriteSynth(c, files, log)
