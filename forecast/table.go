@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/tracecast/tracecast"
@@ -107,6 +108,9 @@ func ReadForecasts(r io.Reader, name string) ([]tracecast.Forecast, error) {
 		if err := json.Unmarshal(line, &f); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
+		if err := checkForecast(line, f); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
 		fs = append(fs, f)
 	}
 	if err := sc.Err(); err != nil {
@@ -116,6 +120,60 @@ func ReadForecasts(r io.Reader, name string) ([]tracecast.Forecast, error) {
 		return nil, fmt.Errorf("%s: no forecast record", name)
 	}
 	return fs, nil
+}
+
+// forecastFields are the fields of a forecast record
+// (docs/schemas/forecast.json); lo and hi may be null (an empty interval).
+var forecastFields = []string{"id", "run", "class", "query", "threshold", "workers", "issued_at", "horizon", "p", "mean", "worker_seconds", "lo", "hi", "method"}
+
+// checkForecast says what makes f, read from line, a forecast that cannot
+// be scored: a field missing (or null), a probability or a fraction out of
+// [0, 1], a horizon that is not positive, a negative count.
+func checkForecast(line []byte, f tracecast.Forecast) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
+		return err
+	}
+	var missing []string
+	for _, k := range forecastFields {
+		v, ok := fields[k]
+		switch {
+		case !ok:
+			missing = append(missing, k)
+		case string(v) == "null" && k != "lo" && k != "hi":
+			return fmt.Errorf("%s is null", k)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("no %s", strings.Join(missing, ", "))
+	}
+	if !(f.Horizon > 0) || math.IsInf(f.Horizon, 0) {
+		return fmt.Errorf("horizon %g is not a positive number of seconds", f.Horizon)
+	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"p", f.P}, {"mean", f.Mean}, {"lo", f.Lo}, {"hi", f.Hi}} {
+		if !math.IsNaN(v.x) && (v.x < 0 || v.x > 1) || math.IsNaN(v.x) && v.name != "lo" && v.name != "hi" {
+			return fmt.Errorf("%s %g is not in [0, 1]", v.name, v.x)
+		}
+	}
+	if math.IsNaN(f.Lo) != math.IsNaN(f.Hi) {
+		return fmt.Errorf("lo %g and hi %g: both null (an empty interval) or neither", f.Lo, f.Hi)
+	}
+	if f.Lo > f.Hi {
+		return fmt.Errorf("lo %g is above hi %g", f.Lo, f.Hi)
+	}
+	if f.Threshold < 0 {
+		return fmt.Errorf("threshold %d is negative", f.Threshold)
+	}
+	if f.Workers < 0 {
+		return fmt.Errorf("workers %d is negative", f.Workers)
+	}
+	if f.WorkerSeconds < 0 {
+		return fmt.Errorf("worker_seconds %g is negative", f.WorkerSeconds)
+	}
+	return nil
 }
 
 // Summary is what a run's forecasts come to, for a person: how many, of

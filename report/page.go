@@ -247,7 +247,7 @@ func (c *PageCollector) signal() (int, *signal.Signal, error) {
 			first = err
 		}
 	}
-	return 0, nil, first
+	return 0, nil, signal.NothingToCount(c.rules, first)
 }
 
 // gantt flattens each container's states to the innermost one at every

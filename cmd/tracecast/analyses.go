@@ -156,12 +156,16 @@ learnt from the outcomes already known), ks-paper (the last H),
 persistence, climatology or markov. Alert episodes: idle-opportunity (p
 at or above --idle-threshold), regime-change. Records go to standard
 output as JSON lines or to -o DIR; on a terminal a table of scores.
---verify scores them against what happened. docs/forecasts.md.
+--verify scores them against what happened. R, the selected containers,
+is counted in a first pass over the file: TRACE - (standard input, read
+once) needs --workers R. docs/forecasts.md.
 
 With --window W (or --model), predict cuts the signal (see 'tracecast
 signal') into windows of W samples and predicts each window from the
 previous one, followed by the KS test's verdict; alerts after
---regime-misses misses in a row. Every record has a deterministic id.`,
+--regime-misses misses in a row. Every record has a deterministic id.
+Standard output carries the lines -o DIR writes to records.jsonl: windows,
+predictions, verdicts and alerts.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			format := f.Format
@@ -180,13 +184,16 @@ previous one, followed by the KS test's verdict; alerts after
 			}
 			t.Path = args[0]
 			if w.Window != 0 || w.Model != "" {
+				if w.Method == "" {
+					w.Method = "matlab"
+				}
 				res, err := runner().Windows(cmd.Context(), t, w, out, f.Format)
 				if err != nil || out != "" {
 					return err
 				}
-				return res.WriteJSONL(os.Stdout, false)
+				return res.WriteJSONL(os.Stdout, true) // the lines of -o DIR/records.jsonl
 			}
-			if !cmd.Flags().Changed("method") {
+			if w.Method == "" {
 				w.Method = string(fc.Auto)
 			}
 			f.Rules, f.Queries, f.Method, f.Threshold, f.Out, f.Score, f.Terminal = w.Rules, w.Queries, w.Method, w.IdleThreshold, out, verify, isTerminal(os.Stdout)
@@ -201,7 +208,7 @@ previous one, followed by the KS test's verdict; alerts after
 	fl := cmd.Flags()
 	cliflags.Bind(fl, &w)
 	cliflags.Bind(fl, &f)
-	fl.StringVar(&w.Method, "method", "matlab", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
+	fl.StringVar(&w.Method, "method", "", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
 	fl.BoolVar(&verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for the output files (default: JSON lines on standard output)")
 	return cmd
@@ -209,7 +216,7 @@ previous one, followed by the KS test's verdict; alerts after
 
 func newVerifyCmd() *cobra.Command {
 	var t specs.Trace
-	var rules, format string
+	var rules, format, runID string
 	var workers int
 	cmd := &cobra.Command{
 		Use:   "verify TRACE FORECASTS.jsonl",
@@ -219,14 +226,21 @@ skipped) and scores them against the trace they are about: per query and
 horizon, the mean squared error of p and of mean, the skill against
 persistence, climatology and ks-paper at the same times, and the interval
 coverage. --format jsonl writes score records with the reliability table.
-Definitions: docs/forecasts.md.`,
+Definitions: docs/forecasts.md.
+
+Every forecast record is checked first: the fields of the schema, p,
+mean, lo and hi in [0, 1], a positive horizon; the first bad one stops
+verify with FILE:LINE: reason. The forecasts must be of one run, the
+trace's (its run id as predict names it: docs/forecasts.md, Run ids);
+--run R scores run R's forecasts whatever the trace's run id (a run named
+by --run-id, a Kafka key), and only them.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "jsonl" {
 				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
 			}
 			t.Path = args[0]
-			scores, err := runner().Verify(cmd.Context(), t, rules, workers, args[1])
+			scores, err := runner().Verify(cmd.Context(), t, rules, workers, args[1], runID)
 			if err != nil {
 				return err
 			}
@@ -240,6 +254,7 @@ Definitions: docs/forecasts.md.`,
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
 	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl (score records)")
 	cmd.Flags().IntVar(&workers, "workers", 0, "R, the selected containers (default: counted in the trace)")
+	cmd.Flags().StringVar(&runID, "run", "", "score the forecasts of this run id only, against TRACE whatever its own run id (default: the file's forecasts, which must be of TRACE's run)")
 	return cmd
 }
 

@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
@@ -45,8 +48,8 @@ type Forecasts struct {
 	Horizons      []string `flag:"horizon" help:"the consumer's horizon H, a duration with a unit: 500us, 10ms, 2s (repeatable; default: 0.1%, 1% and 10% of the run)"`
 	Every         string   `flag:"every" help:"issue a forecast every this much trace time, a duration with a unit (default: the shortest horizon / 10)"`
 	Coverage      float64  `flag:"coverage" help:"probability the interval [lo, hi] is meant to have of containing the outcome of p"`
-	RunID         string   `flag:"run-id" help:"names the run in every id (default: the trace's directory and file name and a hash of its path and first MiB)"`
-	Workers       int      `flag:"workers" help:"R, the selected containers (default: counted in the trace; from standard input, as they appear)"`
+	RunID         string   `flag:"run-id" help:"names the run in every id (default: DIR/NAME-HASH, the trace's directory and file name and a hash of its absolute path and first MiB; stdin from standard input)"`
+	Workers       int      `flag:"workers" help:"R, the selected containers (default: counted in a first pass over the file; required on standard input)"`
 	RegimeAlpha   float64  `flag:"regime-alpha" help:"regime-change episodes: the test's false-alarm level per window of the longest horizon (0: none)"`
 	// Records go to Out/{forecasts,outcomes,episodes,skills}.Format (jsonl,
 	// the default, arrow or parquet), or as JSON lines on standard output
@@ -111,11 +114,14 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	if t.Path == "-" && o.Score {
 		return nil, &OptionError{[]string{"--verify reads the trace twice: give a file, not standard input"}}
 	}
-	if run.RunID == "" {
-		var err error
-		if run.RunID, err = stage.RunIDOf(t.Path); err != nil {
-			return nil, err
-		}
+	if t.Path == "-" && o.Workers == 0 {
+		// R is counted in a first pass over a file; on standard input it
+		// would grow as workers appear, and the first forecasts (and what
+		// auto learns from them) would not be the file's.
+		return nil, &OptionError{[]string{"--workers R is required on standard input (R, the selected containers, is counted in a first pass over a file; give the file, or R)"}}
+	}
+	if run.RunID == "" { // the forecast stage's own default on a file
+		run.RunID = stage.StreamRunID(t.Path, true)
 	}
 	var steps *fc.Steps
 	if t.Path == "-" {
@@ -238,8 +244,10 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 }
 
 // Verify scores the forecast records of a JSON-lines file (other records
-// skipped) against the trace.
-func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, forecasts string) ([]fc.Score, error) {
+// skipped) against the trace: those of run (all of them when run is "",
+// which must then be one run, the trace's: its run id as predict names
+// it, or as a tailed file's stream names it).
+func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, forecasts, run string) ([]fc.Score, error) {
 	in, name, closeIn, err := input.Open(forecasts)
 	if err != nil {
 		return nil, err
@@ -249,9 +257,44 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 	if err != nil {
 		return nil, err
 	}
+	var runs []string
+	for _, f := range fs {
+		if !slices.Contains(runs, f.Run) {
+			runs = append(runs, f.Run)
+		}
+	}
+	quoted := func(runs []string) string {
+		q := make([]string, len(runs))
+		for i, r := range runs {
+			q[i] = strconv.Quote(r)
+		}
+		if len(q) > 5 {
+			q = append(q[:5], "...")
+		}
+		return strings.Join(q, ", ")
+	}
+	switch trace := stage.StreamRunID(t.Path, true); {
+	case run != "":
+		if !slices.Contains(runs, run) {
+			return nil, fmt.Errorf("%s: no forecast of run %q (runs: %s)", name, run, quoted(runs))
+		}
+		fs = slices.DeleteFunc(fs, func(f tracecast.Forecast) bool { return f.Run != run })
+	case len(runs) > 1:
+		return nil, fmt.Errorf("%s: forecasts of %d runs (%s): give --run R to score one run's against %s", name, len(runs), quoted(runs), t.Path)
+	case runs[0] != trace && runs[0] != stage.RunID(t.Path):
+		return nil, fmt.Errorf("%s: forecasts of run %s, not of %s (run %q): give the forecasts of this trace, or --run %s to score them against it anyway (a run named by --run-id, a Kafka key)",
+			name, strconv.Quote(runs[0]), t.Path, trace, runs[0])
+	}
 	steps, err := r.Steps(ctx, t, rules, workers, true)
 	if err != nil {
 		return nil, err
+	}
+	R := slices.Max(steps.R)
+	for _, f := range fs {
+		if f.Workers > R {
+			return nil, fmt.Errorf("%s: forecast %s is for %d containers, %s has %d selected: forecasts of another trace, or other --rules or --workers",
+				name, f.ID, f.Workers, t.Path, R)
+		}
 	}
 	return fc.Verify(steps, fs)
 }

@@ -240,7 +240,7 @@ func TestVerifyAndReport(t *testing.T) {
 	if _, err := r.Forecast(ctx, Trace{Path: ring}, o); err != nil {
 		t.Fatal(err)
 	}
-	scores, err := r.Verify(ctx, Trace{Path: ring}, "auto", 0, filepath.Join(dir, "forecasts.jsonl"))
+	scores, err := r.Verify(ctx, Trace{Path: ring}, "auto", 0, filepath.Join(dir, "forecasts.jsonl"), "")
 	if err != nil || len(scores) != 1 || scores[0].N == 0 {
 		t.Fatalf("%v %+v", err, scores)
 	}

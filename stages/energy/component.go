@@ -83,7 +83,21 @@ func (o *StageConfig) Validate() error {
 	if o.MaxSamples <= 0 {
 		errs = append(errs, fmt.Errorf("max_samples: must be positive (got %d)", o.MaxSamples))
 	}
+	errs = append(errs, CheckOffset("offset", o.Offset), CheckOffset("io_offset", o.IOOffset))
 	return errors.Join(errs...)
+}
+
+// MaxOffset bounds a clock offset (power or I/O-stream time minus trace
+// time), in seconds: 1e11 s, over 3000 years, beyond any two clocks' gap
+// (epoch seconds are 1.8e9), so that the times it makes stay readable.
+const MaxOffset = 1e11
+
+// CheckOffset checks a clock offset option (name: offset, io_offset).
+func CheckOffset(name string, s tracecast.Seconds) error {
+	if v := float64(s); !(math.Abs(v) <= MaxOffset) {
+		return fmt.Errorf("%s: %g s is beyond ±%g s (it is a clock's time minus trace time: epoch seconds are about 1.8e9)", name, v, float64(MaxOffset))
+	}
+	return nil
 }
 
 type stage struct {

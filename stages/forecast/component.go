@@ -55,7 +55,8 @@ type StageConfig struct {
 	// SkillEvery is how often (trace time) the run's rolling scores are
 	// published; always at the end.
 	SkillEvery string `yaml:"skill_every"`
-	// RunID names the run in every id (default: from the stream's path).
+	// RunID names the run in every id (default: StreamRunID, from the
+	// stream's path; docs/forecasts.md, Run ids).
 	RunID string `yaml:"run_id"`
 	// Workers is R, the number of selected containers, when known (a
 	// scheduler knows its workers): the containers not seen yet count in
@@ -170,9 +171,26 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return component.NewPerStream(o.MaxStreams, func(string) (tracecast.Processor, error) {
-		return &stage{o: o, cfg: cfg, env: env, skill: map[string]tracecast.Skill{}}, nil
-	}).LogTo(env.Logger), nil
+	ps := &perStream{}
+	ps.PerStream = component.NewPerStream(o.MaxStreams, func(string) (tracecast.Processor, error) {
+		return &stage{o: o, cfg: cfg, env: env, skill: map[string]tracecast.Skill{}, files: ps.files}, nil
+	}).LogTo(env.Logger)
+	return ps, nil
+}
+
+// perStream is the stage's PerStream, told by the runtime whether its
+// streams are whole files (component.FirstPasser): a file's run is named
+// by RunIDOf, as the predict command names it.
+type perStream struct {
+	*component.PerStream
+	files bool
+}
+
+// FirstPass records whether the input can be read again from its start (a
+// regular file, read whole); the stage needs no first pass.
+func (ps *perStream) FirstPass(rereadable bool) (tracecast.Processor, error) {
+	ps.files = rereadable
+	return nil, nil
 }
 
 // stage forecasts one run (stream).
@@ -196,7 +214,9 @@ type stage struct {
 	// endedBy is how the run ended (tracecast.StreamEnd.EndedBy), when
 	// told before Flush (EndReason); "": its own end.
 	endedBy string
-	out     struct {
+	// files: the stream is a regular file, read whole (its name its path).
+	files bool
+	out   struct {
 		fs []tracecast.Forecast
 		os []tracecast.Outcome
 		es []tracecast.Episode
@@ -284,7 +304,7 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 	cfg := st.cfg
 	cfg.Run = st.o.RunID
 	if cfg.Run == "" {
-		cfg.Run = RunID(stream)
+		cfg.Run = StreamRunID(stream, st.files)
 	}
 	eng, err := fc.New(cfg, fc.Sink{
 		Forecast: func(f tracecast.Forecast) { st.out.fs = append(st.out.fs, f); st.spill() },
@@ -407,9 +427,25 @@ func (st *stage) emit(ctx context.Context, emit tracecast.Emit) error {
 	return nil
 }
 
+// StreamRunID is the run id of a stream when no run_id is given: RunIDOf
+// its path when file is set (the stream is a regular file read whole, as
+// predict reads it: both name a file's run alike); else, or when the
+// stream's name is not a file's path, RunID of its name (a Kafka key, a
+// tailed file, whose first MiB is not yet written when the run starts).
+func StreamRunID(stream string, file bool) string {
+	if file {
+		if id, err := RunIDOf(stream); err == nil {
+			return id
+		}
+	}
+	return RunID(stream)
+}
+
 // RunIDOf names the run of a trace file: RunID of its path (StarPU calls
-// every trace paje.trace; the directory names the run) and a hash of its
-// absolute path and first MiB, so two runs never share ids; "stdin" for -.
+// every trace paje.trace; the directory names the run) without .trace, a
+// dash and a hash of its absolute path and first MiB (8 hex digits of their
+// SHA-256), so two runs never share ids; "stdin" for -. It is the run id
+// of predict and of a pipeline's forecast stage reading a file.
 func RunIDOf(path string) (string, error) {
 	if path == "-" {
 		return "stdin", nil

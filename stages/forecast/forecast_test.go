@@ -230,6 +230,20 @@ func TestDefaultHorizonsAndRunID(t *testing.T) {
 	if _, err := fstage.RunIDOf("/nonexistent"); err == nil {
 		t.Error("no error for a missing file")
 	}
+	// A stream's default: a whole file's is the file's; a tailed file's
+	// or a Kafka key's is its name.
+	if got := fstage.StreamRunID("../../testdata/smpi/jacobi-8.trace.gz", true); got != a {
+		t.Errorf("whole file: %q, want %q", got, a)
+	}
+	if got := fstage.StreamRunID("../../testdata/smpi/jacobi-8.trace.gz", false); got != "smpi/jacobi-8.trace" {
+		t.Errorf("tailed file: %q", got)
+	}
+	if got := fstage.StreamRunID("runs/job-7", true); got != "runs/job-7" {
+		t.Errorf("not a file: %q", got)
+	}
+	if got := fstage.StreamRunID("stdin", false); got != "stdin" {
+		t.Errorf("standard input: %q", got)
+	}
 }
 
 // TestRecordsLeaveInBatches: one input batch spans many issue times; the

@@ -187,11 +187,18 @@ func noStates(r *Rules) error {
 // nothingToCount is the error of a trace where no rule set selects a
 // state: firstErr is the first rule set's.
 func nothingToCount(stream string, rules []*Rules, firstErr error) error {
+	return fmt.Errorf("%s: %w", stream, NothingToCount(rules, firstErr))
+}
+
+// NothingToCount is the error of a trace where none of rules (auto:
+// StarPU's then SMPI's; or the one given) selects a state, firstErr the
+// first rule set's (Builder.Build's): the same words from every command.
+func NothingToCount(rules []*Rules, firstErr error) error {
 	if len(rules) > 1 {
-		return fmt.Errorf("%s: neither StarPU worker states (%q on %q containers) nor SMPI rank states (%q on %q containers): nothing to count",
-			stream, rules[0].StateType, rules[0].ContainerType, rules[1].StateType, rules[1].ContainerType)
+		return fmt.Errorf("neither StarPU worker states (%q on %q containers) nor SMPI rank states (%q on %q containers): nothing to count",
+			rules[0].StateType, rules[0].ContainerType, rules[1].StateType, rules[1].ContainerType)
 	}
-	return fmt.Errorf("%s: %w", stream, firstErr)
+	return firstErr
 }
 
 // Period is Signal.Period for the surveyed class.

@@ -64,6 +64,7 @@ func (o *StageConfig) Validate() error {
 	if !(o.MaxGap > 0) {
 		errs = append(errs, fmt.Errorf("max_gap: must be positive (got %g)", o.MaxGap))
 	}
+	errs = append(errs, energy.CheckOffset("offset", o.Offset))
 	return errors.Join(errs...)
 }
 
