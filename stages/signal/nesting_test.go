@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -98,5 +99,73 @@ func TestLiveBufferOrder(t *testing.T) {
 		if s, ok := c.next(math.Inf(1)); !ok || s != w {
 			t.Fatalf("%v %v, want %v", s, ok, w)
 		}
+	}
+}
+
+// TestLiveKeepsClassRuns: while another container's state open since the
+// start holds the watermark, a container's states wait in its buffer.
+// Consecutive states in one class are one span there (2M SetStates of
+// distinct codelets took 500 MB, one span each); the changes are those of
+// the states one by one.
+func TestLiveKeepsClassRuns(t *testing.T) {
+	r := StarPU()
+	if err := r.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	run := func(merge bool) []change {
+		l := NewLive(r, Idle, 0)
+		l.MergeRuns()
+		n := 10000
+		for i := range n {
+			v := fmt.Sprintf("codelet_%d", i)
+			if i == n/2 {
+				v = "Sleeping" // one idle state in the middle
+			}
+			if !merge { // a Pop between states: no two at one level meet
+				l.Add([]tracecast.Entity{st("A", float64(2*i), float64(2*i+1), 0, v)})
+			} else {
+				l.Add([]tracecast.Entity{st("A", float64(i), float64(i+1), 0, v)})
+			}
+			l.Changes(0, func(float64, int, int) {})
+		}
+		if c := l.conts["A"]; merge && len(c.buf)-c.head+len(c.late) != 3 {
+			t.Fatalf("%d spans buffered for 3 class runs", len(c.buf)-c.head+len(c.late))
+		}
+		var got []change
+		l.Add([]tracecast.Entity{st("B", 0, 1e6, 0, "Sleeping")})
+		l.Changes(math.Inf(1), func(tc float64, x, _ int) { got = append(got, change{t: tc, to: Class(x)}) })
+		return got
+	}
+	got := run(true)
+	want := []change{{t: 0, to: 1}, {t: 0, to: 0}, {t: 0, to: 1}, {t: 5000, to: 2}, {t: 5001, to: 1}, {t: 10000, to: 2}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("changes (t, idle count) %v, want %v", got, want)
+	}
+	if n := len(run(false)); n != 2*10000 {
+		t.Fatalf("%d changes with gaps between the states, want %d", n, 2*10000)
+	}
+}
+
+// TestBuilderKeepsClassRuns: the offline signal keeps a span per class
+// run too, with the same steps.
+func TestBuilderKeepsClassRuns(t *testing.T) {
+	r := StarPU()
+	if err := r.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	b := NewBuilder(r)
+	for i := range 1000 {
+		b.Add([]tracecast.Entity{st("A", float64(i), float64(i+1), 0, fmt.Sprintf("codelet_%d", i))})
+	}
+	b.Add([]tracecast.Entity{st("B", 0, 1000, 0, "Sleeping"), st("A", 1000, 1001, 0, "Sleeping")})
+	if n := len(b.spans["A"]); n != 2 {
+		t.Fatalf("%d spans kept for 2 class runs", n)
+	}
+	sig, err := b.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(sig.Steps) != "[{0 [1 1 0 0]} {1000 [2 0 0 0]}]" {
+		t.Fatalf("steps %v", sig.Steps)
 	}
 }
