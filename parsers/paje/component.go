@@ -36,6 +36,8 @@ type ParserConfig struct {
 	MaxContainers int `yaml:"max_containers" flag:"max-containers" help:"most live containers"`
 	// MaxOpenStates bounds the open states and pending links.
 	MaxOpenStates int `yaml:"max_open_states" flag:"max-open-states" help:"most open states and pending links"`
+	// MaxTypes bounds the types a trace defines.
+	MaxTypes int `yaml:"max_types" flag:"max-types" help:"most types a trace defines (container, state, event, variable and link types)"`
 	// TimeUnit of the trace: auto (StarPU headers mean ms, else s), s, ms,
 	// us, ns.
 	TimeUnit string `yaml:"time_unit" flag:"time-unit" help:"unit of the trace's times: auto (ms for StarPU, s otherwise), s, ms, us, ns"`
@@ -67,6 +69,7 @@ func DefaultParserConfig() ParserConfig {
 		MaxLineBytes:          d.MaxLineBytes,
 		MaxContainers:         d.MaxContainers,
 		MaxOpenStates:         d.MaxOpenStates,
+		MaxTypes:              d.MaxTypes,
 		TimeUnit:              d.TimeUnit,
 		Threads:               d.Threads,
 		MaxStreams:            component.DefaultMaxStreams,
@@ -77,12 +80,13 @@ func DefaultParserConfig() ParserConfig {
 func (o ParserConfig) HeapBound() int64 {
 	po := DefaultOptions()
 	po.MaxBuffered, po.MaxLineBytes, po.MaxContainers, po.MaxOpenStates = o.MaxBuffered, o.MaxLineBytes, o.MaxContainers, o.MaxOpenStates
+	po.MaxTypes = o.MaxTypes
 	return po.HeapBound()
 }
 
 // Validate checks the options.
 func (o *ParserConfig) Validate() error {
-	po := Options{MaxBuffered: o.MaxBuffered, MaxLineBytes: o.MaxLineBytes, MaxContainers: o.MaxContainers, MaxOpenStates: o.MaxOpenStates, Threads: o.Threads}
+	po := Options{MaxBuffered: o.MaxBuffered, MaxLineBytes: o.MaxLineBytes, MaxContainers: o.MaxContainers, MaxOpenStates: o.MaxOpenStates, MaxTypes: o.MaxTypes, Threads: o.Threads}
 	var errs []error
 	for _, l := range append(po.limits(), limit{"max_streams", "", o.MaxStreams}) {
 		if l.v <= 0 {
@@ -121,6 +125,7 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 	po.MaxLineBytes = o.MaxLineBytes
 	po.MaxContainers = o.MaxContainers
 	po.MaxOpenStates = o.MaxOpenStates
+	po.MaxTypes = o.MaxTypes
 	po.TimeUnit = o.TimeUnit
 	po.PjdumpQuirks = o.PjdumpQuirks
 	po.Threads = o.Threads

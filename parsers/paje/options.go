@@ -41,6 +41,9 @@ type Options struct {
 	MaxContainers int
 	// MaxOpenStates bounds the number of open (stacked) states over all containers.
 	MaxOpenStates int
+	// MaxTypes bounds the number of types a trace defines (container,
+	// state, event, variable and link types).
+	MaxTypes int
 	// PjdumpQuirks reproduces what pj_dump prints rather than every entity:
 	// the end of the trace is the time of the last event line in file order
 	// (not the latest time), and per container and type only the entities
@@ -82,6 +85,7 @@ func (o *Options) limits() []limit {
 		{"max_line_bytes", "--max-line-bytes", o.MaxLineBytes},
 		{"max_containers", "--max-containers", o.MaxContainers},
 		{"max_open_states", "--max-open-states", o.MaxOpenStates},
+		{"max_types", "--max-types", o.MaxTypes},
 		{"max_buffered", "--max-buffered", o.MaxBuffered},
 		{"threads", "--threads", o.Threads},
 	}
@@ -114,6 +118,7 @@ func DefaultOptions() Options {
 		MaxLineBytes:   1 << 20,
 		MaxContainers:  1 << 20,
 		MaxOpenStates:  1 << 22,
+		MaxTypes:       1 << 16,
 		TimeUnit:       "auto",
 		Threads:        runtime.GOMAXPROCS(0),
 	}

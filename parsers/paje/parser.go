@@ -58,6 +58,9 @@ func NewParser(opts Options) *Parser {
 	if opts.MaxOpenStates <= 0 {
 		opts.MaxOpenStates = DefaultOptions().MaxOpenStates
 	}
+	if opts.MaxTypes <= 0 {
+		opts.MaxTypes = DefaultOptions().MaxTypes
+	}
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultOptions().MaxBuffered
 	}
@@ -348,7 +351,7 @@ func (p *Parser) TypeWatermarks() map[string]float64 {
 	bound := s.maxLine - max(p.horizon, 0)
 	m := make(map[string]float64)
 	for _, c := range s.live {
-		for _, sl := range c.slots {
+		for _, sl := range c.slotOrder {
 			if sl == nil || sl.t.kind != tkState {
 				continue
 			}
@@ -376,7 +379,7 @@ func (p *Parser) Watermark() float64 {
 	s := p.sim
 	w := s.maxLine - max(p.horizon, 0)
 	for _, c := range s.live {
-		for _, sl := range c.slots {
+		for _, sl := range c.slotOrder {
 			if sl == nil {
 				continue
 			}
