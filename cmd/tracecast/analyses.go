@@ -24,7 +24,7 @@ func signalFlags(cmd *cobra.Command, t *specs.Trace, s *specs.Signal, maxSamples
 }
 
 func newSignalCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	var s specs.Signal
 	var out string
 	cmd := &cobra.Command{
@@ -89,7 +89,7 @@ ks_2samp (scipy) or as R's ks.test (r).`,
 }
 
 func newHitrateCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	var s specs.Signal
 	var method, windows string
 	var alpha float64
@@ -133,7 +133,7 @@ terminal.`,
 }
 
 func newPredictCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	w := specs.Windows{Queries: []string{"idle>=25%"}, Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3}
 	f := specs.Forecasts{Coverage: 0.9, RegimeAlpha: 0.01}
 	var out string
@@ -202,7 +202,7 @@ previous one, followed by the KS test's verdict; alerts after
 }
 
 func newVerifyCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	var rules, format string
 	var workers int
 	cmd := &cobra.Command{
@@ -238,7 +238,7 @@ Definitions: docs/forecasts.md.`,
 }
 
 func newReportCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	var out, rules string
 	var horizons []string
 	power := specs.ReportPower{Attribution: specs.DefaultAttribution()}
