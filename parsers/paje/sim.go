@@ -156,7 +156,12 @@ type sim struct {
 	// drain, when set, is called when out grows large inside one call (at
 	// the end of the trace every container closes at once), so output
 	// leaves in batches instead of piling up.
-	drain func()
+	drain func() error
+	// halted: drain failed (the output was cancelled or failed, for good):
+	// the end of the trace stops ending containers, which may take long
+	// (a million containers, two million open states), instead of going
+	// on for nothing while the pipeline waits for it to stop.
+	halted bool
 	// Variable reordering (vars.go).
 	horizon     float64
 	unit        string // the trace's time unit, for messages
@@ -644,6 +649,9 @@ func (s *sim) destroyTree(root *container, now float64, final bool) *simError {
 	}
 	stack := []frame{{c: root}}
 	for len(stack) > 0 {
+		if final && s.halted {
+			return first // the caller's next send returns why
+		}
 		f := &stack[len(stack)-1]
 		if f.next < len(f.c.children) {
 			child := f.c.children[f.next]
@@ -712,8 +720,8 @@ func (s *sim) end(c *container, now float64) *simError {
 	if s.opts.PjdumpQuirks {
 		s.outMeta = append(s.outMeta, entMeta{}) // containers are never filtered
 	}
-	if s.drain != nil && len(s.out) >= BatchSize {
-		s.drain()
+	if s.drain != nil && len(s.out) >= BatchSize && s.drain() != nil {
+		s.halted = true
 	}
 	return incomplete
 }

@@ -61,3 +61,34 @@ func TestSlotsSparse(t *testing.T) {
 		t.Fatalf("w1: %d dense slots (at most %d), %d slots in all, want 2000", len(c.slots), denseSlots, len(c.slotOrder))
 	}
 }
+
+// TestFinishStopsWhenOutputFails: at the end of the trace every live
+// container is ended, which a million containers make long; once the
+// output failed (a cancelled pipeline) the parser stops there instead of
+// ending the rest for nothing while the pipeline waits for it.
+func TestFinishStopsWhenOutputFails(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(hdr)
+	n := 10 * BatchSize
+	for i := range n {
+		fmt.Fprintf(&b, "2 1 c%d W p \"c%d\"\n4 2 c%d S Idle\n", i, i, i)
+	}
+	p := NewParser(DefaultOptions())
+	for i, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if err := p.Line([]byte(l), int64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+		p.Take(nil)
+	}
+	calls := 0
+	p.sim.drain = func() error {
+		calls++
+		return fmt.Errorf("cancelled")
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || len(p.sim.live) < n/2 || p.Pending() > 2*BatchSize {
+		t.Fatalf("after the output failed: %d drains, %d of %d containers still live, %d entities pending", calls, len(p.sim.live), n+3, p.Pending())
+	}
+}

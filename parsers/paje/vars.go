@@ -105,8 +105,8 @@ func (s *sim) flushVars(c *container, t *ptype, sl *slot, th float64) *simError 
 		if err != nil {
 			break
 		}
-		if s.drain != nil && len(s.out) >= BatchSize {
-			s.drain()
+		if s.drain != nil && len(s.out) >= BatchSize && s.drain() != nil {
+			s.halted = true
 		}
 	}
 	s.buffered -= h - sl.vhead
