@@ -164,6 +164,14 @@ func TestCheckErrors(t *testing.T) {
 			[]string{`sources.a.parser.inputs: unknown key "inputs"`}},
 		{"option type error", "version: 1\nsources:\n  a:\n    type: gen\n    count: lots\nsinks:\n  o: {type: capture, inputs: [a]}\n",
 			[]string{"f.yaml:5: sources.a.count: cannot unmarshal !!str `lots` into int"}},
+		// In a flow mapping every value is on one line: the key is the one
+		// whose value the error quotes (sources.a.type was named).
+		{"option type error, flow", "version: 1\nsources:\n  a: {type: gen, batch: 2, count: 1e30}\nsinks:\n  o: {type: capture, inputs: [a]}\n",
+			[]string{"f.yaml:3: sources.a.count: cannot unmarshal !!float `1e30` into int"}},
+		{"option type error, flow, long values", "version: 1\nsources:\n  a: {type: gen, batch: lotsandlots, count: lotsandlotsmore, fail_at: 1e30}\nsinks:\n  o: {type: capture, inputs: [a]}\n",
+			[]string{"f.yaml:3: sources.a.batch: cannot unmarshal !!str `lotsand...` into int",
+				"f.yaml:3: sources.a.count: cannot unmarshal !!str `lotsand...` into int",
+				"f.yaml:3: sources.a.fail_at: cannot unmarshal !!float `1e30` into int"}},
 		{"option validation", "version: 1\nsources:\n  a: {type: file, speed: warp}\nsinks:\n  o: {type: arrow, inputs: [a], path: '-', format: file}\n",
 			[]string{"f.yaml:3: sources.a: path: required", `speed: invalid speed "warp"`,
 				"f.yaml:5: sinks.o: path: standard output needs format: stream"}},

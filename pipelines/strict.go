@@ -110,12 +110,13 @@ func addDecodeError(ps *problems, node *yaml.Node, path string, err error) {
 		ps.add(node.Line, path, "%v", err)
 		return
 	}
+	used := map[*yaml.Node]bool{}
 	for _, msg := range te.Errors {
 		line, p := node.Line, path
 		if m := lineRE.FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
-			if kp := keyPathAtLine(node, line, path); kp != "" {
+			if kp := keyPathAtLine(node, line, path, quotedValue(msg), used); kp != "" {
 				p = kp
 			}
 		}
@@ -123,9 +124,56 @@ func addDecodeError(ps *problems, node *yaml.Node, path string, err error) {
 	}
 }
 
-// keyPathAtLine returns the path of the deepest key whose scalar value sits
-// on line, to name the key of a yaml.v3 type error (which only gives a line).
-func keyPathAtLine(node *yaml.Node, line int, path string) string {
+// valueRE matches the value a yaml.v3 type error quotes: `1e30`, or its
+// first 7 bytes and "..." when it is longer than 10.
+var valueRE = regexp.MustCompile("`([^`]*)`")
+
+// quotedValue is the value quoted in a yaml.v3 type error ("" if none).
+func quotedValue(msg string) string {
+	if m := valueRE.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// atLine is a scalar value on a line and the path of its key.
+type atLine struct {
+	path string
+	node *yaml.Node
+}
+
+// keyPathAtLine returns the path of the key whose scalar value sits on
+// line, to name the key of a yaml.v3 type error (which only gives a line
+// and the value): in a flow mapping ({period: 1, max_samples: 1e30})
+// several do, and the one whose value the error quotes is meant, the first
+// not named already (used) when several are equal; the deepest key on the
+// line when the error quotes no value (a mapping or a sequence).
+func keyPathAtLine(node *yaml.Node, line int, path, value string, used map[*yaml.Node]bool) string {
+	var all []atLine
+	scalarsAtLine(node, line, path, &all)
+	if len(all) == 0 {
+		return ""
+	}
+	matches := func(v string) bool {
+		if short, ok := strings.CutSuffix(value, "..."); ok && len(v) > 10 {
+			return strings.HasPrefix(v, short)
+		}
+		return v == value
+	}
+	if value != "" {
+		for _, a := range all {
+			if !used[a.node] && matches(a.node.Value) {
+				used[a.node] = true
+				return a.path
+			}
+		}
+	}
+	return all[0].path
+}
+
+// scalarsAtLine appends the scalar values on line under node, in document
+// order, with the paths of their keys.
+func scalarsAtLine(node *yaml.Node, line int, path string, out *[]atLine) {
 	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
 		node = node.Content[0]
 	}
@@ -135,24 +183,19 @@ func keyPathAtLine(node *yaml.Node, line int, path string) string {
 			k, v := node.Content[i], node.Content[i+1]
 			kp := joinPath(path, k.Value)
 			if v.Kind == yaml.ScalarNode && v.Line == line {
-				return kp
+				*out = append(*out, atLine{kp, v})
 			}
-			if found := keyPathAtLine(v, line, kp); found != "" {
-				return found
-			}
+			scalarsAtLine(v, line, kp, out)
 		}
 	case yaml.SequenceNode:
 		for i, v := range node.Content {
 			ip := fmt.Sprintf("%s[%d]", path, i)
 			if v.Kind == yaml.ScalarNode && v.Line == line {
-				return ip
+				*out = append(*out, atLine{ip, v})
 			}
-			if found := keyPathAtLine(v, line, ip); found != "" {
-				return found
-			}
+			scalarsAtLine(v, line, ip, out)
 		}
 	}
-	return ""
 }
 
 // checkKeys walks node along type t and reports unknown and duplicate keys.

@@ -27,6 +27,7 @@ type PageCollector struct {
 	spans    map[string][]pageSpan // by container, for every rule set
 	values   map[string]int        // state value → index
 	names    []string
+	folded   map[int]signal.Class // the "(other CLASS states)" values (MaxGanttValues)
 	counts   map[tracecast.Nature]int
 	start    float64
 	end      float64
@@ -87,14 +88,52 @@ func (c *PageCollector) Write(_ context.Context, b tracecast.Batch) error {
 			}
 			v, ok := c.values[e.Value]
 			if !ok {
-				v = len(c.names)
-				c.values[e.Value] = v
-				c.names = append(c.names, e.Value)
+				v = c.value(e.Value, r)
 			}
-			c.spans[e.Container] = append(c.spans[e.Container], pageSpan{e.Start, e.End, int32(v), int16(e.Imbrication), int16(ri)})
+			sp := pageSpan{e.Start, e.End, int32(v), int16(e.Imbrication), int16(ri)}
+			ss := c.spans[e.Container]
+			if n := len(ss); n > 0 && ss[n-1].extends(sp) {
+				ss[n-1].end = sp.end
+				continue
+			}
+			c.spans[e.Container] = append(ss, sp)
 		}
 	}
 	return nil
+}
+
+// MaxGanttValues is how many distinct state values the Gantt chart names
+// (each its colour and legend entry). The values after them are shown as
+// "(other CLASS states)", one per class: the legend, the page and the
+// memory stay bounded whatever the number of distinct values (2M codelet
+// names made a 55 MB page and took 1 GB).
+const MaxGanttValues = 1000
+
+// value gives a new state value its index, or the index of its class's
+// "(other CLASS states)" beyond MaxGanttValues.
+func (c *PageCollector) value(name string, r *signal.Rules) int {
+	if len(c.names) >= MaxGanttValues {
+		cl := r.Classify(name)
+		name = "(other " + cl.String() + " states)"
+		if v, ok := c.values[name]; ok {
+			return v
+		}
+		if c.folded == nil {
+			c.folded = map[int]signal.Class{}
+		}
+		c.folded[len(c.names)] = cl
+	}
+	v := len(c.names)
+	c.values[name] = v
+	c.names = append(c.names, name)
+	return v
+}
+
+// extends reports whether b continues a (same value at level 0, from a's
+// end on): the Gantt shows one segment, and the collector keeps one span
+// for a run of such states (as signal.Builder does).
+func (a pageSpan) extends(b pageSpan) bool {
+	return a.end == b.start && a.imb == 0 && b.imb == 0 && a.value == b.value && a.rules == b.rules
 }
 
 // Close does nothing: Page builds the report.
@@ -256,8 +295,12 @@ func (c *PageCollector) signal() (int, *signal.Signal, error) {
 func (c *PageCollector) gantt(ri int, rules *signal.Rules, sig *signal.Signal, t0, t1, perSec float64, o PageOptions) gantt {
 	g := gantt{Rows: slices.Clone(sig.Containers), Values: c.names, T0: t0, T1: t1}
 	slices.SortFunc(g.Rows, naturalCompare) // CPU2 before CPU10
-	for _, v := range c.names {
-		g.Classes = append(g.Classes, rules.Classify(v).String())
+	for i, v := range c.names {
+		cl, ok := c.folded[i]
+		if !ok {
+			cl = rules.Classify(v)
+		}
+		g.Classes = append(g.Classes, cl.String())
 	}
 	flat := make([][]seg, len(g.Rows))
 	total := 0

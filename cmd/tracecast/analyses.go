@@ -24,7 +24,7 @@ func signalFlags(cmd *cobra.Command, t *specs.Trace, s *specs.Signal, maxSamples
 }
 
 func newSignalCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	var s specs.Signal
 	var out string
 	cmd := &cobra.Command{
@@ -92,7 +92,7 @@ ks_2samp (scipy) or as R's ks.test (r).`,
 }
 
 func newHitrateCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	var s specs.Signal
 	var method, windows string
 	var alpha float64
@@ -139,7 +139,7 @@ terminal.`,
 }
 
 func newPredictCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	w := specs.Windows{Queries: []string{"idle>=25%"}, Alpha: 0.05, IdleThreshold: 0.8, RegimeMisses: 3}
 	f := specs.Forecasts{Coverage: 0.9, RegimeAlpha: 0.01}
 	var out string
@@ -215,7 +215,7 @@ predictions, verdicts and alerts.`,
 }
 
 func newVerifyCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	var rules, format, runID string
 	var workers int
 	cmd := &cobra.Command{
@@ -259,7 +259,7 @@ by --run-id, a Kafka key), and only them.`,
 }
 
 func newReportCmd() *cobra.Command {
-	var t specs.Trace
+	t := specs.DefaultTrace()
 	var out, rules string
 	var horizons []string
 	power := specs.ReportPower{Attribution: specs.DefaultAttribution()}

@@ -43,6 +43,12 @@ func TestLimitsMustBePositive(t *testing.T) {
 		{"states", "--max-containers", "-1", trace},
 		{"states", "--max-open-states", "0", trace},
 		{"states", "--max-buffered", "0", trace},
+		{"states", "--max-types", "0", trace},
+		{"signal", "--max-types", "0", trace, "-o", "-"},
+		{"hitrate", "--max-line-bytes", "0", trace},
+		{"predict", "--max-open-states", "-1", trace},
+		{"tasks", "--max-containers", "0", trace},
+		{"report", "--max-buffered", "0", trace, "-o", filepath.Join(t.TempDir(), "r.html")},
 		{"signal", "--max-samples", "0", trace, "-o", "-"},
 		{"hitrate", "--max-samples", "-5", trace},
 		{"iocalls", "--max-pids", "0", ioFixture},
@@ -271,5 +277,75 @@ func TestEveryOutputFlagSparesInputs(t *testing.T) {
 	// Elsewhere they run.
 	if r := run(t, nil, "report", trace, "-o", filepath.Join(dir, "r.html")); r.code != 0 {
 		t.Errorf("report: exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// TestReaderLimitsOnEveryCommand: the commands that read a trace take the
+// reader's limits and --lenient as states does. A 2 MB line: states
+// --lenient skipped it, but signal, hitrate, predict, tasks and report
+// failed in the file source (exit 1) and had no --max-line-bytes.
+func TestReaderLimitsOnEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "long.trace")
+	var b strings.Builder
+	b.WriteString(`%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 1
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 2
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeSetState 4
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+0 P 0 "Program"
+0 W P "Worker"
+1 WS W "Worker State"
+2 0 p P 0 "prog"
+2 0 w0 W p "w0"
+2 0 w1 W p "w1"
+4 0 WS w0 Idle
+4 0 WS w1 GEMM
+`)
+	fmt.Fprintf(&b, "4 1 WS w0 %s\n", strings.Repeat("x", 2<<20))
+	b.WriteString("4 2 WS w0 GEMM\n4 3 WS w1 Idle\n4 4 WS w0 Idle\n")
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "r.html")
+	for _, args := range [][]string{
+		{"signal", "--period", "0.5", "-o", "-"},
+		{"hitrate", "--period", "0.5"},
+		{"predict", "--every", "1ms"},
+		{"tasks"},
+		{"report", "-o", html},
+	} {
+		r := run(t, nil, append(append([]string{}, args...), trace)...)
+		if r.code != 1 || !strings.Contains(r.stderr, "long.trace:32: line longer than 1048576 bytes (raise --max-line-bytes)") {
+			t.Errorf("%v: exit %d, want 1 naming line 32: %s", args, r.code, r.stderr)
+		}
+		r = run(t, nil, append(append([]string{args[0], "--lenient"}, args[1:]...), trace)...)
+		if r.code != 0 || !strings.Contains(r.stderr, `"line too long":1`) {
+			t.Errorf("%v --lenient: exit %d, want 0 with the line skipped: %s", args, r.code, r.stderr)
+		}
+		if args[0] == "signal" {
+			r = run(t, nil, "signal", "--max-line-bytes", "4000000", "--period", "0.5", "-o", "-", trace)
+			if r.code != 0 || !strings.Contains(r.stdout, "k,t,x") {
+				t.Errorf("signal --max-line-bytes 4000000: exit %d: %s", r.code, r.stderr)
+			}
+		}
 	}
 }

@@ -231,6 +231,7 @@ func TestDeepNesting(t *testing.T) {
 	}
 	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20)) // 1 MiB: far less than n frames
 	o := DefaultOptions()
+	o.MaxTypes = 2 * n // a type per level
 	var got []tracecast.Entity
 	if _, err := Read(strings.NewReader(b.String()), o, func(es []tracecast.Entity) error {
 		got = append(got, es...)

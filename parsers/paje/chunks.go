@@ -72,7 +72,7 @@ func (pr *processor) startChunks() {
 		}
 		return q.err
 	}
-	p.sim.drain = func() { q.sendFn(BatchSize) }
+	p.sim.drain = func() error { return q.sendFn(BatchSize) }
 }
 
 // emitOwned emits entities the parser no longer uses (Parser.own).

@@ -29,14 +29,8 @@ type ParserConfig struct {
 	// default 3 s (-1 says so), 0 is pj_dump's rule; another negative
 	// value is refused.
 	ReorderHorizon *tracecast.TraceTime `yaml:"reorder_horizon" flag:"reorder-horizon" help:"how late a variable sample may be and still be put back in order: a duration (3s) or a number in the trace's time unit (-1: 3 s; 0: none, as pj_dump)"`
-	// MaxBuffered bounds the variable samples held for reordering.
-	MaxBuffered int `yaml:"max_buffered" flag:"max-buffered" help:"most variable samples held for reordering"`
-	// MaxLineBytes is the longest accepted line.
-	MaxLineBytes int `yaml:"max_line_bytes" flag:"max-line-bytes" help:"longest accepted line, in bytes"`
-	// MaxContainers bounds the live containers.
-	MaxContainers int `yaml:"max_containers" flag:"max-containers" help:"most live containers"`
-	// MaxOpenStates bounds the open states and pending links.
-	MaxOpenStates int `yaml:"max_open_states" flag:"max-open-states" help:"most open states and pending links"`
+	// The reader's limits.
+	Limits `yaml:",inline"`
 	// TimeUnit of the trace: auto (StarPU headers mean ms, else s), s, ms,
 	// us, ns.
 	TimeUnit string `yaml:"time_unit" flag:"time-unit" help:"unit of the trace's times: auto (ms for StarPU, s otherwise), s, ms, us, ns"`
@@ -56,6 +50,29 @@ type ParserConfig struct {
 	PjdumpQuirks bool `yaml:"pjdump_quirks"`
 }
 
+// Limits are the reader's bounds, as the paje parser's options (YAML) and
+// as flags: of the states command, and of every command that reads a
+// trace (signal, hitrate, predict, tasks, report: specs.Trace).
+type Limits struct {
+	// MaxBuffered bounds the variable samples held for reordering.
+	MaxBuffered int `yaml:"max_buffered" flag:"max-buffered" help:"most variable samples held for reordering"`
+	// MaxLineBytes is the longest accepted line.
+	MaxLineBytes int `yaml:"max_line_bytes" flag:"max-line-bytes" help:"longest accepted line, in bytes"`
+	// MaxContainers bounds the live containers.
+	MaxContainers int `yaml:"max_containers" flag:"max-containers" help:"most live containers"`
+	// MaxOpenStates bounds the open states and pending links.
+	MaxOpenStates int `yaml:"max_open_states" flag:"max-open-states" help:"most open states and pending links"`
+	// MaxTypes bounds the types a trace defines.
+	MaxTypes int `yaml:"max_types" flag:"max-types" help:"most types a trace defines (container, state, event, variable and link types)"`
+}
+
+// DefaultLimits are DefaultOptions' limits.
+func DefaultLimits() Limits {
+	d := DefaultOptions()
+	return Limits{MaxBuffered: d.MaxBuffered, MaxLineBytes: d.MaxLineBytes, MaxContainers: d.MaxContainers,
+		MaxOpenStates: d.MaxOpenStates, MaxTypes: d.MaxTypes}
+}
+
 // DefaultParserConfig mirrors DefaultOptions.
 func DefaultParserConfig() ParserConfig {
 	d := DefaultOptions()
@@ -64,10 +81,7 @@ func DefaultParserConfig() ParserConfig {
 		NoStrict:              d.NoStrict,
 		UserDefined:           d.UserDefined,
 		IgnoreIncompleteLinks: d.IgnoreIncompleteLinks,
-		MaxBuffered:           d.MaxBuffered,
-		MaxLineBytes:          d.MaxLineBytes,
-		MaxContainers:         d.MaxContainers,
-		MaxOpenStates:         d.MaxOpenStates,
+		Limits:                DefaultLimits(),
 		TimeUnit:              d.TimeUnit,
 		Threads:               d.Threads,
 		MaxStreams:            component.DefaultMaxStreams,
@@ -78,12 +92,13 @@ func DefaultParserConfig() ParserConfig {
 func (o ParserConfig) HeapBound() int64 {
 	po := DefaultOptions()
 	po.MaxBuffered, po.MaxLineBytes, po.MaxContainers, po.MaxOpenStates = o.MaxBuffered, o.MaxLineBytes, o.MaxContainers, o.MaxOpenStates
+	po.MaxTypes = o.MaxTypes
 	return po.HeapBound()
 }
 
 // Validate checks the options.
 func (o *ParserConfig) Validate() error {
-	po := Options{MaxBuffered: o.MaxBuffered, MaxLineBytes: o.MaxLineBytes, MaxContainers: o.MaxContainers, MaxOpenStates: o.MaxOpenStates, Threads: o.Threads}
+	po := Options{MaxBuffered: o.MaxBuffered, MaxLineBytes: o.MaxLineBytes, MaxContainers: o.MaxContainers, MaxOpenStates: o.MaxOpenStates, MaxTypes: o.MaxTypes, Threads: o.Threads}
 	var errs []error
 	for _, l := range append(po.limits(), limit{key: "max_streams", v: o.MaxStreams}) {
 		if l.v <= 0 {
@@ -126,6 +141,7 @@ func newParser(env component.Env, o ParserConfig) (*component.Parser, error) {
 	po.MaxLineBytes = o.MaxLineBytes
 	po.MaxContainers = o.MaxContainers
 	po.MaxOpenStates = o.MaxOpenStates
+	po.MaxTypes = o.MaxTypes
 	po.TimeUnit = o.TimeUnit
 	po.PjdumpQuirks = o.PjdumpQuirks
 	po.Threads = o.Threads

@@ -21,6 +21,9 @@ const (
 	bytesPerOpen = 384
 	// A variable sample held for reordering, with its buffer's growth.
 	bytesPerBuffered = 128
+	// A type: its definition, its map entry and name, and its slot on
+	// a container that uses it (past the four a container counts).
+	bytesPerType = 512
 	// Fixed tables: the string table and caches, the pools, the header.
 	fixedBytes = 1 << 20
 	// How many batches of output pj_dump's window holds in practice (it
@@ -45,7 +48,7 @@ func (o Options) HeapBound() int64 {
 		def int
 	}{
 		{&o.MaxLineBytes, d.MaxLineBytes}, {&o.MaxContainers, d.MaxContainers},
-		{&o.MaxOpenStates, d.MaxOpenStates}, {&o.MaxBuffered, d.MaxBuffered}, {&o.Threads, d.Threads},
+		{&o.MaxOpenStates, d.MaxOpenStates}, {&o.MaxBuffered, d.MaxBuffered}, {&o.MaxTypes, d.MaxTypes}, {&o.Threads, d.Threads},
 	} {
 		if *l.v <= 0 {
 			*l.v = l.def
@@ -64,7 +67,8 @@ func (o Options) HeapBound() int64 {
 	if o.PjdumpQuirks {
 		held = heldBatches * BatchSize * int64(unsafe.Sizeof(tracecast.Entity{})+unsafe.Sizeof(entMeta{}))
 	}
-	state := int64(o.MaxContainers)*bytesPerContainer + int64(o.MaxOpenStates)*bytesPerOpen + int64(o.MaxBuffered)*bytesPerBuffered
+	state := int64(o.MaxContainers)*bytesPerContainer + int64(o.MaxOpenStates)*bytesPerOpen + int64(o.MaxBuffered)*bytesPerBuffered +
+		int64(o.MaxTypes)*bytesPerType
 	return fixedBytes + reader + held + state
 }
 

@@ -96,6 +96,7 @@ func TestHeapBoundGrows(t *testing.T) {
 		"containers":    func(o *Options) { o.MaxContainers *= 2 },
 		"open states":   func(o *Options) { o.MaxOpenStates *= 2 },
 		"buffered":      func(o *Options) { o.MaxBuffered *= 2 },
+		"types":         func(o *Options) { o.MaxTypes *= 2 },
 		"threads":       func(o *Options) { o.Threads = 8 },
 		"line":          func(o *Options) { o.MaxLineBytes = 64 << 20 },
 		"pjdump quirks": func(o *Options) { o.PjdumpQuirks = true },

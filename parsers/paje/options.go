@@ -41,6 +41,9 @@ type Options struct {
 	MaxContainers int
 	// MaxOpenStates bounds the number of open (stacked) states over all containers.
 	MaxOpenStates int
+	// MaxTypes bounds the number of types a trace defines (container,
+	// state, event, variable and link types).
+	MaxTypes int
 	// PjdumpQuirks reproduces what pj_dump prints rather than every entity:
 	// the end of the trace is the time of the last event line in file order
 	// (not the latest time), and per container and type only the entities
@@ -82,6 +85,7 @@ func (o *Options) limits() []limit {
 		{key: "max_line_bytes", flag: "--max-line-bytes", v: o.MaxLineBytes},
 		{key: "max_containers", flag: "--max-containers", v: o.MaxContainers},
 		{key: "max_open_states", flag: "--max-open-states", v: o.MaxOpenStates},
+		{key: "max_types", flag: "--max-types", v: o.MaxTypes},
 		{key: "max_buffered", flag: "--max-buffered", v: o.MaxBuffered},
 		{key: "threads", flag: "--threads", v: o.Threads, max: MaxThreads, why: "each holds chunks of input: more only takes memory"},
 	}
@@ -123,6 +127,7 @@ func DefaultOptions() Options {
 		MaxLineBytes:   1 << 20,
 		MaxContainers:  1 << 20,
 		MaxOpenStates:  1 << 22,
+		MaxTypes:       1 << 16,
 		TimeUnit:       "auto",
 		Threads:        runtime.GOMAXPROCS(0),
 	}

@@ -60,6 +60,9 @@ func NewParser(opts Options) *Parser {
 	if opts.MaxOpenStates <= 0 {
 		opts.MaxOpenStates = DefaultOptions().MaxOpenStates
 	}
+	if opts.MaxTypes <= 0 {
+		opts.MaxTypes = DefaultOptions().MaxTypes
+	}
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultOptions().MaxBuffered
 	}
@@ -370,7 +373,7 @@ func (p *Parser) Watermarks() (float64, map[string]float64) {
 	w := bound
 	m := make(map[string]float64)
 	for _, c := range s.live {
-		for _, sl := range c.slots {
+		for _, sl := range c.slotOrder {
 			if sl == nil {
 				continue
 			}

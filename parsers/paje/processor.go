@@ -154,10 +154,11 @@ func (pr *processor) draining(ctx context.Context, emit tracecast.Emit, fn func(
 		return fn()
 	}
 	var drainErr error
-	pr.p.sim.drain = func() {
+	pr.p.sim.drain = func() error {
 		if drainErr == nil && pr.p.Pending() >= BatchSize {
 			drainErr = pr.emit(ctx, emit)
 		}
+		return drainErr
 	}
 	err := fn()
 	pr.p.sim.drain = nil

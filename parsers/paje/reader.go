@@ -43,7 +43,7 @@ func Read(r io.Reader, opts Options, fn func([]tracecast.Entity) error) (Stats, 
 		}
 		return fnErr
 	}
-	p.sim.drain = func() { send(BatchSize) }
+	p.sim.drain = func() error { return send(BatchSize) }
 	sp := input.NewSplitter(in, p.opts.chunkSize(), p.opts.MaxLineBytes)
 	if p.opts.Threads > 1 {
 		err = p.readParallel(sp, p.opts.Threads, send)

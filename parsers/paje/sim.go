@@ -44,8 +44,13 @@ type container struct {
 	typ    *ptype
 	parent *container
 	start  float64
-	// slots[t.id] is the container's slot of type t, nil if unused.
+	// slots[t.id] is the container's slot of type t, nil if unused, for
+	// the first denseSlots type ids; more holds those of the others. A
+	// slice indexed by every id made each container that used a type
+	// defined late cost a pointer per type defined before it (500k
+	// variable types: 4 MB a container).
 	slots []*slot
+	more  map[int]*slot
 	extra []tracecast.Field
 	// live is the container's index in sim.live, -1 once destroyed.
 	live int
@@ -54,7 +59,7 @@ type container struct {
 	last float64
 	// slotOrder and children keep creation order, so that output is
 	// deterministic.
-	slotOrder []*ptype
+	slotOrder []*slot
 	children  []*container
 	childIdx  int // index in parent.children
 }
@@ -151,7 +156,12 @@ type sim struct {
 	// drain, when set, is called when out grows large inside one call (at
 	// the end of the trace every container closes at once), so output
 	// leaves in batches instead of piling up.
-	drain func()
+	drain func() error
+	// halted: drain failed (the output was cancelled or failed, for good):
+	// the end of the trace stops ending containers, which may take long
+	// (a million containers, two million open states), instead of going
+	// on for nothing while the pipeline waits for it to stop.
+	halted bool
 	// Variable reordering (vars.go).
 	horizon     float64
 	unit        string // the trace's time unit, for messages
@@ -292,6 +302,9 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 	if _, dup := s.types[key]; dup {
 		return fail("definition", "type "+quote(key)+" already defined")
 	}
+	if s.ntypes >= s.opts.MaxTypes {
+		return fail("limit", "more than "+strconv.Itoa(s.opts.MaxTypes)+" types (raise --max-types)")
+	}
 	t := &ptype{name: name, key: key, id: s.ntypes, parent: parent}
 	switch d.kind {
 	case evDefineContainerType:
@@ -343,18 +356,32 @@ func lastByte(b []byte) byte {
 	return b[len(b)-1]
 }
 
+// denseSlots: the type ids below it index container.slots.
+const denseSlots = 64
+
 func (s *sim) slot(c *container, t *ptype) *slot {
 	if t.id < len(c.slots) {
 		if sl := c.slots[t.id]; sl != nil {
 			return sl
 		}
-	}
-	if t.id >= len(c.slots) {
-		c.slots = append(c.slots, make([]*slot, t.id+1-len(c.slots))...)
+	} else if t.id >= denseSlots {
+		if sl := c.more[t.id]; sl != nil {
+			return sl
+		}
 	}
 	sl := &slot{last: math.Inf(-1), linkStart: math.Inf(-1), linkEnd: math.Inf(-1), vApplied: math.Inf(-1), c: c, t: t}
-	c.slots[t.id] = sl
-	c.slotOrder = append(c.slotOrder, t)
+	if t.id < denseSlots {
+		if t.id >= len(c.slots) {
+			c.slots = append(c.slots, make([]*slot, t.id+1-len(c.slots))...)
+		}
+		c.slots[t.id] = sl
+	} else {
+		if c.more == nil {
+			c.more = map[int]*slot{}
+		}
+		c.more[t.id] = sl
+	}
+	c.slotOrder = append(c.slotOrder, sl)
 	return sl
 }
 
@@ -623,6 +650,9 @@ func (s *sim) destroyTree(root *container, now float64, final bool) *simError {
 	}
 	stack := []frame{{c: root}}
 	for len(stack) > 0 {
+		if final && s.halted {
+			return first // the caller's next send returns why
+		}
 		f := &stack[len(stack)-1]
 		if f.next < len(f.c.children) {
 			child := f.c.children[f.next]
@@ -654,8 +684,8 @@ func (s *sim) destroyTree(root *container, now float64, final bool) *simError {
 // end closes everything still open in c at time now and emits c itself.
 func (s *sim) end(c *container, now float64) *simError {
 	var incomplete *simError
-	for _, t := range c.slotOrder {
-		sl := c.slots[t.id]
+	for _, sl := range c.slotOrder {
+		t := sl.t
 		if err := s.flushVars(c, t, sl, math.Inf(1)); err != nil && incomplete == nil {
 			incomplete = err
 		}
@@ -691,8 +721,8 @@ func (s *sim) end(c *container, now float64) *simError {
 	if s.opts.PjdumpQuirks {
 		s.outMeta = append(s.outMeta, entMeta{}) // containers are never filtered
 	}
-	if s.drain != nil && len(s.out) >= BatchSize {
-		s.drain()
+	if s.drain != nil && len(s.out) >= BatchSize && s.drain() != nil {
+		s.halted = true
 	}
 	return incomplete
 }

@@ -57,7 +57,7 @@ func (s *sim) bufferVar(c *container, t *ptype, sl *slot, ch varChange) *simErro
 		// variable holding a whole trace's samples (the default
 		// horizon on a short trace) made 9.2 of the 25 MB a 41 MB
 		// trace allocated.
-		grown := make([]varChange, len(sl.vbuf), max(16, 2*cap(sl.vbuf)))
+		grown := make([]varChange, len(sl.vbuf), max(2, 2*cap(sl.vbuf))) // 2 first: a trace may have many variables with a sample or two each
 		copy(grown, sl.vbuf)
 		sl.vbuf = grown
 	}
@@ -105,8 +105,8 @@ func (s *sim) flushVars(c *container, t *ptype, sl *slot, th float64) *simError 
 		if err != nil {
 			break
 		}
-		if s.drain != nil && len(s.out) >= BatchSize {
-			s.drain()
+		if s.drain != nil && len(s.out) >= BatchSize && s.drain() != nil {
+			s.halted = true
 		}
 	}
 	s.buffered -= h - sl.vhead

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/lineerr"
+	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
@@ -90,12 +91,35 @@ type Trace struct {
 	// The parser's lenient and no_strict.
 	Lenient  bool `flag:"lenient" help:"skip bad trace lines instead of failing"`
 	NoStrict bool `flag:"no-strict,n" help:"accept the deprecated field names of old traces (pj_dump -n)"`
+	// The reader's limits, as the states command's (all zero: the
+	// defaults).
+	paje.Limits
 }
+
+// DefaultTrace is a trace with the reader's default limits (the commands'
+// flag defaults).
+func DefaultTrace() Trace { return Trace{Limits: paje.DefaultLimits()} }
 
 // Source is the trace's source, with id "trace".
 func (t Trace) Source() pipelines.Node {
-	return pipelines.Node{ID: "trace", Type: "file", Options: map[string]any{"path": t.Path},
-		Parser: &pipelines.Node{Type: "paje", Options: map[string]any{"lenient": t.Lenient, "no_strict": t.NoStrict}}}
+	return pajeSource("trace", t.Path, t.Limits, map[string]any{"lenient": t.Lenient, "no_strict": t.NoStrict})
+}
+
+// pajeSource is a file source read by the paje parser with options and
+// the limits (all zero: the defaults; one given as 0 or less is refused
+// as in the states command). As there, the file source hands the parser
+// lines far longer than its own limit, so that the parser judges them:
+// FILE:LINE, or a counted skip with lenient.
+func pajeSource(id, path string, l paje.Limits, options map[string]any) pipelines.Node {
+	if l == (paje.Limits{}) {
+		l = paje.DefaultLimits()
+	}
+	for k, v := range map[string]int{"max_line_bytes": l.MaxLineBytes, "max_containers": l.MaxContainers,
+		"max_open_states": l.MaxOpenStates, "max_buffered": l.MaxBuffered, "max_types": l.MaxTypes} {
+		options[k] = v
+	}
+	return pipelines.Node{ID: id, Type: "file", Options: map[string]any{"path": path, "max_line_bytes": max(64<<20, l.MaxLineBytes+1)},
+		Parser: &pipelines.Node{Type: "paje", Options: options}}
 }
 
 // Name names the trace in records and messages: its path, <stdin> for -.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/paths"
+	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/report"
@@ -30,10 +31,14 @@ type Tasks struct {
 	Out     string `flag:"output,o" help:"output file: .jsonl, .csv, .arrow or .parquet (default: JSON lines on standard output)"`
 	Format  string `flag:"format" help:"jsonl, arrow, parquet or csv (default: from -o's extension; arrow and parquet need -o)"`
 	Lenient bool   `flag:"lenient" help:"skip bad trace and power lines instead of failing"`
+	// The trace reader's limits (all zero: the defaults).
+	paje.Limits
 }
 
 // DefaultTasks are the tasks command's defaults.
-func DefaultTasks() Tasks { return Tasks{TimeUnit: "ms", Attribution: DefaultAttribution()} }
+func DefaultTasks() Tasks {
+	return Tasks{TimeUnit: "ms", Attribution: DefaultAttribution(), Limits: paje.DefaultLimits()}
+}
 
 // Tasks runs the tasks pipeline: the records go to o.Out (stdout when
 // none), and the returned summary counted them as they passed (only CSV,
@@ -141,8 +146,7 @@ func (o Tasks) spec(mapping map[string]string, format string) pipelines.Spec {
 	var stageIDs, allTraces []string
 	for i, tr := range o.Traces {
 		id := fmt.Sprintf("trace%d", i)
-		spec.Sources = append(spec.Sources, pipelines.Node{ID: id, Type: "file", Options: map[string]any{"path": tr},
-			Parser: &pipelines.Node{Type: "paje", Options: map[string]any{"lenient": o.Lenient, "user_defined": true}}})
+		spec.Sources = append(spec.Sources, pajeSource(id, tr, o.Limits, map[string]any{"lenient": o.Lenient, "user_defined": true}))
 		allTraces = append(allTraces, id)
 		if len(o.Powers) == 0 {
 			continue

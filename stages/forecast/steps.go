@@ -66,6 +66,7 @@ func (s *StepsSink) Write(_ context.Context, b tracecast.Batch) error {
 			s.unit = map[bool]string{true: "ms", false: "s"}[name == "starpu"]
 		}
 		s.live, s.stateType, s.perSec, s.outside = signal.NewLive(r, c, 0), r.StateType, tracecast.PerSecond(s.unit), c == r.Outside
+		s.live.MergeRuns() // Steps.Add keeps the counts after each instant
 	}
 	s.live.Add(es)
 	w := b.Watermark

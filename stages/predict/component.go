@@ -372,6 +372,7 @@ func newLivePredict(env component.Env, o StageConfig) (tracecast.Processor, erro
 		if _, ok := st.lives[pq.Class]; !ok {
 			st.classes = append(st.classes, pq.Class)
 			st.lives[pq.Class] = signal.NewLive(r, pq.Class, st.period)
+			st.lives[pq.Class].MergeRuns() // samples only
 		}
 	}
 	return st, nil

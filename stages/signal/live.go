@@ -33,6 +33,8 @@ type Live struct {
 	end     float64
 	// fixed: every selected container counts from t_0 (FromStart).
 	fixed bool
+	// mergeRuns: consecutive states in one class are one span (MergeRuns).
+	mergeRuns bool
 	// order lists the containers by name (a deterministic order for
 	// changes at equal times); sorted is false when one was added since.
 	order  []*liveCont
@@ -45,17 +47,51 @@ type Live struct {
 }
 
 type liveCont struct {
-	name  string
-	buf   []span // received, not yet swept, in (start, imbrication) order
+	name string
+	// The states received, not yet swept, are buf[head:] and late: buf
+	// holds those that arrived in (start, imbrication) order (most do),
+	// late is a min-heap of the others, both ordered by (start,
+	// imbrication, arrival). States arrive as they complete, so nested
+	// states come innermost first, each before the last one received: an
+	// insertion into a sorted slice moved the whole buffer each time,
+	// quadratic in the nesting depth (80k PushStates deep took 26 s).
+	buf   []pendingSpan
+	head  int
+	late  []pendingSpan
+	seq   uint64 // arrivals so far: a stable order for equal keys
 	stack []span
 	cur   Class
 	first float64 // start of its first state (once swept)
+	// work counts the element moves and comparisons of the buffer, for
+	// the tests: O(log n) per state, whatever the order of arrival.
+	work      int
+	mergeRuns bool // Live.mergeRuns
+}
+
+// pendingSpan is a state waiting to be swept and its arrival number.
+type pendingSpan struct {
+	span
+	seq uint64
+}
+
+// before orders the pending states by (start, imbrication, arrival).
+func (a *pendingSpan) before(b *pendingSpan) bool {
+	return a.start < b.start || a.start == b.start && (a.imb < b.imb || a.imb == b.imb && a.seq < b.seq)
 }
 
 // NewLive returns a live sampler of class c at period (trace units).
 func NewLive(r *Rules, c Class, period float64) *Live {
 	return &Live{rules: r, class: c, period: period, conts: make(map[string]*liveCont), swept: math.Inf(-1), end: math.Inf(-1)}
 }
+
+// MergeRuns keeps consecutive states of a container in one class as one
+// span while they wait for the watermark (span.extends): the counts after
+// each instant, the samples and R are the same, but the changes at an
+// instant where such a state follows another (compute → idle → compute)
+// are not reported. For consumers of the counts only (samples, steps), not
+// of every change (the forecast engine counts switches); call it before
+// Add.
+func (l *Live) MergeRuns() { l.mergeRuns = true }
 
 // R is the number of selected containers seen so far (FromStart's r in
 // that mode).
@@ -100,7 +136,7 @@ func (l *Live) Add(es []tracecast.Entity) {
 		}
 		c := l.conts[e.Container]
 		if c == nil {
-			c = &liveCont{name: e.Container, cur: l.rules.Outside}
+			c = &liveCont{name: e.Container, cur: l.rules.Outside, mergeRuns: l.mergeRuns}
 			l.conts[e.Container] = c
 			l.order, l.sorted = append(l.order, c), false
 		}
@@ -110,22 +146,105 @@ func (l *Live) Add(es []tracecast.Entity) {
 	}
 }
 
-// insert adds a state to the buffer in (start, imbrication) order, after
-// those with the same key (a stable sort of the arrival order). States
-// arrive as they complete: an enclosing state after the states inside it,
-// so the place is found from the end.
+// insert adds a state to the buffer, in (start, imbrication) order after
+// those with the same key (a stable sort of the arrival order): appended
+// to buf when it goes after buf's last state, else pushed on late. O(1)
+// for states in order, O(log n) for the others.
 func (c *liveCont) insert(sp span) {
-	less := func(a, b span) bool { return a.start < b.start || a.start == b.start && a.imb < b.imb }
-	n := len(c.buf)
-	if n == 0 || !less(sp, c.buf[n-1]) {
-		c.buf = append(c.buf, sp)
+	p := pendingSpan{sp, c.seq}
+	c.seq++
+	c.work++
+	if n := len(c.buf); n == c.head || !p.before(&c.buf[n-1]) {
+		if c.mergeRuns && n > c.head && c.buf[n-1].extends(sp) {
+			c.buf[n-1].end = sp.end
+			return
+		}
+		c.buf = append(c.buf, p)
 		return
 	}
-	// The first state after which sp does not go: sp < buf[i].
-	i := sort.Search(n, func(i int) bool { return less(sp, c.buf[i]) })
-	c.buf = append(c.buf, span{})
-	copy(c.buf[i+1:], c.buf[i:n])
-	c.buf[i] = sp
+	h := append(c.late, p)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		c.work++
+		if !h[i].before(&h[parent]) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+	c.late = h
+}
+
+// extends reports whether b continues a in the same class at the bottom
+// of the stack (a SetState after another): one span [a.start, b.end)
+// makes the same changes, since the states of level 0 never overlap and
+// the states nested in a end by a.end. (Above level 0 it would not: a
+// SetState at a.end resets the stack, and b pushed at that instant must
+// not outlive it.) The signal counts containers per class: merging such
+// states keeps the memory of a container's states behind the watermark
+// (another container's state open since the start holds it) to its class
+// changes, not one span per state — 2M SetStates of distinct codelets
+// (all compute) took 500 MB.
+func (a span) extends(b span) bool {
+	return a.end == b.start && a.imb == 0 && b.imb == 0 && a.class == b.class
+}
+
+// next removes and returns the first pending state if it starts before w.
+func (c *liveCont) next(w float64) (span, bool) {
+	c.work++
+	inBuf := c.head < len(c.buf)
+	if len(c.late) > 0 && (!inBuf || c.late[0].before(&c.buf[c.head])) {
+		if !(c.late[0].start < w) {
+			return span{}, false
+		}
+		return c.popLate(), true
+	}
+	if !inBuf || !(c.buf[c.head].start < w) {
+		return span{}, false
+	}
+	s := c.buf[c.head].span
+	c.head++
+	return s, true
+}
+
+// popLate removes the first state of the heap late.
+func (c *liveCont) popLate() span {
+	h := c.late
+	top := h[0].span
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		m, l, r := i, 2*i+1, 2*i+2
+		c.work++
+		if l < n && h[l].before(&h[m]) {
+			m = l
+		}
+		if r < n && h[r].before(&h[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	c.late = h
+	return top
+}
+
+// compact drops the swept states from buf: when none is left, or once
+// they are at least half of it (an amortized O(1) per state; moving the
+// rest down after every sweep was O(buffer) per batch).
+func (c *liveCont) compact() {
+	switch {
+	case c.head == len(c.buf):
+		c.buf, c.head = c.buf[:0], 0
+	case c.head > 0 && 2*c.head >= len(c.buf):
+		n := copy(c.buf, c.buf[c.head:])
+		c.work += n
+		c.buf, c.head = c.buf[:n], 0
+	}
 }
 
 // newContainer marks a change that is a container's first state: from then
@@ -145,9 +264,11 @@ func (l *Live) sweep(w float64) float64 {
 	l.runs = l.runs[:0]
 	for _, c := range l.order {
 		l.runs = append(l.runs, len(l.changes))
-		i := 0
-		for ; i < len(c.buf) && c.buf[i].start < w; i++ {
-			s := c.buf[i]
+		for {
+			s, ok := c.next(w)
+			if !ok {
+				break
+			}
 			first = math.Min(first, s.start)
 			if c.stack == nil { // first state of this container: it counts from now on
 				c.first = s.start
@@ -162,7 +283,7 @@ func (l *Live) sweep(w float64) float64 {
 			c.stack = append(c.stack, s)
 			l.set(c, s.start, s.class)
 		}
-		c.buf = append(c.buf[:0], c.buf[i:]...)
+		c.compact()
 		l.closeUntil(c, w)
 	}
 	l.merge()

@@ -17,7 +17,8 @@ type span struct {
 
 // Builder collects the states of the selected containers and builds the
 // step function of the class counts. It keeps 24 bytes per selected state
-// (the signal needs every change; the trace itself is not kept).
+// (the signal needs every change; the trace itself is not kept), one for
+// consecutive states of a container in one class at one level.
 type Builder struct {
 	rules      *Rules
 	spans      map[string][]span
@@ -35,7 +36,13 @@ func (b *Builder) Add(es []tracecast.Entity) {
 		e := &es[i]
 		switch {
 		case e.Nature == tracecast.NatureState && e.Type == b.rules.StateType:
-			b.spans[e.Container] = append(b.spans[e.Container], span{e.Start, e.End, int32(e.Imbrication), b.rules.Classify(e.Value)})
+			sp := span{e.Start, e.End, int32(e.Imbrication), b.rules.Classify(e.Value)}
+			ss := b.spans[e.Container]
+			if n := len(ss); n > 0 && ss[n-1].extends(sp) {
+				ss[n-1].end = sp.end // the same changes (span.extends)
+				continue
+			}
+			b.spans[e.Container] = append(ss, sp)
 		case e.Nature == tracecast.NatureContainer && e.Type == b.rules.ContainerType:
 			b.containers[e.Value] = true
 		}

@@ -62,7 +62,9 @@ func NewSurvey(rules string, class Class) (*Survey, error) {
 		if err := r.Compile(); err != nil {
 			return nil, err
 		}
-		s.cands = append(s.cands, &surveyCand{rules: r, live: NewLive(r, class, 0), outside: class == r.Outside,
+		live := NewLive(r, class, 0)
+		live.MergeRuns() // the changes are grouped by instant (change)
+		s.cands = append(s.cands, &surveyCand{rules: r, live: live, outside: class == r.Outside,
 			containers: map[string]struct{}{}, w: math.Inf(-1), groupT: math.NaN(), last: math.NaN(), best: math.Inf(1)})
 	}
 	return s, nil
@@ -284,7 +286,9 @@ func (s *Sampler) start() {
 		s.period = s.given.In(cmp.Or(s.unit, DefaultUnit(s.rules)))
 	}
 	for _, c := range s.classes {
-		s.lives = append(s.lives, NewLive(s.rules, c, s.period))
+		l := NewLive(s.rules, c, s.period)
+		l.MergeRuns() // samples only
+		s.lives = append(s.lives, l)
 	}
 }
 

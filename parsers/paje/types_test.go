@@ -1,0 +1,94 @@
+package paje
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// manyVarTypes is a trace defining n variable types on workers, each set
+// once on w1.
+func manyVarTypes(n int) string {
+	var b strings.Builder
+	b.WriteString(varHdr)
+	for i := range n {
+		fmt.Fprintf(&b, "12 v%d W \"var %d\"\n", i, i)
+	}
+	for i := range n {
+		fmt.Fprintf(&b, "10 %d w1 v%d %d\n", 1+i, i, i)
+	}
+	return b.String()
+}
+
+// TestMaxTypes: the types a trace defines are bounded by MaxTypes, with an
+// error naming the line and the option (500k variable types took 1 GB).
+func TestMaxTypes(t *testing.T) {
+	o := DefaultOptions()
+	o.Name, o.MaxTypes = "x", 100
+	_, _, err := dump(t, strings.NewReader(manyVarTypes(200)), o)
+	line := strings.Count(varHdr, "\n") + 100 - 6 + 1 // the header defines 6 types, the root counted
+	want := fmt.Sprintf("x:%d: more than 100 types (raise --max-types)", line)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	o.MaxTypes = 206
+	if _, _, err := dump(t, strings.NewReader(manyVarTypes(200)), o); err != nil {
+		t.Fatalf("206 types allowed: %v", err)
+	}
+	if err := (&Options{MaxLineBytes: 1, MaxContainers: 1, MaxOpenStates: 1, MaxBuffered: 1, Threads: 1}).Validate(); err == nil ||
+		!strings.Contains(err.Error(), "--max-types must be positive") {
+		t.Fatalf("MaxTypes 0 validated: %v", err)
+	}
+}
+
+// TestSlotsSparse: a container's slots are indexed by type id only for the
+// first ids; using a type defined late does not cost a pointer per type
+// defined before it.
+func TestSlotsSparse(t *testing.T) {
+	o := DefaultOptions()
+	o.ReorderHorizon = 1e9
+	p := NewParser(o)
+	for i, l := range strings.Split(strings.TrimSuffix(manyVarTypes(2000), "\n"), "\n") {
+		if err := p.Line([]byte(l), int64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+		if p.Pending() > BatchSize {
+			p.Take(nil)
+		}
+	}
+	c := p.sim.containers["w1"]
+	if len(c.slots) > denseSlots || len(c.slotOrder) != 2000 {
+		t.Fatalf("w1: %d dense slots (at most %d), %d slots in all, want 2000", len(c.slots), denseSlots, len(c.slotOrder))
+	}
+}
+
+// TestFinishStopsWhenOutputFails: at the end of the trace every live
+// container is ended, which a million containers make long; once the
+// output failed (a cancelled pipeline) the parser stops there instead of
+// ending the rest for nothing while the pipeline waits for it.
+func TestFinishStopsWhenOutputFails(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(hdr)
+	n := 10 * BatchSize
+	for i := range n {
+		fmt.Fprintf(&b, "2 1 c%d W p \"c%d\"\n4 2 c%d S Idle\n", i, i, i)
+	}
+	p := NewParser(DefaultOptions())
+	for i, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if err := p.Line([]byte(l), int64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+		p.Take(nil)
+	}
+	calls := 0
+	p.sim.drain = func() error {
+		calls++
+		return fmt.Errorf("cancelled")
+	}
+	if err := p.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || len(p.sim.live) < n/2 || p.Pending() > 2*BatchSize {
+		t.Fatalf("after the output failed: %d drains, %d of %d containers still live, %d entities pending", calls, len(p.sim.live), n+3, p.Pending())
+	}
+}
