@@ -102,6 +102,32 @@ type pending struct {
 }
 
 // New checks the configuration and returns an Engine.
+// DefaultHorizons are the horizons when none is given: 0.1%, 1% and 10% of
+// the run's span (seconds), each rounded down to 1, 2 or 5 times a power of
+// ten, and at least 10 µs, so that the default issue cadence (a tenth of
+// the shortest) is at least MinEvery (a very short trace has fewer).
+func DefaultHorizons(span float64) []float64 {
+	var hs []float64
+	for _, share := range []float64{0.001, 0.01, 0.1} {
+		h := math.Max(round125(share*span), 10*MinEvery)
+		if len(hs) == 0 || hs[len(hs)-1] != h {
+			hs = append(hs, h)
+		}
+	}
+	return hs
+}
+
+// round125 rounds a positive duration down to 1, 2 or 5 times a power of ten.
+func round125(s float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(s)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*p <= s {
+			return m * p
+		}
+	}
+	return p
+}
+
 // MinEvery is the shortest issue cadence, in seconds: a forecast of idle
 // capacity every microsecond is already far below what a scheduler acts on,
 // and a shorter one makes an unbounded stream of records.

@@ -497,10 +497,7 @@ func (p *Page) forecasts(sig *signal.Signal, perSec float64, o PageOptions) erro
 	steps.End = sig.End / perSec
 	hs := o.Horizons
 	if len(hs) == 0 {
-		span := steps.End - steps.T[0]
-		for _, share := range []float64{0.001, 0.01, 0.1} {
-			hs = append(hs, round125(share*span))
-		}
+		hs = forecast.DefaultHorizons(steps.End - steps.T[0])
 	}
 	q, _ := forecast.ParseQuery("idle>=25%")
 	var fs []tracecast.Forecast
@@ -550,17 +547,6 @@ func nanAs(x, s float64) float64 {
 		return s
 	}
 	return round6(x)
-}
-
-// round125 rounds a positive duration down to 1, 2 or 5 times a power of ten.
-func round125(s float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(s)))
-	for _, m := range []float64{5, 2, 1} {
-		if m*p <= s {
-			return m * p
-		}
-	}
-	return p
 }
 
 //go:embed page.html

@@ -468,26 +468,13 @@ func RunIDOf(path string) (string, error) {
 	return strings.TrimSuffix(RunID(path), ".trace") + "-" + hex.EncodeToString(h.Sum(nil))[:8], nil
 }
 
-// DefaultHorizons are the horizons when none is given: 0.1%, 1% and 10% of
-// the run's span (seconds), each rounded down to 1, 2 or 5 times a power of
-// ten.
+// DefaultHorizons labels fc.DefaultHorizons.
 func DefaultHorizons(span float64) []string {
 	var hs []string
-	for _, share := range []float64{0.001, 0.01, 0.1} {
-		hs = append(hs, fc.HorizonLabel(round125(share*span)))
+	for _, h := range fc.DefaultHorizons(span) {
+		hs = append(hs, fc.HorizonLabel(h))
 	}
 	return hs
-}
-
-// round125 rounds a positive duration down to 1, 2 or 5 times a power of ten.
-func round125(s float64) float64 {
-	p := math.Pow(10, math.Floor(math.Log10(s)))
-	for _, m := range []float64{5, 2, 1} {
-		if m*p <= s {
-			return m * p
-		}
-	}
-	return p
 }
 
 // Metrics reports the run's last rolling skill per query and horizon

@@ -219,6 +219,11 @@ func TestDefaultHorizonsAndRunID(t *testing.T) {
 	if got := fstage.DefaultHorizons(0.0123); fmt.Sprint(got) != "[10us 100us 1ms]" {
 		t.Errorf("12.3 ms run: %v", got)
 	}
+	// A 0.2 ms run: the shortest horizons are raised to 10 µs, so that
+	// their cadence (a tenth) is allowed.
+	if got := fstage.DefaultHorizons(0.0002); fmt.Sprint(got) != "[10us 20us]" {
+		t.Errorf("0.2 ms run: %v", got)
+	}
 	a, err := fstage.RunIDOf("../../testdata/smpi/jacobi-8.trace.gz")
 	if err != nil {
 		t.Fatal(err)
