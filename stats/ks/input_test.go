@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestReadSample(t *testing.T) {
@@ -62,18 +61,11 @@ func TestParseWindows(t *testing.T) {
 		{in: "1:9223372036854775807:1", err: true},
 		{in: strings.Repeat("1,", 10000) + "1", err: true},
 	} {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			got, err := ParseWindows(tc.in)
-			if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
-				t.Errorf("%.60q: %d sizes %.80v, %v", tc.in, len(got), got, err)
-			}
-		}()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%.60q: ParseWindows does not return", tc.in)
+		// A range that never ends hangs here: go test's -timeout
+		// reports it.
+		got, err := ParseWindows(tc.in)
+		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
+			t.Errorf("%.60q: %d sizes %.80v, %v", tc.in, len(got), got, err)
 		}
 	}
 }
