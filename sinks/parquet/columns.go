@@ -17,7 +17,7 @@ import (
 
 // The record tables' schemas are flat, of a few Arrow types; this file
 // maps them onto Parquet as arrow/go's pqarrow does (same physical and
-// logical types, same root, the Arrow schema serialized in ARROW:schema),
+// logical types, the Arrow schema serialized in ARROW:schema),
 // without pqarrow itself: importing it links arrow/go's Flight and gRPC,
 // which doubled tracecast's binary (35 → 70 MB) and added 13–15 MB to the
 // resident memory of every command.
@@ -25,7 +25,11 @@ import (
 // parquetSchema is the Parquet schema of a flat Arrow schema: utf8 →
 // BYTE_ARRAY (STRING), bool → BOOLEAN, int32/int64 → INT32/INT64 (INT
 // signed), float64 → DOUBLE, timestamp → INT64 (TIMESTAMP, UTC-adjusted
-// for "UTC"); nullable fields OPTIONAL, the others REQUIRED.
+// for "UTC"); nullable fields OPTIONAL, the others REQUIRED. The root is
+// REQUIRED, as Arrow C++ (pyarrow) writes it, not REPEATED as pqarrow
+// does: the Parquet format gives the root no repetition, and readers that
+// take a REPEATED root at its word (hyparquet, parquet-go, Impala,
+// Snowflake, Velox) see every column as repeated and fail on its pages.
 func parquetSchema(s *arrowlib.Schema) (*schema.GroupNode, error) {
 	nodes := make(schema.FieldList, 0, s.NumFields())
 	for _, f := range s.Fields() {
@@ -65,7 +69,7 @@ func parquetSchema(s *arrowlib.Schema) (*schema.GroupNode, error) {
 		}
 		nodes = append(nodes, n)
 	}
-	return schema.NewGroupNode("schema", pq.Repetitions.Repeated, nodes, -1)
+	return schema.NewGroupNode("schema", pq.Repetitions.Required, nodes, -1)
 }
 
 // keyValueMetadata is the file's key-value metadata: the Arrow schema's

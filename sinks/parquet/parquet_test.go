@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	pq "github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
@@ -593,5 +594,39 @@ func TestAbort(t *testing.T) {
 	}
 	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Abort left PATH.tmp: %v", err)
+	}
+}
+
+// TestRootIsNotRepeated: the schema's root is written REQUIRED, as Arrow
+// C++ (pyarrow) writes it, not REPEATED, arrow/go's default. The Parquet
+// format gives the root no repetition; readers that take a REPEATED root
+// at its word see every column as a list and fail on the data pages
+// (hyparquet: "Offset is outside the bounds of the DataView"; parquet-go
+// panics; Impala, Snowflake and Velox refuse the file).
+func TestRootIsNotRepeated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "entities.parquet")
+	s, err := New(Options{Path: path, Tables: arrow.RecordTables("ms")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(t.Context(), tracecast.Batch{Items: entities(5)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	root := r.MetaData().Schema.Root()
+	if rep := root.RepetitionType(); rep == pq.Repetitions.Repeated {
+		t.Errorf("root %q is %s in the file's footer; want required", root.Name(), rep)
+	}
+	for i := range r.MetaData().Schema.NumColumns() {
+		if c := r.MetaData().Schema.Column(i); c.MaxRepetitionLevel() != 0 {
+			t.Errorf("column %s: max repetition level %d, want 0 (a flat table)", c.Name(), c.MaxRepetitionLevel())
+		}
 	}
 }
