@@ -62,3 +62,14 @@ func LogStale(log zerolog.Logger, tmp string, size int64) {
 	log.Warn().Str("path", tmp).Int64("bytes", size).
 		Msg("removed a stale temporary file left by an interrupted run (killed before its rename); writing it again")
 }
+
+// InPlace reports whether path names an existing file that is not a
+// regular file or a directory — a device (/dev/null), a named pipe, a
+// socket — after following symbolic links (/dev/stdout). A sink that
+// writes PATH.tmp and renames it writes such an output in place instead:
+// the rename would replace the device or pipe with a regular file
+// (/dev/null itself, when run as root), and fsync refuses it (EINVAL).
+func InPlace(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}

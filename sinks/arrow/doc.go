@@ -16,7 +16,10 @@
 // Because a file without its footer is unreadable, the sink writes PATH.tmp
 // and renames it to PATH after the footer is written and synced: PATH either
 // does not exist or is complete. A PATH.tmp already there was left by a
-// killed run: it is removed first (logged), never written through.
+// killed run: it is removed first (logged), never written through. A PATH
+// that is a device or a named pipe (/dev/null, a consumer's FIFO) is
+// written in place, since a rename would replace it with a regular file;
+// Abort then leaves it without a footer.
 //
 // Record batches never use dictionary-encoded columns (arrow/go v15 leaks
 // memory with dictionary deltas) and every record is released after writing.

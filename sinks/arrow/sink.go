@@ -77,6 +77,9 @@ type Sink struct {
 	buf  *bufio.Writer
 	pos  *posWriter // FormatFile: buf with the Seek ipc.FileWriter needs
 	tmp  string     // FormatFile: path written until Close renames it
+	// inPlace: the output is a device or a named pipe (output.InPlace),
+	// written directly, neither renamed over nor synced.
+	inPlace bool
 
 	b       *builder
 	stream  *ipc.Writer
@@ -123,7 +126,13 @@ func New(opts Options) (*Sink, error) {
 		}
 		var file *os.File
 		var err error
-		if opts.Format == FormatFile {
+		switch {
+		case output.InPlace(opts.Path):
+			// A device or a pipe (-o /dev/null): renaming PATH.tmp over
+			// it would replace it with a regular file.
+			s.inPlace = true
+			file, err = os.OpenFile(opts.Path, os.O_WRONLY, 0)
+		case opts.Format == FormatFile:
 			// PATH.tmp until Close renames it: one left by a killed run
 			// is removed first (logged).
 			s.tmp = opts.Path + ".tmp"
@@ -132,7 +141,7 @@ func New(opts Options) (*Sink, error) {
 			if file, stale, size, err = output.CreateTemp(s.tmp); stale {
 				output.LogStale(opts.Logger, s.tmp, size)
 			}
-		} else {
+		default:
 			file, err = os.Create(opts.Path)
 		}
 		if err != nil {
@@ -266,9 +275,11 @@ func (s *Sink) start(items any) error {
 func (s *Sink) Close(ctx context.Context) error { return s.end(true) }
 
 // Abort discards a file-format output (tracecast.Aborter): PATH.tmp is
-// removed and PATH is left as it was. A stream keeps what it wrote: Abort
-// closes it. After Close, or again, it is a no-op.
-func (s *Sink) Abort() error { return s.end(s.tmp == "") }
+// removed and PATH is left as it was; a device or pipe written in place
+// gets no footer, so that no reader takes it for a whole file. A stream
+// keeps what it wrote: Abort closes it. After Close, or again, it is a
+// no-op.
+func (s *Sink) Abort() error { return s.end(s.opts.Format != FormatFile) }
 
 // end closes the writers, which releases every Arrow buffer, then, for the
 // file format, renames PATH.tmp to PATH (keep) or removes it.
@@ -282,6 +293,8 @@ func (s *Sink) end(keep bool) error {
 		if err := s.start(nil); err != nil {
 			errs = append(errs, err)
 		}
+	} else if s.inPlace {
+		s.buf.Reset(io.Discard) // nothing more reaches the pipe: no footer
 	}
 	if s.stream != nil {
 		errs = append(errs, s.stream.Close())
@@ -294,13 +307,15 @@ func (s *Sink) end(keep bool) error {
 	}
 	errs = append(errs, s.buf.Flush())
 	if s.file != nil {
-		if keep {
+		if keep && !s.inPlace {
 			errs = append(errs, s.file.Sync())
 		}
 		errs = append(errs, s.file.Close())
 	}
 	err := errors.Join(errs...)
 	switch {
+	case !keep && s.inPlace:
+		err = nil // cut short on purpose, errors too
 	case !keep:
 		err = os.Remove(s.tmp) // what it wrote is discarded, errors too
 	case err == nil && s.tmp != "":

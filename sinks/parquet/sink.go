@@ -42,6 +42,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 
@@ -98,6 +99,9 @@ type Sink struct {
 	file *os.File
 	buf  *bufio.Writer
 	tmp  string
+	// inPlace: the output is a device or a named pipe (output.InPlace),
+	// written directly, neither renamed over nor synced.
+	inPlace bool
 
 	b   *arrow.Builder
 	w   *file.Writer
@@ -116,7 +120,9 @@ type Sink struct {
 }
 
 // New creates PATH.tmp (and PATH's directory; a stale PATH.tmp left by a
-// killed run is removed first, logged) and returns a Sink. The
+// killed run is removed first, logged), or opens PATH itself when it is a
+// device or a named pipe (/dev/null, a FIFO: a rename would replace it
+// with a regular file), and returns a Sink. The
 // Parquet writer starts with the first batch, once its record type has
 // selected the schema.
 func New(opts Options) (*Sink, error) {
@@ -142,10 +148,20 @@ func New(opts Options) (*Sink, error) {
 		opts.Allocator = memory.NewGoAllocator()
 	}
 	s := &Sink{opts: opts, tmp: opts.Path + ".tmp"}
-	// A PATH.tmp left by a killed run is removed first (logged).
-	f, stale, size, err := output.CreateTemp(s.tmp)
-	if stale {
-		output.LogStale(opts.Logger, s.tmp, size)
+	var f *os.File
+	var err error
+	if output.InPlace(opts.Path) {
+		// A device or a pipe (-o /dev/null): renaming PATH.tmp over it
+		// would replace it with a regular file.
+		s.inPlace, s.tmp = true, ""
+		f, err = os.OpenFile(opts.Path, os.O_WRONLY, 0)
+	} else {
+		// A PATH.tmp left by a killed run is removed first (logged).
+		var stale bool
+		var size int64
+		if f, stale, size, err = output.CreateTemp(s.tmp); stale {
+			output.LogStale(opts.Logger, s.tmp, size)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("parquet sink: %w", err)
@@ -306,6 +322,8 @@ func (s *Sink) end(keep bool) error {
 		if err := s.start(nil); err != nil {
 			errs = append(errs, err)
 		}
+	} else if s.inPlace {
+		s.buf.Reset(io.Discard) // nothing more reaches the pipe: no footer
 	}
 	if s.w != nil {
 		errs = append(errs, s.w.Close())
@@ -314,15 +332,17 @@ func (s *Sink) end(keep bool) error {
 		s.b.Release()
 	}
 	errs = append(errs, s.buf.Flush())
-	if keep {
+	if keep && !s.inPlace {
 		errs = append(errs, s.file.Sync())
 	}
 	errs = append(errs, s.file.Close())
 	err := errors.Join(errs...)
 	switch {
+	case !keep && s.inPlace:
+		err = nil // cut short on purpose, errors too
 	case !keep:
 		err = os.Remove(s.tmp) // what it wrote is discarded, errors too
-	case err == nil:
+	case err == nil && !s.inPlace:
 		err = os.Rename(s.tmp, s.opts.Path)
 	}
 	if err != nil {

@@ -1,0 +1,118 @@
+//go:build unix
+
+package arrow
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+
+	"github.com/tracecast/tracecast"
+)
+
+// readFIFO makes a named pipe and reads it until every writer has closed
+// it; done (called after the sink's Close) returns what was read. The test
+// holds a write end itself, so that the read neither blocks before the sink
+// opens the pipe nor ends if the sink never does.
+func readFIFO(t *testing.T) (path string, done func() []byte) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip(err)
+	}
+	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		r.Close()
+		ch <- b
+	}()
+	return path, func() []byte {
+		w.Close()
+		return <-ch
+	}
+}
+
+// TestPipeIsWrittenInPlace: a named pipe (or a device: -o /dev/null) is
+// written through, not replaced by a renamed PATH.tmp — which would leave
+// the reader at the other end with nothing and, for root, turn /dev/null
+// into a regular file — and closing it is no error (fsync refuses pipes
+// and devices). An aborted file-format output gets no footer: the reader
+// cannot take a cut-short run for a whole one.
+func TestPipeIsWrittenInPlace(t *testing.T) {
+	for _, tc := range []struct {
+		format Format
+		abort  bool
+	}{{FormatFile, false}, {FormatStream, false}, {FormatFile, true}} {
+		t.Run(string(tc.format)+map[bool]string{true: "-aborted"}[tc.abort], func(t *testing.T) {
+			path, done := readFIFO(t)
+			s, err := New(Options{Path: path, Format: tc.format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Write(t.Context(), tracecast.Batch{Items: sampleEntities(9)}); err != nil {
+				t.Fatal(err)
+			}
+			if tc.abort {
+				err = s.Abort()
+			} else {
+				err = s.Close(t.Context())
+			}
+			if err != nil {
+				t.Errorf("close: %v", err)
+			}
+			got := done()
+			if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("the pipe was replaced: %v, %v", fi, err)
+			}
+			if _, err := os.Stat(path + ".tmp"); err == nil {
+				t.Errorf("%s.tmp left behind", path)
+			}
+			rows := 0
+			if tc.format == FormatStream {
+				sr, err := ipc.NewReader(bytes.NewReader(got))
+				if err != nil {
+					t.Fatalf("read %d bytes: %v", len(got), err)
+				}
+				for sr.Next() {
+					rows += int(sr.Record().NumRows())
+				}
+				sr.Release()
+			} else {
+				fr, err := ipc.NewFileReader(bytes.NewReader(got))
+				if tc.abort {
+					if err == nil {
+						t.Errorf("the aborted output reads as a whole Arrow file (%d records)", fr.NumRecords())
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("read %d bytes: %v", len(got), err)
+				}
+				for i := range fr.NumRecords() {
+					rec, err := fr.Record(i)
+					if err != nil {
+						t.Fatal(err)
+					}
+					rows += int(rec.NumRows())
+				}
+				fr.Close()
+			}
+			if rows != 9 {
+				t.Errorf("%d rows through the pipe, want 9", rows)
+			}
+		})
+	}
+}

@@ -1,0 +1,85 @@
+//go:build unix
+
+package parquet
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/parquet/file"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/sinks/arrow"
+)
+
+// TestPipeIsWrittenInPlace: a named pipe (or a device: -o /dev/null) is
+// written through, not replaced by a renamed PATH.tmp — which would leave
+// the reader at the other end with nothing and, for root, turn /dev/null
+// into a regular file — and closing it is no error (fsync refuses pipes
+// and devices). An aborted output gets no footer.
+func TestPipeIsWrittenInPlace(t *testing.T) {
+	for _, abort := range []bool{false, true} {
+		t.Run(map[bool]string{false: "closed", true: "aborted"}[abort], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "pipe")
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Skip(err)
+			}
+			// The test holds a write end itself: the read neither blocks
+			// before the sink opens the pipe nor ends if it never does.
+			r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := make(chan []byte)
+			go func() {
+				b, _ := io.ReadAll(r)
+				r.Close()
+				ch <- b
+			}()
+			s, err := New(Options{Path: path, Tables: arrow.RecordTables("ms")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Write(t.Context(), tracecast.Batch{Items: entities(9)}); err != nil {
+				t.Fatal(err)
+			}
+			if abort {
+				err = s.Abort()
+			} else {
+				err = s.Close(t.Context())
+			}
+			if err != nil {
+				t.Errorf("close: %v", err)
+			}
+			w.Close()
+			got := <-ch
+			if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("the pipe was replaced: %v, %v", fi, err)
+			}
+			if _, err := os.Stat(path + ".tmp"); err == nil {
+				t.Errorf("%s.tmp left behind", path)
+			}
+			pr, err := file.NewParquetReader(bytes.NewReader(got))
+			if abort {
+				if err == nil {
+					t.Errorf("the aborted output reads as a whole Parquet file (%d rows)", pr.NumRows())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("read %d bytes: %v", len(got), err)
+			}
+			if n := pr.NumRows(); n != 9 {
+				t.Errorf("%d rows through the pipe, want 9", n)
+			}
+		})
+	}
+}
