@@ -139,12 +139,13 @@ func NewEnergy(res *energy.Result, params *models.StatePowers) *Energy {
 	return rep
 }
 
-// plausible refuses a model whose prediction is no energy, and a fitted
+// plausible refuses a model whose prediction is no energy (negative, NaN,
+// or infinite: finite powers of 1e308 W overflow), and a fitted
 // idle power above the run's mean power (given powers may be a poor model
 // of the run, which the inaccuracy says; fitted ones that put idle above
 // the mean explain nothing).
 func (r *Energy) plausible(p models.StatePowers, predicted, idleE, covered float64) error {
-	if predicted < 0 || math.IsNaN(predicted) {
+	if predicted < 0 || math.IsNaN(predicted) || math.IsInf(predicted, 0) {
 		return fmt.Errorf("%w prediction: %.4g J from the %s powers (idle %g W, app %g W, storage %g W, net %g W)",
 			models.ErrImplausible, predicted, r.Source, p.Idle, p.App, p.Storage, p.Net)
 	}

@@ -61,6 +61,9 @@ func TestNewEnergy(t *testing.T) {
 	// An idle power above the run's 120 W mean: the prediction stands (the
 	// inaccuracy says how poor it is), the idle fraction would exceed 1.
 	hot := models.StatePowers{Idle: 150, App: 160, Storage: 150, Net: 150}
+	// Finite powers whose prediction overflows: +Inf J is no energy
+	// (and model.json could not even hold it).
+	huge := models.StatePowers{Idle: 1e308, App: 1e308, Storage: 1e308, Net: 1e308}
 	for _, c := range []struct {
 		name       string
 		res        *energy.Result
@@ -83,6 +86,7 @@ func TestNewEnergy(t *testing.T) {
 			r.Windows = nil
 			return r
 		}(), fitErr: "fit state powers: no observations"},
+		{name: "overflowing prediction", res: synthetic(false), params: &huge, fitErr: "implausible prediction: +Inf J"},
 		{name: "increments for powers", res: synthetic(false), params: &increments, fitErr: "implausible powers: app 15 W, storage 0 W and net 5 W are below idle 100 W"},
 		// A fit that says computing saves power is no model.
 		{name: "implausible fit", res: func() *energy.Result {
