@@ -456,6 +456,11 @@ func (rd *reader) raplReading(num int64, t float64, node string, e, max float64)
 	if e < 0 {
 		return rd.bad(num, "value", "negative energy counter")
 	}
+	// A counter never exceeds its range: taken, such a reading makes a
+	// spurious wrap (a whole range of energy) or a negative power.
+	if max >= 0 && e > max {
+		return rd.bad(num, "value", fmt.Sprintf("energy_uj %g above max_energy_range_uj %g", e, max))
+	}
 	st := rd.rapl[node]
 	if st == nil {
 		rd.rapl[node] = &raplState{t: t, e: e}
@@ -472,6 +477,11 @@ func (rd *reader) raplReading(num int64, t float64, node string, e, max float64)
 			rd.stats.Skipped["rapl-range-unknown"]++
 			st.t, st.e = t, e
 			return nil
+		}
+		if st.e > max {
+			// The previous reading (its range unknown) is above this
+			// one's range: the wrap would give a negative energy.
+			return rd.bad(num, "value", fmt.Sprintf("counter fell from %g to %g, but its range %g is below %g", st.e, e, max, st.e))
 		}
 		d = max - st.e + e
 		rd.stats.Wraps++

@@ -109,6 +109,13 @@ func TestBadLines(t *testing.T) {
 		{"bad json", "{\"time\":1,\"watts\":2}\n{\"time\":\n", Options{Name: "j"}, "j:2: bad JSON", map[string]int64{"json": 1}, 1},
 		{"json no value", "{\"time\":1}\n", Options{Name: "j"}, "j:1: no watts or value", map[string]int64{"value": 1}, 0},
 		{"rapl backwards", "time,node,energy_uj\n1,p,1\n1,p,2\n", Options{Name: "r"}, "r:3: counter reading at 1 not after", map[string]int64{"time": 1}, 0},
+		// A reading above its own range is no counter value: taken, it
+		// made a spurious wrap (+25 J here) or, wrapping below it, a
+		// negative power.
+		{"rapl above its range", "time,node,energy_uj,max_energy_range_uj\n0,p,1000,10000\n1,p,25000,10000\n2,p,2000,10000\n", Options{Name: "r"},
+			"r:3: energy_uj 25000 above max_energy_range_uj 10000", map[string]int64{"value": 1}, 1},
+		{"rapl wrap below zero", "time,node,energy_uj,max_energy_range_uj\n0,p,50000,\n1,p,2000,10000\n", Options{Name: "r"},
+			"r:3: counter fell from 50000 to 2000, but its range 10000 is below 50000", map[string]int64{"value": 1}, 0},
 		{"kwollect bad record", "[\n{\"timestamp\":1,\"value\":2},\n{\"timestamp\":\"x\",\"value\":3}\n]", Options{Name: "k", Format: Kwollect}, "k:3: bad time", map[string]int64{"time": 1}, 1},
 	}
 	for _, tt := range tests {
