@@ -459,7 +459,7 @@ func (rd *reader) raplReading(num int64, t float64, node string, e, max float64)
 	// A counter never exceeds its range: taken, such a reading makes a
 	// spurious wrap (a whole range of energy) or a negative power.
 	if max >= 0 && e > max {
-		return rd.bad(num, "value", fmt.Sprintf("energy_uj %g above max_energy_range_uj %g", e, max))
+		return rd.bad(num, "value", "energy_uj "+uj(e)+" above max_energy_range_uj "+uj(max))
 	}
 	st := rd.rapl[node]
 	if st == nil {
@@ -481,7 +481,7 @@ func (rd *reader) raplReading(num int64, t float64, node string, e, max float64)
 		if st.e > max {
 			// The previous reading (its range unknown) is above this
 			// one's range: the wrap would give a negative energy.
-			return rd.bad(num, "value", fmt.Sprintf("counter fell from %g to %g, but its range %g is below %g", st.e, e, max, st.e))
+			return rd.bad(num, "value", "counter fell from "+uj(st.e)+" to "+uj(e)+", but its range "+uj(max)+" is below "+uj(st.e))
 		}
 		d = max - st.e + e
 		rd.stats.Wraps++
@@ -494,6 +494,9 @@ func (rd *reader) raplReading(num int64, t float64, node string, e, max float64)
 	st.t, st.e = t, e
 	return rd.emit(tracecast.PowerSample{T: t, Node: node, Watts: w, Mean: true, Since: since})
 }
+
+// uj formats a counter value as its readers write it: 35000000, not 3.5e+07.
+func uj(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // maxValue bounds the magnitude of every number read (times, powers,
 // counters), so that differences and products stay finite.
