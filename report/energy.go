@@ -186,7 +186,10 @@ func (r *Energy) WriteText(w io.Writer) error {
 		fmt.Fprintf(ew, "gaps: %d, %.4f s not integrated (first: %s %.4f–%.4f s)\n", len(res.Gaps), res.Stats.GapS, res.Gaps[0].Node, res.Gaps[0].Start, res.Gaps[0].End)
 	}
 	if res.Stats.Late > 0 {
-		fmt.Fprintf(ew, "late samples dropped: %d\n", res.Stats.Late)
+		// Say how many and why: an unsorted file loses half its samples
+		// this way, and a bare count reads like a detail.
+		fmt.Fprintf(ew, "late samples dropped: %d of %d (%.1f%%): behind a later sample of their node by more than --lateness, or at its time; sort the stream or raise --lateness\n",
+			res.Stats.Late, res.Stats.Samples, 100*float64(res.Stats.Late)/math.Max(float64(res.Stats.Samples), 1))
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(ew, "warning: %s\n", w)

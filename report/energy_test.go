@@ -48,7 +48,7 @@ func synthetic(withGap bool) *energy.Result {
 	res := &energy.Result{Windows: ws, Totals: energy.Totals(ws, tls), Timelines: tls, UnknownNodes: map[string]int64{}}
 	if withGap {
 		res.Gaps = []energy.Gap{{Node: "n0", Start: 1.5, End: 1.75}}
-		res.Stats.Gaps, res.Stats.GapS, res.Stats.Late = 1, 0.25, 3
+		res.Stats.Gaps, res.Stats.GapS, res.Stats.Late, res.Stats.Samples = 1, 0.25, 3, 400
 	}
 	return res
 }
@@ -158,7 +158,7 @@ func TestEnergyText(t *testing.T) {
     n0    total   480.000  100.0%       4.0000
 n0: 2 workers, run 4.0000 s, covered 4.0000 s, mean power 120.00 W
 gaps: 1, 0.2500 s not integrated (first: n0 1.5000–1.7500 s)
-late samples dropped: 3
+late samples dropped: 3 of 400 (0.8%): behind a later sample of their node by more than --lateness, or at its time; sort the stream or raise --lateness
 per-state powers (fit): idle 100.000 W, app 120.000 W, storage 100.000 W, net 100.000 W (R² 1.000000 over 4 windows; states never occupied are reported at idle power)
 per-state power model: predicted 480.000 J, measured 480.000 J, inaccuracy 0.0000%; EDP 1920 J·s; idle fraction 0.833
 `
