@@ -134,6 +134,12 @@ func TestBadLines(t *testing.T) {
 		{"1 10:00:00.1 read(3, \"x\", 1) <0.1>", "bad return"},
 		{"1 10:00:00.1 read(foo, \"x\", 1) = 1 <0.1>", "bad arguments"},
 		{"[pid 1 10:00:00.1 read(3, \"x\", 1) = 1", "bad pid"},
+		// no -T, or the line cut in the duration: the time in the call is
+		// unknown, not 0
+		{"1 10:00:00.1 read(3, \"x\", 1) = 1", "bad duration"},
+		{"1 10:00:00.1 read(3, \"x\", 1) = 1 <0.0001", "bad duration"},
+		{"1 10:00:00.1 read(3</tmp/a>, \"x\", 1) = -1 EIO (Input/output error)", "bad duration"},
+		{"1 10:00:00.1 openat(AT_FDCWD, \"/a\", O_RDONLY) = 3</a>", "bad duration"},
 	}
 	for _, b := range bad {
 		in := "1 10:00:00.0 close(9) = 0 <0.1>\n" + b.line + "\n"
