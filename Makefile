@@ -174,6 +174,8 @@ fuzz:
 	$(call fuzzpass,FuzzTokenize,$(FUZZTIME),50x,./parsers/paje)
 	$(call fuzzpass,FuzzChunkTokenize,$(FUZZTIME),50x,./parsers/paje)
 	$(call fuzzpass,FuzzStrace,$(FUZZTIME),50x,./parsers/iocall)
+	$(call fuzzpass,FuzzTable,$(FUZZTIME),50x,./parsers/iocall)
+	$(call fuzzpass,FuzzReadFiles,$(FUZZTIME),50x,./models/modelio)
 	$(call fuzzpass,FuzzDocument,$(FUZZTIME),50x,./parsers/power)
 	$(call fuzzpass,FuzzFastJSON,$(FUZZTIME),50x,./parsers/power)
 	$(call fuzzpass,'FuzzRead$$',$(FUZZTIME),50x,./parsers/power)

@@ -179,7 +179,7 @@ func FitStatePowers(obs []EnergyObservation) (StateFit, error) {
 	for i, o := range obs {
 		pred[i] = NodeEnergy(fit.Powers, o.Occupancy)
 	}
-	fit.Stats = Stats(y, pred)
+	fit.Stats = Stats(y, pred, len(cols))
 	return fit, nil
 }
 

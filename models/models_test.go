@@ -83,7 +83,7 @@ func TestFitPowerRecovers(t *testing.T) {
 	for _, p := range [][3]float64{{got.A, want.A, 1e-9}, {got.B, want.B, 1e-9}, {got.Alpha, want.Alpha, 1e-9}, {got.P0, want.P0, 1e-9}} {
 		near(t, "param", p[0], p[1], p[2])
 	}
-	if st.MaxErrPct > 1e-9 || st.R2 < 1-1e-12 {
+	if st.MaxErrPct > 1e-9 || st.R2 == nil || *st.R2 < 1-1e-12 {
 		t.Errorf("stats %+v", st)
 	}
 	for i := range samples {
@@ -313,5 +313,28 @@ func TestFitStatePowersImplausible(t *testing.T) {
 				t.Errorf("a failed fit returned powers %+v", fit.Powers)
 			}
 		})
+	}
+}
+
+// TestExactFitHasNoR2: four samples for eq. 6's four parameters, or two
+// windows for idle and app, fit exactly whatever the data: R² is nil with
+// the reason, not 1; constant measurements have no R² either.
+func TestExactFitHasNoR2(t *testing.T) {
+	ss := []PowerSample{{0, 1.86, 55.75}, {1, 1.86, 107.25}, {0, 2.79, 56.28}, {1, 2.79, 149.72}}
+	_, st, err := FitPower(ss, 0)
+	if err != nil || st.R2 != nil || !strings.Contains(st.R2Error, "exact fit: 4 observations for 4 parameters") {
+		t.Errorf("exact power fit: %v %+v", err, st)
+	}
+	_, st, err = FitPower(append(ss, PowerSample{0.5, 2.79, 100}), 0)
+	if err != nil || st.R2 == nil || math.Abs(*st.R2-0.9990325610601506) > 1e-12 || st.R2Error != "" {
+		t.Errorf("power fit of 5 samples: %v %+v", err, st)
+	}
+	obs := []EnergyObservation{{Occupancy{T: 1, TApp: 0.5}, 100}, {Occupancy{T: 1, TApp: 1.5}, 120}}
+	fit, err := FitStatePowers(obs)
+	if err != nil || fit.Stats.R2 != nil || fit.Stats.R2Error == "" {
+		t.Errorf("exact state fit: %v %+v", err, fit.Stats)
+	}
+	if st := Stats([]float64{3, 3, 3}, []float64{3, 3, 3}, 1); st.R2 != nil || !strings.Contains(st.R2Error, "constant") {
+		t.Errorf("constant: %+v", st)
 	}
 }

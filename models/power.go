@@ -98,8 +98,12 @@ type FitStats struct {
 	N int `json:"n"`
 	// RMSE is the root-mean-square residual, in the fitted quantity's unit.
 	RMSE float64 `json:"rmse"`
-	// R2 is the coefficient of determination.
-	R2 float64 `json:"r2"`
+	// R2 is the coefficient of determination; nil when the data cannot
+	// give one (R2Error says why): an exact fit, with as many observations
+	// as parameters, has R² = 1 whatever the data, and constant
+	// measurements have no variance to explain.
+	R2      *float64 `json:"r2"`
+	R2Error string   `json:"r2_error,omitempty"`
 	// AvgErrPct and MaxErrPct are eq. 10 over the samples.
 	AvgErrPct float64 `json:"avg_error_pct"`
 	MaxErrPct float64 `json:"max_error_pct"`
@@ -136,7 +140,7 @@ func FitPower(samples []PowerSample, fmax float64) (PowerModel, FitStats, error)
 	for i, s := range samples {
 		pred[i] = m.Predict(s.CPU, s.F)
 	}
-	return m, Stats(y, pred), nil
+	return m, Stats(y, pred, len(x[0])), nil
 }
 
 // plausible refuses a fitted power model that gives a power that is no
@@ -170,8 +174,9 @@ func (m PowerModel) plausible(samples []PowerSample, cov [][]float64) error {
 	return nil
 }
 
-// Stats compares measurements with predictions.
-func Stats(measured, predicted []float64) FitStats {
+// Stats compares measurements with the predictions of a model of params
+// fitted parameters.
+func Stats(measured, predicted []float64, params int) FitStats {
 	st := FitStats{N: len(measured)}
 	if len(measured) == 0 {
 		return st
@@ -192,10 +197,14 @@ func Stats(measured, predicted []float64) FitStats {
 	}
 	st.AvgErrPct /= float64(len(measured))
 	st.RMSE = math.Sqrt(ssr / float64(len(measured)))
-	if sst > 0 {
-		st.R2 = 1 - ssr/sst
-	} else if ssr == 0 {
-		st.R2 = 1
+	switch {
+	case len(measured) <= params:
+		st.R2Error = fmt.Sprintf("exact fit: %d observations for %d parameters leave nothing to measure the fit by", len(measured), params)
+	case sst == 0:
+		st.R2Error = "the measurements are constant: no variance to explain"
+	default:
+		r2 := 1 - ssr/sst
+		st.R2 = &r2
 	}
 	return st
 }

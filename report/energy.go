@@ -201,8 +201,12 @@ func (r *Energy) WriteText(w io.Writer) error {
 	p := r.Powers
 	fmt.Fprintf(ew, "per-state powers (%s): idle %.3f W, app %.3f W, storage %.3f W, net %.3f W", r.Source, p.Idle, p.App, p.Storage, p.Net)
 	if r.Fit != nil {
-		fmt.Fprintf(ew, " (R² %.6f over %d windows", r.Fit.Stats.R2, r.Fit.Stats.N)
-		if r.Fit.Stats.R2 < PoorFitR2 {
+		if st := r.Fit.Stats; st.R2 == nil {
+			fmt.Fprintf(ew, " (R² n/a over %d windows: %s", st.N, st.R2Error)
+		} else {
+			fmt.Fprintf(ew, " (R² %.6f over %d windows", *st.R2, st.N)
+		}
+		if r.Fit.Stats.R2 == nil || *r.Fit.Stats.R2 < PoorFitR2 {
 			fmt.Fprint(ew, "; POOR FIT: power does not follow the states, or windows are too few")
 		}
 		if !r.Fit.Fitted.Storage || !r.Fit.Fitted.Net {

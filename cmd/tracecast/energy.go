@@ -211,7 +211,11 @@ energies (then with the parallel energy E_p = E_i/S_t + E_d).`,
 			}
 			var res map[string]float64
 			var err error
+			fl := cmd.Flags()
 			switch {
+			case fl.Changed("idle-fraction") && (fl.Changed("idle-energy") || fl.Changed("dynamic-energy")):
+				// two idle fractions: which one the answer is for cannot be told
+				return usageErr(errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy, not both"))
 			case cmd.Flags().Changed("idle-fraction"):
 				res, err = modelio.Speedup(st, s)
 			case cmd.Flags().Changed("idle-energy") && cmd.Flags().Changed("dynamic-energy"):

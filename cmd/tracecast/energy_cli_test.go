@@ -235,6 +235,11 @@ func TestEnergySpeedupCLI(t *testing.T) {
 	if r := run(t, nil, "energy-speedup", "--time-speedup", "2"); r.code != 2 {
 		t.Errorf("no idle fraction: exit %d", r.code)
 	}
+	// an idle fraction and energies that give another one: refused, not
+	// the energies silently ignored
+	if r := run(t, nil, "energy-speedup", "--time-speedup", "6", "--idle-fraction", "0.3", "--idle-energy", "500", "--dynamic-energy", "500"); r.code != 2 {
+		t.Errorf("both idle fractions: exit %d", r.code)
+	}
 }
 
 // TestEnergyWithIO: an strace log adds storage activity to the StarPU

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -154,5 +156,30 @@ func TestRunRefuses(t *testing.T) {
 	}
 	if err := CheckDir(t.TempDir()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadResultRefuses: a benchmark file whose times are no times, or
+// that gives a category twice, is refused naming the file; a category the
+// target measured at 0 s is not benchmarked (ratio 1), not a ratio of 0.
+func TestReadResultRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ name, cats, err string }{
+		{"negative", `[{"category":"sync/-/-","mean_s":-1}]`, `category "sync/-/-": mean_s -1 is not a time`},
+		{"twice", `[{"category":"sync/-/-","mean_s":1e-3},{"category":"sync/-/-","mean_s":5}]`, `category "sync/-/-" given twice`},
+	} {
+		path := filepath.Join(dir, tt.name+".json")
+		if err := os.WriteFile(path, []byte(`{"schema":"`+Schema+`","categories":`+tt.cats+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadResult(path); err == nil || err.Error() != path+": "+tt.err {
+			t.Errorf("%s: %v, want %s: %s", tt.name, err, path, tt.err)
+		}
+	}
+	prof := iotime.Summary{Categories: []iotime.Stat{stat("sync/-/-", 10, 1.0, 0, 0)}}
+	ref := &Result{Schema: Schema, Categories: []CatResult{{Category: "sync/-/-", MeanS: 1e-3}}}
+	tgt := &Result{Schema: Schema, Categories: []CatResult{{Category: "sync/-/-"}}}
+	if p := Predict(prof, ref, tgt, nil, PredictOptions{}); p.Predicted != 1 || p.Categories[0].Benchmarked {
+		t.Errorf("target at 0 s: predicted %v, %+v", p.Predicted, p.Categories[0])
 	}
 }

@@ -155,7 +155,7 @@ func Predict(prof iotime.Summary, ref, target *Result, actual *iotime.Summary, o
 		if o.Median {
 			rb, tb = r.MedianS, t.MedianS
 		}
-		if ok1 && ok2 && rb > 0 {
+		if ok1 && ok2 && rb > 0 && tb > 0 {
 			pc.RefBench, pc.TargetBench = rb, tb
 			pc.Ratio = tb / rb
 			pc.Benchmarked = true
@@ -222,6 +222,23 @@ func ReadResult(path string) (*Result, error) {
 	}
 	if r.Schema != Schema {
 		return nil, fmt.Errorf("%s: schema %q, want %q", path, r.Schema, Schema)
+	}
+	// Eq. 1 divides these times: a negative one would predict a negative
+	// I/O time, and of a category given twice either could be meant.
+	seen := map[string]bool{}
+	for _, c := range r.Categories {
+		if seen[c.Category] {
+			return nil, fmt.Errorf("%s: category %q given twice", path, c.Category)
+		}
+		seen[c.Category] = true
+		for _, v := range []struct {
+			name string
+			v    float64
+		}{{"gap_s", c.GapS}, {"mean_s", c.MeanS}, {"min_s", c.MinS}, {"median_s", c.MedianS}, {"total_s", c.TotalS}} {
+			if !(v.v >= 0) || math.IsInf(v.v, 0) {
+				return nil, fmt.Errorf("%s: category %q: %s %g is not a time", path, c.Category, v.name, v.v)
+			}
+		}
 	}
 	return &r, nil
 }

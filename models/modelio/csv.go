@@ -39,12 +39,20 @@ func readTable(path string, want ...string) (header map[string]int, rows [][]str
 	r.Comment = '#'
 	r.FieldsPerRecord = -1
 	head, err := r.Read()
+	if err == io.EOF {
+		return nil, nil, fmt.Errorf("%s: empty file (want a header row: %s)", path, strings.Join(want, ","))
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	header = map[string]int{}
 	for i, h := range head {
-		header[strings.ToLower(strings.TrimSpace(h))] = i
+		h = strings.ToLower(strings.TrimSpace(h))
+		if _, dup := header[h]; dup {
+			// which of the two is meant cannot be told
+			return nil, nil, fmt.Errorf("%s:1: two %q columns", path, h)
+		}
+		header[h] = i
 	}
 	for _, w := range want {
 		if _, ok := header[w]; !ok {
@@ -95,6 +103,16 @@ func ReadPowerSamples(path string) ([]models.PowerSample, error) {
 		if s.CPU > 1 {
 			s.CPU /= 100
 		}
+		// what the predict command refuses as flags is refused here too:
+		// a fit through them would be a fit of nonsense
+		switch {
+		case s.CPU < 0 || s.CPU > 1:
+			return nil, fmt.Errorf("%s:%d: cpu %q is not a utilisation (0 to 1, or a percentage up to 100)", path, line, rec[h["cpu"]])
+		case s.F <= 0:
+			return nil, fmt.Errorf("%s:%d: frequency %q is not positive", path, line, rec[h["f"]])
+		case s.Watts <= 0:
+			return nil, fmt.Errorf("%s:%d: power %q is not positive", path, line, rec[h["watts"]])
+		}
 		out = append(out, s)
 	}
 	return out, nil
@@ -120,6 +138,10 @@ func ReadPoints(path string) ([]models.Point, error) {
 		}
 		if p.Power, err = numField(path, line, rec, h["power"], "power"); err != nil {
 			return nil, err
+		}
+		if p.Time <= 0 || p.Power <= 0 {
+			// a point at no time or no power would dominate the others
+			return nil, fmt.Errorf("%s:%d: time and power must be positive (got %g and %g)", path, line, p.Time, p.Power)
 		}
 		pts = append(pts, p)
 	}

@@ -37,7 +37,12 @@ func TestReadPowerSamples(t *testing.T) {
 		{name: "bad number", csv: "cpu,f,watts\n1,2,3\n1,x,3\n", err: `s.csv:3: bad f "x"`},
 		{name: "not finite", csv: "cpu,f,watts\n1,2,NaN\n", err: `s.csv:2: bad watts "NaN"`},
 		{name: "short row", csv: "cpu,f,watts\n1,2\n", err: "s.csv:2: missing watts"},
-		{name: "empty file", csv: "", err: "s.csv: EOF"},
+		{name: "empty file", csv: "", err: "s.csv: empty file (want a header row: cpu,f,watts)"},
+		{name: "column twice", csv: "cpu,f,watts,F\n1,2,3,4\n", err: `s.csv:1: two "f" columns`},
+		{name: "negative cpu", csv: "cpu,f,watts\n-0.5,2,3\n", err: `s.csv:2: cpu "-0.5" is not a utilisation (0 to 1, or a percentage up to 100)`},
+		{name: "cpu above 100%", csv: "cpu,f,watts\n500,2,3\n", err: `s.csv:2: cpu "500" is not a utilisation (0 to 1, or a percentage up to 100)`},
+		{name: "negative frequency", csv: "cpu,f,watts\n1,-2,3\n", err: `s.csv:2: frequency "-2" is not positive`},
+		{name: "negative power", csv: "cpu,f,watts\n1,2,-3\n", err: `s.csv:2: power "-3" is not positive`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := ReadPowerSamples(write(t, "s.csv", c.csv))
@@ -69,6 +74,9 @@ func TestReadPoints(t *testing.T) {
 		{name: "short row, empty config", csv: "time,power,config\n1,2\n", want: []models.Point{{Time: 1, Power: 2}}},
 		{name: "bad time", csv: "config,time,power\n1c,x,50\n", err: `p.csv:2: bad time "x"`},
 		{name: "no power", csv: "config,time\n", err: `p.csv:1: no "power" column`},
+		{name: "negative power", csv: "config,time,power\na,10,100\nb,8,-120\n", err: `p.csv:3: time and power must be positive (got 8 and -120)`},
+		{name: "zero time", csv: "config,time,power\na,0,100\n", err: `p.csv:2: time and power must be positive`},
+		{name: "time twice", csv: "config,time,power,time\na,1,100,5\n", err: `p.csv:1: two "time" columns`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := ReadPoints(write(t, "p.csv", c.csv))

@@ -2,6 +2,7 @@ package iocall
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,6 +59,38 @@ func FuzzStrace(f *testing.F) {
 				}
 				return nil
 			})
+		}
+	})
+}
+
+// FuzzTable feeds arbitrary text to the CSV and JSON-lines readers, in
+// strict and lenient mode: no panic, and every call has a finite time, a
+// duration that is a number ≥ 0 and an op; strict mode fails or reads the
+// same calls as lenient mode.
+func FuzzTable(f *testing.F) {
+	f.Add([]byte("time,pid,op,path,fd,offset,requested,bytes,duration,err,flags\n1,7,read,/a,3,0,10,10,0.1,,\n2,7,write,/a,3,0,10,10,0.1,,creat|trunc\n"))
+	f.Add([]byte("time,op,dur,rank\n1,read,0.1,3\n2,read\n\"3\",\"write\",\"1e-6\",\"4\"\n"))
+	f.Add([]byte(`{"time":1,"op":"read","offset":0,"bytes":5,"duration":0.1}` + "\n" + `{"time":2,"op":"read","offset":5,"bytes":5,"dur":0.1,"rank":2}` + "\n"))
+	f.Add([]byte(`{"record":"iocall","time":36000.000001,"pid":7,"op":"openat","path":"/tmp/a&b>c","fd":3,"offset":null,"requested":null,"bytes":null,"duration":0.00001,"err":null,"flags":null}` + "\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, format := range []Format{FormatCSV, FormatJSONL} {
+			var n [2]int64
+			var strictErr error
+			for i, lenient := range []bool{false, true} {
+				st, err := Read(bytes.NewReader(in), format, Options{Lenient: lenient, MaxLineBytes: 4096, MaxFDs: 4}, func(c *tracecast.IOCall) error {
+					if math.IsNaN(c.Time) || math.IsInf(c.Time, 0) || !(c.Dur >= 0) || math.IsInf(c.Dur, 0) || c.Op == "" {
+						t.Fatalf("%s: bad call %+v", format, c)
+					}
+					return nil
+				})
+				n[i] = st.Calls
+				if !lenient {
+					strictErr = err
+				}
+			}
+			if strictErr == nil && n[0] != n[1] {
+				t.Fatalf("%s: strict read %d calls without error, lenient %d", format, n[0], n[1])
+			}
 		}
 	})
 }

@@ -134,6 +134,12 @@ func TestBadLines(t *testing.T) {
 		{"1 10:00:00.1 read(3, \"x\", 1) <0.1>", "bad return"},
 		{"1 10:00:00.1 read(foo, \"x\", 1) = 1 <0.1>", "bad arguments"},
 		{"[pid 1 10:00:00.1 read(3, \"x\", 1) = 1", "bad pid"},
+		// no -T, or the line cut in the duration: the time in the call is
+		// unknown, not 0
+		{"1 10:00:00.1 read(3, \"x\", 1) = 1", "bad duration"},
+		{"1 10:00:00.1 read(3, \"x\", 1) = 1 <0.0001", "bad duration"},
+		{"1 10:00:00.1 read(3</tmp/a>, \"x\", 1) = -1 EIO (Input/output error)", "bad duration"},
+		{"1 10:00:00.1 openat(AT_FDCWD, \"/a\", O_RDONLY) = 3</a>", "bad duration"},
 	}
 	for _, b := range bad {
 		in := "1 10:00:00.0 close(9) = 0 <0.1>\n" + b.line + "\n"
@@ -485,5 +491,36 @@ func TestReadFileGzip(t *testing.T) {
 	got, _, err2 := ReadFile(zipped, FormatStrace, Options{File: "x"})
 	if err1 != nil || err2 != nil || len(got) == 0 || !reflect.DeepEqual(got, want) {
 		t.Errorf("%d calls (%v), want %d (%v)", len(got), err2, len(want), err1)
+	}
+}
+
+// TestTableBadInput: CSV rows whose fields cannot be matched with the
+// header's names, a header naming a column twice, and JSON calls without a
+// time are bad lines naming the file and line, not calls with guessed
+// fields (a time of 0, a duration of 0).
+func TestTableBadInput(t *testing.T) {
+	tests := []struct {
+		name   string
+		format Format
+		in     string
+		err    string
+	}{
+		{"short row", FormatCSV, "time,op,duration\n1,read,0.1\n2,read\n", `s:3: bad CSV: 2 fields, the header has 3`},
+		{"long row", FormatCSV, "time,op,duration\n1,read,0.1,7\n", `s:2: bad CSV: 4 fields, the header has 3`},
+		{"two time columns", FormatCSV, "time,op,duration,time\n1,read,0.1,2\n", `s:1: CSV header has two "time" columns`},
+		{"pid and rank", FormatCSV, "time,op,pid,rank\n1,read,5,6\n", `s:1: CSV header has two "pid" columns`},
+		{"json no time", FormatJSONL, `{"op":"read","duration":0.1}` + "\n", "s:1: no time"},
+		{"json null time", FormatJSONL, `{"time":null,"op":"read","duration":0.1}` + "\n", "s:1: no time"},
+	}
+	for _, tt := range tests {
+		_, err := Read(strings.NewReader(tt.in), tt.format, Options{File: "s"}, func(*tracecast.IOCall) error { return nil })
+		if err == nil || err.Error() != tt.err {
+			t.Errorf("%s: %v, want %s", tt.name, err, tt.err)
+		}
+	}
+	st, err := Read(strings.NewReader("time,op,duration\n1,read,0.1\n2,read\n3,write,0.2\n"), FormatCSV, Options{File: "s", Lenient: true},
+		func(*tracecast.IOCall) error { return nil })
+	if err != nil || st.Calls != 2 || st.Skipped["bad csv"] != 1 {
+		t.Errorf("lenient short row: %v %+v", err, st)
 	}
 }

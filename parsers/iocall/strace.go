@@ -414,17 +414,21 @@ func (p *Parser) complete(s, name []byte, pid int, t float64, num int64) (tracec
 	}
 	rest := s[len(name)+1+end:]
 	// duration
-	dur := 0.0
+	dur, hasDur := 0.0, false
 	if n := len(rest); n > 0 && rest[n-1] == '>' {
 		j := bytes.LastIndexByte(rest, '<')
 		if j < 0 {
 			return c, false, p.bad(num, "bad duration", "bad duration")
 		}
 		d, ok := parseDur(rest[j+1 : n-1])
+		if !ok && (j+1 == n-1 || rest[j+1] < '0' || rest[j+1] > '9') {
+			// "= 3</a>": a -y annotation where -T's duration should be
+			return c, false, p.bad(num, "bad duration", "no duration at the end of the "+op+" call (record with strace -T)")
+		}
 		if !ok {
 			return c, false, p.bad(num, "bad duration", "bad duration "+quoteShort(rest[j:]))
 		}
-		dur = d
+		dur, hasDur = d, true
 		rest = rest[:j]
 	}
 	rest = bytes.TrimSpace(rest)
@@ -446,6 +450,12 @@ func (p *Parser) complete(s, name []byte, pid int, t float64, num int64) (tracec
 	if len(retTok) == 1 && retTok[0] == '?' {
 		p.stats.Unmatched++
 		return c, false, nil
+	}
+	if !hasDur {
+		// Without strace -T (or with the line cut inside "<0.000123>")
+		// the time in the call is unknown: reading it as 0 would make
+		// every breakdown and prediction 0 s.
+		return c, false, p.bad(num, "bad duration", "no duration at the end of the "+op+" call (record with strace -T)")
 	}
 	ret, retPath, ok := parseRet(retTok)
 	if !ok {

@@ -23,7 +23,7 @@ var CSVHeader = []string{"time", "pid", "op", "path", "fd", "offset", "requested
 // JSONCall is one call in the JSON-lines schema (field names as in the
 // CSV header; "rank" is accepted for pid, "dur" for duration).
 type JSONCall struct {
-	Time      float64  `json:"time"`
+	Time      *float64 `json:"time"`
 	PID       int      `json:"pid"`
 	Rank      *int     `json:"rank,omitempty"`
 	Op        string   `json:"op"`
@@ -107,6 +107,7 @@ type CSVParser struct {
 	opts  Options
 	stats Stats
 	cols  map[string]int
+	ncols int // fields of the header: every row has as many
 	cl    classifier
 	ops   map[string]string
 }
@@ -165,8 +166,14 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 			case "dur":
 				h = "duration"
 			}
+			if _, dup := p.cols[h]; dup && h != "" {
+				// which of the two is meant cannot be told
+				p.cols = nil
+				return c, false, &Error{File: p.opts.File, Line: num, Kind: "bad header", Reason: "CSV header has two " + lineerr.Quote(h) + " columns"}
+			}
 			p.cols[h] = i
 		}
+		p.ncols = len(rec)
 		if _, ok := p.cols["time"]; !ok {
 			p.cols = nil
 			return c, false, &Error{File: p.opts.File, Line: num, Kind: "bad header", Reason: "CSV header has no time column"}
@@ -176,6 +183,11 @@ func (p *CSVParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error)
 			return c, false, &Error{File: p.opts.File, Line: num, Kind: "bad header", Reason: "CSV header has no op column"}
 		}
 		return c, false, nil
+	}
+	if len(rec) != p.ncols {
+		// a row cut short or with a stray comma: its fields cannot be
+		// matched with the header's names
+		return c, false, p.bad(num, "bad csv", fmt.Sprintf("bad CSV: %d fields, the header has %d", len(rec), p.ncols))
 	}
 	get := func(name string) string {
 		if i, ok := p.cols[name]; ok && i < len(rec) {
@@ -280,7 +292,12 @@ func (p *JSONParser) Line(data []byte, num int64) (tracecast.IOCall, bool, error
 	if err := json.Unmarshal(s, &j); err != nil {
 		return tracecast.IOCall{}, false, bad("bad json", "bad JSON: "+lineerr.Detail(err))
 	}
-	c := tracecast.IOCall{Time: j.Time, PID: j.PID, Op: j.Op, Path: j.Path, FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: j.Duration, Err: j.Err, Line: num}
+	if j.Time == nil {
+		// time is required, as in CSV: a call at an unknown time is not
+		// one at 0
+		return tracecast.IOCall{}, false, bad("bad time", "no time")
+	}
+	c := tracecast.IOCall{Time: *j.Time, PID: j.PID, Op: j.Op, Path: j.Path, FD: -1, Offset: -1, Req: -1, Bytes: -1, Dur: j.Duration, Err: j.Err, Line: num}
 	if j.Rank != nil {
 		c.PID = *j.Rank
 	}

@@ -267,7 +267,7 @@ func TestRecoverFromDemo(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("%s: E %.4f J (truth %.4f), fit idle %.4f app %.4f net %.4f (truth %.2f %.2f %.2f), R² %.6f",
-				tt.name, tot.EnergyJ, e, fit.Powers.Idle, fit.Powers.App, fit.Powers.Net, truth.Idle, truth.App, truth.Net, fit.Stats.R2)
+				tt.name, tot.EnergyJ, e, fit.Powers.Idle, fit.Powers.App, fit.Powers.Net, truth.Idle, truth.App, truth.Net, r2OrNaN(fit.Stats))
 			for _, p := range [][3]float64{{fit.Powers.Idle, truth.Idle, tt.tolP}, {fit.Powers.App, truth.App, tt.tolP}, {fit.Powers.Net, truth.Net, tt.tolNet}} {
 				if p[2] > 0 && math.Abs(p[0]-p[1]) > p[2] {
 					t.Errorf("fitted %.4f W, want %.4f ± %g", p[0], p[1], p[2])
@@ -491,4 +491,12 @@ func TestStorageFromIO(t *testing.T) {
 	if math.Abs(tot.Occupancy[signal.Other]-1) > 1e-9 || math.Abs(tot.Occupancy[signal.Compute]-8) > 1e-9 {
 		t.Errorf("occupancy storage %.6f compute %.6f; want 1 and 8", tot.Occupancy[signal.Other], tot.Occupancy[signal.Compute])
 	}
+}
+
+// r2OrNaN is a fit's R², NaN when it has none.
+func r2OrNaN(st models.FitStats) float64 {
+	if st.R2 == nil {
+		return math.NaN()
+	}
+	return *st.R2
 }
