@@ -48,20 +48,26 @@ func ParseBuckets(s string) (Buckets, error) {
 	return b, nil
 }
 
-// ParseSize reads "4096", "4K", "64k", "1M", "2G".
+// ParseSize reads "4096", "4K", "64k", "1M", "2G": a positive number of
+// bytes that an int64 holds (a larger one is an error, not a wrapped value).
 func ParseSize(s string) (int64, error) {
-	mult := int64(1)
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		mult, s = 1<<10, s[:len(s)-1]
-	case "M":
-		mult, s = 1<<20, s[:len(s)-1]
-	case "G":
-		mult, s = 1<<30, s[:len(s)-1]
+	num, mult := s, int64(1)
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'K', 'k':
+			num, mult = s[:n-1], 1<<10
+		case 'M', 'm':
+			num, mult = s[:n-1], 1<<20
+		case 'G', 'g':
+			num, mult = s[:n-1], 1<<30
+		}
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
+	v, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || v <= 0 {
-		return 0, fmt.Errorf("bad size %q", s)
+		return 0, fmt.Errorf("bad size %q: a positive number of bytes, optionally followed by K, M or G", s)
+	}
+	if v > math.MaxInt64/mult {
+		return 0, fmt.Errorf("bad size %q: above %d bytes", s, int64(math.MaxInt64))
 	}
 	return v * mult, nil
 }

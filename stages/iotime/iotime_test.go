@@ -132,3 +132,29 @@ func TestEmitSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSize: sizes are positive int64s; one that does not fit is an
+// error, not a wrapped (negative or smaller) value, and an empty string is
+// an error, not a panic.
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64 // 0: an error
+	}{
+		{"4096", 4096}, {"4K", 4096}, {"64k", 64 << 10}, {"1M", 1 << 20}, {"2g", 2 << 30},
+		{"8589934591G", 8589934591 << 30},
+		{"8589934592G", 0}, {"9000000000000G", 0}, {"9223372036854775807", math.MaxInt64},
+		{"", 0}, {"K", 0}, {"0", 0}, {"-1K", 0}, {"1.5M", 0}, {"1T", 0},
+	} {
+		got, err := ParseSize(tc.in)
+		if tc.want == 0 {
+			if err == nil {
+				t.Errorf("ParseSize(%q) = %d, want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
