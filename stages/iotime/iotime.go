@@ -213,10 +213,13 @@ func (s *Stat) finish() {
 
 // Summary is the breakdown of a stream.
 type Summary struct {
-	Buckets    []string `json:"buckets"`
-	Total      Stat     `json:"total"`
-	Categories []Stat   `json:"categories"`
-	// Processes holds one Stat per (process, category).
+	Buckets []string `json:"buckets"`
+	Total   Stat     `json:"total"`
+	// Categories and Processes are empty, not null, for a profile
+	// without calls: a JSON reader iterates them without a check.
+	Categories []Stat `json:"categories"`
+	// Processes holds one Stat per (process, category); iotime prints
+	// null there unless asked (--per-process).
 	Processes []Stat `json:"processes"`
 	// Start and End bound the calls (seconds).
 	Start float64 `json:"start"`
@@ -323,7 +326,7 @@ func (a *Aggregator) Add(c *tracecast.IOCall) (Category, bool) {
 
 // Summary returns the breakdown so far, categories by decreasing time.
 func (a *Aggregator) Summary() Summary {
-	s := Summary{Start: a.start, End: a.end}
+	s := Summary{Start: a.start, End: a.end, Categories: []Stat{}, Processes: []Stat{}}
 	if a.total.Calls == 0 {
 		s.Start, s.End = 0, 0
 	}

@@ -2,8 +2,10 @@ package iotime
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -155,6 +157,20 @@ func TestParseSize(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+// TestEmptySummaryLists: a profile without calls has empty lists, not
+// null ones, in its JSON.
+func TestEmptySummaryLists(t *testing.T) {
+	b, err := json.Marshal(New(nil).Summary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"categories":[]`, `"processes":[]`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s: no %s", b, want)
 		}
 	}
 }
