@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -145,7 +146,9 @@ func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, re
 			if cpu > 1 {
 				cpu /= 100
 			}
-			if cpu < 0 || (cpu == 0 && !zeroCPU) || cpu > 1 || freq <= 0 {
+			// Written to fail on NaN (every comparison with it is false)
+			// and on an infinite frequency.
+			if !(cpu >= 0 && cpu <= 1) || (cpu == 0 && !zeroCPU) || !(freq > 0 && freq <= math.MaxFloat64) {
 				return usageErr(errors.New("--cpu must be in " + cpuRange + " (or a percentage) and --freq positive"))
 			}
 			var m *float64 // --measured, when given (0 is a measurement too)

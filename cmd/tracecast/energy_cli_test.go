@@ -112,6 +112,9 @@ func TestSeed001Refusals(t *testing.T) {
 		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "0", "--freq", "0.5"}, 1, "implausible prediction: -20 W at 0% CPU and f = 0.5"},
 		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "0", "--freq", "2", "--measured", "0"}, 1, "the measured power must be a positive number (got 0)"},
 		{[]string{"energy-speedup", "--time-speedup", "2", "--idle-fraction", "NaN"}, 2, "the idle fraction must be in [0, 1] (got NaN)"},
+		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "NaN", "--freq", "2"}, 2, "--cpu must be in [0, 1]"},
+		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "0.5", "--freq", "NaN"}, 2, "--freq positive"},
+		{[]string{"powermodel", "predict", "--model", bad, "--cpu", "0.5", "--freq", "+Inf"}, 2, "--freq positive"},
 	} {
 		r := run(t, nil, c.args...)
 		if r.code != c.code || r.stdout != "" || !strings.Contains(r.stderr, c.want) {
