@@ -261,17 +261,24 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 	return s.loop(ctx, &lr, emit)
 }
 
-// open returns the input stream and a func that releases it. For standard
-// input a soft stop sets a read deadline, which interrupts a blocked read
-// when the descriptor supports it (pipes and terminals usually do not, so
-// such a read ends at the next line or EOF).
+// open returns the input stream and a func that releases it. Standard
+// input, unless it is a regular file, is read through a stopReader: a pipe
+// or a terminal ignores read deadlines, so a read blocked there would hold
+// a graceful stop until the producer writes again (and a hard stop for its
+// grace period). A file opened by path that Go polls (a named pipe) is
+// woken by a read deadline instead.
 func (s *Source) open(ctx context.Context) (io.Reader, func(), error) {
 	if s.opts.Path == "-" {
+		var in io.Reader = os.Stdin
 		if s.opts.Stdin != nil {
-			return s.opts.Stdin, func() {}, nil
+			in = s.opts.Stdin
 		}
-		stop := context.AfterFunc(ctx, func() { _ = os.Stdin.SetReadDeadline(time.Now()) })
-		return os.Stdin, func() { stop() }, nil
+		if f, ok := in.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+				return f, func() {}, nil
+			}
+		}
+		return &stopReader{ctx: ctx, r: in}, func() {}, nil
 	}
 	f, err := os.Open(s.opts.Path)
 	if err != nil {
@@ -280,7 +287,48 @@ func (s *Source) open(ctx context.Context) (io.Reader, func(), error) {
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		s.total.Store(fi.Size())
 	}
-	return f, func() { _ = f.Close() }, nil
+	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
+	return f, func() { stop(); _ = f.Close() }, nil
+}
+
+// stopReader reads r on a goroutine of its own, into its own buffer, so
+// that Read returns ctx's error as soon as ctx is done even while the read
+// is blocked. That goroutine then stays blocked until r returns (the
+// producer writes or closes): at worst until the process exits.
+type stopReader struct {
+	ctx     context.Context
+	r       io.Reader
+	buf     []byte
+	pending chan stopRead // the read under way, if any
+}
+
+type stopRead struct {
+	n   int
+	err error
+}
+
+func (s *stopReader) Read(p []byte) (int, error) {
+	if s.pending == nil {
+		if err := s.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if cap(s.buf) < len(p) {
+			s.buf = make([]byte, len(p))
+		}
+		buf, ch := s.buf[:len(p)], make(chan stopRead, 1)
+		s.pending = ch
+		go func() {
+			n, err := s.r.Read(buf)
+			ch <- stopRead{n, err}
+		}()
+	}
+	select {
+	case res := <-s.pending:
+		s.pending = nil
+		return copy(p, s.buf[:res.n]), res.err
+	case <-s.ctx.Done():
+		return 0, s.ctx.Err()
+	}
 }
 
 // batcher accumulates lines into one arena per batch. Line data are sliced

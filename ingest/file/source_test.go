@@ -699,3 +699,45 @@ func TestTruncatedGzipNamesTheLine(t *testing.T) {
 		}
 	}
 }
+
+// TestStopWhileStdinBlocks: a stop ends a source whose standard input (a
+// pipe, a terminal: no read deadline) has nothing to read, at once rather
+// than when the producer next writes; the lines read before it are
+// emitted.
+func TestStopWhileStdinBlocks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		src, err := New(Options{Path: "-", Stdin: pr, BatchLines: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		var lines int
+		done := make(chan error, 1)
+		go func() {
+			done <- src.Run(ctx, func(_ context.Context, b tracecast.Batch) error {
+				lines += len(b.Items.([]tracecast.Line))
+				return nil
+			})
+		}()
+		if _, err := pw.Write([]byte("a\nb\n")); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		cancel()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Run: %v, want context.Canceled", err)
+			}
+		default:
+			t.Error("Run still blocked in a read of standard input after the stop")
+		}
+		if lines != 2 {
+			t.Errorf("%d lines emitted before the stop, want 2", lines)
+		}
+		pw.Close() // the blocked read returns: its goroutine ends
+		synctest.Wait()
+	})
+}
