@@ -92,7 +92,9 @@ func newPredictTaskCmd() *cobra.Command {
 		Long: `predict-task finds the model of the group (--codelet and --worker-kind for
 models of tasks grouped as fit-model does by default; --key COLUMN=VALUE for
 other group columns), picks the cluster nearest to the parameters, and
-prints the prediction as JSON. A parameter the model needs and lacks, a
+prints the prediction as JSON, with the rows of the cluster the model was
+fitted on (n) and its training RMSE: a model fitted on one or two tasks
+answers too, and says so there. A parameter the model needs and lacks, a
 value outside a term's domain (x^-1 at 0, log2 of a non-positive value) and
 a negative prediction (a duration or an energy below 0: the model does not
 hold there) are errors.`,
@@ -106,7 +108,7 @@ hold there) are errors.`,
 				return err
 			}
 			out := map[string]any{"group": p.Group, "target": p.Target, "value": p.Value, "cluster": p.Cluster,
-				"model": report.Formula(p.Target, p.Model)}
+				"model": report.Formula(p.Target, p.Model), "n": p.Model.N, "rmse": p.Model.RMSE}
 			if len(p.Unused) > 0 {
 				out["unused_params"] = p.Unused
 			}

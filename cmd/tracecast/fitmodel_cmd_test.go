@@ -51,6 +51,8 @@ func TestFitModelCLI(t *testing.T) {
 				Clusters  []struct {
 					Terms   []string
 					Weights []float64
+					N       int
+					RMSE    float64
 				}
 			}
 		}
@@ -65,6 +67,9 @@ func TestFitModelCLI(t *testing.T) {
 	}
 	p := jsonOut(t, run(t, nil, "predict-task", "--model", model, "--param", "n=4", "--param", "m=1024", "--param", "junk=3"))
 	approx(t, p, "value", 48+20, 0.3)
+	if p["n"] != float64(cl.N) || cl.N == 0 || p["rmse"] != cl.RMSE {
+		t.Errorf("n %v, rmse %v: want the cluster's %d and %g", p["n"], p["rmse"], cl.N, cl.RMSE)
+	}
 	if u, _ := p["unused_params"].([]any); len(u) != 1 || u[0] != "junk" {
 		t.Errorf("unused %v", p["unused_params"])
 	}
