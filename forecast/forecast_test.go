@@ -271,3 +271,49 @@ func TestRollingSkillMatchesVerify(t *testing.T) {
 		}
 	}
 }
+
+// On a run where the class count never changes, every baseline is exact:
+// its MSE is 0 and the skill against it undefined (NaN, printed "-"), not
+// the ratio of two rounding errors of the running integrals (times that
+// are not dyadic fractions, as a trace's are, made skills of −2200% and
+// +49% here).
+func TestExactBaselinesOnConstantRun(t *testing.T) {
+	for _, x := range []int{0, 2} {
+		s := &Steps{}
+		s.Add(0.0001234567, x, 2)
+		s.End = 7.7777777777
+		q, _ := ParseQuery("idle>=1")
+		var fs []tracecast.Forecast
+		var last []tracecast.Skill
+		for _, m := range []Method{Auto, Persistence, Climatology, KSPaper, Markov} {
+			fs, last = fs[:0], last[:0]
+			e, err := New(Config{Run: "r", Class: "idle", Queries: []Query{q}, Horizons: []float64{0.001, 0.1, 1}, Every: 0.001, Method: m},
+				Sink{Forecast: func(f tracecast.Forecast) { fs = append(fs, f) }, Skill: func(k tracecast.Skill) { last = append(last, k) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Change(s.T[0], x, 2)
+			e.Finish(s.End)
+			scores, err := Verify(s, fs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(scores) != 3 || len(last) != 3 {
+				t.Fatalf("%s: %d scores, %d skill records", m, len(scores), len(last))
+			}
+			for i, sc := range scores {
+				k := last[i]
+				for _, v := range []float64{sc.MSEPersistence, sc.MSEClimatology, sc.MSEKSPaper, k.MSEPersistence, k.MSEClimatology, k.MSEKSPaper} {
+					if v != 0 {
+						t.Errorf("x=%d %s %g: a baseline's MSE is %g, want 0", x, m, sc.Horizon, v)
+					}
+				}
+				for _, v := range []float64{sc.SkillPersistence, sc.SkillClimatology, sc.SkillKSPaper, k.SkillPersistence, k.SkillClimatology, k.SkillKSPaper} {
+					if !math.IsNaN(v) {
+						t.Errorf("x=%d %s %g: skill %g against an exact baseline, want NaN", x, m, sc.Horizon, v)
+					}
+				}
+			}
+		}
+	}
+}
