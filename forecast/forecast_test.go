@@ -317,3 +317,32 @@ func TestExactBaselinesOnConstantRun(t *testing.T) {
 		}
 	}
 }
+
+// Coverage is the share of outcomes inside the published [lo, hi], as the
+// outcome records' inside says: the intervals already hold a slack for the
+// rounding of the integrals, so an outcome beyond it is a miss (Verify
+// counted outcomes up to 1e-9 outside as inside, and disagreed with the
+// rolling scores on an SMPI run whose outcomes sit within 1e-6 of 1).
+func TestVerifyCoverageIsTheIntervals(t *testing.T) {
+	s := &Steps{}
+	s.Add(0, 0, 2)
+	s.Add(0.5, 2, 2)
+	s.End = 2
+	// The outcome over [0, 1) is exactly 0.5.
+	for _, c := range []struct {
+		lo, hi float64
+		want   float64
+	}{{0.5, 0.6, 1}, {0.4, 0.5, 1}, {0.5 + 5e-10, 0.6, 0}, {0.4, 0.5 - 5e-10, 0}, {math.NaN(), math.NaN(), 0}} {
+		f := tracecast.Forecast{Run: "r", Query: "idle>=1", Threshold: 1, Workers: 2, IssuedAt: 0, Horizon: 1, P: 0.5, Lo: c.lo, Hi: c.hi}
+		scores, err := Verify(s, []tracecast.Forecast{f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if y := Outcomes(s, []tracecast.Forecast{f})[0]; y != 0.5 {
+			t.Fatalf("outcome %g, want 0.5", y)
+		}
+		if got := scores[0].Coverage; got != c.want {
+			t.Errorf("outcome 0.5, interval [%g, %g]: coverage %g, want %g", c.lo, c.hi, got, c.want)
+		}
+	}
+}
