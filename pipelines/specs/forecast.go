@@ -176,6 +176,7 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	if run.Scores, err = fc.Verify(steps, run.Kept.Forecasts); err != nil {
 		return nil, err
 	}
+	r.warnUnscored(steps, run.Kept.Forecasts, run.Scores)
 	run.Scored = true
 	if o.Out == "" {
 		return run, nil
@@ -185,6 +186,30 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		return nil, err
 	}
 	return run, errors.Join(fc.WriteScores(sf, run.Scores), sf.Close())
+}
+
+// warnUnscored says which (query, horizon) groups of forecasts have no
+// score: none of their intervals lies within the run (from its first state
+// start to its last state end: a horizon longer than the run, say), so
+// their outcomes are unknown. The
+// score table and records leave them out; without a word, an empty table
+// reads as a failure.
+func (r Runner) warnUnscored(steps *fc.Steps, fs []tracecast.Forecast, scores []fc.Score) {
+	type key struct {
+		q string
+		h float64
+	}
+	scored := map[key]bool{}
+	for _, s := range scores {
+		scored[key{s.Query, s.Horizon}] = true
+	}
+	for _, f := range fs {
+		if k := (key{f.Query, f.Horizon}); !scored[k] {
+			scored[k] = true
+			r.Log.Warn().Str("query", f.Query).Str("horizon", fc.HorizonLabel(f.Horizon)).Str("run", fmt.Sprintf("%.3gs", steps.End-steps.T[0])).
+				Msg("no forecast scored: none of their intervals lies within the run, from its first state start to its last state end (a horizon longer than the run?)")
+		}
+	}
 }
 
 // queryClass is the class the queries count (the forecast stage allows one
@@ -330,6 +355,7 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 		if err != nil {
 			return nil, err
 		}
+		r.warnUnscored(steps, of, s)
 		scores = append(scores, s...)
 	}
 	// Sorted by query and horizon, as Verify sorts one class's.

@@ -367,3 +367,23 @@ func TestScoresOfTheQueriedClass(t *testing.T) {
 		}
 	}
 }
+
+// A horizon longer than the run leaves nothing to score: a warning says so
+// (the score table was empty, without a word).
+func TestWarnsWhenNothingScored(t *testing.T) {
+	var log strings.Builder
+	rl := Runner{Log: zerolog.New(&log)}
+	dir := t.TempDir()
+	o := Forecasts{Rules: "auto", Queries: []string{"idle>=25%"}, Horizons: []string{"1h", "10ms"}, Method: "persistence", Coverage: 0.9, Out: dir, Score: true}
+	run, err := rl.Forecast(ctx, Trace{Path: ring}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Scores) != 1 || strings.Count(log.String(), "no forecast scored") != 1 || !strings.Contains(log.String(), `"horizon":"3600s"`) {
+		t.Errorf("%d scores, log %s", len(run.Scores), log.String())
+	}
+	log.Reset()
+	if _, err := rl.Verify(ctx, Trace{Path: ring}, "auto", 0, filepath.Join(dir, "forecasts.jsonl"), ""); err != nil || strings.Count(log.String(), "no forecast scored") != 1 {
+		t.Errorf("verify: %v, log %s", err, log.String())
+	}
+}
