@@ -346,3 +346,22 @@ func TestVerifyCoverageIsTheIntervals(t *testing.T) {
 		}
 	}
 }
+
+// k = ⌈pct·R⌉ exactly: in floating point 0.07·100 is 7.000000000000001, and
+// idle>=7% of 100 workers asked for 8 of them (28% of 25: 8 for 7).
+func TestPercentThresholdExact(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		r, k int
+	}{{"idle>=7%", 100, 7}, {"idle>=28%", 25, 7}, {"idle>=14%", 50, 7}, {"idle>=3.5%", 200, 7}, {"idle>=0.7%", 1000, 7},
+		{"idle>=25%", 10, 3}, {"idle>=25%", 12, 3}, {"idle>=33.3%", 3, 1}, {"idle>=12.50%", 8, 1}, {"idle>=100%", 12, 12},
+		{"idle>=100.0%", 7, 7}, {"idle>=0%", 5, 0}, {"idle>=0.000000000001%", 5, 1}, {"idle>=50%", 0, 0}} {
+		q, err := ParseQuery(c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := q.Threshold(c.r); k != c.k {
+			t.Errorf("%s of %d: k = %d, want %d", c.q, c.r, k, c.k)
+		}
+	}
+}
