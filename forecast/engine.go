@@ -527,8 +527,8 @@ func (e *Engine) mature(g *group, t float64) {
 		pd := &g.pending[g.head]
 		g.head++
 		ind := e.ind[pd.k]
-		y := snap((ind.cum(pd.t+g.h) - ind.cum(pd.t)) / g.h)
-		ym := snap((e.mean.cum(pd.t+g.h) - e.mean.cum(pd.t)) / g.h)
+		y := snap(ind.mean(pd.t, pd.t+g.h))
+		ym := snap(e.mean.mean(pd.t, pd.t+g.h))
 		if pd.fp != nil {
 			g.rp.learn(pd.fp, y)
 			g.rm.learn(pd.fm, ym)

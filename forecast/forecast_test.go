@@ -271,3 +271,97 @@ func TestRollingSkillMatchesVerify(t *testing.T) {
 		}
 	}
 }
+
+// On a run where the class count never changes, every baseline is exact:
+// its MSE is 0 and the skill against it undefined (NaN, printed "-"), not
+// the ratio of two rounding errors of the running integrals (times that
+// are not dyadic fractions, as a trace's are, made skills of −2200% and
+// +49% here).
+func TestExactBaselinesOnConstantRun(t *testing.T) {
+	for _, x := range []int{0, 2} {
+		s := &Steps{}
+		s.Add(0.0001234567, x, 2)
+		s.End = 7.7777777777
+		q, _ := ParseQuery("idle>=1")
+		var fs []tracecast.Forecast
+		var last []tracecast.Skill
+		for _, m := range []Method{Auto, Persistence, Climatology, KSPaper, Markov} {
+			fs, last = fs[:0], last[:0]
+			e, err := New(Config{Run: "r", Class: "idle", Queries: []Query{q}, Horizons: []float64{0.001, 0.1, 1}, Every: 0.001, Method: m},
+				Sink{Forecast: func(f tracecast.Forecast) { fs = append(fs, f) }, Skill: func(k tracecast.Skill) { last = append(last, k) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Change(s.T[0], x, 2)
+			e.Finish(s.End)
+			scores, err := Verify(s, fs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(scores) != 3 || len(last) != 3 {
+				t.Fatalf("%s: %d scores, %d skill records", m, len(scores), len(last))
+			}
+			for i, sc := range scores {
+				k := last[i]
+				for _, v := range []float64{sc.MSEPersistence, sc.MSEClimatology, sc.MSEKSPaper, k.MSEPersistence, k.MSEClimatology, k.MSEKSPaper} {
+					if v != 0 {
+						t.Errorf("x=%d %s %g: a baseline's MSE is %g, want 0", x, m, sc.Horizon, v)
+					}
+				}
+				for _, v := range []float64{sc.SkillPersistence, sc.SkillClimatology, sc.SkillKSPaper, k.SkillPersistence, k.SkillClimatology, k.SkillKSPaper} {
+					if !math.IsNaN(v) {
+						t.Errorf("x=%d %s %g: skill %g against an exact baseline, want NaN", x, m, sc.Horizon, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Coverage is the share of outcomes inside the published [lo, hi], as the
+// outcome records' inside says: the intervals already hold a slack for the
+// rounding of the integrals, so an outcome beyond it is a miss (Verify
+// counted outcomes up to 1e-9 outside as inside, and disagreed with the
+// rolling scores on an SMPI run whose outcomes sit within 1e-6 of 1).
+func TestVerifyCoverageIsTheIntervals(t *testing.T) {
+	s := &Steps{}
+	s.Add(0, 0, 2)
+	s.Add(0.5, 2, 2)
+	s.End = 2
+	// The outcome over [0, 1) is exactly 0.5.
+	for _, c := range []struct {
+		lo, hi float64
+		want   float64
+	}{{0.5, 0.6, 1}, {0.4, 0.5, 1}, {0.5 + 5e-10, 0.6, 0}, {0.4, 0.5 - 5e-10, 0}, {math.NaN(), math.NaN(), 0}} {
+		f := tracecast.Forecast{Run: "r", Query: "idle>=1", Threshold: 1, Workers: 2, IssuedAt: 0, Horizon: 1, P: 0.5, Lo: c.lo, Hi: c.hi}
+		scores, err := Verify(s, []tracecast.Forecast{f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if y := Outcomes(s, []tracecast.Forecast{f})[0]; y != 0.5 {
+			t.Fatalf("outcome %g, want 0.5", y)
+		}
+		if got := scores[0].Coverage; got != c.want {
+			t.Errorf("outcome 0.5, interval [%g, %g]: coverage %g, want %g", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+// k = ⌈pct·R⌉ exactly: in floating point 0.07·100 is 7.000000000000001, and
+// idle>=7% of 100 workers asked for 8 of them (28% of 25: 8 for 7).
+func TestPercentThresholdExact(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		r, k int
+	}{{"idle>=7%", 100, 7}, {"idle>=28%", 25, 7}, {"idle>=14%", 50, 7}, {"idle>=3.5%", 200, 7}, {"idle>=0.7%", 1000, 7},
+		{"idle>=25%", 10, 3}, {"idle>=25%", 12, 3}, {"idle>=33.3%", 3, 1}, {"idle>=12.50%", 8, 1}, {"idle>=100%", 12, 12},
+		{"idle>=100.0%", 7, 7}, {"idle>=0%", 5, 0}, {"idle>=0.000000000001%", 5, 1}, {"idle>=50%", 0, 0}} {
+		q, err := ParseQuery(c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := q.Threshold(c.r); k != c.k {
+			t.Errorf("%s of %d: k = %d, want %d", c.q, c.r, k, c.k)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package forecast
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,6 +19,10 @@ type Query struct {
 	Percent float64
 	IsPct   bool
 	Count   int
+	// num/den is Percent/100 exactly, as written in decimal (0 den: from
+	// Percent), so that k is exact: in floating point 0.07·100 is
+	// 7.000000000000001, and 7% of 100 workers would be 8.
+	num, den uint64
 }
 
 var queryRE = regexp.MustCompile(`^\s*([a-z]+)\s*>=\s*([0-9]+(?:\.[0-9]+)?)\s*(%?)\s*$`)
@@ -36,6 +41,16 @@ func ParseQuery(s string) (Query, error) {
 			return Query{}, fmt.Errorf("query %q: more than 100%%", s)
 		}
 		q.Percent, q.IsPct = v, true
+		// At most 12 decimals (a share of 10⁻¹⁴): den stays within 10¹⁴.
+		ip, fp, _ := strings.Cut(m[2], ".")
+		fp = strings.TrimRight(fp, "0")
+		if len(fp) > 12 {
+			return Query{}, fmt.Errorf("query %q: at most 12 decimals in a percentage", s)
+		}
+		if digits := strings.TrimLeft(ip, "0") + fp; digits != "" { // "": 0%
+			q.num, _ = strconv.ParseUint(digits, 10, 64)
+		}
+		q.den = 100 * uint64(math.Pow10(len(fp)))
 	} else {
 		if v != math.Trunc(v) {
 			return Query{}, fmt.Errorf("query %q: a count must be an integer", s)
@@ -45,10 +60,22 @@ func ParseQuery(s string) (Query, error) {
 	return q, nil
 }
 
-// Threshold is k for r selected containers.
+// Threshold is k for r selected containers: ⌈pct·r⌉ for a percentage,
+// computed exactly.
 func (q Query) Threshold(r int) int {
-	if q.IsPct {
+	switch {
+	case !q.IsPct:
+		return q.Count
+	case r <= 0:
+		return 0
+	case q.den == 0: // a Query not made by ParseQuery
 		return int(math.Ceil(q.Percent / 100 * float64(r)))
 	}
-	return q.Count
+	// num ≤ den (at most 100%): the product's high word is below den.
+	hi, lo := bits.Mul64(q.num, uint64(r))
+	k, rem := bits.Div64(hi, lo, q.den)
+	if rem > 0 {
+		k++
+	}
+	return int(k)
 }

@@ -22,3 +22,21 @@ func TestWriteSummary(t *testing.T) {
 		}
 	}
 }
+
+// The reliability bins' edges are tenths as written (the upper edge was
+// Lo + 0.1: 0.30000000000000004, 0.7999999999999999).
+func TestReliabilityEdges(t *testing.T) {
+	var sc Score
+	for b := range sc.Reliability {
+		sc.Reliability[b].Lo = float64(b) / 10
+	}
+	out, err := sc.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"lo":0.2,"hi":0.3,`, `"lo":0.7,"hi":0.8,`, `"lo":0.9,"hi":1,`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %s in %s", want, out)
+		}
+	}
+}

@@ -70,7 +70,8 @@ func (s Score) MarshalJSON() ([]byte, error) {
 	}{"score", s.Run, s.Query, s.Horizon, s.Method, s.N, s.MSEP, s.MSEMean, s.MSEPersistence, s.MSEClimatology, s.MSEKSPaper,
 		num(s.SkillPersistence), num(s.SkillClimatology), num(s.SkillKSPaper), num(s.Coverage), nil}
 	for _, b := range s.Reliability {
-		out.Reliability = append(out.Reliability, bin{b.Lo, b.Lo + 0.1, b.N, num(b.MeanP), num(b.MeanOutcome)})
+		// hi as a tenth written out (Lo + 0.1 is 0.30000000000000004).
+		out.Reliability = append(out.Reliability, bin{b.Lo, math.Round(10*b.Lo+1) / 10, b.N, num(b.MeanP), num(b.MeanOutcome)})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -137,7 +137,17 @@ func (tr *track) avg(t, l float64) float64 {
 	if t <= a {
 		return tr.at(t).v
 	}
-	return (tr.cum(t) - tr.cum(a)) / (t - a)
+	return tr.mean(a, t)
+}
+
+// mean is the mean of v over [a, b), a < b: exactly v when v did not
+// change in between (the difference of two running integrals carries their
+// rounding, and an exact forecast or baseline must score exactly 0).
+func (tr *track) mean(a, b float64) float64 {
+	if pa := tr.at(a); tr.at(b).n == pa.n { // the same change point
+		return pa.v
+	}
+	return (tr.cum(b) - tr.cum(a)) / (b - a)
 }
 
 // clim is the mean of v over [start, t).

@@ -256,7 +256,11 @@ func (c *PageCollector) Page(o PageOptions) (*Page, error) {
 			c.counts[tracecast.NatureState], c.counts[tracecast.NatureVariable], c.counts[tracecast.NatureEvent], c.counts[tracecast.NatureLink])},
 	}
 	for cl := signal.Class(0); cl < signal.NumClasses; cl++ {
-		p.Summary = append(p.Summary, SummaryItem{cl.String() + " share", fmt.Sprintf("%.1f%% of the containers' time", 100*classShare(sig, cl))})
+		v := fmt.Sprintf("%.1f%% of the containers' time", 100*classShare(sig, cl))
+		if !(sig.End > sig.T0()) { // no time to share (0/0)
+			v = "- (the run lasts 0 s)"
+		}
+		p.Summary = append(p.Summary, SummaryItem{cl.String() + " share", v})
 	}
 	if o.Energy != nil {
 		if p.Energy, err = o.Energy.section(t0, t1, o.MaxPoints); err != nil {

@@ -252,3 +252,53 @@ func TestBrowserRequiredUnderCI(t *testing.T) {
 		}
 	}
 }
+
+// A run of zero length (one instant of states) has no share of time in any
+// class: the summary says so instead of "NaN% of the containers' time".
+func TestZeroLengthRunShares(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "instant.trace")
+	trace := `%EventDef PajeDefineContainerType 0
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeDefineStateType 2
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+%EventDef PajeCreateContainer 6
+% Time date
+% Alias string
+% Type string
+% Container string
+% Name string
+%EndEventDef
+%EventDef PajeSetState 10
+% Time date
+% Type string
+% Container string
+% Value string
+%EndEventDef
+0 1 0 MPI
+2 2 1 MPI_STATE
+6 0 r0 1 0 rank-0
+10 5 2 r0 PMPI_Recv
+`
+	if err := os.WriteFile(path, []byte(trace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := page(t, path, PageOptions{MaxPoints: 100})
+	n := 0
+	for _, it := range p.Summary {
+		if strings.HasSuffix(it.Name, " share") {
+			n++
+			if strings.Contains(it.Value, "NaN") || !strings.Contains(it.Value, "0 s") {
+				t.Errorf("%s: %q", it.Name, it.Value)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no share in the summary %+v", p.Summary)
+	}
+}

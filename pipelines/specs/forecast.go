@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,13 +19,15 @@ import (
 	"github.com/tracecast/tracecast/report"
 	"github.com/tracecast/tracecast/stages/energy"
 	stage "github.com/tracecast/tracecast/stages/forecast"
+	"github.com/tracecast/tracecast/stages/signal"
 )
 
-// Steps reads the idle step function of a trace: what forecasts are scored
-// against; without whole, its first step and end only (R, start, span: what
-// forecasting needs, in memory that does not grow with the trace).
-func (r Runner) Steps(ctx context.Context, t Trace, rules string, workers int, whole bool) (*fc.Steps, error) {
-	s := stage.NewStepsSink(rules, "idle", "", workers)
+// Steps reads the step function of a class (idle, compute, ...) of a
+// trace: what forecasts of that class are scored against; without whole,
+// its first step and end only (R, start, span: what forecasting needs, in
+// memory that does not grow with the trace).
+func (r Runner) Steps(ctx context.Context, t Trace, rules, class string, workers int, whole bool) (*fc.Steps, error) {
+	s := stage.NewStepsSink(rules, class, "", workers)
 	if !whole {
 		s.FirstOnly()
 	}
@@ -132,7 +135,7 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		var err error
 		// The whole step function only to score, or for the terminal's
 		// summary.
-		if steps, err = r.Steps(ctx, t, o.Rules, o.Workers, o.Score || run.Keep); err != nil {
+		if steps, err = r.Steps(ctx, t, o.Rules, queryClass(o.Queries), o.Workers, o.Score || run.Keep); err != nil {
 			return nil, err
 		}
 		if o.Workers == 0 {
@@ -173,6 +176,7 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	if run.Scores, err = fc.Verify(steps, run.Kept.Forecasts); err != nil {
 		return nil, err
 	}
+	r.warnUnscored(steps, run.Kept.Forecasts, run.Scores)
 	run.Scored = true
 	if o.Out == "" {
 		return run, nil
@@ -182,6 +186,44 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		return nil, err
 	}
 	return run, errors.Join(fc.WriteScores(sf, run.Scores), sf.Close())
+}
+
+// warnUnscored says which (query, horizon) groups of forecasts have no
+// score: none of their intervals lies within the run (from its first state
+// start to its last state end: a horizon longer than the run, say), so
+// their outcomes are unknown. The
+// score table and records leave them out; without a word, an empty table
+// reads as a failure.
+func (r Runner) warnUnscored(steps *fc.Steps, fs []tracecast.Forecast, scores []fc.Score) {
+	type key struct {
+		q string
+		h float64
+	}
+	scored := map[key]bool{}
+	for _, s := range scores {
+		scored[key{s.Query, s.Horizon}] = true
+	}
+	for _, f := range fs {
+		if k := (key{f.Query, f.Horizon}); !scored[k] {
+			scored[k] = true
+			r.Log.Warn().Str("query", f.Query).Str("horizon", fc.HorizonLabel(f.Horizon)).Str("run", fmt.Sprintf("%.3gs", steps.End-steps.T[0])).
+				Msg("no forecast scored: none of their intervals lies within the run, from its first state start to its last state end (a horizon longer than the run?)")
+		}
+	}
+}
+
+// queryClass is the class the queries count (the forecast stage allows one
+// class per stage), the one their forecasts are scored against: idle by
+// default, and for queries the stage will refuse (it says why).
+func queryClass(queries []string) string {
+	for _, q := range queries {
+		if pq, err := fc.ParseQuery(q); err == nil {
+			if _, err := signal.ParseClass(pq.Class); err == nil {
+				return pq.Class
+			}
+		}
+	}
+	return "idle"
 }
 
 // ReportPower are the HTML report's power streams: with any, the page
@@ -285,18 +327,45 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 		return nil, fmt.Errorf("%s: forecasts of run %s, not of %s (run %q): give the forecasts of this trace, or --run %s to score them against it anyway (a run named by --run-id, a Kafka key)",
 			name, strconv.Quote(runs[0]), t.Path, trace, runs[0])
 	}
-	steps, err := r.Steps(ctx, t, rules, workers, true)
-	if err != nil {
-		return nil, err
-	}
-	R := slices.Max(steps.R)
+	// Each class's forecasts against that class's step function.
+	var classes []string
 	for _, f := range fs {
-		if f.Workers > R {
-			return nil, fmt.Errorf("%s: forecast %s is for %d containers, %s has %d selected: forecasts of another trace, or other --rules or --workers",
-				name, f.ID, f.Workers, t.Path, R)
+		if !slices.Contains(classes, f.Class) {
+			classes = append(classes, f.Class)
 		}
 	}
-	return fc.Verify(steps, fs)
+	var scores []fc.Score
+	for _, class := range classes {
+		if _, err := signal.ParseClass(class); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		steps, err := r.Steps(ctx, t, rules, class, workers, true)
+		if err != nil {
+			return nil, err
+		}
+		R := slices.Max(steps.R)
+		of := slices.DeleteFunc(slices.Clone(fs), func(f tracecast.Forecast) bool { return f.Class != class })
+		for _, f := range of {
+			if f.Workers > R {
+				return nil, fmt.Errorf("%s: forecast %s is for %d containers, %s has %d selected: forecasts of another trace, or other --rules or --workers",
+					name, f.ID, f.Workers, t.Path, R)
+			}
+		}
+		s, err := fc.Verify(steps, of)
+		if err != nil {
+			return nil, err
+		}
+		r.warnUnscored(steps, of, s)
+		scores = append(scores, s...)
+	}
+	// Sorted by query and horizon, as Verify sorts one class's.
+	slices.SortStableFunc(scores, func(a, b fc.Score) int {
+		if a.Query != b.Query {
+			return strings.Compare(a.Query, b.Query)
+		}
+		return cmp.Compare(a.Horizon, b.Horizon)
+	})
+	return scores, nil
 }
 
 // WriteReport writes the trace's HTML report to out, with forecasts over

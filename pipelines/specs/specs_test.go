@@ -138,7 +138,7 @@ func TestForecasts(t *testing.T) {
 	if run, err = r.Forecast(ctx, Trace{Path: starpu}, o); err != nil || len(run.Scores) != 3 {
 		t.Errorf("%v, %d scores", err, len(run.Scores))
 	}
-	steps, err := r.Steps(ctx, Trace{Path: ring}, "auto", 0, true)
+	steps, err := r.Steps(ctx, Trace{Path: ring}, "auto", "idle", 0, true)
 	if err != nil || steps.R[0] != 4 {
 		t.Errorf("steps %v", err)
 	}
@@ -338,5 +338,52 @@ func TestStatesParquet(t *testing.T) {
 		if w := want[v]; math.Abs(got-w) > 1e-9*math.Max(1, w) {
 			t.Errorf("%s: DuckDB %v, JSON lines %v", v, got, w)
 		}
+	}
+}
+
+// Forecasts of a class other than idle are scored against that class's
+// step function (they were scored against idle's: a compute>=1 persistence
+// forecast on a StarPU run had MSE 0.95 while the persistence baseline at
+// the same times had 0.01). A persistence forecast is the persistence
+// baseline: their MSEs are equal.
+func TestScoresOfTheQueriedClass(t *testing.T) {
+	for _, tr := range []string{starpu, ring} {
+		for _, q := range []string{"compute>=1", "comm>=1", "idle>=50%"} {
+			dir := t.TempDir()
+			o := Forecasts{Rules: "auto", Queries: []string{q}, Horizons: []string{"10ms"}, Method: "persistence", Coverage: 0.9, Out: dir, Score: true}
+			run, err := r.Forecast(ctx, Trace{Path: tr}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scores, err := r.Verify(ctx, Trace{Path: tr}, "auto", 0, filepath.Join(dir, "forecasts.jsonl"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range [][]fc.Score{run.Scores, scores} {
+				if len(s) != 1 || s[0].N == 0 || math.Abs(s[0].MSEP-s[0].MSEPersistence) > 1e-12 {
+					t.Errorf("%s %s: persistence forecasts scored %+v, want MSE = the persistence baseline's", tr, q, s)
+				}
+			}
+		}
+	}
+}
+
+// A horizon longer than the run leaves nothing to score: a warning says so
+// (the score table was empty, without a word).
+func TestWarnsWhenNothingScored(t *testing.T) {
+	var log strings.Builder
+	rl := Runner{Log: zerolog.New(&log)}
+	dir := t.TempDir()
+	o := Forecasts{Rules: "auto", Queries: []string{"idle>=25%"}, Horizons: []string{"1h", "10ms"}, Method: "persistence", Coverage: 0.9, Out: dir, Score: true}
+	run, err := rl.Forecast(ctx, Trace{Path: ring}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Scores) != 1 || strings.Count(log.String(), "no forecast scored") != 1 || !strings.Contains(log.String(), `"horizon":"3600s"`) {
+		t.Errorf("%d scores, log %s", len(run.Scores), log.String())
+	}
+	log.Reset()
+	if _, err := rl.Verify(ctx, Trace{Path: ring}, "auto", 0, filepath.Join(dir, "forecasts.jsonl"), ""); err != nil || strings.Count(log.String(), "no forecast scored") != 1 {
+		t.Errorf("verify: %v, log %s", err, log.String())
 	}
 }

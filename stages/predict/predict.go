@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/stages/signal"
 	"github.com/tracecast/tracecast/stats/ks"
 )
@@ -47,7 +48,12 @@ func ParseQuery(s string, r int) (Query, error) {
 		if v > 100 {
 			return Query{}, fmt.Errorf("query %q: more than 100%%", s)
 		}
-		k = int(math.Ceil(v / 100 * float64(r)))
+		// k exactly, as the forecasts count it (0.07·100 rounds up to 8).
+		fq, err := fc.ParseQuery(s)
+		if err != nil {
+			return Query{}, err
+		}
+		k = fq.Threshold(r)
 	} else if v != math.Trunc(v) {
 		return Query{}, fmt.Errorf("query %q: a count must be an integer", s)
 	}

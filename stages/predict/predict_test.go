@@ -26,6 +26,9 @@ func TestParseQuery(t *testing.T) {
 		{"busy>=1", 4, 0, 0, true},
 		{"idle<=1", 4, 0, 0, true},
 		{"idle>=101%", 4, 0, 0, true},
+		// Exactly ⌈pct·R⌉: 0.07·100 is 7.000000000000001 in floating point.
+		{"idle>=7%", 100, signal.Idle, 7, false},
+		{"idle>=28%", 25, signal.Idle, 7, false},
 	}
 	for _, c := range cases {
 		q, err := ParseQuery(c.in, c.r)
