@@ -41,3 +41,15 @@ func TestReadForecastsValidates(t *testing.T) {
 		}
 	}
 }
+
+// TestReadForecastsSpacing: a forecast record is one whatever its writer's
+// spacing (Python's json.dumps writes "record": "forecast"); a record of
+// another type naming a forecast is not one.
+func TestReadForecastsSpacing(t *testing.T) {
+	spaced := `{"record": "forecast", "id": "r/idle>=1/10ms/0", "run": "r", "class": "idle", "query": "idle>=1", "threshold": 1, "workers": 2, "issued_at": 0.5, "horizon": 0.01, "p": 0.9, "mean": 0.4, "worker_seconds": 0.008, "lo": 0.2, "hi": 1, "method": "auto"}`
+	outcome := `{"record": "outcome", "forecast_id": "r/idle>=1/10ms/0", "method": "forecast"}`
+	fs, err := ReadForecasts(strings.NewReader(outcome+"\n"+spaced+"\n"), "f.jsonl")
+	if err != nil || len(fs) != 1 || fs[0].P != 0.9 || fs[0].ID != "r/idle>=1/10ms/0" {
+		t.Fatalf("%v %+v", err, fs)
+	}
+}

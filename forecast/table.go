@@ -102,7 +102,19 @@ func ReadForecasts(r io.Reader, name string) ([]tracecast.Forecast, error) {
 	sc.Buffer(nil, 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Bytes()
-		if !bytes.Contains(line, []byte(`"record":"forecast"`)) {
+		// A forecast record holds the string "forecast" however its
+		// writer spaces it ("record": "forecast" from Python's json);
+		// the lines without it are skipped unparsed.
+		if !bytes.Contains(line, []byte(`"forecast"`)) {
+			continue
+		}
+		var rec struct {
+			Record string `json:"record"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		if rec.Record != "forecast" {
 			continue
 		}
 		var f tracecast.Forecast
