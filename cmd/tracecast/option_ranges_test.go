@@ -35,6 +35,9 @@ func TestOptionRanges(t *testing.T) {
 		{[]string{"signal", "--period", "-1ms", demoTrace, "-o", "-"}, "period: -1ms: must be positive (0: automatic)"},
 		{[]string{"signal", "--min-period", "-5", demoTrace, "-o", "-"}, "min_period: -5: must be positive (0: no floor)"},
 		{[]string{"predict", "--window", "100", "--period", "-1", demoTrace}, "period: -1: must be positive (0: automatic)"},
+		// --coverage: 0 is not the default (it read as 0.9).
+		{[]string{"predict", "--coverage", "0", demoTrace}, "coverage: 0 must be in (0, 1)"},
+		{[]string{"predict", "--coverage", "1", demoTrace}, "coverage: 1 must be in (0, 1)"},
 		{[]string{"hitrate", "--period", "-1ms", "--windows", "100", demoTrace}, "period: -1ms: must be positive (0: automatic)"},
 		// Parser options, as in a pipeline file.
 		{[]string{"states", "--threads", "100000", demoTrace}, "threads: 100000 is more than 1024"},

@@ -145,6 +145,11 @@ func (o *StageConfig) engineConfig() (fc.Config, error) {
 	if _, ok := tracecast.UnitsPerSecond(o.TimeUnit); o.TimeUnit != "" && !ok {
 		errs = append(errs, fmt.Errorf("time_unit: %q is not one of s, ms, us, ns", o.TimeUnit))
 	}
+	// The engine reads a zero coverage as its default (for the callers
+	// that set none); an option set to 0 is an error, as --alpha 0 is.
+	if !(o.Coverage > 0 && o.Coverage < 1) {
+		errs = append(errs, fmt.Errorf("coverage: %g must be in (0, 1)", o.Coverage))
+	}
 	if o.Workers < 0 {
 		errs = append(errs, fmt.Errorf("workers: %d is negative", o.Workers))
 	}
