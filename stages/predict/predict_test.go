@@ -26,6 +26,11 @@ func TestParseQuery(t *testing.T) {
 		{"busy>=1", 4, 0, 0, true},
 		{"idle<=1", 4, 0, 0, true},
 		{"idle>=101%", 4, 0, 0, true},
+		// Counts beyond the int range used to wrap to a negative k that
+		// passed the k > R check (at_least < 0, and P(X >= k) then
+		// looped over 2^63 values).
+		{"idle>=9223372036854775808", 4, 0, 0, true},
+		{"idle>=99999999999999999999", 4, 0, 0, true},
 	}
 	for _, c := range cases {
 		q, err := ParseQuery(c.in, c.r)
