@@ -55,6 +55,11 @@ func ParseQuery(s string) (Query, error) {
 		if v != math.Trunc(v) {
 			return Query{}, fmt.Errorf("query %q: a count must be an integer", s)
 		}
+		// A signal counts at most MaxInt32 containers; beyond int's range
+		// int(v) would wrap to a negative threshold, always reached.
+		if v > math.MaxInt32 {
+			return Query{}, fmt.Errorf("query %q: at least %s containers can never happen", s, m[2])
+		}
 		q.Count = int(v)
 	}
 	return q, nil

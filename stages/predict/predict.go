@@ -43,7 +43,7 @@ func ParseQuery(s string, r int) (Query, error) {
 		return Query{}, fmt.Errorf("query %q: %w", s, err)
 	}
 	v, _ := strconv.ParseFloat(m[2], 64)
-	k := int(v)
+	var k int
 	if m[3] == "%" {
 		if v > 100 {
 			return Query{}, fmt.Errorf("query %q: more than 100%%", s)
@@ -56,6 +56,10 @@ func ParseQuery(s string, r int) (Query, error) {
 		k = fq.Threshold(r)
 	} else if v != math.Trunc(v) {
 		return Query{}, fmt.Errorf("query %q: a count must be an integer", s)
+	} else if v <= float64(r) { // compared as a float: int(v) of a huge count wraps negative
+		k = int(v)
+	} else {
+		return Query{}, fmt.Errorf("query %q: at least %s of %d containers can never happen", s, m[2], r)
 	}
 	if k > r {
 		return Query{}, fmt.Errorf("query %q: at least %d of %d containers can never happen", s, k, r)

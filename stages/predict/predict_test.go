@@ -29,6 +29,11 @@ func TestParseQuery(t *testing.T) {
 		// Exactly ⌈pct·R⌉: 0.07·100 is 7.000000000000001 in floating point.
 		{"idle>=7%", 100, signal.Idle, 7, false},
 		{"idle>=28%", 25, signal.Idle, 7, false},
+		// Counts beyond the int range used to wrap to a negative k that
+		// passed the k > R check (at_least < 0, and P(X >= k) then
+		// looped over 2^63 values).
+		{"idle>=9223372036854775808", 4, 0, 0, true},
+		{"idle>=99999999999999999999", 4, 0, 0, true},
 	}
 	for _, c := range cases {
 		q, err := ParseQuery(c.in, c.r)

@@ -233,7 +233,14 @@ func samples(t0, end, period float64) int {
 	if period <= 0 || end <= t0 {
 		return 0
 	}
-	return int(math.Ceil((end - t0) / period))
+	// Saturated: converting a float64 beyond the int range is undefined
+	// (amd64 gives a negative count, which passed the max-samples check
+	// and made the sampler run for ever).
+	n := math.Ceil((end - t0) / period)
+	if n >= math.MaxInt {
+		return math.MaxInt
+	}
+	return int(n)
 }
 
 // Period chooses the sampling period for class c: given when positive,
@@ -252,8 +259,12 @@ func choosePeriod(t0, end, p float64, ok bool, given, minPeriod float64, maxSamp
 	span := end - t0
 	if given > 0 {
 		if n := samples(t0, end, given); maxSamples > 0 && n > maxSamples {
-			return 0, "", fmt.Errorf("period %g %s makes %d samples over the run's %g %s, more than the %d allowed (max samples): raise the period or the maximum",
-				given, unit, n, span, unit, maxSamples)
+			count := fmt.Sprint(n)
+			if n == math.MaxInt {
+				count = fmt.Sprintf("%.3g", span/given)
+			}
+			return 0, "", fmt.Errorf("period %g %s makes %s samples over the run's %g %s, more than the %d allowed (max samples): raise the period or the maximum",
+				given, unit, count, span, unit, maxSamples)
 		}
 		return given, "given", nil
 	}

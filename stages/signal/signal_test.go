@@ -95,3 +95,18 @@ func TestNoStates(t *testing.T) {
 		t.Fatal("a trace without worker states must be an error")
 	}
 }
+
+// A given period so small that (end − t_0)/period overflows an int must be
+// refused like any period making too many samples: the count used to wrap
+// to a negative int, pass the check, and the sampler then ran for ever
+// (t_0 + kΔ never reaching the end).
+func TestTinyPeriodRefused(t *testing.T) {
+	for _, p := range []float64{1e-300, 1e-20, 5e-324} {
+		if n := samples(14.7, 6982.3, p); n <= 0 {
+			t.Errorf("period %g: samples = %d, want a huge positive count", p, n)
+		}
+		if _, _, err := choosePeriod(14.7, 6982.3, 0, false, p, 0, 10_000_000, "ms"); err == nil {
+			t.Errorf("period %g: accepted, want an error (too many samples)", p)
+		}
+	}
+}

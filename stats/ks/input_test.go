@@ -123,3 +123,25 @@ func TestReadSampleFile(t *testing.T) {
 		t.Error("a missing file read")
 	}
 }
+
+// The ks command reads any non-negative int: a histogram over 0..max value
+// made "ks" panic (makeslice) or run out of memory on one large value.
+// The test depends only on the order of the values, so TestSamples must give
+// the same result for samples mapped by any increasing function.
+func TestTestSamplesLargeValues(t *testing.T) {
+	a, b := []int{1, 2, 2, 3, 0, 1}, []int{2, 3, 3, 4, 5}
+	big := func(xs []int) []int {
+		out := make([]int, len(xs))
+		for i, x := range xs {
+			out[i] = x * (math.MaxInt / 8)
+		}
+		return out
+	}
+	for _, m := range Methods {
+		want := TestSamples(a, b, m, 0.05)
+		got := TestSamples(big(a), big(b), m, 0.05)
+		if got != want {
+			t.Errorf("%s: values scaled to 2^63: %+v, want %+v", m, got, want)
+		}
+	}
+}
