@@ -259,6 +259,9 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 		return st.col.Process(ctx, in, emit)
 	}
 	st.smp.Add(in, st.sample)
+	if st.err == nil {
+		st.err = st.smp.Err()
+	}
 	return st.err
 }
 
@@ -267,6 +270,9 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 		return st.flushCollected(ctx, emit)
 	}
 	st.smp.Finish(st.sample)
+	if st.err == nil {
+		st.err = st.smp.Err()
+	}
 	if st.err != nil {
 		return st.err
 	}
@@ -415,6 +421,9 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 				st.early[c] = append(st.early[c], earlySample{t, x})
 			}
 		})
+		if err := l.Err(); err != nil {
+			return err
+		}
 		// R (and the queries' counts) is fixed once the first window is
 		// final: the containers with a state in it. Counting at the first
 		// sample instead would depend on how far the first batch reached.

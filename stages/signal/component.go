@@ -362,6 +362,9 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 	}
 	st.ctx, st.emit = ctx, emit
 	st.smp.Add(in, st.sample)
+	if st.err == nil {
+		st.err = st.smp.Err()
+	}
 	return st.err
 }
 
@@ -401,6 +404,9 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	}
 	st.ctx, st.emit = ctx, emit
 	st.smp.Finish(st.sample)
+	if st.err == nil {
+		st.err = st.smp.Err()
+	}
 	if st.err == nil && len(st.batch) > 0 {
 		st.err = st.send()
 	}

@@ -2,6 +2,7 @@ package signal
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -44,6 +45,9 @@ type Live struct {
 	runs   []int
 	merged []change
 	heap   []int
+	// err: the period is below the resolution of the trace's times (t_k
+	// did not advance); sampling has stopped (Err).
+	err error
 }
 
 type liveCont struct {
@@ -388,9 +392,16 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 	}
 	// Samples before a change see the counts before it: [start, end).
 	sampleUntil := func(t float64) {
-		for {
+		for l.err == nil {
 			tk := l.t0 + float64(l.k)*l.period
 			if tk >= t || tk >= final {
+				return
+			}
+			if l.k > 0 && tk <= l.t0+float64(l.k-1)*l.period {
+				// Without a first pass no sample count bounds the
+				// period: one below the times' float resolution
+				// would give samples at one instant for ever.
+				l.err = fmt.Errorf("period %g is below the resolution of the trace's times (at %g, t_%d = t_%d): raise it", l.period, tk, l.k, l.k-1)
 				return
 			}
 			fn(l.k, tk, int(l.counts[l.class]))
@@ -405,6 +416,10 @@ func (l *Live) Advance(w float64, fn func(k int, t float64, x int)) {
 	}
 	sampleUntil(final)
 }
+
+// Err is why sampling stopped, if it did: a period the trace's times
+// cannot resolve.
+func (l *Live) Err() error { return l.err }
 
 // StartedWithin counts the selected containers whose first state starts in
 // (a, b): those a sample at a did not count yet. The offline signal counts

@@ -2,6 +2,7 @@ package signal
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -60,5 +61,25 @@ func TestLiveMatchesBuild(t *testing.T) {
 	}
 	if l.R() != 2 {
 		t.Errorf("R = %d", l.R())
+	}
+}
+
+// TestLivePeriodBelowResolution: without a first pass nothing bounds the
+// sample count, so a period the trace's times cannot resolve (t_0 + Δ =
+// t_0) stops the sampler with an error instead of sampling one instant
+// for ever (QA: --period 1e-300 on standard input).
+func TestLivePeriodBelowResolution(t *testing.T) {
+	r := StarPU()
+	r.Compile()
+	l := NewLive(r, Idle, 1e-300)
+	l.Add([]tracecast.Entity{st("A", 1000, 2000, 0, "Sleeping")})
+	n := 0
+	l.Advance(math.Inf(1), func(_ int, tk float64, _ int) {
+		if n++; n > 1000 {
+			t.Fatalf("sample %d at %v: still sampling one instant", n, tk)
+		}
+	})
+	if l.Err() == nil || !strings.Contains(l.Err().Error(), "below the resolution") || n != 1 {
+		t.Errorf("%d samples, error %v; want 1 and the resolution error", n, l.Err())
 	}
 }

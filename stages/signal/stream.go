@@ -360,6 +360,16 @@ func (s *Sampler) Add(b tracecast.Batch, fn func(i, k int, t float64, x int)) {
 	}
 }
 
+// Err is why sampling stopped, if it did (Live.Err).
+func (s *Sampler) Err() error {
+	for _, l := range s.lives {
+		if err := l.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Finish samples up to the last state end.
 func (s *Sampler) Finish(fn func(i, k int, t float64, x int)) {
 	if s.rules == nil {
