@@ -68,7 +68,9 @@ type Result struct {
 	D          float64
 	// P is the two-sided p-value (NaN if a sample is empty).
 	P float64
-	// Reject is P < alpha; a "hit" in the paper's terms is !Reject.
+	// Reject is P < alpha, as SciPy users and R's print test it, and
+	// P ≤ alpha with Matlab, as kstest2 decides (H = alpha >= p): an exact
+	// p-value can land on alpha. A "hit" in the paper's terms is !Reject.
 	Reject bool
 	Method Method
 	// Exact reports that P came from an exact (permutation) distribution
@@ -126,6 +128,6 @@ func Test(a, b *Hist, m Method, alpha float64) Result {
 	default:
 		panic(fmt.Sprintf("ks: Test: unknown method %q", string(m)))
 	}
-	r.Reject = r.P < alpha
+	r.Reject = r.P < alpha || m == Matlab && r.P == alpha
 	return r
 }

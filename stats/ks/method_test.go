@@ -220,3 +220,18 @@ func TestExactAgainstPermutations(t *testing.T) {
 		}
 	}
 }
+
+// TestRejectAtAlpha: a p-value equal to alpha rejects with Matlab, as
+// kstest2 decides (H = alpha >= p), and not with SciPy or R (p < alpha).
+func TestRejectAtAlpha(t *testing.T) {
+	a, b := HistOf(10, 1, 2, 3, 4, 5, 6), HistOf(10, 4, 5, 6, 7, 8, 9, 9)
+	for _, m := range []Method{Matlab, SciPy, R} {
+		p := Test(a, b, m, 0.5).P
+		if !(p > 0 && p < 1) {
+			t.Fatalf("%s: p %v", m, p)
+		}
+		if got, want := Test(a, b, m, p).Reject, m == Matlab; got != want {
+			t.Errorf("%s: p = alpha = %v: reject %v, want %v", m, p, got, want)
+		}
+	}
+}
