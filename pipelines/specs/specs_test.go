@@ -372,7 +372,8 @@ func TestScoresOfTheQueriedClass(t *testing.T) {
 // (the score table was empty, without a word).
 func TestWarnsWhenNothingScored(t *testing.T) {
 	var log strings.Builder
-	rl := Runner{Log: zerolog.New(&log)}
+	// The pipeline logs from several goroutines.
+	rl := Runner{Log: zerolog.New(zerolog.SyncWriter(&log))}
 	dir := t.TempDir()
 	o := Forecasts{Rules: "auto", Queries: []string{"idle>=25%"}, Horizons: []string{"1h", "10ms"}, Method: "persistence", Coverage: 0.9, Out: dir, Score: true}
 	run, err := rl.Forecast(ctx, Trace{Path: ring}, o)
