@@ -4,46 +4,14 @@ package arrow
 
 import (
 	"bytes"
-	"io"
 	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/fifotest"
 )
-
-// readFIFO makes a named pipe and reads it until every writer has closed
-// it; done (called after the sink's Close) returns what was read. The test
-// holds a write end itself, so that the read neither blocks before the sink
-// opens the pipe nor ends if the sink never does.
-func readFIFO(t *testing.T) (path string, done func() []byte) {
-	t.Helper()
-	path = filepath.Join(t.TempDir(), "pipe")
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skip(err)
-	}
-	r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := make(chan []byte)
-	go func() {
-		b, _ := io.ReadAll(r)
-		r.Close()
-		ch <- b
-	}()
-	return path, func() []byte {
-		w.Close()
-		return <-ch
-	}
-}
 
 // TestPipeIsWrittenInPlace: a named pipe (or a device: -o /dev/null) is
 // written through, not replaced by a renamed PATH.tmp — which would leave
@@ -57,7 +25,7 @@ func TestPipeIsWrittenInPlace(t *testing.T) {
 		abort  bool
 	}{{FormatFile, false}, {FormatStream, false}, {FormatFile, true}} {
 		t.Run(string(tc.format)+map[bool]string{true: "-aborted"}[tc.abort], func(t *testing.T) {
-			path, done := readFIFO(t)
+			path, done := fifotest.Read(t)
 			s, err := New(Options{Path: path, Format: tc.format})
 			if err != nil {
 				t.Fatal(err)

@@ -4,15 +4,13 @@ package parquet
 
 import (
 	"bytes"
-	"io"
 	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/parquet/file"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/fifotest"
 	"github.com/tracecast/tracecast/sinks/arrow"
 )
 
@@ -24,26 +22,7 @@ import (
 func TestPipeIsWrittenInPlace(t *testing.T) {
 	for _, abort := range []bool{false, true} {
 		t.Run(map[bool]string{false: "closed", true: "aborted"}[abort], func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "pipe")
-			if err := syscall.Mkfifo(path, 0o644); err != nil {
-				t.Skip(err)
-			}
-			// The test holds a write end itself: the read neither blocks
-			// before the sink opens the pipe nor ends if it never does.
-			r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ch := make(chan []byte)
-			go func() {
-				b, _ := io.ReadAll(r)
-				r.Close()
-				ch <- b
-			}()
+			path, done := fifotest.Read(t)
 			s, err := New(Options{Path: path, Tables: arrow.RecordTables("ms")})
 			if err != nil {
 				t.Fatal(err)
@@ -59,8 +38,7 @@ func TestPipeIsWrittenInPlace(t *testing.T) {
 			if err != nil {
 				t.Errorf("close: %v", err)
 			}
-			w.Close()
-			got := <-ch
+			got := done()
 			if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 				t.Errorf("the pipe was replaced: %v, %v", fi, err)
 			}
