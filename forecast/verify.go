@@ -16,6 +16,9 @@ type Steps struct {
 	X   []int
 	R   []int
 	End float64
+	// Selected is how many containers the rules selected over the whole
+	// trace (R is at least that with the counting from the start).
+	Selected int
 }
 
 // Add appends a change (times non-decreasing; a change at the time of the

@@ -115,6 +115,20 @@ func TestPredictStdinMatchesFile(t *testing.T) {
 	}
 }
 
+// TestPredictWorkersBelowCount: --workers below the containers a file
+// selects cannot stay R (fractions would pass 1): R grows to the count,
+// and the run says so rather than silently.
+func TestPredictWorkersBelowCount(t *testing.T) {
+	r := run(t, nil, "predict", "--horizon", "10ms", "--workers", "1", demoTrace)
+	if r.code != 0 || !strings.Contains(r.stderr, "--workers 1, but the trace selects 2 containers: R grows to 2") ||
+		!strings.Contains(r.stdout, `"workers":2,`) {
+		t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	if r := run(t, nil, "predict", "--horizon", "10ms", "--workers", "2", demoTrace); r.code != 0 || strings.Contains(r.stderr, "selects") {
+		t.Errorf("--workers 2 (the count): exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
 // TestVerifyRefusesGarbage: verify checks what it scores (QA: p = 7 gave
 // mse_p 36, a negative horizon printed as -5e+09ns, a record with no field
 // gave exit 0 and an empty table, forecasts of a StarPU trace were scored

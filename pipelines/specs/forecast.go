@@ -140,6 +140,11 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		}
 		if o.Workers == 0 {
 			o.Workers = steps.R[0]
+		} else if steps.Selected > o.Workers {
+			// R counts every selected container (fractions would
+			// pass 1): the stage grows R as they start.
+			r.Log.Warn().Int("workers", o.Workers).Int("selected", steps.Selected).
+				Msgf("--workers %d, but the trace selects %d containers: R grows to %d as they start", o.Workers, steps.Selected, steps.Selected)
 		}
 	}
 	if len(o.Horizons) == 0 {

@@ -108,7 +108,7 @@ func (s *StepsSink) Close(context.Context) error {
 		x, r := withWorkers(s.steps.X[i], s.steps.R[i], w, s.outside)
 		fixed.Add(t, x, r)
 	}
-	fixed.End = s.steps.End
+	fixed.End, fixed.Selected = s.steps.End, s.live.R()
 	s.steps = fixed
 	return nil
 }
