@@ -15,9 +15,11 @@ import (
 
 // Read makes a named pipe in a temporary directory and reads it until
 // every writer has closed it; done, called once the writer under test has
-// closed it, returns what was read. The test holds a write end itself, so
-// that the read neither blocks before the writer opens the pipe nor ends
-// if the writer never does.
+// closed it, returns what was read, after checking the pipe is still there
+// and no PATH.tmp was left beside it (a writer that renames a temporary
+// file over its output replaces the pipe). The test holds a write end
+// itself, so that the read neither blocks before the writer opens the pipe
+// nor ends if the writer never does.
 func Read(t testing.TB) (path string, done func() []byte) {
 	t.Helper()
 	path = filepath.Join(t.TempDir(), "pipe")
@@ -40,6 +42,13 @@ func Read(t testing.TB) (path string, done func() []byte) {
 	}()
 	return path, func() []byte {
 		w.Close()
-		return <-ch
+		b := <-ch
+		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+			t.Errorf("the pipe was replaced: %v, %v", fi, err)
+		}
+		if _, err := os.Stat(path + ".tmp"); err == nil {
+			t.Errorf("%s.tmp left behind", path)
+		}
+		return b
 	}
 }
