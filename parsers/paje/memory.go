@@ -61,7 +61,7 @@ func (o Options) HeapBound() int64 {
 	size := int64(o.chunkSize())
 	c := max(size, line)
 	chunk := c + size/2*int64(unsafe.Sizeof(lineRec{})) + c/2*int64(unsafe.Sizeof(token{})) + c/8
-	chunks := int64(chunksBound(o.Threads))
+	chunks := int64(chunksInFlight(o.Threads))
 	reader := chunks*chunk + line // and the carried part of a line
 	held := int64(0)
 	if o.PjdumpQuirks {

@@ -342,6 +342,60 @@ func TestParallelStops(t *testing.T) {
 	}
 }
 
+// TestProcessorStops: a processor fed chunks one at a time tokenizes
+// them ahead on goroutines that may outlive a call; a call that fails (a
+// bad line, an error from emit) and Flush wait for them all, and every
+// chunk handed over is released.
+func TestProcessorStops(t *testing.T) {
+	data := gunzip(t, starpuTrace)
+	half := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
+	bad := append(append([]byte(nil), data[:half]...), []byte("42 1 w1 S Idle\n")...)
+	bad = append(bad, data[half:]...)
+	stop := errors.New("enough")
+	for _, tc := range []struct {
+		name    string
+		in      []byte
+		emitErr bool
+		want    string
+	}{
+		{"bad line", bad, false, "unknown event id '42'"},
+		{"emit error", data, true, "enough"},
+		{"flushed", data, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			pr := newProcessor(withThreads(pjOpts(starpuTrace), 3, 0))
+			n := 0
+			emit := func(context.Context, tracecast.Batch) error {
+				if n++; tc.emitErr && n == 3 {
+					return stop
+				}
+				return nil
+			}
+			ctx := context.Background()
+			var handed, released int
+			var err error
+			for i, d := range cutChunks(t, tc.in, 4096) {
+				handed++
+				c := tracecast.Chunk{Data: d, First: i == 0, Lines: int64(bytes.Count(d, []byte{'\n'})), Release: func() { released++ }}
+				if err = pr.Process(ctx, tracecast.Batch{Stream: "s", Items: []tracecast.Chunk{c}}, emit); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				err = pr.Flush(ctx, emit)
+			}
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			// Released on the processor's goroutine: no race with this count.
+			if released != handed {
+				t.Errorf("%d chunks released, %d handed over", released, handed)
+			}
+		})
+	}
+}
+
 // processLines runs a Processor over data cut into batches of batch lines
 // and returns what it emitted.
 func processLines(data []byte, o Options, batch int) readResult {

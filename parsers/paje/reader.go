@@ -290,19 +290,13 @@ const MaxChunkBytes = input.MaxChunkBytes
 
 func newChunk() *chunk { return &chunk{done: make(chan struct{}, 1)} }
 
-// chunksInFlight is how many chunks Read uses with threads goroutines.
+// chunksInFlight is the most chunks Read or a processor holds with threads
+// goroutines: those being tokenized ahead of the one being resolved.
 func chunksInFlight(threads int) int {
 	if threads <= 1 {
 		return 1
 	}
 	return threads + 3
-}
-
-// chunksBound is the most chunks a parser holds with threads goroutines:
-// Read's, or a processor's (a group being tokenized while the group
-// before waits to be resolved: two groups of threads).
-func chunksBound(threads int) int {
-	return max(chunksInFlight(threads), 2*threads)
 }
 
 // tokenize splits c into lines, tokenizes them and decodes their events
