@@ -51,11 +51,54 @@ type Entity struct {
 	Value string
 	// Number is a variable's value.
 	Number float64
+	// Ext holds the fields few entities have: a link's ends and key,
+	// and user-defined fields. It is nil for the others; StartContainer,
+	// EndContainer, Key and Extra read it, empty then. Kept out of line,
+	// they leave an entity 96 bytes instead of 160: the parser writes, and
+	// the sinks read, a million entities per 40 MB of StarPU trace.
+	Ext *EntityExt
+}
+
+// EntityExt is the part of an Entity few entities have (Entity.Ext).
+type EntityExt struct {
 	// StartContainer, EndContainer and Key describe links.
 	StartContainer, EndContainer, Key string
 	// Extra holds user-defined fields in header order, only when the parser
 	// is asked to keep them.
 	Extra []Field
+}
+
+// StartContainer is a link's start container ("" for other entities).
+func (e *Entity) StartContainer() string {
+	if e.Ext == nil {
+		return ""
+	}
+	return e.Ext.StartContainer
+}
+
+// EndContainer is a link's end container ("" for other entities).
+func (e *Entity) EndContainer() string {
+	if e.Ext == nil {
+		return ""
+	}
+	return e.Ext.EndContainer
+}
+
+// Key is a link's key ("" for other entities).
+func (e *Entity) Key() string {
+	if e.Ext == nil {
+		return ""
+	}
+	return e.Ext.Key
+}
+
+// Extra returns the user-defined fields, in header order (none unless the
+// parser was asked to keep them).
+func (e *Entity) Extra() []Field {
+	if e.Ext == nil {
+		return nil
+	}
+	return e.Ext.Extra
 }
 
 // Duration is End − Start.

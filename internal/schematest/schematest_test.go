@@ -40,7 +40,7 @@ func TestSchemaPerRecordType(t *testing.T) {
 		// The fields of a record of this type, as the encoder writes them.
 		rec := reflect.New(rt.Items.Elem()).Elem()
 		if e, ok := rec.Addr().Interface().(*tracecast.Entity); ok {
-			e.Extra = []tracecast.Field{{Name: "a", Value: "b"}} // every field: an unknown nature with extra
+			e.Ext = &tracecast.EntityExt{Extra: []tracecast.Field{{Name: "a", Value: "b"}}} // every field: an unknown nature with extra
 		}
 		b, err := jsonl.AppendRecord(nil, rec.Interface())
 		if err != nil {

@@ -77,11 +77,11 @@ func appendEntity(b []byte, e *tracecast.Entity) []byte {
 	}
 	b = binary.AppendVarint(b, int64(e.Imbrication))
 	str(e.Value)
-	str(e.StartContainer)
-	str(e.EndContainer)
-	str(e.Key)
-	b = binary.AppendUvarint(b, uint64(len(e.Extra)))
-	for _, f := range e.Extra {
+	str(e.StartContainer())
+	str(e.EndContainer())
+	str(e.Key())
+	b = binary.AppendUvarint(b, uint64(len(e.Extra())))
+	for _, f := range e.Extra() {
 		str(f.Name)
 		str(f.Value)
 	}
@@ -92,8 +92,8 @@ func sameEntity(a, b *tracecast.Entity) bool {
 	return a.Nature == b.Nature && a.Container == b.Container && a.Type == b.Type &&
 		math.Float64bits(a.Start) == math.Float64bits(b.Start) && math.Float64bits(a.End) == math.Float64bits(b.End) &&
 		a.Imbrication == b.Imbrication && a.Value == b.Value && math.Float64bits(a.Number) == math.Float64bits(b.Number) &&
-		a.StartContainer == b.StartContainer && a.EndContainer == b.EndContainer && a.Key == b.Key &&
-		slices.Equal(a.Extra, b.Extra)
+		a.StartContainer() == b.StartContainer() && a.EndContainer() == b.EndContainer() && a.Key() == b.Key() &&
+		slices.Equal(a.Extra(), b.Extra())
 }
 
 // isInputError reports an unreadable input (a corrupt gzip stream): where

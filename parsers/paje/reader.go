@@ -16,7 +16,7 @@ import (
 // BatchSize is about how many entities Read hands to its callback at a
 // time (a Processor emits batches of this size too). With PjdumpQuirks the
 // parser holds a few batches back (pj_dump's window): the size bounds that
-// memory, 2048 entities of 160 bytes each.
+// memory, 2048 entities of 96 bytes each.
 const BatchSize = 2048
 
 // Read parses a whole trace from r (plain or gzip) and calls fn with batches

@@ -132,6 +132,9 @@ type sim struct {
 	freeLinks []*pendingLink
 	// fieldSlab is where user-defined fields are carved from.
 	fieldSlab []tracecast.Field
+	// extSlab is where entities' out-of-line fields (Entity.Ext) are
+	// carved from.
+	extSlab []tracecast.EntityExt
 	// pre is what was decoded ahead of the parser for the current line
 	// (the parser's, shared).
 	pre *decoded
@@ -513,7 +516,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	case evNewEvent:
 		s.seq++ // its place in pj_dump's insertion order
 		s.emit(sl, tracecast.Entity{Nature: tracecast.NatureEvent, Container: c.name, Type: t.name,
-			Start: now, End: now, Value: s.value(t, get(fValue)), Extra: extra})
+			Start: now, End: now, Value: s.value(t, get(fValue)), Ext: s.extra(extra)})
 	case evSetState:
 		s.closeStates(c, t, sl, now)
 		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
@@ -717,7 +720,7 @@ func (s *sim) end(c *container, now float64) *simError {
 		parent = c.parent.name
 	}
 	s.out = append(s.out, tracecast.Entity{Nature: tracecast.NatureContainer, Container: parent, Type: c.typ.name,
-		Start: c.start, End: now, Value: c.name, Extra: c.extra})
+		Start: c.start, End: now, Value: c.name, Ext: s.extra(c.extra)})
 	if s.opts.PjdumpQuirks {
 		s.outMeta = append(s.outMeta, entMeta{}) // containers are never filtered
 	}
@@ -744,7 +747,7 @@ func (s *sim) closeTop(c *container, t *ptype, sl *slot, now float64) {
 	s.open--
 	s.seq, o.seq = o.seq, s.seq // entities keep their creation order for the pj_dump filter
 	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureState, Container: c.name, Type: t.name,
-		Start: o.start, End: now, Imbrication: top, Value: o.value, Extra: o.extra})
+		Start: o.start, End: now, Imbrication: top, Value: o.value, Ext: s.extra(o.extra)})
 	s.seq = o.seq
 }
 
@@ -760,7 +763,7 @@ func (s *sim) varPiece(c *container, t *ptype, sl *slot, now float64) {
 	}
 	s.seq++ // pieces complete in the order they began: pj_dump's order
 	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureVariable, Container: c.name, Type: t.name,
-		Start: sl.varStart, End: now, Number: sl.varValue, Extra: sl.varExtra})
+		Start: sl.varStart, End: now, Number: sl.varValue, Ext: s.extra(sl.varExtra)})
 }
 
 func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field) []byte, now float64, line int64, extra []tracecast.Field) *simError {
@@ -824,8 +827,8 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 	s.open--
 	s.seq++
 	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureLink, Container: c.name, Type: t.name,
-		Start: l.start, End: l.end, Value: l.value, StartContainer: l.startC, EndContainer: l.endC,
-		Key: l.key, Extra: l.extra})
+		Start: l.start, End: l.end, Value: l.value, Ext: s.ext(tracecast.EntityExt{StartContainer: l.startC, EndContainer: l.endC,
+			Key: l.key, Extra: l.extra})})
 	s.freeLink(l)
 	return nil
 }
@@ -850,6 +853,26 @@ func (s *sim) fields(n int) []tracecast.Field {
 	k := len(s.fieldSlab)
 	s.fieldSlab = s.fieldSlab[:k+n]
 	return s.fieldSlab[k : k+n : k+n]
+}
+
+// ext returns x carved out of a slab: an entity's out-of-line fields,
+// without an allocation per link. A slab is never reused (entities handed
+// downstream point into it): the collector takes it once none does.
+func (s *sim) ext(x tracecast.EntityExt) *tracecast.EntityExt {
+	if len(s.extSlab) == cap(s.extSlab) {
+		s.extSlab = make([]tracecast.EntityExt, 0, slabBytes/int(unsafe.Sizeof(x)))
+	}
+	s.extSlab = append(s.extSlab, x)
+	return &s.extSlab[len(s.extSlab)-1]
+}
+
+// extra is ext for an entity's user-defined fields: nil without any (the
+// parser keeps them only with -u).
+func (s *sim) extra(f []tracecast.Field) *tracecast.EntityExt {
+	if f == nil {
+		return nil
+	}
+	return s.ext(tracecast.EntityExt{Extra: f})
 }
 
 // newLink returns a zeroed pending link, reused if possible.

@@ -34,11 +34,11 @@ func sampleEntities(n int) []tracecast.Entity {
 		switch e.Nature {
 		case tracecast.NatureState:
 			e.Imbrication = i % 2
-			e.Extra = []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `a"b`}}
+			e.Ext = &tracecast.EntityExt{Extra: []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `a"b`}}}
 		case tracecast.NatureVariable:
 			e.Number = float64(i) * 1.5
 		case tracecast.NatureLink:
-			e.StartContainer, e.EndContainer, e.Key = "a", "b", fmt.Sprintf("k%d", i)
+			e.Ext = &tracecast.EntityExt{StartContainer: "a", EndContainer: "b", Key: fmt.Sprintf("k%d", i)}
 		}
 		out[i] = e
 	}
@@ -104,9 +104,9 @@ func entityRow(e tracecast.Entity) string {
 		num = fmt.Sprint(e.Number)
 	}
 	if e.Nature == tracecast.NatureLink {
-		sc, ec, key = e.StartContainer, e.EndContainer, e.Key
+		sc, ec, key = e.StartContainer(), e.EndContainer(), e.Key()
 	}
-	if len(e.Extra) > 0 {
+	if len(e.Extra()) > 0 {
 		extra = `{"Size":"42","Tag":"a\"b"}`
 	}
 	return strings.Join([]string{e.Nature.String(), e.Container, e.Type, fmt.Sprint(e.Start), fmt.Sprint(e.End),

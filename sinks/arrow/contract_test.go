@@ -49,7 +49,7 @@ func TestColumnsAreJSONFields(t *testing.T) {
 			rec := reflect.New(rt.Items.Elem()).Elem()
 			if e, ok := rec.Addr().Interface().(*tracecast.Entity); ok {
 				// An unknown nature gets every field; extra when set.
-				e.Extra = []tracecast.Field{{Name: "a", Value: "b"}}
+				e.Ext = &tracecast.EntityExt{Extra: []tracecast.Field{{Name: "a", Value: "b"}}}
 			}
 			b, err := jsonl.AppendRecord(nil, rec.Interface())
 			if err != nil {

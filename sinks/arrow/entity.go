@@ -77,20 +77,20 @@ func bindEntity(b *array.RecordBuilder) func(*tracecast.Entity) {
 			number.AppendNull()
 		}
 		if e.Nature == tracecast.NatureLink {
-			startC.Append(e.StartContainer)
-			endC.Append(e.EndContainer)
-			key.Append(e.Key)
+			startC.Append(e.StartContainer())
+			endC.Append(e.EndContainer())
+			key.Append(e.Key())
 		} else {
 			startC.AppendNull()
 			endC.AppendNull()
 			key.AppendNull()
 		}
-		if len(e.Extra) == 0 {
+		if len(e.Extra()) == 0 {
 			extra.AppendNull()
 			return
 		}
 		scratch = append(scratch[:0], '{')
-		for i, f := range e.Extra {
+		for i, f := range e.Extra() {
 			if i > 0 {
 				scratch = append(scratch, ',')
 			}

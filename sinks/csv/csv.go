@@ -147,18 +147,18 @@ func (w *Writer) appendRow(b []byte, e *tracecast.Entity) []byte {
 	}
 	b = append(b, ',')
 	if e.Nature == tracecast.NatureLink {
-		b = appendField(b, e.StartContainer)
+		b = appendField(b, e.StartContainer())
 		b = append(b, ',')
-		b = appendField(b, e.EndContainer)
+		b = appendField(b, e.EndContainer())
 		b = append(b, ',')
-		b = appendField(b, e.Key)
+		b = appendField(b, e.Key())
 	} else {
 		b = append(b, ",,"...)
 	}
 	b = append(b, ',')
-	if len(e.Extra) > 0 {
-		m := make(map[string]string, len(e.Extra))
-		for _, f := range e.Extra {
+	if len(e.Extra()) > 0 {
+		m := make(map[string]string, len(e.Extra()))
+		for _, f := range e.Extra() {
 			m[f.Name] = f.Value
 		}
 		js, _ := json.Marshal(m)

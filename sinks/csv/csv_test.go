@@ -13,9 +13,9 @@ func TestRoundTrip(t *testing.T) {
 	w := NewWriter(&b)
 	es := []tracecast.Entity{
 		{Nature: tracecast.NatureState, Container: "CPU, 0", Type: "Worker State", Start: 1.5, End: 2, Imbrication: 1, Value: `say "hi"`,
-			Extra: []tracecast.Field{{Name: "JobId", Value: "42"}}},
+			Ext: &tracecast.EntityExt{Extra: []tracecast.Field{{Name: "JobId", Value: "42"}}}},
 		{Nature: tracecast.NatureVariable, Container: "c", Type: "v", Start: 0, End: 1e-7, Number: 3.25},
-		{Nature: tracecast.NatureLink, Container: "0", Type: "L", Start: 1, End: 3, Value: "v", StartContainer: "a", EndContainer: "b", Key: "k1"},
+		{Nature: tracecast.NatureLink, Container: "0", Type: "L", Start: 1, End: 3, Value: "v", Ext: &tracecast.EntityExt{StartContainer: "a", EndContainer: "b", Key: "k1"}},
 	}
 	if err := w.Write(es); err != nil {
 		t.Fatal(err)

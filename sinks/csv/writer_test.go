@@ -32,11 +32,11 @@ func refWrite(w io.Writer, es []tracecast.Entity) error {
 		case tracecast.NatureVariable:
 			r[7], r[8] = "", num(e.Number)
 		case tracecast.NatureLink:
-			r[9], r[10], r[11] = e.StartContainer, e.EndContainer, e.Key
+			r[9], r[10], r[11] = e.StartContainer(), e.EndContainer(), e.Key()
 		}
-		if len(e.Extra) > 0 {
-			m := make(map[string]string, len(e.Extra))
-			for _, f := range e.Extra {
+		if len(e.Extra()) > 0 {
+			m := make(map[string]string, len(e.Extra()))
+			for _, f := range e.Extra() {
 				m[f.Name] = f.Value
 			}
 			b, _ := json.Marshal(m)
@@ -61,9 +61,10 @@ func entities(n int) []tracecast.Entity {
 	for i := range es {
 		start := r.Float64() * float64(r.IntN(1e6))
 		e := tracecast.Entity{Nature: tracecast.Nature(r.IntN(5)), Container: pick(), Type: pick(), Start: start, End: start + r.Float64(),
-			Imbrication: r.IntN(4) - 1, Value: pick(), Number: r.NormFloat64() * 1e3, StartContainer: pick(), EndContainer: pick(), Key: pick()}
+			Imbrication: r.IntN(4) - 1, Value: pick(), Number: r.NormFloat64() * 1e3,
+			Ext: &tracecast.EntityExt{StartContainer: pick(), EndContainer: pick(), Key: pick()}}
 		if r.IntN(10) == 0 {
-			e.Extra = []tracecast.Field{{Name: "JobId", Value: pick()}, {Name: "<p>", Value: "&"}}
+			e.Ext.Extra = []tracecast.Field{{Name: "JobId", Value: pick()}, {Name: "<p>", Value: "&"}}
 		}
 		es[i] = e
 	}

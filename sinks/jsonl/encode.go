@@ -52,15 +52,15 @@ func AppendEntity(dst []byte, e *tracecast.Entity) []byte {
 	}
 	if e.Nature == tracecast.NatureLink || !known {
 		dst = append(dst, `,"start_container":`...)
-		dst = AppendString(dst, e.StartContainer)
+		dst = AppendString(dst, e.StartContainer())
 		dst = append(dst, `,"end_container":`...)
-		dst = AppendString(dst, e.EndContainer)
+		dst = AppendString(dst, e.EndContainer())
 		dst = append(dst, `,"key":`...)
-		dst = AppendString(dst, e.Key)
+		dst = AppendString(dst, e.Key())
 	}
-	if len(e.Extra) > 0 {
+	if len(e.Extra()) > 0 {
 		dst = append(dst, `,"extra":{`...)
-		for i, f := range e.Extra {
+		for i, f := range e.Extra() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}

@@ -24,7 +24,7 @@ func TestAppendEntity(t *testing.T) {
 		{
 			name: "state",
 			e: tracecast.Entity{Nature: tracecast.NatureState, Container: "CPU0", Type: "S", Start: 1.5, End: 2,
-				Imbrication: 1, Value: "Running", Number: 9, Key: "ignored"},
+				Imbrication: 1, Value: "Running", Number: 9, Ext: &tracecast.EntityExt{Key: "ignored"}},
 			want: `{"record":"entity","nature":"State","container":"CPU0","type":"S","start":1.5,"end":2,"duration":0.5,"imbrication":1,"value":"Running"}`,
 		},
 		{
@@ -45,7 +45,7 @@ func TestAppendEntity(t *testing.T) {
 		{
 			name: "link with extra",
 			e: tracecast.Entity{Nature: tracecast.NatureLink, Container: "root", Type: "L", Start: 1, End: 4, Value: "MPI",
-				StartContainer: "a", EndContainer: "b", Key: "k1", Extra: []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `"x"`}}},
+				Ext: &tracecast.EntityExt{StartContainer: "a", EndContainer: "b", Key: "k1", Extra: []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `"x"`}}}},
 			want: `{"record":"entity","nature":"Link","container":"root","type":"L","start":1,"end":4,"duration":3,"value":"MPI","start_container":"a","end_container":"b","key":"k1","extra":{"Size":"42","Tag":"\"x\""}}`,
 		},
 		{
@@ -104,7 +104,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 
 func TestAppendEntityAllocatesNothing(t *testing.T) {
 	e := tracecast.Entity{Nature: tracecast.NatureLink, Container: "root", Type: "L", Start: 1.25, End: 4, Value: "MPI é",
-		StartContainer: "a", EndContainer: "b", Key: "k1", Extra: []tracecast.Field{{Name: "Size", Value: "42"}}}
+		Ext: &tracecast.EntityExt{StartContainer: "a", EndContainer: "b", Key: "k1", Extra: []tracecast.Field{{Name: "Size", Value: "42"}}}}
 	buf := make([]byte, 0, 1024)
 	if n := testing.AllocsPerRun(100, func() { buf = AppendEntity(buf[:0], &e) }); n != 0 {
 		t.Errorf("AppendEntity allocates %v times per record", n)

@@ -42,11 +42,11 @@ func entities(n int) []tracecast.Entity {
 		switch e.Nature {
 		case tracecast.NatureState:
 			e.Imbrication = i % 2
-			e.Extra = []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `a"b`}}
+			e.Ext = &tracecast.EntityExt{Extra: []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `a"b`}}}
 		case tracecast.NatureVariable:
 			e.Number = float64(i) * 1.5
 		case tracecast.NatureLink:
-			e.StartContainer, e.EndContainer, e.Key = "a", "b", fmt.Sprintf("k%d", i)
+			e.Ext = &tracecast.EntityExt{StartContainer: "a", EndContainer: "b", Key: fmt.Sprintf("k%d", i)}
 		}
 		out[i] = e
 	}
@@ -171,7 +171,7 @@ func TestRoundTrip(t *testing.T) {
 		case tracecast.NatureVariable:
 			num = fmt.Sprint(e.Number)
 		case tracecast.NatureLink:
-			sc, ec, key = e.StartContainer, e.EndContainer, e.Key
+			sc, ec, key = e.StartContainer(), e.EndContainer(), e.Key()
 		case tracecast.NatureState:
 			extra = `{"Size":"42","Tag":"a\"b"}`
 		}

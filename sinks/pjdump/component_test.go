@@ -15,7 +15,7 @@ func TestSink(t *testing.T) {
 	ents := []tracecast.Entity{
 		{Nature: tracecast.NatureContainer, Container: "0", Type: "T", Start: 0, End: 12.5, Value: "c"},
 		{Nature: tracecast.NatureState, Container: "c", Type: "S", Start: 1, End: 2.5, Imbrication: 1, Value: "run",
-			Extra: []tracecast.Field{{Name: "JobId", Value: "42"}}},
+			Ext: &tracecast.EntityExt{Extra: []tracecast.Field{{Name: "JobId", Value: "42"}}}},
 	}
 	want := "Container, 0, T, 0, 12.5, 12.5, c\nState, c, S, 1.000000, 2.500000, 1.500000, 1.000000, run, 42\n"
 	for _, tc := range []struct {

@@ -68,13 +68,13 @@ func appendTail(b []byte, e *tracecast.Entity, userDefined bool) []byte {
 			b = appendS(b, e.Value)
 		case tracecast.NatureLink:
 			b = appendS(b, e.Value)
-			b = appendS(b, e.StartContainer)
-			b = appendS(b, e.EndContainer)
-			b = appendS(b, e.Key)
+			b = appendS(b, e.StartContainer())
+			b = appendS(b, e.EndContainer())
+			b = appendS(b, e.Key())
 		}
 	}
 	if userDefined {
-		for _, f := range e.Extra {
+		for _, f := range e.Extra() {
 			b = appendS(b, f.Value)
 		}
 	}

@@ -28,7 +28,7 @@ func sampleEntities(n int) []tracecast.Entity {
 		case k < 95:
 			es[i] = tracecast.Entity{Nature: tracecast.NatureEvent, Container: "register", Type: "program event type", Start: start, End: start, Value: "56469e5708e0"}
 		case k < 99:
-			es[i] = tracecast.Entity{Nature: tracecast.NatureLink, Container: "program", Type: "F", Start: start, End: end, Value: "57600", StartContainer: "MEMMANAGER0", EndContainer: "MEMMANAGER1", Key: "com_1234"}
+			es[i] = tracecast.Entity{Nature: tracecast.NatureLink, Container: "program", Type: "F", Start: start, End: end, Value: "57600", Ext: &tracecast.EntityExt{StartContainer: "MEMMANAGER0", EndContainer: "MEMMANAGER1", Key: "com_1234"}}
 		default:
 			es[i] = tracecast.Entity{Nature: tracecast.NatureContainer, Container: "program", Type: "Worker", Start: 0, End: 16143.316747, Value: "CPU3"}
 		}

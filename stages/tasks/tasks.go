@@ -65,12 +65,12 @@ type Extractor struct {
 
 // Task returns the task e is, if it is one.
 func (x *Extractor) Task(run string, e *tracecast.Entity) (tracecast.Task, bool) {
-	if e.Nature != tracecast.NatureState || e.Type != x.StateType || len(e.Extra) == 0 {
+	if e.Nature != tracecast.NatureState || e.Type != x.StateType || len(e.Extra()) == 0 {
 		return tracecast.Task{}, false
 	}
 	t := tracecast.Task{Run: run, Codelet: e.Value, Worker: e.Container, WorkerKind: WorkerKind(e.Container),
 		StartS: e.Start / x.PerSecond, DurationS: (e.End - e.Start) / x.PerSecond, Params: map[string]float64{}}
-	for _, f := range e.Extra {
+	for _, f := range e.Extra() {
 		switch f.Name {
 		case x.IDField:
 			t.JobID = f.Value
