@@ -7,6 +7,7 @@ package pjdump
 import (
 	"encoding/binary"
 	"io"
+	"math"
 	"strconv"
 	"unsafe"
 
@@ -18,7 +19,7 @@ import (
 // six significant digits. With userDefined, extra fields follow, as pj_dump -u
 // prints them.
 func AppendLine(b []byte, e *tracecast.Entity, userDefined bool) []byte {
-	return appendTail(appendHead(b, e), e, userDefined)
+	return appendTail(appendHead(b, e), e, userDefined, nil)
 }
 
 // appendHead appends a line's nature, container and type.
@@ -28,22 +29,46 @@ func appendHead(b []byte, e *tracecast.Entity) []byte {
 	return appendS(b, e.Type)
 }
 
-// appendTail appends the fields after the type.
-func appendTail(b []byte, e *tracecast.Entity, userDefined bool) []byte {
+// appendTail appends the fields after the type. With h, the text of the
+// (container, type)'s last end time is reused when the entity starts
+// there, as most states and variable pieces do (74% and 100% on the 41
+// MB StarPU trace): a copy instead of a third of the formatting.
+func appendTail(b []byte, e *tracecast.Entity, userDefined bool, h *head) []byte {
 	if e.Nature == tracecast.NatureContainer {
 		b = appendG(b, e.Start)
 		b = appendG(b, e.End)
 		b = appendG(b, e.End-e.Start)
 		b = appendS(b, e.Value)
 	} else {
-		b = appendF(b, e.Start)
+		if n := len(b); h != nil && h.endN > 0 && math.Float64bits(e.Start) == h.endBits && cap(b)-n >= 26 {
+			d := (*[26]byte)(b[n : n+26 : n+26])
+			d[0], d[1] = ',', ' '
+			binary.LittleEndian.PutUint64(d[2:], h.end[0])
+			binary.LittleEndian.PutUint64(d[10:], h.end[1])
+			binary.LittleEndian.PutUint64(d[18:], h.end[2])
+			b = b[:n+2+int(h.endN)]
+		} else {
+			b = appendF(b, e.Start)
+		}
 		if e.Nature != tracecast.NatureEvent {
 			// pj_dump's entity duration is 0 when either end is negative.
 			d := e.End - e.Start
 			if e.Start < 0 || e.End < 0 {
 				d = 0
 			}
-			b = appendF(b, e.End)
+			b = append(b, ", "...)
+			n := len(b)
+			b = appendFixed6(b, e.End)
+			if h != nil {
+				// Kept when it fits the fixed-size copy (all but
+				// huge or special values).
+				h.endN = 0
+				if len(b)-n <= 24 && cap(b)-n >= 24 {
+					w := (*[24]byte)(b[n : n+24 : n+24])
+					h.end = [3]uint64{binary.LittleEndian.Uint64(w[:]), binary.LittleEndian.Uint64(w[8:]), binary.LittleEndian.Uint64(w[16:])}
+					h.endN, h.endBits = uint8(len(b)-n), math.Float64bits(e.End)
+				}
+			}
 			b = appendF(b, d)
 		}
 		switch e.Nature {
@@ -124,6 +149,13 @@ type head struct {
 	cn, tn int
 	nature tracecast.Nature
 	text   []byte
+	// end is the text of the last end time written through the entry,
+	// endN bytes long (0: none), of the float whose bits are endBits:
+	// the next entity of the pair usually starts there. (The text is
+	// the float's, whatever pair wrote it.)
+	end     [3]uint64
+	endN    uint8
+	endBits uint64
 }
 
 // appendLine is AppendLine with the heads cache.
@@ -131,13 +163,13 @@ func (w *Writer) appendLine(b []byte, e *tracecast.Entity) []byte {
 	c, t := unsafe.StringData(e.Container), unsafe.StringData(e.Type)
 	h := &w.heads[(uintptr(unsafe.Pointer(c))>>4^uintptr(unsafe.Pointer(t))>>3^uintptr(e.Nature))&63]
 	if h.c == c && h.t == t && h.cn == len(e.Container) && h.tn == len(e.Type) && h.nature == e.Nature && h.text != nil {
-		return appendTail(append(b, h.text...), e, w.userDefined)
+		return appendTail(append(b, h.text...), e, w.userDefined, h)
 	}
 	n := len(b)
 	b = appendHead(b, e)
 	h.c, h.t, h.cn, h.tn, h.nature = c, t, len(e.Container), len(e.Type), e.Nature
 	h.text = append(h.text[:0], b[n:]...)
-	return appendTail(b, e, w.userDefined)
+	return appendTail(b, e, w.userDefined, h)
 }
 
 // bufSize is the Writer's buffer; a line longer than the rest of it grows

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -89,6 +90,61 @@ func BenchmarkWriter(b *testing.B) {
 	}
 	w.Flush()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(es)), "ns/entity")
+}
+
+// TestWriterEndReuse: a start equal to the pair's last end reuses that
+// end's text, and only then: ends of every size and sign (long ones,
+// which are not kept, and -0, which is not 0), starts equal to another
+// pair's end, pairs that take each other's cache entry.
+func TestWriterEndReuse(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	times := []float64{0, math.Copysign(0, -1), 1, 1.5, -2.25, 1e5, 123456.789012, 1e13 + 0.5, 1e15, 1e300, -1e300, math.Inf(1), math.NaN(), 4.0000005, 0.0000005}
+	pairs := [][2]string{{"CPU0", "S"}, {"CPU1", "S"}, {"CPU0", "T"}}
+	for j := range 100 {
+		pairs = append(pairs, [2]string{"c" + strconv.Itoa(j), "t"})
+	}
+	last := map[[2]string]float64{}
+	var es []tracecast.Entity
+	for range 20000 {
+		p := pairs[r.IntN(3)]
+		if r.IntN(4) == 0 {
+			p = pairs[r.IntN(len(pairs))]
+		}
+		start := times[r.IntN(len(times))]
+		switch r.IntN(3) {
+		case 0:
+			start = last[p] // the pair's last end
+		case 1:
+			start = last[pairs[r.IntN(3)]] // maybe another pair's
+		}
+		end := times[r.IntN(len(times))] + float64(r.IntN(3))
+		last[p] = end
+		n := []tracecast.Nature{tracecast.NatureState, tracecast.NatureVariable, tracecast.NatureEvent, tracecast.NatureLink}[r.IntN(4)]
+		es = append(es, tracecast.Entity{Nature: n, Container: p[0], Type: p[1], Start: start, End: end, Value: "v"})
+	}
+	var want []byte
+	for i := range es {
+		want = append(AppendLine(want, &es[i], false), '\n')
+	}
+	var got bytes.Buffer
+	w := NewWriter(&got, false)
+	for i := 0; i < len(es); i += 999 {
+		if err := w.Write(es[i:min(i+999, len(es))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+	for i := range min(len(gl), len(wl)) {
+		if gl[i] != wl[i] {
+			t.Fatalf("line %d: %q, want %q", i+1, gl[i], wl[i])
+		}
+	}
+	if len(gl) != len(wl) {
+		t.Fatalf("%d lines, want %d", len(gl), len(wl))
+	}
 }
 
 // TestImbrication: a state's depth is printed as pj_dump prints it, a
