@@ -53,8 +53,7 @@ func (pr *processor) chunks(ctx context.Context, cs []tracecast.Chunk, emit trac
 			// One thread: in order, on this goroutine; the
 			// definitions of the chunks before are known by then.
 			c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
-			c.done <- struct{}{}
-			window = 0
+			c.done <- struct{}{} // window is 0: resolved below
 		} else {
 			go func() {
 				c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
