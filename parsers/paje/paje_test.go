@@ -489,8 +489,9 @@ func gzipped(data []byte) io.Reader {
 const starpuTrace = "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"
 
 // TestValueAliases: state values resolve to their aliases' names, also
-// when two aliases share a slot of the value cache, when an alias is
-// defined after the value was used bare, and when it is redefined.
+// when two aliases share a slot of the value cache (ab and gX; ab and cb
+// shared one before), when an alias is defined after the value was used
+// bare (and cached so), and when it is redefined.
 func TestValueAliases(t *testing.T) {
 	body := `%EventDef PajeDefineEntityValue 10
 % Alias string
@@ -499,10 +500,14 @@ func TestValueAliases(t *testing.T) {
 %EndEventDef
 10 ab S Alpha
 10 cb S Charlie
+10 gX S Golf
 4 1 w1 S ab
 4 2 w1 S cb
 4 3 w1 S ab
+4 3.5 w1 S gX
+4 3.6 w1 S ab
 4 4 w1 S X
+4 4.5 w1 S X
 10 X S Ex
 4 5 w1 S X
 10 ab S Again
@@ -519,7 +524,7 @@ func TestValueAliases(t *testing.T) {
 			states = append(states, l[strings.LastIndex(l, ", ")+2:])
 		}
 	}
-	want := []string{"Alpha", "Alpha", "Again", "Charlie", "Charlie", "Ex", "X"} // sorted lines: by start time
+	want := []string{"Alpha", "Alpha", "Alpha", "Again", "Charlie", "Charlie", "Ex", "Golf", "X", "X"} // sorted lines: by start time
 	sort.Strings(states)
 	sort.Strings(want)
 	if strings.Join(states, ",") != strings.Join(want, ",") {

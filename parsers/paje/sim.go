@@ -30,9 +30,10 @@ type ptype struct {
 	kind   typeKind
 	parent *ptype
 	// values maps an entity value's alias (or name) to itself and its
-	// name; vcache is a direct-mapped cache in front of it (value).
+	// name; vcache is a direct-mapped cache in front of it (value),
+	// which also keeps values that are not aliases.
 	values map[string][2]string
-	vcache *[16][2]string // allocated with the first value alias: most types have none
+	vcache *[32][2]string // allocated with the first value alias: most types have none
 	// start and end are a link type's endpoint container types.
 	start, end *ptype
 }
@@ -296,7 +297,7 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 			parent.values = make(map[string][2]string)
 		}
 		parent.values[key] = [2]string{key, name}
-		parent.vcache = new([16][2]string) // an alias may take over a value's name
+		parent.vcache = new([32][2]string) // an alias may take over a value's name
 		return nil
 	}
 	if parent.kind != tkContainer {
@@ -336,10 +337,11 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 // value resolves an entity value alias to its name; any other value is
 // its own name (pajeng creates it on first use).
 func (s *sim) value(t *ptype, b []byte) string {
-	if len(t.values) > 0 && t.vcache != nil {
-		// Most values of a state type are a few aliases: a direct-mapped
-		// cache by length and last byte answers before the map's hash.
-		h := (len(b) + int(lastByte(b))*3) & (len(t.vcache) - 1)
+	if len(t.values) > 0 && t.vcache != nil && len(b) > 0 {
+		// Most values of a state type are a few aliases, and a few
+		// names that are not (StarPU's codelets): a direct-mapped cache
+		// by length, first and last byte answers before the map's hash.
+		h := (len(b) + int(b[len(b)-1])*3 + int(b[0])*5) & (len(t.vcache) - 1)
 		if e := &t.vcache[h]; e[0] == string(b) && e[1] != "" {
 			return e[1]
 		}
@@ -347,16 +349,11 @@ func (s *sim) value(t *ptype, b []byte) string {
 			t.vcache[h] = v
 			return v[1]
 		}
+		v := s.strs.get(b)
+		t.vcache[h] = [2]string{v, v}
+		return v
 	}
 	return s.strs.get(b)
-}
-
-// lastByte is b's last byte, 0 for an empty b.
-func lastByte(b []byte) byte {
-	if len(b) == 0 {
-		return 0
-	}
-	return b[len(b)-1]
 }
 
 // denseSlots: the type ids below it index container.slots.
