@@ -44,16 +44,20 @@ func (pr *processor) chunks(ctx context.Context, cs []tracecast.Chunk, emit trac
 	}
 	q.ctx, q.emit = ctx, emit
 	defer func() { q.ctx, q.emit = nil, nil }()
-	window := chunksInFlight(p.opts.Threads) - 1
 	for i := range cs {
 		c := q.get()
 		c.Data, c.First, c.TooLong, c.release = cs[i].Data, cs[i].First, false, cs[i].Release
 		q.queue = append(q.queue, c)
-		if p.opts.Threads <= 1 {
-			// One thread: in order, on this goroutine; the
-			// definitions of the chunks before are known by then.
+		window := chunksInFlight(p.opts.Threads) - 1
+		if window == 0 || p.stats.Events == 0 {
+			// In order, on this goroutine: with one thread, and
+			// until the first event line, as the header's event
+			// definitions are not all known before (chunks
+			// tokenized ahead could not decode their lines, and
+			// the resolver would decode them itself).
 			c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
-			c.done <- struct{}{} // window is 0: resolved below
+			c.done <- struct{}{}
+			window = 0
 		} else {
 			go func() {
 				c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
