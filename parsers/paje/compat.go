@@ -121,8 +121,11 @@ func (p *Parser) release() {
 }
 
 // finishQuirks applies the window with the final END to what is held and
-// appends the survivors to dst.
-func (p *Parser) finishQuirks(end float64, dst []tracecast.Entity) []tracecast.Entity {
+// hands the survivors to fn, batch by batch: each held batch keeps its
+// survivors in place. (Gathered in one slice, the window at the end of a
+// trace cut short — 48 760 entities on the 41 MB trace cut in half — was
+// copied once more, 10 MB made at the very end.)
+func (p *Parser) finishQuirks(end float64, fn func([]tracecast.Entity) error) error {
 	s := p.sim
 	// An entity let go early may lie past the final end: then pj_dump
 	// would have dropped it. Say so rather than differ silently.
@@ -145,17 +148,31 @@ func (p *Parser) finishQuirks(end float64, dst []tracecast.Entity) []tracecast.E
 			}
 		}
 	}
-	for _, sl := range s.negSlots {
-		dst = append(dst, sl.compat.neg)
+	held, neg := p.held, s.negSlots
+	p.held, s.negSlots = nil, nil
+	if len(neg) > 0 {
+		es := make([]tracecast.Entity, len(neg))
+		for i, sl := range neg {
+			es[i] = sl.compat.neg
+		}
+		if err := fn(es); err != nil {
+			return err
+		}
 	}
-	for _, b := range p.held {
+	for _, b := range held {
+		k := 0
 		for i := range b.es {
 			m := b.meta[i]
 			if m.sl == nil || b.es[i].Start < end || first[m.sl] == m.seq {
-				dst = append(dst, b.es[i])
+				b.es[k] = b.es[i]
+				k++
+			}
+		}
+		if k > 0 {
+			if err := fn(b.es[:k]); err != nil {
+				return err
 			}
 		}
 	}
-	p.held, s.negSlots = nil, nil
-	return dst
+	return nil
 }

@@ -38,7 +38,6 @@ type Parser struct {
 	held     []quirkBatch
 	spare    []quirkBatch
 	finished bool
-	batch    []tracecast.Entity
 	// own: send hands its batches over for good (downstream may keep
 	// them) instead of reusing them, which saves a copy per entity; pool,
 	// when set, has batches given back (Batch.Recycle) to fill again.
@@ -262,7 +261,10 @@ func (p *Parser) Take(dst []tracecast.Entity) []tracecast.Entity {
 		n := len(dst)
 		dst = p.takeQuirks(dst)
 		if p.finished {
-			dst = p.finishQuirks(p.sim.endAt, dst)
+			p.finishQuirks(p.sim.endAt, func(es []tracecast.Entity) error {
+				dst = append(dst, es...)
+				return nil
+			})
 		}
 		p.stats.Entities += int64(len(dst) - n)
 		return dst
@@ -303,15 +305,10 @@ func (p *Parser) send(min int, fn func([]tracecast.Entity) error) error {
 		}
 	}
 	if p.finished {
-		p.batch = p.finishQuirks(s.endAt, p.batch[:0])
-		p.stats.Entities += int64(len(p.batch))
-		err := fn(p.batch)
-		if p.own {
-			p.batch = nil
-		} else {
-			clear(p.batch)
-		}
-		return err
+		return p.finishQuirks(s.endAt, func(es []tracecast.Entity) error {
+			p.stats.Entities += int64(len(es))
+			return fn(es)
+		})
 	}
 	return nil
 }
