@@ -277,29 +277,35 @@ func parseFixed(b []byte) (float64, bool) {
 	if k == 0 || f == 0 {
 		return 0, false
 	}
-	// The integer part, moved to the top bytes, zeros below.
-	ip, ok := eightDigits8(w<<(64-8*k) | ascii0>>(8*k))
-	if !ok {
-		return 0, false
-	}
 	last := binary.LittleEndian.Uint64(b[n-8:])
-	var frac uint64
+	var m uint64 // the digits without the point
 	if f <= 8 {
-		// The decimals are the top f bytes of the last eight.
+		// The integer part, moved to the top bytes, zeros below, and
+		// the decimals, the top f bytes of the last eight.
+		ip, ok1 := eightDigits8(w<<(64-8*k) | ascii0>>(8*k))
 		low := uint64(1)<<(8*(8-f)) - 1 // the other bytes (none when f = 8)
-		frac, ok = eightDigits8(last&^low | ascii0&low)
+		frac, ok2 := eightDigits8(last&^low | ascii0&low)
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		m = ip*pow10u[f] + frac
 	} else {
-		// The last eight decimals, and the f−8 before them, which
-		// follow the point in the first eight bytes (n ≤ 16).
-		h := f - 8
-		hi, ok1 := eightDigits8(w>>(8*(k+1))<<(64-8*h) | ascii0>>(8*h))
+		// The last eight decimals, and before them the integer part
+		// and the f−8 decimals after the point, all in the first eight
+		// bytes (n ≤ 16): one word once the point is taken out (the
+		// bytes above it moved down one), as StarPU's times are.
+		lowK := uint64(1)<<(8*k) - 1
+		d := k + f - 8 // digits in the first word
+		hi, ok1 := eightDigits8((w&lowK|w>>8&^lowK)<<(64-8*d) | ascii0>>(8*d))
 		lo, ok2 := eightDigits8(last)
-		frac, ok = hi*1e8+lo, ok1 && ok2
+		if !ok1 || !ok2 {
+			return 0, false
+		}
+		m = hi*1e8 + lo
 	}
-	if !ok {
-		return 0, false
-	}
-	return float64(ip*pow10u[f]+frac) / pow10[f], true
+	// m < 10¹⁵ < 2⁶³: a signed conversion, without the unsigned one's
+	// branch.
+	return float64(int64(m)) / pow10[f], true
 }
 
 // ascii0 is eight '0' bytes.

@@ -41,6 +41,13 @@ func TestParseFloat(t *testing.T) {
 				}
 				d[k] = '.'
 				cases = append(cases, string(d))
+				// The fast path takes every such number of 8 to 16
+				// bytes with its point in the first eight.
+				if n := len(d); k >= 1 && k <= 7 && f >= 1 && n >= 8 && n <= 16 {
+					if _, ok := parseFixed(d); !ok {
+						t.Fatalf("parseFixed(%q) fails", d)
+					}
+				}
 				d[r.IntN(len(d))] = "0.9e-+ x/:"[r.IntN(10)]
 				cases = append(cases, string(d))
 			}
