@@ -124,6 +124,7 @@ type sim struct {
 	anyTime    bool
 	out        []tracecast.Entity
 	ntypes     int
+	nvalues    int // entity values defined; with ntypes, bounded by MaxTypes
 	strs       *strTable
 	// typeCache and contCache are direct-mapped caches in front of
 	// types and containers, by hash of the key.
@@ -296,8 +297,19 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 		if parent.values == nil {
 			parent.values = make(map[string][2]string)
 		}
+		if _, redefined := parent.values[key]; !redefined {
+			if err := s.definable(); err != nil {
+				return err
+			}
+			s.nvalues++
+		}
 		parent.values[key] = [2]string{key, name}
-		parent.vcache = new([32][2]string) // an alias may take over a value's name
+		// An alias may take over a value's name.
+		if parent.vcache == nil {
+			parent.vcache = new([32][2]string)
+		} else {
+			clear(parent.vcache[:])
+		}
 		return nil
 	}
 	if parent.kind != tkContainer {
@@ -306,8 +318,8 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 	if _, dup := s.types[key]; dup {
 		return fail("definition", "type "+quote(key)+" already defined")
 	}
-	if s.ntypes >= s.opts.MaxTypes {
-		return fail("limit", "more than "+strconv.Itoa(s.opts.MaxTypes)+" types (raise --max-types)")
+	if err := s.definable(); err != nil {
+		return err
 	}
 	t := &ptype{name: name, key: key, id: s.ntypes, parent: parent}
 	switch d.kind {
@@ -331,6 +343,15 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 	}
 	s.types[key] = t
 	s.ntypes++
+	return nil
+}
+
+// definable fails once the trace has defined MaxTypes types and entity
+// values (without the bound, 3 million entity values took 850 MB).
+func (s *sim) definable() *simError {
+	if s.ntypes+s.nvalues >= s.opts.MaxTypes {
+		return fail("limit", "more than "+strconv.Itoa(s.opts.MaxTypes)+" types and entity values (raise --max-types)")
+	}
 	return nil
 }
 

@@ -27,7 +27,7 @@ func TestMaxTypes(t *testing.T) {
 	o.Name, o.MaxTypes = "x", 100
 	_, _, err := dump(t, strings.NewReader(manyVarTypes(200)), o)
 	line := strings.Count(varHdr, "\n") + 100 - 6 + 1 // the header defines 6 types, the root counted
-	want := fmt.Sprintf("x:%d: more than 100 types (raise --max-types)", line)
+	want := fmt.Sprintf("x:%d: more than 100 types and entity values (raise --max-types)", line)
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("got %v, want %s", err, want)
 	}
@@ -38,6 +38,43 @@ func TestMaxTypes(t *testing.T) {
 	if err := (&Options{MaxLineBytes: 1, MaxContainers: 1, MaxOpenStates: 1, MaxBuffered: 1, Threads: 1}).Validate(); err == nil ||
 		!strings.Contains(err.Error(), "--max-types must be positive") {
 		t.Fatalf("MaxTypes 0 validated: %v", err)
+	}
+}
+
+// TestMaxEntityValues: entity values count against MaxTypes too (3
+// million of them took 850 MB and 10 s), a value defined again does not,
+// and the last definition of a value is the one in force.
+func TestMaxEntityValues(t *testing.T) {
+	valueDef := "%EventDef PajeDefineEntityValue 20\n% Alias string\n% Type string\n% Name string\n%EndEventDef\n"
+	trace := func(n int) string {
+		var b strings.Builder
+		b.WriteString(valueDef + hdr)
+		for i := range n {
+			fmt.Fprintf(&b, "20 v%d S \"value %d\"\n", i%50, i) // 50 values, each defined again
+		}
+		for i := range n {
+			fmt.Fprintf(&b, "20 u%d S \"other %d\"\n", i, i)
+		}
+		b.WriteString("4 1 w1 S v7\n")
+		return b.String()
+	}
+	o := DefaultOptions()
+	o.Name, o.MaxTypes = "x", 100
+	// 5 types (the root counted), 50 values defined again and again, then
+	// new ones: the 46th of those is one too many.
+	_, _, err := dump(t, strings.NewReader(trace(200)), o)
+	line := strings.Count(valueDef+hdr, "\n") + 200 + 46
+	want := fmt.Sprintf("x:%d: more than 100 types and entity values (raise --max-types)", line)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	o.MaxTypes = 5 + 50 + 200
+	got, _, err := dump(t, strings.NewReader(trace(200)), o)
+	if err != nil {
+		t.Fatalf("%d types and values allowed: %v", o.MaxTypes, err)
+	}
+	if !strings.Contains(strings.Join(got, "\n"), ", value 157") {
+		t.Errorf("v7 is not its last definition's name: %q", got)
 	}
 }
 
