@@ -63,7 +63,7 @@ type Limits struct {
 	// MaxOpenStates bounds the open states and pending links.
 	MaxOpenStates int `yaml:"max_open_states" flag:"max-open-states" help:"most open states and pending links"`
 	// MaxTypes bounds the types a trace defines.
-	MaxTypes int `yaml:"max_types" flag:"max-types" help:"most types (container, state, event, variable and link types) and entity values a trace defines"`
+	MaxTypes int `yaml:"max_types" flag:"max-types" help:"most types (container, state, event, variable and link types) and entity values a trace defines; also bounds its event definitions (%EventDef)"`
 }
 
 // DefaultLimits are DefaultOptions' limits.

@@ -1,6 +1,8 @@
 package paje
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -135,6 +137,9 @@ type header struct {
 	cur      *eventDef
 	curNames map[string]bool
 	noStrict bool
+	// maxDefs bounds the event definitions (0: no bound): a million of
+	// them took 480 MB.
+	maxDefs int
 	// snap is the definitions so far, for the goroutines that decode
 	// lines ahead of the parser (reader.go). A definition is never
 	// replaced nor removed: one found there is the one in force at any
@@ -257,6 +262,9 @@ func (h *header) line(toks []token, num int64) string {
 		if _, dup := h.defs[id]; dup {
 			return "redefinition of event with id " + quote(id)
 		}
+		if h.maxDefs > 0 && len(h.defs) >= h.maxDefs {
+			return "more than " + strconv.Itoa(h.maxDefs) + " event definitions (raise --max-types)"
+		}
 		h.cur = &eventDef{id: id, kind: kind, line: num}
 		for i := range h.cur.idx {
 			h.cur.idx[i] = -1
@@ -304,6 +312,9 @@ func (h *header) line(toks []token, num int64) string {
 	default:
 		return "unknown field type " + quote(typ) + " for field " + quote(name)
 	}
+	if d.nfields >= maxDefFields {
+		return "event " + lineerr.Cut(d.id) + " has more than " + strconv.Itoa(maxDefFields) + " fields"
+	}
 	col := d.nfields
 	d.nfields++
 	d.names = append(d.names, name)
@@ -333,6 +344,10 @@ func lookupField(name string, noStrict bool) (field, bool) {
 	}
 	return 0, false
 }
+
+// maxDefFields bounds an event definition's fields: their columns are
+// int16s (eventDef.idx).
+const maxDefFields = math.MaxInt16
 
 // quote quotes a name or token in a message, cut to lineerr.MaxQuote bytes.
 func quote(s string) string { return "'" + lineerr.Cut(s) + "'" }

@@ -42,7 +42,8 @@ type Options struct {
 	// MaxOpenStates bounds the number of open (stacked) states over all containers.
 	MaxOpenStates int
 	// MaxTypes bounds the number of types a trace defines (container,
-	// state, event, variable and link types) and of entity values.
+	// state, event, variable and link types) and of entity values, and,
+	// apart, the number of its event definitions (%EventDef).
 	MaxTypes int
 	// PjdumpQuirks reproduces what pj_dump prints rather than every entity:
 	// the end of the trace is the time of the last event line in file order

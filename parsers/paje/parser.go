@@ -69,6 +69,7 @@ func NewParser(opts Options) *Parser {
 		opts.Threads = DefaultOptions().Threads
 	}
 	p := &Parser{opts: opts, hdr: newHeader(opts.NoStrict), stats: Stats{Skipped: map[string]int64{}}}
+	p.hdr.maxDefs = opts.MaxTypes
 	p.sim = newSim(&p.opts)
 	p.setPre(&p.noPre)
 	p.horizon = opts.ReorderHorizon

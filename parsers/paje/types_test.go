@@ -129,3 +129,36 @@ func TestFinishStopsWhenOutputFails(t *testing.T) {
 		t.Fatalf("after the output failed: %d drains, %d of %d containers still live, %d entities pending", calls, len(p.sim.live), n+3, p.Pending())
 	}
 }
+
+// TestHeaderBounds: event definitions count against MaxTypes (a million
+// of them took 480 MB), and a definition has at most 32767 fields, the
+// range of its columns (with more, a field past the 32768th wrapped to a
+// negative column: "obligatory fields missing: Value" for a Value that was
+// defined).
+func TestHeaderBounds(t *testing.T) {
+	var defs strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&defs, "%%EventDef PajeSetState %d\n%% Time date\n%% Container string\n%% Type string\n%% Value string\n%%EndEventDef\n", 100+i)
+	}
+	o := DefaultOptions()
+	o.Name, o.MaxTypes = "x", 20
+	_, _, err := dump(t, strings.NewReader(defs.String()), o)
+	if want := "x:121: more than 20 event definitions (raise --max-types)"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	o.MaxTypes = 30
+	if _, _, err := dump(t, strings.NewReader(defs.String()), o); err != nil {
+		t.Fatalf("30 definitions allowed: %v", err)
+	}
+
+	var wide strings.Builder
+	wide.WriteString("%EventDef PajeSetState 1\n% Time date\n% Container string\n% Type string\n")
+	for i := range maxDefFields {
+		fmt.Fprintf(&wide, "%% f%d string\n", i)
+	}
+	wide.WriteString("% Value string\n%EndEventDef\n")
+	_, _, err = dump(t, strings.NewReader(wide.String()), DefaultOptions())
+	if want := fmt.Sprintf(":%d: event 1 has more than 32767 fields", 2+maxDefFields); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
