@@ -330,6 +330,7 @@ func (t *LineTimer) SetUnit(u string) { t.scale = tracecast.PerSecond(u) }
 func (t *LineTimer) Time(line []byte) (float64, bool) {
 	if t.hdr == nil {
 		t.hdr = newHeader(true)
+		t.hdr.maxDefs = DefaultOptions().MaxTypes // the parser's bound, as memory
 		line = input.TrimBOM(line)
 	}
 	toks, r := tokenize(line, t.toks)

@@ -162,3 +162,18 @@ func TestHeaderBounds(t *testing.T) {
 		t.Fatalf("got %v, want %s", err, want)
 	}
 }
+
+// TestLineTimerBounded: the replay pacer reads the header too, with the
+// parser's bound on event definitions.
+func TestLineTimerBounded(t *testing.T) {
+	var lt LineTimer
+	n := DefaultOptions().MaxTypes + 100
+	for i := range n {
+		for _, l := range []string{fmt.Sprintf("%%EventDef PajeSetState %d", 100+i), "% Time date", "% Container string", "% Type string", "% Value string", "%EndEventDef"} {
+			lt.Time([]byte(l))
+		}
+	}
+	if got := len(lt.hdr.defs); got != DefaultOptions().MaxTypes {
+		t.Errorf("%d event definitions kept, want %d", got, DefaultOptions().MaxTypes)
+	}
+}
