@@ -123,6 +123,7 @@ type sim struct {
 	endTime    float64
 	anyTime    bool
 	out        []tracecast.Entity
+	dropped    tracecast.Entity // where emit puts what pj_dump does not print
 	ntypes     int
 	nvalues    int // entity values defined; with ntypes, bounded by MaxTypes
 	strs       *strTable
@@ -533,8 +534,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	switch d.kind {
 	case evNewEvent:
 		s.seq++ // its place in pj_dump's insertion order
-		s.emit(sl, tracecast.Entity{Nature: tracecast.NatureEvent, Container: c.name, Type: t.name,
-			Start: now, End: now, Value: s.value(t, get(fValue)), Ext: s.extra(extra)})
+		put(s.emit(sl, now), tracecast.NatureEvent, c.name, t.name, now, now, 0, s.value(t, get(fValue)), 0, s.extra(extra))
 	case evSetState:
 		s.closeStates(c, t, sl, now)
 		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
@@ -737,8 +737,7 @@ func (s *sim) end(c *container, now float64) *simError {
 	if c.parent != nil {
 		parent = c.parent.name
 	}
-	s.out = append(s.out, tracecast.Entity{Nature: tracecast.NatureContainer, Container: parent, Type: c.typ.name,
-		Start: c.start, End: now, Value: c.name, Ext: s.extra(c.extra)})
+	put(s.next(), tracecast.NatureContainer, parent, c.typ.name, c.start, now, 0, c.name, 0, s.extra(c.extra))
 	if s.opts.PjdumpQuirks {
 		s.outMeta = append(s.outMeta, entMeta{}) // containers are never filtered
 	}
@@ -754,7 +753,15 @@ func (s *sim) push(c *container, t *ptype, sl *slot, now float64, value string, 
 	}
 	s.open++
 	s.seq++
-	sl.stack = append(sl.stack, openState{start: now, value: value, extra: extra, seq: s.seq})
+	// Filled in place, not appended as a literal (see emit).
+	n := len(sl.stack)
+	if n == cap(sl.stack) {
+		sl.stack = append(sl.stack, openState{})
+	} else {
+		sl.stack = sl.stack[:n+1]
+	}
+	o := &sl.stack[n]
+	o.start, o.value, o.extra, o.seq = now, value, extra, s.seq
 	return nil
 }
 
@@ -764,8 +771,7 @@ func (s *sim) closeTop(c *container, t *ptype, sl *slot, now float64) {
 	sl.stack = sl.stack[:top]
 	s.open--
 	s.seq, o.seq = o.seq, s.seq // entities keep their creation order for the pj_dump filter
-	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureState, Container: c.name, Type: t.name,
-		Start: o.start, End: now, Imbrication: top, Value: o.value, Ext: s.extra(o.extra)})
+	put(s.emit(sl, o.start), tracecast.NatureState, c.name, t.name, o.start, now, top, o.value, 0, s.extra(o.extra))
 	s.seq = o.seq
 }
 
@@ -780,8 +786,7 @@ func (s *sim) varPiece(c *container, t *ptype, sl *slot, now float64) {
 		return
 	}
 	s.seq++ // pieces complete in the order they began: pj_dump's order
-	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureVariable, Container: c.name, Type: t.name,
-		Start: sl.varStart, End: now, Number: sl.varValue, Ext: s.extra(sl.varExtra)})
+	put(s.emit(sl, sl.varStart), tracecast.NatureVariable, c.name, t.name, sl.varStart, now, 0, "", sl.varValue, s.extra(sl.varExtra))
 }
 
 func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field) []byte, now float64, line int64, extra []tracecast.Field) *simError {
@@ -844,9 +849,8 @@ func (s *sim) link(d *eventDef, c *container, t *ptype, sl *slot, get func(field
 	delete(sl.links, l.key)
 	s.open--
 	s.seq++
-	s.emit(sl, tracecast.Entity{Nature: tracecast.NatureLink, Container: c.name, Type: t.name,
-		Start: l.start, End: l.end, Value: l.value, Ext: s.ext(tracecast.EntityExt{StartContainer: l.startC, EndContainer: l.endC,
-			Key: l.key, Extra: l.extra})})
+	put(s.emit(sl, l.start), tracecast.NatureLink, c.name, t.name, l.start, l.end, 0, l.value, 0,
+		s.ext(tracecast.EntityExt{StartContainer: l.startC, EndContainer: l.endC, Key: l.key, Extra: l.extra}))
 	s.freeLink(l)
 	return nil
 }
