@@ -95,7 +95,7 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 		c := data[j]
 		if c == '\t' || c == ' ' { // most of them: the separators
 			if j > field {
-				dst = append(dst, token{b: data[field:j]})
+				dst = append(dst, token{b: data[field:j:j]})
 			}
 			field = j + 1
 			continue
@@ -109,7 +109,7 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 				goto eol
 			}
 			if j > field {
-				dst = append(dst, token{b: data[field:j]})
+				dst = append(dst, token{b: data[field:j:j]})
 			}
 			field = j + 1
 		case cQuote:
@@ -128,7 +128,7 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 				m &= m - 1
 				switch q := data[k]; {
 				case q == '"':
-					dst = append(dst, token{b: data[j+1 : k], quoted: true})
+					dst = append(dst, token{b: data[j+1 : k : k], quoted: true})
 					field = k + 1
 				case q == '\n':
 					return dst, "unterminated quoted string", k
@@ -144,7 +144,7 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 			}
 		case cHash:
 			if j > field {
-				dst = append(dst, token{b: data[field:j]})
+				dst = append(dst, token{b: data[field:j:j]})
 			}
 			// The rest is a comment, still checked for binary data.
 			field = n + 1 // no field after it
@@ -178,7 +178,7 @@ eol:
 	// A carriage return before the newline is a separator like the
 	// others: no field holds it.
 	if end > field {
-		dst = append(dst, token{b: data[field:end]})
+		dst = append(dst, token{b: data[field:end:end]})
 	}
 	if high && !utf8.Valid(data[ls:end]) {
 		return dst, "binary data (invalid UTF-8)", end

@@ -57,7 +57,12 @@ func (s *sim) emit(sl *slot, start float64) *tracecast.Entity {
 		return &s.dropped
 	}
 	s.outMeta = append(s.outMeta, entMeta{sl: sl, seq: s.seq})
-	s.outMax = max(s.outMax, start)
+	if start > s.outMax {
+		// Not max(): its NaN and signed-zero handling made a chain of
+		// six dependent instructions, from one entity to the next, and
+		// times are never NaN (parseFloat rejects them).
+		s.outMax = start
+	}
 	return s.next()
 }
 

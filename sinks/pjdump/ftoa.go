@@ -148,11 +148,13 @@ func appendUnits6(b []byte, u uint64) []byte {
 		}
 	}
 	// iw's bytes above nd are zero, fw has 7: lo and hi are the text's
-	// bytes 0–7 and 8–15 (hi is 0 for an integer part of one digit; a
-	// shift by 64 gives 0 in Go).
+	// bytes 0–7 and 8–15 (hi is 0 for an integer part of one digit). The
+	// shift counts are masked to 6 bits, where Go would otherwise test
+	// for counts of 64 and more: fw<<sh is taken in two steps (it is 0
+	// for sh = 64, eight integer digits).
 	sh := uint(nd) * 8
-	lo := iw | fw<<sh
-	hi := fw >> (64 - sh)
+	lo := iw | fw<<((sh-1)&63)<<1
+	hi := fw >> ((64 - sh) & 63)
 	d := (*[16]byte)(b[n : n+16 : n+16])
 	binary.LittleEndian.PutUint64(d[:8], lo)
 	binary.LittleEndian.PutUint64(d[8:], hi)
