@@ -155,7 +155,9 @@ type Writer struct {
 	// three appends it replaces. A miss (another pair on the entry, or
 	// names copied per entity) only formats the head as before. The
 	// entries' pointers keep their names alive, so no other name can
-	// take an address while it is cached.
+	// take an address while it is cached. 256 entries: with 64, the
+	// StarPU trace's pairs collided on about 7% of the lines, which
+	// also lost the end time's text (head.end).
 	heads [256]head
 }
 
