@@ -355,20 +355,28 @@ func (c *chunk) tokenize(max int, snap *defSnap) {
 		if len(toks) == 0 && reason == "" {
 			continue // blank: nothing to resolve
 		}
-		if start+len(toks) <= cap(c.toks) && len(toks) > 0 && &c.toks[:start+1][start] == &toks[0] {
-			c.toks = c.toks[:start+len(toks)] // appended in place
+		if cap(toks) == cap(c.toks)-start {
+			// Appended in place (append keeps the capacity of what
+			// it does not grow, and grows it past it).
+			c.toks = c.toks[:start+len(toks)]
 		} else {
 			c.toks = append(c.toks[:start], toks...)
 		}
 		// Filled in place: a record built aside and appended was
 		// copied with loads its own stores could not forward, a stall
 		// per line (see sim.emit).
-		c.lines = append(c.lines, lineRec{})
+		// Not zeroed first: every field is set below (decode sets dec).
+		if n := len(c.lines); n < cap(c.lines) {
+			c.lines = c.lines[:n+1]
+		} else {
+			c.lines = append(c.lines, lineRec{})
+		}
 		l := &c.lines[len(c.lines)-1]
 		l.rel, l.tok, l.end, l.reason, l.flags = uint32(c.nlines), uint32(start), uint32(len(c.toks)), -1, flags
 		if reason != "" {
 			l.reason = int32(len(c.reasons))
 			c.reasons = append(c.reasons, reason)
+			l.dec = decoded{}
 		} else {
 			l.dec.decode(toks, snap)
 		}
