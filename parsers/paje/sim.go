@@ -251,7 +251,8 @@ func (s *sim) lookupType(b []byte, want typeKind) (*ptype, *simError) {
 	return s.lookupTypeH(b, hashBytes(b), want)
 }
 
-// lookupTypeH is lookupType for a key b of hash h (hashBytes).
+// lookupTypeH is lookupType for a key b of hash h (hashBytes). (event
+// tries typeCache itself first.)
 func (s *sim) lookupTypeH(b []byte, h uint32, want typeKind) (*ptype, *simError) {
 	t := s.typeOfH(b, h)
 	if t == nil {
@@ -359,14 +360,29 @@ func (s *sim) definable() *simError {
 // value resolves an entity value alias to its name; any other value is
 // its own name (pajeng creates it on first use).
 func (s *sim) value(t *ptype, b []byte) string {
+	if v, ok := t.cachedValue(b); ok {
+		return v
+	}
+	return s.valueSlow(t, b)
+}
+
+// cachedValue is value when the type's cache has b: most values of a
+// state type are a few aliases, and a few names that are not (StarPU's
+// codelets), and a direct-mapped cache by length, first and last byte
+// answers before the map's hash. vcache exists once the type has an
+// alias. Small enough to inline (event calls it first).
+func (t *ptype) cachedValue(b []byte) (string, bool) {
+	if t.vcache == nil || len(b) == 0 {
+		return "", false
+	}
+	e := &t.vcache[(len(b)+int(b[len(b)-1])*3+int(b[0])*5)&(len(t.vcache)-1)]
+	return e[1], e[0] == string(b) && e[1] != ""
+}
+
+// valueSlow is value past the cache.
+func (s *sim) valueSlow(t *ptype, b []byte) string {
 	if len(t.values) > 0 && t.vcache != nil && len(b) > 0 {
-		// Most values of a state type are a few aliases, and a few
-		// names that are not (StarPU's codelets): a direct-mapped cache
-		// by length, first and last byte answers before the map's hash.
 		h := (len(b) + int(b[len(b)-1])*3 + int(b[0])*5) & (len(t.vcache) - 1)
-		if e := &t.vcache[h]; e[0] == string(b) && e[1] != "" {
-			return e[1]
-		}
 		if v, ok := t.values[string(b)]; ok {
 			t.vcache[h] = v
 			return v[1]
@@ -381,6 +397,8 @@ func (s *sim) value(t *ptype, b []byte) string {
 // denseSlots: the type ids below it index container.slots.
 const denseSlots = 64
 
+// slot returns c's slot for type t, made on first use. (event tries
+// c.slots itself first.)
 func (s *sim) slot(c *container, t *ptype) *slot {
 	if t.id < len(c.slots) {
 		if sl := c.slots[t.id]; sl != nil {
@@ -415,13 +433,19 @@ func (s *sim) see(t float64) {
 }
 
 // ordered applies pajeng's time-order rule on a (container, type) pair.
+// (Small enough to inline, as the other per-line steps' fast paths are:
+// their error paths are functions of their own.)
 func (s *sim) ordered(sl *slot, c *container, t *ptype, now float64) *simError {
 	if now < sl.last {
-		return fail("time order", "not time-ordered: time "+fmtG(now)+" is before "+fmtG(sl.last)+
-			" on container "+quote(c.name)+", type "+quote(t.name)+s.orderHint(t))
+		return s.orderError(sl, c, t, now)
 	}
 	sl.last = now
 	return nil
+}
+
+func (s *sim) orderError(sl *slot, c *container, t *ptype, now float64) *simError {
+	return fail("time order", "not time-ordered: time "+fmtG(now)+" is before "+fmtG(sl.last)+
+		" on container "+quote(c.name)+", type "+quote(t.name)+s.orderHint(t))
 }
 
 func (s *sim) orderHint(t *ptype) string {
@@ -493,13 +517,17 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		return s.destroy(get, now)
 	}
 
-	// The hashes of the fields come with the line (decoded.hashFields).
-	c := s.containerOfH(get(fContainer), s.pre.hc)
+	// Every event left has a Container and a Type: obligatory fields,
+	// which the header checks before it accepts a definition (read
+	// without get's test for a missing one). Their hashes come with the
+	// line (decoded.hashFields).
+	cb, tb := toks[d.idx[fContainer]].b, toks[d.idx[fType]].b
+	c := s.containerOfH(cb, s.pre.hc)
 	if c == nil {
-		if _, gone := s.destroyed[string(get(fContainer))]; gone {
+		if _, gone := s.destroyed[string(cb)]; gone {
 			return nil // pj_dump ignores events sent to destroyed containers
 		}
-		return fail("unknown container", "unknown container "+quote(string(get(fContainer))))
+		return fail("unknown container", "unknown container "+quote(string(cb)))
 	}
 	var want typeKind
 	switch d.kind {
@@ -512,15 +540,25 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	case evStartLink, evEndLink:
 		want = tkLink
 	}
-	t, err := s.lookupTypeH(get(fType), s.pre.ht, want)
-	if err != nil {
-		return err
+	// lookupTypeH and slot, their fast paths written out (see ordered).
+	t := s.typeCache[s.pre.ht&uint32(len(s.typeCache)-1)]
+	if t == nil || t.kind != want || t.key != string(tb) {
+		var err *simError
+		if t, err = s.lookupTypeH(tb, s.pre.ht, want); err != nil {
+			return err
+		}
 	}
 	if t.parent != c.typ {
 		parent, ctyp := typeNames(t.parent, c.typ)
 		return fail("wrong type", "type "+quote(t.name)+" is a child of container type "+parent+", not of "+ctyp+" (container "+quote(c.name)+")")
 	}
-	sl := s.slot(c, t)
+	var sl *slot
+	if t.id < len(c.slots) {
+		sl = c.slots[t.id]
+	}
+	if sl == nil {
+		sl = s.slot(c, t)
+	}
 	if want != tkLink && (want != tkVariable || s.horizon <= 0) {
 		if err := s.ordered(sl, c, t, now); err != nil {
 			return err
@@ -535,11 +573,16 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	case evNewEvent:
 		s.seq++ // its place in pj_dump's insertion order
 		put(s.emit(sl, now), tracecast.NatureEvent, c.name, t.name, now, now, 0, s.value(t, get(fValue)), 0, s.extra(extra))
-	case evSetState:
-		s.closeStates(c, t, sl, now)
-		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
-	case evPushState:
-		return s.push(c, t, sl, now, s.value(t, get(fValue)), extra)
+	case evSetState, evPushState:
+		if d.kind == evSetState {
+			s.closeStates(c, t, sl, now)
+		}
+		vb := toks[d.idx[fValue]].b // obligatory too
+		v, ok := t.cachedValue(vb) // value, its fast path written out
+		if !ok {
+			v = s.valueSlow(t, vb)
+		}
+		return s.push(c, t, sl, now, v, extra)
 	case evPopState:
 		if len(sl.stack) == 0 {
 			return fail("pop on empty stack", "illegal pop of state type "+quote(t.name)+" on container "+quote(c.name)+": no state is open")
@@ -749,7 +792,7 @@ func (s *sim) end(c *container, now float64) *simError {
 
 func (s *sim) push(c *container, t *ptype, sl *slot, now float64, value string, extra []tracecast.Field) *simError {
 	if s.open >= s.opts.MaxOpenStates {
-		return fail("limit", "more than "+strconv.Itoa(s.opts.MaxOpenStates)+" open states and links (raise --max-open-states)")
+		return s.openLimit()
 	}
 	s.open++
 	s.seq++
@@ -763,6 +806,10 @@ func (s *sim) push(c *container, t *ptype, sl *slot, now float64, value string, 
 	o := &sl.stack[n]
 	o.start, o.value, o.extra, o.seq = now, value, extra, s.seq
 	return nil
+}
+
+func (s *sim) openLimit() *simError {
+	return fail("limit", "more than "+strconv.Itoa(s.opts.MaxOpenStates)+" open states and links (raise --max-open-states)")
 }
 
 func (s *sim) closeTop(c *container, t *ptype, sl *slot, now float64) {
