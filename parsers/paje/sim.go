@@ -578,7 +578,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 			s.closeStates(c, t, sl, now)
 		}
 		vb := toks[d.idx[fValue]].b // obligatory too
-		v, ok := t.cachedValue(vb) // value, its fast path written out
+		v, ok := t.cachedValue(vb)  // value, its fast path written out
 		if !ok {
 			v = s.valueSlow(t, vb)
 		}
