@@ -216,12 +216,18 @@ func (p *Parser) process(d *eventDef, toks []token, num int64) error {
 		now = t
 	}
 	if err := p.sim.event(d, toks, now, num); err != nil {
-		if err.line != 0 {
-			num = err.line
-		}
-		return p.bad(num, err.kind, err.reason)
+		return p.eventErr(err, num)
 	}
 	return nil
+}
+
+// eventErr records the simulator's error on line num (or the line it
+// names).
+func (p *Parser) eventErr(err *simError, num int64) error {
+	if err.line != 0 {
+		num = err.line
+	}
+	return p.bad(num, err.kind, err.reason)
 }
 
 // bad records a bad line: fatal in strict mode, counted in lenient mode.

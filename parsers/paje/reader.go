@@ -264,7 +264,16 @@ func (dec *decoded) decode(toks []token, snap *defSnap) {
 	if len(toks) == 0 || !toks[0].quoted && len(toks[0].b) > 0 && toks[0].b[0] == '%' {
 		return // blank, or a header line
 	}
-	d := snap.lookup(toks[0].b)
+	// snap.lookup, with numID's one- and two-digit ids written out.
+	var d *eventDef
+	switch b := toks[0].b; {
+	case snap != nil && len(b) == 2 && b[0]-'1' < 9 && b[1]-'0' < 10:
+		d = snap.byNum[int(b[0]-'0')*10+int(b[1]-'0')]
+	case snap != nil && len(b) == 1 && b[0]-'0' < 10:
+		d = snap.byNum[b[0]-'0']
+	default:
+		d = snap.lookup(b)
+	}
 	if d == nil || len(toks)-1 != d.nfields {
 		return
 	}
@@ -405,7 +414,16 @@ func (p *Parser) chunk(c *chunk, send func(int) error) error {
 			// outside a definition: what tokens would check.
 			p.stats.Events++
 			p.setPre(&l.dec)
-			err = p.process(d, c.toks[l.tok+1:l.end], num)
+			toks := c.toks[l.tok+1 : l.end]
+			if t := l.dec.time; d.idx[fTime] >= 0 && l.dec.timeOK && t <= MaxTime && t >= -MaxTime {
+				// process, written out for a time decoded and in
+				// range: a call less a line.
+				if serr := p.sim.event(d, toks, t, num); serr != nil {
+					err = p.eventErr(serr, num)
+				}
+			} else {
+				err = p.process(d, toks, num)
+			}
 		} else if l.flags&lineTooLong != 0 {
 			err = p.bad(num, "line too long", "line longer than "+strconv.Itoa(p.opts.MaxLineBytes)+" bytes (raise --max-line-bytes)")
 		} else {
