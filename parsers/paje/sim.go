@@ -814,12 +814,24 @@ func (s *sim) openLimit() *simError {
 
 func (s *sim) closeTop(c *container, t *ptype, sl *slot, now float64) {
 	top := len(sl.stack) - 1
-	o := sl.stack[top]
+	o := &sl.stack[top] // read before the next push reuses it
 	sl.stack = sl.stack[:top]
 	s.open--
-	s.seq, o.seq = o.seq, s.seq // entities keep their creation order for the pj_dump filter
-	put(s.emit(sl, o.start), tracecast.NatureState, c.name, t.name, o.start, now, top, o.value, 0, s.extra(o.extra))
-	s.seq = o.seq
+	seq := s.seq
+	s.seq = o.seq // entities keep their creation order for the pj_dump filter
+	var e *tracecast.Entity
+	if s.opts.PjdumpQuirks && o.start >= 0 {
+		// emit's common case, written out: a call less a state.
+		s.outMeta = append(s.outMeta, entMeta{sl: sl, seq: s.seq})
+		if o.start > s.outMax {
+			s.outMax = o.start
+		}
+		e = s.next()
+	} else {
+		e = s.emit(sl, o.start)
+	}
+	put(e, tracecast.NatureState, c.name, t.name, o.start, now, top, o.value, 0, s.extra(o.extra))
+	s.seq = seq
 }
 
 func (s *sim) closeStates(c *container, t *ptype, sl *slot, now float64) {
