@@ -292,7 +292,13 @@ func (dec *decoded) decode(toks []token, snap *defSnap) {
 			dec.val, dec.valOK = parseFloat(b)
 		}
 	}
-	dec.hashFields(d, toks[1:])
+	// hashFields, written out: a call less a line (dec is zeroed).
+	if i := d.idx[fContainer]; i >= 0 {
+		dec.hc = hashBytes(toks[1+i].b)
+	}
+	if i := d.idx[fType]; i >= 0 {
+		dec.ht = hashBytes(toks[1+i].b)
+	}
 }
 
 const (
