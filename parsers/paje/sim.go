@@ -582,7 +582,22 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		if !ok {
 			v = s.valueSlow(t, vb)
 		}
-		return s.push(c, t, sl, now, v, extra)
+		// Push the state, filled in place (not appended as a
+		// literal, see emit).
+		if s.open >= s.opts.MaxOpenStates {
+			return s.openLimit()
+		}
+		s.open++
+		s.seq++
+		n := len(sl.stack)
+		if n == cap(sl.stack) {
+			sl.stack = append(sl.stack, openState{})
+		} else {
+			sl.stack = sl.stack[:n+1]
+		}
+		o := &sl.stack[n]
+		o.start, o.value, o.extra, o.seq = now, v, extra, s.seq
+		return nil
 	case evPopState:
 		if len(sl.stack) == 0 {
 			return fail("pop on empty stack", "illegal pop of state type "+quote(t.name)+" on container "+quote(c.name)+": no state is open")
@@ -788,24 +803,6 @@ func (s *sim) end(c *container, now float64) *simError {
 		s.halted = true
 	}
 	return incomplete
-}
-
-func (s *sim) push(c *container, t *ptype, sl *slot, now float64, value string, extra []tracecast.Field) *simError {
-	if s.open >= s.opts.MaxOpenStates {
-		return s.openLimit()
-	}
-	s.open++
-	s.seq++
-	// Filled in place, not appended as a literal (see emit).
-	n := len(sl.stack)
-	if n == cap(sl.stack) {
-		sl.stack = append(sl.stack, openState{})
-	} else {
-		sl.stack = sl.stack[:n+1]
-	}
-	o := &sl.stack[n]
-	o.start, o.value, o.extra, o.seq = now, value, extra, s.seq
-	return nil
 }
 
 func (s *sim) openLimit() *simError {
