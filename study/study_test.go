@@ -409,7 +409,7 @@ func TestReproduce(t *testing.T) {
 		Seed: 2013, KeepTraces: true,
 	}
 	var logs bytes.Buffer
-	if err := Reproduce(c, zerolog.New(&logs)); err != nil {
+	if err := Reproduce(c, zerolog.New(zerolog.SyncWriter(&logs))); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := os.ReadFile(filepath.Join(dir, "REPORT.md"))

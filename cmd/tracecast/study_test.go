@@ -21,7 +21,9 @@ func studyExec(logs io.Writer, args ...string) (string, error) {
 	if logs == nil {
 		logs = io.Discard
 	}
-	log = zerolog.New(logs)
+	// Synchronized: a pipeline's stages log from their own goroutines
+	// (two parser streams ending at once raced on a bytes.Buffer).
+	log = zerolog.New(zerolog.SyncWriter(logs))
 	root := &cobra.Command{Use: "tracecast", SilenceUsage: true, SilenceErrors: true}
 	root.AddCommand(studyCommands()...)
 	root.AddCommand(newPredictCmd())
