@@ -261,16 +261,19 @@ func (dec *decoded) hashFields(d *eventDef, toks []token) {
 // decode fills dec for a line's tokens with the definitions of snap.
 func (dec *decoded) decode(toks []token, snap *defSnap) {
 	*dec = decoded{}
-	if len(toks) == 0 || !toks[0].quoted && len(toks[0].b) > 0 && toks[0].b[0] == '%' {
-		return // blank, or a header line
+	if len(toks) == 0 || snap == nil {
+		return // blank, or no definition yet
 	}
-	// snap.lookup, with numID's one- and two-digit ids written out.
+	// snap.lookup, with numID's one- and two-digit ids written out (not
+	// header lines, which start with '%').
 	var d *eventDef
 	switch b := toks[0].b; {
-	case snap != nil && len(b) == 2 && b[0]-'1' < 9 && b[1]-'0' < 10:
+	case len(b) == 2 && b[0]-'1' < 9 && b[1]-'0' < 10:
 		d = snap.byNum[int(b[0]-'0')*10+int(b[1]-'0')]
-	case snap != nil && len(b) == 1 && b[0]-'0' < 10:
+	case len(b) == 1 && b[0]-'0' < 10:
 		d = snap.byNum[b[0]-'0']
+	case !toks[0].quoted && len(b) > 0 && b[0] == '%':
+		return // a header line
 	default:
 		d = snap.lookup(b)
 	}
