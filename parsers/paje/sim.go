@@ -375,14 +375,20 @@ func (t *ptype) cachedValue(b []byte) (string, bool) {
 	if t.vcache == nil || len(b) == 0 {
 		return "", false
 	}
-	e := &t.vcache[(len(b)+int(b[len(b)-1])*3+int(b[0])*5)&(len(t.vcache)-1)]
+	e := &t.vcache[vcacheSlot(b)]
 	return e[1], e[0] == string(b) && e[1] != ""
+}
+
+// vcacheSlot is b's entry in a value cache: by length, first and last
+// byte (b is not empty).
+func vcacheSlot(b []byte) int {
+	return (len(b) + int(b[len(b)-1])*3 + int(b[0])*5) & (len(ptype{}.vcache) - 1)
 }
 
 // valueSlow is value past the cache.
 func (s *sim) valueSlow(t *ptype, b []byte) string {
 	if len(t.values) > 0 && t.vcache != nil && len(b) > 0 {
-		h := (len(b) + int(b[len(b)-1])*3 + int(b[0])*5) & (len(t.vcache) - 1)
+		h := vcacheSlot(b)
 		if v, ok := t.values[string(b)]; ok {
 			t.vcache[h] = v
 			return v[1]
