@@ -124,8 +124,9 @@ func appendS(b []byte, s string) []byte {
 }
 
 // appendF appends ", " and f with six decimals. appendFixed6's fast path is
-// written out here rather than called: one call less per number (three a
-// line), 2% of the instructions of a 41 MB run.
+// written out here, and for the end time and the duration in appendTail,
+// rather than called: a call less per number, 0.9% of the instructions of
+// a 41 MB run.
 func appendF(b []byte, f float64) []byte {
 	b = append(b, ", "...)
 	if u, ok := units6(f); ok {
