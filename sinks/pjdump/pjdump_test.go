@@ -46,20 +46,11 @@ func TestWriterLines(t *testing.T) {
 		want.Write(AppendLine(nil, &es[i], false))
 		want.WriteByte('\n')
 	}
-	var got bytes.Buffer
-	w := NewWriter(&got, false)
-	for i := 0; i < len(es); i += 777 {
-		if err := w.Write(es[i:min(i+777, len(es))]); err != nil {
-			t.Fatal(err)
-		}
+	got := writeAll(t, es, 777)
+	if got != want.String() {
+		t.Fatalf("output differs: %d bytes, want %d", len(got), want.Len())
 	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != want.String() {
-		t.Fatalf("output differs: %d bytes, want %d", got.Len(), want.Len())
-	}
-	w = NewWriter(failing{}, false)
+	w := NewWriter(failing{}, false)
 	err := w.Write(es)
 	if err == nil {
 		err = w.Flush()
@@ -67,6 +58,23 @@ func TestWriterLines(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+// writeAll writes es through a Writer in batches of step (across its
+// buffer's flushes) and returns what it wrote.
+func writeAll(t *testing.T, es []tracecast.Entity, step int) string {
+	t.Helper()
+	var got bytes.Buffer
+	w := NewWriter(&got, false)
+	for i := 0; i < len(es); i += step {
+		if err := w.Write(es[i:min(i+step, len(es))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return got.String()
 }
 
 type failing struct{}
@@ -126,17 +134,7 @@ func TestWriterEndReuse(t *testing.T) {
 	for i := range es {
 		want = append(AppendLine(want, &es[i], false), '\n')
 	}
-	var got bytes.Buffer
-	w := NewWriter(&got, false)
-	for i := 0; i < len(es); i += 999 {
-		if err := w.Write(es[i:min(i+999, len(es))]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	gl, wl := strings.Split(got.String(), "\n"), strings.Split(string(want), "\n")
+	gl, wl := strings.Split(writeAll(t, es, 999), "\n"), strings.Split(string(want), "\n")
 	for i := range min(len(gl), len(wl)) {
 		if gl[i] != wl[i] {
 			t.Fatalf("line %d: %q, want %q", i+1, gl[i], wl[i])
