@@ -27,72 +27,100 @@ func (ch varChange) op() eventKind { return eventKind(ch.opLine >> 56) }
 func (ch varChange) line() int64   { return int64(ch.opLine & (1<<56 - 1)) }
 
 // bufferVar queues a variable change in time order and applies the ones
-// that are now out of the horizon.
+// that are now out of the horizon. Its common case, a change later than
+// those queued in a slot with room, and nothing to apply yet, takes no
+// call: a quarter of the StarPU trace's lines are variable changes, and
+// the resolver that runs them is the reader's longest stage.
 func (s *sim) bufferVar(c *container, t *ptype, sl *slot, ch varChange) *simError {
 	if ch.t < sl.vApplied {
 		return fail("time order", "not time-ordered: variable "+quote(t.name)+" of container "+quote(c.name)+
 			" set at "+fmtG(ch.t)+", after a change at "+fmtG(sl.vApplied)+" was applied"+s.orderHint(t))
 	}
-	if len(sl.vbuf) == cap(sl.vbuf) && sl.vhead > 0 {
-		// Full: drop the applied changes before growing, so that the
-		// buffer grows with the changes held, not with those applied.
+	n := len(sl.vbuf)
+	if n == sl.vhead {
+		// Empty: start over at the front, and be swept again.
+		sl.vbuf, sl.vhead, n = sl.vbuf[:0], 0, 0
+		s.vslots = append(s.vslots, sl)
+	}
+	if n == cap(sl.vbuf) {
+		s.makeRoom(sl)
+		n = len(sl.vbuf)
+	}
+	if n > sl.vhead && sl.vbuf[n-1].t > ch.t {
+		s.insertLate(sl, ch)
+	} else {
+		sl.vbuf = sl.vbuf[:n+1]
+		sl.vbuf[n] = ch
+	}
+	s.buffered++
+	s.maxBuffered = max(s.maxBuffered, s.buffered)
+	if sl.vbuf[sl.vhead].t <= s.maxLine-s.horizon {
+		if err := s.flushVars(c, t, sl, s.maxLine-s.horizon); err != nil {
+			return err
+		}
+	}
+	// Now and then, flush the variables nobody writes to any more; and
+	// keep the buffer bounded.
+	if s.vsince++; s.vsince >= 4096 || s.buffered > s.opts.MaxBuffered {
+		return s.sweepVars()
+	}
+	return nil
+}
+
+// makeRoom makes room for one more change in a full slot: it drops the
+// applied changes if any, so that the buffer grows with the changes held,
+// not with those applied, and otherwise doubles it. (append's growth of
+// large slices, 1.25 times at a step, allocates five times the final size
+// on the way; a variable holding a whole trace's samples, the default
+// horizon on a short trace, made 9.2 of the 25 MB a 41 MB trace
+// allocated.)
+func (s *sim) makeRoom(sl *slot) {
+	if sl.vhead > 0 {
 		n := copy(sl.vbuf, sl.vbuf[sl.vhead:])
 		sl.vbuf, sl.vhead = sl.vbuf[:n], 0
+		return
 	}
+	// 2 first: a trace may have many variables with a sample or two each.
+	grown := make([]varChange, len(sl.vbuf), max(2, 2*cap(sl.vbuf)))
+	copy(grown, sl.vbuf)
+	sl.vbuf = grown
+}
+
+// insertLate puts a change earlier than the last one queued in its place
+// in time order, after the changes at the same time (a slot with room).
+func (s *sim) insertLate(sl *slot, ch varChange) {
 	i := len(sl.vbuf)
 	for i > sl.vhead && sl.vbuf[i-1].t > ch.t {
 		i--
 	}
-	if i < len(sl.vbuf) {
-		s.late++
-	}
-	if len(sl.vbuf) == sl.vhead {
-		sl.vbuf, sl.vhead = sl.vbuf[:0], 0
-		i = 0
-		s.vslots = append(s.vslots, sl)
-	}
-	if len(sl.vbuf) == cap(sl.vbuf) {
-		// Doubled: append's growth of large slices, 1.25 times at a
-		// step, allocates five times the final size on the way; a
-		// variable holding a whole trace's samples (the default
-		// horizon on a short trace) made 9.2 of the 25 MB a 41 MB
-		// trace allocated.
-		grown := make([]varChange, len(sl.vbuf), max(2, 2*cap(sl.vbuf))) // 2 first: a trace may have many variables with a sample or two each
-		copy(grown, sl.vbuf)
-		sl.vbuf = grown
-	}
+	s.late++
 	sl.vbuf = append(sl.vbuf, varChange{})
 	copy(sl.vbuf[i+1:], sl.vbuf[i:])
 	sl.vbuf[i] = ch
-	s.buffered++
-	s.maxBuffered = max(s.maxBuffered, s.buffered)
-	if err := s.flushVars(c, t, sl, s.maxLine-s.horizon); err != nil {
-		return err
+}
+
+// sweepVars applies the queued changes of every variable up to the
+// horizon (all of them when more than MaxBuffered are held), and forgets
+// the slots left empty.
+func (s *sim) sweepVars() *simError {
+	s.vsince = 0
+	th := s.maxLine - s.horizon
+	if s.buffered > s.opts.MaxBuffered {
+		th = s.maxLine // over the bound: apply everything now
 	}
-	// Now and then, flush the variables nobody writes to any more; and
-	// keep the buffer bounded.
-	s.vsince++
-	if s.vsince >= 4096 || s.buffered > s.opts.MaxBuffered {
-		s.vsince = 0
-		th := s.maxLine - s.horizon
-		if s.buffered > s.opts.MaxBuffered {
-			th = s.maxLine // over the bound: apply everything now
+	kept := s.vslots[:0]
+	var first *simError
+	for _, v := range s.vslots {
+		if err := s.flushVars(v.c, v.t, v, th); err != nil && first == nil {
+			first = err
 		}
-		kept := s.vslots[:0]
-		var first *simError
-		for _, v := range s.vslots {
-			if err := s.flushVars(v.c, v.t, v, th); err != nil && first == nil {
-				first = err
-			}
-			if len(v.vbuf) > v.vhead {
-				kept = append(kept, v)
-			}
+		if len(v.vbuf) > v.vhead {
+			kept = append(kept, v)
 		}
-		clear(s.vslots[len(kept):])
-		s.vslots = kept
-		return first
 	}
-	return nil
+	clear(s.vslots[len(kept):])
+	s.vslots = kept
+	return first
 }
 
 // flushVars applies the slot's queued changes up to time th.
