@@ -3,7 +3,9 @@ package paje
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -151,5 +153,62 @@ func TestFinishHeldInPlace(t *testing.T) {
 	}
 	if got > size/2 {
 		t.Errorf("sending %d held entities (%d bytes) allocated %d bytes: a copy of the window", held, size, got)
+	}
+}
+
+// TestVarBufferReuse: a variable's buffer, outgrown, goes to the next slot
+// that grows to its size. A second variable filled like the first costs
+// about its final buffer, not twice it (the arrays it would have grown
+// through, 64 changes and up, are the first variable's).
+func TestVarBufferReuse(t *testing.T) {
+	o := DefaultOptions()
+	s := newSim(&o)
+	s.horizon = math.Inf(1)
+	fill := func(name string) uint64 {
+		c := &container{name: name, key: name}
+		ty := &ptype{name: "v", key: "v", kind: tkVariable}
+		sl := s.slot(c, ty)
+		return allocated(func() {
+			for i := range 1 << 14 {
+				if err := s.bufferVar(c, ty, sl, newVarChange(float64(i), 1, evSetVariable, int64(i))); err != nil {
+					t.Fatal(err.reason)
+				}
+			}
+		})
+	}
+	final := uint64(1<<14) * uint64(unsafe.Sizeof(varChange{}))
+	first, second := fill("a"), fill("b")
+	t.Logf("final buffer %d bytes: first variable allocated %d, second %d", final, first, second)
+	if first < 2*final-final/8 {
+		t.Errorf("the first variable allocated %d bytes, want about twice its final buffer (%d)", first, 2*final)
+	}
+	if second > final+final/8 {
+		t.Errorf("the second variable allocated %d bytes, want about its final buffer (%d): outgrown buffers not reused", second, final)
+	}
+}
+
+// TestVarLateInsert: a change earlier than those queued goes in time
+// order, after the queued changes at its own time, and counts as late.
+func TestVarLateInsert(t *testing.T) {
+	o := DefaultOptions()
+	s := newSim(&o)
+	s.horizon = math.Inf(1)
+	c := &container{name: "c", key: "c"}
+	ty := &ptype{name: "v", key: "v", kind: tkVariable}
+	sl := s.slot(c, ty)
+	for i, tm := range []float64{1, 3, 2, 2, 0.5, 3} {
+		if err := s.bufferVar(c, ty, sl, newVarChange(tm, 1, evSetVariable, int64(i+1))); err != nil {
+			t.Fatal(err.reason)
+		}
+	}
+	var got []string
+	for _, ch := range sl.vbuf[sl.vhead:] {
+		got = append(got, fmt.Sprintf("%g@%d", ch.t, ch.line()))
+	}
+	if want := "0.5@5 1@1 2@3 2@4 3@2 3@6"; strings.Join(got, " ") != want {
+		t.Errorf("queued %v, want %s", got, want)
+	}
+	if s.late != 3 {
+		t.Errorf("%d late changes, want 3", s.late)
 	}
 }

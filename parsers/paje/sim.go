@@ -176,6 +176,10 @@ type sim struct {
 	maxBuffered int
 	vslots      []*slot
 	vsince      int
+	// vfree holds the variable buffers outgrown by their slot, by
+	// capacity (vfree[k] have 2^k changes), for another slot to grow
+	// into; nil until a buffer is outgrown (a sim per open stream).
+	vfree       [][][]varChange
 	negSlots    []*slot
 	releasedMax float64
 	// end is the end time of the trace, once finished.
