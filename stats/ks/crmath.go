@@ -1,9 +1,6 @@
 package ks
 
-import (
-	"math"
-	"math/big"
-)
+import "math"
 
 // Correctly rounded log, integer powers and x^1.5 (and the double-double exp
 // they are built on).
@@ -18,61 +15,8 @@ import (
 // a couple of hundred nanoseconds and do not allocate. (exp itself is
 // reproduced bit for bit by libmExp.)
 
-var (
-	// ln2/64 split in three: c1 has 32 significant bits so k*c1 is exact for
-	// |k| < 2^21; c1+c2+c3 carries about 150 bits.
-	ln2by64c1, ln2by64c2, ln2by64c3 float64
-	// exp2Tab[j] = 2^(j/64) as a double-double.
-	exp2Tab [64]dd
-	// invFact[k] = 1/k! as a double-double, k = 0..5.
-	invFact [6]dd
-	// 1/3 and 1/5 as double-doubles, for the log series near 1.
-	ddThird = ddDiv(1, 3)
-	ddFifth = ddDiv(1, 5)
-)
-
-const ln2Digits = "0.69314718055994530941723212145817656807550013436025525412068000949339362196969471560586332699641868754200148102057068573368552023575813055703267075163507596193072757082837143519030703862389167347112335"
-
-func init() {
-	const prec = 300
-	ln2, _, err := big.ParseFloat(ln2Digits, 10, prec, big.ToNearestEven)
-	if err != nil {
-		panic(err)
-	}
-	c := new(big.Float).SetPrec(prec).Quo(ln2, big.NewFloat(64).SetPrec(prec))
-	// c1: round c to 32 significant bits.
-	c1 := new(big.Float).SetPrec(32).SetMode(big.ToZero).Set(c)
-	ln2by64c1, _ = c1.Float64()
-	rest := new(big.Float).SetPrec(prec).Sub(c, c1)
-	ln2by64c2, _ = rest.Float64()
-	rest.Sub(rest, new(big.Float).SetPrec(prec).SetFloat64(ln2by64c2))
-	ln2by64c3, _ = rest.Float64()
-
-	// 2^(1/64) by six square roots of 2, then successive powers.
-	r := new(big.Float).SetPrec(prec).SetInt64(2)
-	for i := 0; i < 6; i++ {
-		r.Sqrt(r)
-	}
-	p := new(big.Float).SetPrec(prec).SetInt64(1)
-	for j := 0; j < 64; j++ {
-		exp2Tab[j] = bigToDD(p)
-		p.Mul(p, r)
-	}
-	f := new(big.Float).SetPrec(prec).SetInt64(1)
-	for k := 0; k < 6; k++ {
-		if k > 0 {
-			f.Quo(f, new(big.Float).SetPrec(prec).SetInt64(int64(k)))
-		}
-		invFact[k] = bigToDD(f)
-	}
-}
-
-func bigToDD(x *big.Float) dd {
-	hi, _ := x.Float64()
-	rest := new(big.Float).SetPrec(x.Prec()).Sub(x, new(big.Float).SetFloat64(hi))
-	lo, _ := rest.Float64()
-	return dd{hi, lo}
-}
+// The constants they use (ln2by64c1..3, exp2Tab, invFact, ddThird,
+// ddFifth) are literals in tables.go, generated and checked by tables_test.go.
 
 // expDD returns e^x with a relative error of about 2^-95. It returns
 // (+Inf, 0) above the overflow threshold and (0, 0) far below the underflow

@@ -1,17 +1,15 @@
 package ks
 
-import (
-	"math"
-	"math/big"
-)
+import "math"
 
 // libmExp reproduces glibc's exp (glibc >= 2.28, the algorithm from ARM's
 // optimized-routines, MIT licensed) as selected on x86-64 CPUs with FMA, the
 // variant that produced the reference tables: a 128-entry table of 2^(k/128)
-// and a degree-5 polynomial, with the fused multiply-adds GCC generates for
-// that build. On 300,000 random arguments it returns the same bits as the
-// system's exp; a correctly rounded exp differs from glibc in ~0.1% of them,
-// because glibc's exp is accurate to 0.51 ulp, not 0.5.
+// (glibcExpTab, in tables.go) and a degree-5 polynomial, with the fused
+// multiply-adds GCC generates for that build. On 300,000 random arguments it
+// returns the same bits as the system's exp; a correctly rounded exp differs
+// from glibc in ~0.1% of them, because glibc's exp is accurate to 0.51 ulp,
+// not 0.5.
 //
 // It matters because several reference formulas subtract a sum of
 // exponentials from 1 or add up to a hundred of them; matching glibc keeps
@@ -91,25 +89,3 @@ func libmExpSpecial(tmp float64, sbits, ki uint64) float64 {
 	}
 	return 0x1p-1022 * y
 }
-
-// glibcExpTab holds, for k = 0..127, the bits of T[k] and of H[k] - k·2^52/128
-// where 2^(k/128) = H[k]·(1 + T[k]) and H[k] is 2^(k/128) rounded to double
-// (the layout of glibc's __exp_data.tab). It is computed at start-up.
-var glibcExpTab = func() (tab [256]uint64) {
-	const prec = 300
-	r := new(big.Float).SetPrec(prec).SetInt64(2)
-	for i := 0; i < 7; i++ {
-		r.Sqrt(r)
-	}
-	p := new(big.Float).SetPrec(prec).SetInt64(1)
-	for k := 0; k < 128; k++ {
-		H, _ := p.Float64()
-		t := new(big.Float).SetPrec(prec).Sub(p, new(big.Float).SetFloat64(H))
-		t.Quo(t, new(big.Float).SetPrec(prec).SetFloat64(H))
-		T, _ := t.Float64()
-		tab[2*k] = math.Float64bits(T)
-		tab[2*k+1] = math.Float64bits(H) - uint64(k)<<52/128
-		p.Mul(p, r)
-	}
-	return tab
-}()
