@@ -73,8 +73,12 @@ func gather(v uint64) uint64 {
 // tokenizeBits tokenizes the line of data that starts at ls, as tokenize
 // does the line alone (without its newline and a carriage return before
 // it), walking the set bits of the chunk's bitmap: it returns its tokens,
-// appended to dst[:0], the tokenizer's complaint, if any, and where the
-// line ends (its newline, or the end of data).
+// stored in dst[:0], the tokenizer's complaint, if any, and where the
+// line ends (its newline, or the end of data). It does not grow dst: when
+// the line has more tokens than dst has room for, the reason is
+// reasonFull and the caller calls again with more. (With append's call
+// to grow the slice in the loop, the loop's variables were saved to the
+// stack at every token, five stores, for a call that never happened.)
 func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, reason string, end int) {
 	dst = dst[:0]
 	n := len(data)
@@ -95,7 +99,12 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 		c := data[j]
 		if c == '\t' || c == ' ' { // most of them: the separators
 			if j > field {
-				dst = append(dst, token{b: data[field:j:j]})
+				n := len(dst)
+				if n == cap(dst) {
+					return dst, reasonFull, 0
+				}
+				dst = dst[:n+1]
+				dst[n] = token{b: data[field:j:j]}
 			}
 			field = j + 1
 			continue
@@ -109,7 +118,12 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 				goto eol
 			}
 			if j > field {
-				dst = append(dst, token{b: data[field:j:j]})
+				n := len(dst)
+				if n == cap(dst) {
+					return dst, reasonFull, 0
+				}
+				dst = dst[:n+1]
+				dst[n] = token{b: data[field:j:j]}
 			}
 			field = j + 1
 		case cQuote:
@@ -128,7 +142,12 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 				m &= m - 1
 				switch q := data[k]; {
 				case q == '"':
-					dst = append(dst, token{b: data[j+1 : k : k], quoted: true})
+					n := len(dst)
+					if n == cap(dst) {
+						return dst, reasonFull, 0
+					}
+					dst = dst[:n+1]
+					dst[n] = token{b: data[j+1 : k : k], quoted: true}
 					field = k + 1
 				case q == '\n':
 					return dst, "unterminated quoted string", k
@@ -144,7 +163,12 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 			}
 		case cHash:
 			if j > field {
-				dst = append(dst, token{b: data[field:j:j]})
+				n := len(dst)
+				if n == cap(dst) {
+					return dst, reasonFull, 0
+				}
+				dst = dst[:n+1]
+				dst[n] = token{b: data[field:j:j]}
 			}
 			// The rest is a comment, still checked for binary data.
 			field = n + 1 // no field after it
@@ -178,13 +202,21 @@ eol:
 	// A carriage return before the newline is a separator like the
 	// others: no field holds it.
 	if end > field {
-		dst = append(dst, token{b: data[field:end:end]})
+		n := len(dst)
+		if n == cap(dst) {
+			return dst, reasonFull, 0
+		}
+		dst = dst[:n+1]
+		dst[n] = token{b: data[field:end:end]}
 	}
 	if high && !utf8.Valid(data[ls:end]) {
 		return dst, "binary data (invalid UTF-8)", end
 	}
 	return dst, "", end
 }
+
+// reasonFull is tokenizeBits' reason when dst has no room for a token.
+const reasonFull = "no room for the line's tokens"
 
 // lineEnd is the end of the line holding data[i]: its newline, or the end
 // of data.

@@ -212,3 +212,40 @@ func TestMarkSpecials(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenizeBitsFull: tokenizeBits never grows dst. With room for fewer
+// tokens than the line has, whichever field overflows (after a tab, after
+// another separator, a quoted field, before a comment, at the end of the
+// line), it says reasonFull; with room for all of them it gives tokenize's
+// tokens.
+func TestTokenizeBitsFull(t *testing.T) {
+	for _, line := range []string{
+		"10\t1.5\tw1\tS\tB",
+		"10 1.5\r\vw1\fS\rB",
+		`9 1.5 w1 E "a b" "" x`,
+		"10 1.5 w1 # a comment",
+		"10\t1.5\tw1#tail",
+	} {
+		want, wantReason := tokenize([]byte(line), nil)
+		data := []byte(line + "\nnext line\n")
+		bm := markSpecials(nil, data)
+		for room := range len(want) + 1 {
+			got, reason, end := tokenizeBits(data, bm, 0, make([]token, 0, room))
+			if room < len(want) {
+				if reason != reasonFull {
+					t.Errorf("%q with room for %d of %d tokens: reason %q, want %q", line, room, len(want), reason, reasonFull)
+				}
+				continue
+			}
+			if reason != wantReason || end != len(line) || len(got) != len(want) {
+				t.Errorf("%q: %d tokens, reason %q, end %d; want %d, %q, %d", line, len(got), reason, end, len(want), wantReason, len(line))
+				continue
+			}
+			for i := range got {
+				if string(got[i].b) != string(want[i].b) || got[i].quoted != want[i].quoted {
+					t.Errorf("%q: token %d is %q (quoted %v), want %q (%v)", line, i, got[i].b, got[i].quoted, want[i].b, want[i].quoted)
+				}
+			}
+		}
+	}
+}

@@ -31,6 +31,11 @@ type chunkQueue struct {
 	emit   tracecast.Emit
 	sendFn func(int) error
 	err    error // the first error of emit
+	// work holds the chunks to tokenize, oldest first. A goroutine
+	// started for a chunk tokenizes the oldest one waiting, whichever
+	// goroutine runs first: the scheduler runs the newest goroutine
+	// first, which left the chunk the resolver waited for to the last.
+	work chan *chunk
 }
 
 // chunks queues cs and resolves what falls outside the tokenizing window.
@@ -59,7 +64,9 @@ func (pr *processor) chunks(ctx context.Context, cs []tracecast.Chunk, emit trac
 			c.done <- struct{}{}
 			window = 0
 		} else {
+			q.work <- c
 			go func() {
+				c := <-q.work
 				c.tokenize(p.opts.MaxLineBytes, p.hdr.snap.Load())
 				c.done <- struct{}{}
 			}()
@@ -105,6 +112,7 @@ func (pr *processor) resolveBeyond(window int) error {
 func (pr *processor) startChunks() {
 	q, p := &pr.cq, pr.p
 	q.used = true
+	q.work = make(chan *chunk, chunksInFlight(p.opts.Threads))
 	p.own = true
 	p.pool = make(chan []tracecast.Entity, entityPool)
 	q.sendFn = func(min int) error {

@@ -356,15 +356,22 @@ func (c *chunk) tokenize(max int, snap *defSnap) {
 		if c.nlines == 1 && c.First && bytes.HasPrefix(data, input.BOM) {
 			ls += len(input.BOM)
 		}
-		// Tokens go straight after the chunk's others (appended there
-		// when they fit, copied there when tokenizeBits had to grow
-		// them).
+		// Tokens go straight after the chunk's others; when they do
+		// not fit, the array is doubled and the line tokenized again.
 		start := len(c.toks)
 		var toks []token
 		var reason string
 		end := len(data)
 		if ls < end {
-			toks, reason, end = tokenizeBits(data, c.bits, ls, c.toks[start:])
+			for {
+				toks, reason, end = tokenizeBits(data, c.bits, ls, c.toks[start:])
+				if reason != reasonFull {
+					break
+				}
+				grown := make([]token, start, 2*cap(c.toks)+16)
+				copy(grown, c.toks)
+				c.toks = grown
+			}
 		}
 		var flags uint8
 		next := end + 1
@@ -380,13 +387,7 @@ func (c *chunk) tokenize(max int, snap *defSnap) {
 		if len(toks) == 0 && reason == "" {
 			continue // blank: nothing to resolve
 		}
-		if cap(toks) == cap(c.toks)-start {
-			// Appended in place (append keeps the capacity of what
-			// it does not grow, and grows it past it).
-			c.toks = c.toks[:start+len(toks)]
-		} else {
-			c.toks = append(c.toks[:start], toks...)
-		}
+		c.toks = c.toks[:start+len(toks)] // stored there
 		// Filled in place: a record built aside and appended was
 		// copied with loads its own stores could not forward, a stall
 		// per line (see sim.emit).
