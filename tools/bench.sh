@@ -11,8 +11,9 @@
 # size, on the gzip-compressed trace; pj_dump runs on the same inputs in
 # the same run (about 150 s on 2.1 GB). The table gives the best wall time
 # of RUNS runs (pj_dump: of PJ_RUNS, default RUNS on 41 MB and 1 above),
-# MB/s, the peak RSS of that run, and the ratio to pj_dump's time per byte
-# on the same input. The outputs of both tools are compared (sorted) on the
+# the runs of all the commands of a size taken in turn (measure), MB/s, the
+# peak RSS of that run, and the ratio to pj_dump's time per byte on the
+# same input. The outputs of both tools are compared (sorted) on the
 # 41 MB trace.
 #
 # Usage: tools/bench.sh [TRACE.gz]. Environment: SHARED (../shared), RUNS
@@ -33,31 +34,45 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/tracecast" ./cmd/tracecast
 cores=$(nproc)
 
-# measure RUNS CMD...: the best wall time (s, to the millisecond:
-# /usr/bin/time rounds to 10 ms, a tenth of the 41 MB run) of RUNS runs and
-# the peak RSS (KiB) of that run; output to /dev/null.
+# measure "RUNS CMD..."...: for each command (RUNS, then the command line,
+# shell-quoted), the best wall time (s, to the millisecond: /usr/bin/time
+# rounds to 10 ms, a tenth of the 41 MB run) of RUNS runs and the peak RSS
+# (KiB) of that run, one line per command; output to /dev/null. The
+# commands run in turn (one run of each, then the next round), not each
+# one's runs in a row: the VM's speed drifts over seconds, and three runs
+# of 0.1 s in a row fell into one slow spell as a whole where pj_dump's
+# three runs, 9 s, did not (best of 3 on 41 MB: 24.2× in one run, 32.1×
+# in the next, on the same code). Interleaved, both tools' best runs are
+# drawn from the same stretch of time.
 measure() {
 	python3 - "$@" <<'PY'
-import os, sys, time
-n, cmd = int(sys.argv[1]), sys.argv[2:]
-best = None
-for _ in range(n):
-    t = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(fd, 1)
-        try:
-            os.execvp(cmd[0], cmd)
-        finally:
-            os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
-    wall = time.perf_counter() - t
-    if status != 0:
-        sys.exit(f"bench: {' '.join(cmd)} failed (status {status})")
-    if best is None or wall < best[0]:
-        best = (wall, ru.ru_maxrss)
-print(f"{best[0]:.3f} {best[1]}")
+import os, shlex, sys, time
+cmds = []
+for a in sys.argv[1:]:
+    n, c = a.split(" ", 1)
+    cmds.append((int(n), shlex.split(c)))
+best = [None] * len(cmds)
+for r in range(max(n for n, _ in cmds)):
+    for i, (n, cmd) in enumerate(cmds):
+        if r >= n:
+            continue
+        t = time.perf_counter()
+        pid = os.fork()
+        if pid == 0:
+            fd = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, 1)
+            try:
+                os.execvp(cmd[0], cmd)
+            finally:
+                os._exit(127)
+        _, status, ru = os.wait4(pid, 0)
+        wall = time.perf_counter() - t
+        if status != 0:
+            sys.exit(f"bench: {' '.join(cmd)} failed (status {status})")
+        if best[i] is None or wall < best[i][0]:
+            best[i] = (wall, ru.ru_maxrss)
+for wall, rss in best:
+    print(f"{wall:.3f} {rss}")
 PY
 }
 
@@ -71,20 +86,27 @@ for n in $scales; do
 	sync # the input just written: no write-back during the runs
 	size=$(stat -c %s "$f")
 	pjr=${PJ_RUNS:-$([ "$n" = 1 ] && echo "$runs" || echo 1)}
-	echo "x$n ($((size / 1000000)) MB): pj_dump ($pjr run(s))..." >&2
-	read -r pt pm < <(measure "$pjr" pj_dump "$f")
-	echo "x$n: tracecast..." >&2
-	read -r tt tm < <(measure "$runs" "$tmp/tracecast" states --format pjdump "$f")
-	echo "$n $size pj_dump 1 $pt $pm $pt" >>"$rows"
-	echo "$n $size tracecast $cores $tt $tm $pt" >>"$rows"
+	tc=$(printf '%q' "$tmp/tracecast")
+	cmds=("$pjr pj_dump $(printf '%q' "$f")" "$runs $tc states --format pjdump $(printf '%q' "$f")")
+	labels=("pj_dump 1" "tracecast $cores")
 	if [ "$n" != 50 ]; then
-		read -r t1 m1 < <(GOMAXPROCS=1 measure "$runs" "$tmp/tracecast" states --format pjdump "$f")
-		echo "$n $size tracecast 1 $t1 $m1 $pt" >>"$rows"
+		cmds+=("$runs env GOMAXPROCS=1 $tc states --format pjdump $(printf '%q' "$f")")
+		labels+=("tracecast 1")
 	fi
 	if [ "$n" = 1 ]; then
 		gzip -6 -c "$f" >"$f.gz"
-		read -r tg mg < <(measure "$runs" "$tmp/tracecast" states --format pjdump "$f.gz")
-		echo "$n $size tracecast(gzip) $cores $tg $mg $pt" >>"$rows"
+		cmds+=("$runs $tc states --format pjdump $(printf '%q' "$f.gz")")
+		labels+=("tracecast(gzip) $cores")
+	fi
+	echo "x$n ($((size / 1000000)) MB): pj_dump ($pjr run(s)) and tracecast ($runs runs each), in turn..." >&2
+	mapfile -t results < <(measure "${cmds[@]}")
+	[ "${#results[@]}" = "${#cmds[@]}" ] || exit 1
+	read -r pt _ <<<"${results[0]}"
+	for k in "${!cmds[@]}"; do
+		read -r t m <<<"${results[$k]}"
+		echo "$n $size ${labels[$k]} $t $m $pt" >>"$rows"
+	done
+	if [ "$n" = 1 ]; then
 		same=no
 		if cmp -s <(pj_dump "$f" | LC_ALL=C sort) <("$tmp/tracecast" states --format pjdump "$f" | LC_ALL=C sort); then same=yes; fi
 	fi
