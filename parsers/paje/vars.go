@@ -68,6 +68,13 @@ func (s *sim) bufferVar(c *container, t *ptype, sl *slot, ch varChange) *simErro
 	return nil
 }
 
+// minFreeVars is the smallest buffer makeRoom keeps for another slot:
+// smaller ones are left to the collector, so that a stream whose variables
+// stay small (one of many open at once) keeps no more than it holds
+// (TestOpenStreamCost). The buffers a trace's variables outgrow on the way
+// to thousands of changes are mostly larger.
+const minFreeVars = 1024
+
 // makeRoom makes room for one more change in a full slot: it drops the
 // applied changes if any, so that the buffer grows with the changes held,
 // not with those applied, and otherwise doubles it. (append's growth of
@@ -98,7 +105,7 @@ func (s *sim) makeRoom(sl *slot) {
 		grown = make([]varChange, len(sl.vbuf), c)
 	}
 	copy(grown, sl.vbuf)
-	if c := cap(sl.vbuf); c >= 64 {
+	if c := cap(sl.vbuf); c >= minFreeVars {
 		k := bits.Len(uint(c)) - 1 // c is a power of two
 		if k >= len(s.vfree) {
 			s.vfree = append(s.vfree, make([][][]varChange, k+1-len(s.vfree))...)
