@@ -13,7 +13,7 @@ import (
 // longer fails every test of the package at start-up: this test, which needs
 // no browser, parses it and executes it with and without the energy section.
 func TestPageTemplate(t *testing.T) {
-	if pageTmpl() != pageTmpl() {
+	if first, again := pageTmpl(), pageTmpl(); first != again {
 		t.Fatal("the page template is parsed more than once")
 	}
 	for _, tc := range []struct {
