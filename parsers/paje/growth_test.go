@@ -19,18 +19,11 @@ import (
 // that. append grows large slices by a quarter at a time, which cost six
 // times their size here, all of it memory the kernel had to fault in.
 func TestVarBufferGrowth(t *testing.T) {
-	o := DefaultOptions()
-	s := newSim(&o)
-	s.horizon = math.Inf(1)
-	c := &container{name: "c", key: "c"}
-	ty := &ptype{name: "v", key: "v", kind: tkVariable}
-	sl := s.slot(c, ty)
+	v := heldVar(newHeldSim(), "c")
 	const n = 100_000
 	got := allocated(func() {
 		for i := range n {
-			if err := s.bufferVar(c, ty, sl, newVarChange(float64(i), 1, evSetVariable, int64(i))); err != nil {
-				t.Fatal(err.reason)
-			}
+			v.queue(t, float64(i), int64(i))
 		}
 	})
 	held := uint64(n * unsafe.Sizeof(varChange{}))
@@ -159,20 +152,14 @@ func TestFinishHeldInPlace(t *testing.T) {
 // TestVarBufferReuse: a variable's buffer, outgrown, goes to the next slot
 // that grows to its size. A second variable filled like the first costs
 // about its final buffer, not twice it (the arrays it would have grown
-// through, 64 changes and up, are the first variable's).
+// through, minFreeVars changes and up, are the first variable's).
 func TestVarBufferReuse(t *testing.T) {
-	o := DefaultOptions()
-	s := newSim(&o)
-	s.horizon = math.Inf(1)
+	s := newHeldSim()
 	fill := func(name string) uint64 {
-		c := &container{name: name, key: name}
-		ty := &ptype{name: "v", key: "v", kind: tkVariable}
-		sl := s.slot(c, ty)
+		v := heldVar(s, name)
 		return allocated(func() {
 			for i := range 1 << 14 {
-				if err := s.bufferVar(c, ty, sl, newVarChange(float64(i), 1, evSetVariable, int64(i))); err != nil {
-					t.Fatal(err.reason)
-				}
+				v.queue(t, float64(i), int64(i))
 			}
 		})
 	}
@@ -190,19 +177,13 @@ func TestVarBufferReuse(t *testing.T) {
 // TestVarLateInsert: a change earlier than those queued goes in time
 // order, after the queued changes at its own time, and counts as late.
 func TestVarLateInsert(t *testing.T) {
-	o := DefaultOptions()
-	s := newSim(&o)
-	s.horizon = math.Inf(1)
-	c := &container{name: "c", key: "c"}
-	ty := &ptype{name: "v", key: "v", kind: tkVariable}
-	sl := s.slot(c, ty)
+	s := newHeldSim()
+	v := heldVar(s, "c")
 	for i, tm := range []float64{1, 3, 2, 2, 0.5, 3} {
-		if err := s.bufferVar(c, ty, sl, newVarChange(tm, 1, evSetVariable, int64(i+1))); err != nil {
-			t.Fatal(err.reason)
-		}
+		v.queue(t, tm, int64(i+1))
 	}
 	var got []string
-	for _, ch := range sl.vbuf[sl.vhead:] {
+	for _, ch := range v.sl.vbuf[v.sl.vhead:] {
 		got = append(got, fmt.Sprintf("%g@%d", ch.t, ch.line()))
 	}
 	if want := "0.5@5 1@1 2@3 2@4 3@2 3@6"; strings.Join(got, " ") != want {
@@ -210,5 +191,36 @@ func TestVarLateInsert(t *testing.T) {
 	}
 	if s.late != 3 {
 		t.Errorf("%d late changes, want 3", s.late)
+	}
+}
+
+// newHeldSim is a simulator that holds every variable change (a horizon
+// longer than any trace).
+func newHeldSim() *sim {
+	o := DefaultOptions()
+	s := newSim(&o)
+	s.horizon = math.Inf(1)
+	return s
+}
+
+// simVar is variable "v" of a container of a simulator, with its slot.
+type simVar struct {
+	s  *sim
+	c  *container
+	ty *ptype
+	sl *slot
+}
+
+func heldVar(s *sim, name string) simVar {
+	c := &container{name: name, key: name}
+	ty := &ptype{name: "v", key: "v", kind: tkVariable}
+	return simVar{s, c, ty, s.slot(c, ty)}
+}
+
+// queue sets the variable at time tm, from line line, through bufferVar.
+func (v simVar) queue(t *testing.T, tm float64, line int64) {
+	t.Helper()
+	if err := v.s.bufferVar(v.c, v.ty, v.sl, newVarChange(tm, 1, evSetVariable, line)); err != nil {
+		t.Fatal(err.reason)
 	}
 }
