@@ -31,7 +31,7 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracecast-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/tracecast" ./cmd/tracecast
+CGO_ENABLED=0 go build -o "$tmp/tracecast" ./cmd/tracecast # as make build does (static)
 cores=$(nproc)
 
 # measure "RUNS CMD..."...: for each command (RUNS, then the command line,
