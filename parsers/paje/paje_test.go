@@ -489,9 +489,9 @@ func gzipped(data []byte) io.Reader {
 const starpuTrace = "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"
 
 // TestValueAliases: state values resolve to their aliases' names, also
-// when two aliases share a slot of the value cache (ab and gX; ab and cb
-// shared one before), when an alias is defined after the value was used
-// bare (and cached so), and when it is redefined.
+// when an alias is defined after the value was used bare (and cached so),
+// and when it is redefined. (TestNameKeyCollisions has aliases that share
+// a slot of the value cache.)
 func TestValueAliases(t *testing.T) {
 	body := `%EventDef PajeDefineEntityValue 10
 % Alias string

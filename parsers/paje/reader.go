@@ -242,19 +242,19 @@ type decoded struct {
 	def           *eventDef
 	time, val     float64
 	timeOK, valOK bool
-	// hc and ht are hashBytes of the Container and Type fields (0 for
-	// a field the event lacks): the keys of the simulator's caches.
-	hc, ht uint32
+	// hc and ht are the nameKey of the Container and Type fields (0
+	// for a field the event lacks): the keys of the simulator's caches.
+	hc, ht uint64
 }
 
-// hashFields sets the hashes of toks, an event's fields after its id.
+// hashFields sets the name keys of toks, an event's fields after its id.
 func (dec *decoded) hashFields(d *eventDef, toks []token) {
 	dec.hc, dec.ht = 0, 0
 	if i := d.idx[fContainer]; i >= 0 {
-		dec.hc = hashBytes(toks[i].b)
+		dec.hc = nameKey(toks[i].b)
 	}
 	if i := d.idx[fType]; i >= 0 {
-		dec.ht = hashBytes(toks[i].b)
+		dec.ht = nameKey(toks[i].b)
 	}
 }
 
@@ -297,10 +297,10 @@ func (dec *decoded) decode(toks []token, snap *defSnap) {
 	}
 	// hashFields, written out: a call less a line (dec is zeroed).
 	if i := d.idx[fContainer]; i >= 0 {
-		dec.hc = hashBytes(toks[1+i].b)
+		dec.hc = nameKey(toks[1+i].b)
 	}
 	if i := d.idx[fType]; i >= 0 {
-		dec.ht = hashBytes(toks[1+i].b)
+		dec.ht = nameKey(toks[1+i].b)
 	}
 }
 

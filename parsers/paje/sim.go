@@ -25,6 +25,7 @@ var typeKindNames = [...]string{"container", "state", "event", "variable", "link
 type ptype struct {
 	name string
 	key  string // alias, or name when there is no alias
+	kw   uint64 // nameKey of key
 	// id numbers the types densely: it indexes container.slots.
 	id     int
 	kind   typeKind
@@ -33,15 +34,22 @@ type ptype struct {
 	// name; vcache is a direct-mapped cache in front of it (value),
 	// which also keeps values that are not aliases.
 	values map[string][2]string
-	vcache *[32][2]string // allocated with the first value alias: most types have none
+	vcache *[1 << vcacheBits]vcEntry // allocated with the first value alias: most types have none
 	// start and end are a link type's endpoint container types.
 	start, end *ptype
 }
+
+// The sizes of the simulator's type and container caches, in bits.
+const (
+	typeCacheBits = 6
+	contCacheBits = 8
+)
 
 // container is a live container instance.
 type container struct {
 	name   string
 	key    string // alias, or name when there is no alias
+	kw     uint64 // nameKey of key
 	typ    *ptype
 	parent *container
 	start  float64
@@ -128,9 +136,9 @@ type sim struct {
 	nvalues    int // entity values defined; with ntypes, bounded by MaxTypes
 	strs       *strTable
 	// typeCache and contCache are direct-mapped caches in front of
-	// types and containers, by hash of the key.
-	typeCache [64]*ptype
-	contCache [256]*container
+	// types and containers, by keySlot of the key's nameKey.
+	typeCache [1 << typeCacheBits]*ptype
+	contCache [1 << contCacheBits]*container
 	// freeLinks are pending links to reuse.
 	freeLinks []*pendingLink
 	// fieldSlab is where user-defined fields are carved from.
@@ -187,7 +195,7 @@ type sim struct {
 }
 
 func newSim(opts *Options) *sim {
-	rootType := &ptype{name: "0", key: "0", kind: tkContainer}
+	rootType := &ptype{name: "0", key: "0", kw: nameKey([]byte("0")), kind: tkContainer}
 	s := &sim{
 		opts:       opts,
 		types:      map[string]*ptype{"0": rootType},
@@ -204,7 +212,7 @@ func newSim(opts *Options) *sim {
 	} else {
 		s.strs = &strTable{}
 	}
-	s.root = &container{name: "0", key: "0", typ: rootType}
+	s.root = &container{name: "0", key: "0", kw: rootType.kw, typ: rootType}
 	s.containers["0"] = s.root
 	s.live = append(s.live, s.root)
 	return s
@@ -220,12 +228,12 @@ type simError struct {
 func fail(kind, reason string) *simError { return &simError{kind: kind, reason: reason} }
 
 // typeOf returns the type of key b, or nil.
-func (s *sim) typeOf(b []byte) *ptype { return s.typeOfH(b, hashBytes(b)) }
+func (s *sim) typeOf(b []byte) *ptype { return s.typeOfH(b, nameKey(b)) }
 
-// typeOfH is typeOf for a key b of hash h (hashBytes).
-func (s *sim) typeOfH(b []byte, h uint32) *ptype {
-	i := h & uint32(len(s.typeCache)-1)
-	if t := s.typeCache[i]; t != nil && t.key == string(b) {
+// typeOfH is typeOf for a key b of name key k (nameKey).
+func (s *sim) typeOfH(b []byte, k uint64) *ptype {
+	i := keySlot(k, typeCacheBits)
+	if t := s.typeCache[i]; t != nil && keyIs(t.key, t.kw, b, k) {
 		return t // types are never redefined nor forgotten
 	}
 	t := s.types[string(b)]
@@ -236,29 +244,36 @@ func (s *sim) typeOfH(b []byte, h uint32) *ptype {
 }
 
 // containerOf returns the live container of key b, or nil.
-func (s *sim) containerOf(b []byte) *container { return s.containerOfH(b, hashBytes(b)) }
+func (s *sim) containerOf(b []byte) *container { return s.containerOfH(b, nameKey(b)) }
 
-// containerOfH is containerOf for a key b of hash h (hashBytes).
-func (s *sim) containerOfH(b []byte, h uint32) *container {
-	i := h & uint32(len(s.contCache)-1)
-	if c := s.contCache[i]; c != nil && c.live >= 0 && c.key == string(b) {
+// containerOfH is containerOf for a key b of name key k (nameKey).
+func (s *sim) containerOfH(b []byte, k uint64) *container {
+	if c := s.contCache[keySlot(k, contCacheBits)]; c != nil && c.live >= 0 && keyIs(c.key, c.kw, b, k) {
 		return c // keys are unique among live containers
 	}
+	return s.containerMiss(b, k)
+}
+
+// containerMiss is containerOfH past its cache (out of line: the hit
+// is inlined in event).
+//
+//go:noinline
+func (s *sim) containerMiss(b []byte, k uint64) *container {
 	c := s.containers[string(b)]
 	if c != nil {
-		s.contCache[i] = c
+		s.contCache[keySlot(k, contCacheBits)] = c
 	}
 	return c
 }
 
 func (s *sim) lookupType(b []byte, want typeKind) (*ptype, *simError) {
-	return s.lookupTypeH(b, hashBytes(b), want)
+	return s.lookupTypeH(b, nameKey(b), want)
 }
 
-// lookupTypeH is lookupType for a key b of hash h (hashBytes). (event
+// lookupTypeH is lookupType for a key b of name key k (nameKey). (event
 // tries typeCache itself first.)
-func (s *sim) lookupTypeH(b []byte, h uint32, want typeKind) (*ptype, *simError) {
-	t := s.typeOfH(b, h)
+func (s *sim) lookupTypeH(b []byte, k uint64, want typeKind) (*ptype, *simError) {
+	t := s.typeOfH(b, k)
 	if t == nil {
 		return nil, fail("unknown type", "unknown type "+quote(string(b)))
 	}
@@ -312,7 +327,7 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 		parent.values[key] = [2]string{key, name}
 		// An alias may take over a value's name.
 		if parent.vcache == nil {
-			parent.vcache = new([32][2]string)
+			parent.vcache = new([1 << vcacheBits]vcEntry)
 		} else {
 			clear(parent.vcache[:])
 		}
@@ -327,7 +342,7 @@ func (s *sim) define(d *eventDef, toks []token, extra []tracecast.Field) *simErr
 	if err := s.definable(); err != nil {
 		return err
 	}
-	t := &ptype{name: name, key: key, id: s.ntypes, parent: parent}
+	t := &ptype{name: name, key: key, kw: nameKey([]byte(key)), id: s.ntypes, parent: parent}
 	switch d.kind {
 	case evDefineContainerType:
 		t.kind = tkContainer
@@ -372,33 +387,40 @@ func (s *sim) value(t *ptype, b []byte) string {
 
 // cachedValue is value when the type's cache has b: most values of a
 // state type are a few aliases, and a few names that are not (StarPU's
-// codelets), and a direct-mapped cache by length, first and last byte
-// answers before the map's hash. vcache exists once the type has an
-// alias. Small enough to inline (event calls it first).
+// codelets), and a direct-mapped cache by name key (nameKey) answers
+// before the map's hash, without comparing strings for values of up to
+// eight bytes. vcache exists once the type has an alias. (event has it
+// written out.)
 func (t *ptype) cachedValue(b []byte) (string, bool) {
-	if t.vcache == nil || len(b) == 0 {
+	if t.vcache == nil {
 		return "", false
 	}
-	e := &t.vcache[vcacheSlot(b)]
-	return e[1], e[0] == string(b) && e[1] != ""
+	k := nameKey(b)
+	e := &t.vcache[keySlot(k, vcacheBits)]
+	return e.v[1], keyIs(e.v[0], e.kw, b, k) && e.v[1] != ""
 }
 
-// vcacheSlot is b's entry in a value cache: by length, first and last
-// byte (b is not empty).
-func vcacheSlot(b []byte) int {
-	return (len(b) + int(b[len(b)-1])*3 + int(b[0])*5) & (len(ptype{}.vcache) - 1)
+// vcEntry is an entry of a type's value cache: an alias (or name) and its
+// name, and the alias's nameKey.
+type vcEntry struct {
+	v  [2]string
+	kw uint64
 }
+
+// vcacheBits is the size of a type's value cache, in bits.
+const vcacheBits = 5
 
 // valueSlow is value past the cache.
 func (s *sim) valueSlow(t *ptype, b []byte) string {
 	if len(t.values) > 0 && t.vcache != nil && len(b) > 0 {
-		h := vcacheSlot(b)
+		k := nameKey(b)
+		e := &t.vcache[keySlot(k, vcacheBits)]
 		if v, ok := t.values[string(b)]; ok {
-			t.vcache[h] = v
+			*e = vcEntry{v, k}
 			return v[1]
 		}
 		v := s.strs.get(b)
-		t.vcache[h] = [2]string{v, v}
+		*e = vcEntry{[2]string{v, v}, k}
 		return v
 	}
 	return s.strs.get(b)
@@ -532,7 +554,11 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 	// without get's test for a missing one). Their hashes come with the
 	// line (decoded.hashFields).
 	cb, tb := toks[d.idx[fContainer]].b, toks[d.idx[fType]].b
-	c := s.containerOfH(cb, s.pre.hc)
+	// containerOfH, its cache hit written out.
+	c := s.contCache[keySlot(s.pre.hc, contCacheBits)]
+	if c == nil || c.live < 0 || !keyIs(c.key, c.kw, cb, s.pre.hc) {
+		c = s.containerMiss(cb, s.pre.hc)
+	}
 	if c == nil {
 		if _, gone := s.destroyed[string(cb)]; gone {
 			return nil // pj_dump ignores events sent to destroyed containers
@@ -551,8 +577,8 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 		want = tkLink
 	}
 	// lookupTypeH and slot, their fast paths written out (see ordered).
-	t := s.typeCache[s.pre.ht&uint32(len(s.typeCache)-1)]
-	if t == nil || t.kind != want || t.key != string(tb) {
+	t := s.typeCache[keySlot(s.pre.ht, typeCacheBits)]
+	if t == nil || t.kind != want || !keyIs(t.key, t.kw, tb, s.pre.ht) {
 		var err *simError
 		if t, err = s.lookupTypeH(tb, s.pre.ht, want); err != nil {
 			return err
@@ -588,7 +614,13 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 			s.closeStates(c, t, sl, now)
 		}
 		vb := toks[d.idx[fValue]].b // obligatory too
-		v, ok := t.cachedValue(vb)  // value, its fast path written out
+		// value, cachedValue written out.
+		v, ok := "", false
+		if vc := t.vcache; vc != nil {
+			k := nameKey(vb)
+			e := &vc[keySlot(k, vcacheBits)]
+			v, ok = e.v[1], keyIs(e.v[0], e.kw, vb, k) && e.v[1] != ""
+		}
 		if !ok {
 			v = s.valueSlow(t, vb)
 		}
@@ -682,7 +714,7 @@ func (s *sim) create(get func(field) []byte, now float64, extra []tracecast.Fiel
 	if len(s.live) >= s.opts.MaxContainers {
 		return fail("limit", "more than "+strconv.Itoa(s.opts.MaxContainers)+" live containers (raise --max-containers)")
 	}
-	c := &container{name: string(name), key: string(key), typ: t, parent: parent, start: now, last: now, extra: extra, live: len(s.live)}
+	c := &container{name: string(name), key: string(key), kw: nameKey(key), typ: t, parent: parent, start: now, last: now, extra: extra, live: len(s.live)}
 	delete(s.destroyed, c.key)
 	s.containers[c.key] = c
 	s.live = append(s.live, c)

@@ -1,6 +1,9 @@
 package paje
 
-import "unsafe"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // Strings of the output (entity values, link keys) are made without an
 // allocation per line:
@@ -24,10 +27,44 @@ const (
 	maxSlabbed = 1 << 10
 )
 
+// nameKey is the key of a container's or type's name in the simulator's
+// caches: for a name of at most eight bytes (nearly all: "t22038", "WS"),
+// the bytes themselves, so that equal lengths and equal keys mean equal
+// names and a cache hit needs no string comparison (runtime.memequal's
+// call was 4% of the 41 MB trace's profile); for a longer name, a mix of
+// its first and last eight bytes, and the names are compared. Decoding
+// goroutines compute it ahead of the simulator (decoded.hashFields).
+func nameKey(b []byte) uint64 {
+	n := len(b)
+	switch {
+	case n > 8:
+		return binary.LittleEndian.Uint64(b)*keyMul ^ binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		// Two 4-byte loads, overlapping for fewer than eight bytes:
+		// the bytes they share are the same.
+		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<(8*(n-4)&63)
+	}
+	var k uint64
+	for i, c := range b {
+		k |= uint64(c) << (8 * i & 63)
+	}
+	return k
+}
+
+// keyMul is an odd constant with well-mixed bits (2⁶⁴/φ).
+const keyMul = 0x9E3779B97F4A7C15
+
+// keySlot is a name key's entry in a direct-mapped cache of 2^bits
+// entries: its top bits once multiplied, which depend on all its bytes.
+func keySlot(k uint64, bits uint) uint64 { return k * keyMul >> (64 - bits) }
+
+// keyIs reports whether a cached name, of key kw, is b, of key k.
+func keyIs(name string, kw uint64, b []byte, k uint64) bool {
+	return kw == k && len(name) == len(b) && (len(b) <= 8 || name == string(b))
+}
+
 // hashBytes is 32-bit FNV-1a: few instructions on the short names of
-// traces. (A multiplication per byte, each waiting for the one before:
-// the decoding goroutines hash a line's names ahead of the simulator,
-// decoded.hashFields, where that wait overlaps other lines' work.)
+// traces.
 func hashBytes(b []byte) uint32 {
 	h := uint32(2166136261)
 	for _, c := range b {

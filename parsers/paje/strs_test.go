@@ -155,3 +155,119 @@ func TestNumID(t *testing.T) {
 	}
 	gen(nil)
 }
+
+// TestNameKey: a name of at most eight bytes is its own key (its bytes,
+// little-endian), so that a cache hit on equal lengths and keys needs no
+// comparison; longer names' keys depend on their first and last eight
+// bytes; numbered names spread over a cache's slots.
+func TestNameKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n <= 8; n++ {
+		for range 500 {
+			b := make([]byte, n)
+			var want uint64
+			for i := range b {
+				b[i] = byte(r.IntN(256))
+				want |= uint64(b[i]) << (8 * i)
+			}
+			if got := nameKey(b); got != want {
+				t.Fatalf("nameKey(%q) = %#x, want its bytes %#x", b, got, want)
+			}
+		}
+	}
+	for n := 9; n <= 40; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		k := nameKey(b)
+		for _, i := range []int{0, 7, n - 8, n - 1} {
+			c := b[i]
+			b[i] = '0'
+			if nameKey(b) == k {
+				t.Errorf("%d bytes: byte %d changed, same key", n, i)
+			}
+			b[i] = c
+		}
+	}
+	for _, prefix := range []string{"w", "t", "mm", "CPU", "UserThread"} {
+		var slots [1 << contCacheBits]int
+		for i := range 512 {
+			slots[keySlot(nameKey([]byte(prefix+strconv.Itoa(i))), contCacheBits)]++
+		}
+		if m := slices.Max(slots[:]); m > 10 {
+			t.Errorf("%s0 to %s511: %d in one of %d slots", prefix, prefix, m, len(slots))
+		}
+	}
+}
+
+// TestNameKeyCollisions: containers, types and state values whose names
+// share a key (longer than eight bytes, equal in their first and last
+// eight) or a cache slot are told apart: each state lands on its own
+// container with its own value.
+func TestNameKeyCollisions(t *testing.T) {
+	long := func(mid string) string { return "abcdefgh-" + mid + "-stuvwxyz" }
+	if nameKey([]byte(long("X"))) != nameKey([]byte(long("Y"))) {
+		t.Fatal("the long names no longer share a key: pick names that do")
+	}
+	// Two short values in one slot of the value cache.
+	var v1, v2 string
+	seen := map[uint64]string{}
+	for i := 0; v2 == ""; i++ {
+		v := "v" + strconv.Itoa(i)
+		slot := keySlot(nameKey([]byte(v)), vcacheBits)
+		if o, ok := seen[slot]; ok {
+			v1, v2 = o, v
+		}
+		seen[slot] = v
+	}
+	body := `%EventDef PajeDefineEntityValue 10
+% Alias string
+% Type string
+% Name string
+%EndEventDef
+2 0 ` + long("X") + ` W p "worker X"
+2 0 ` + long("Y") + ` W p "worker Y"
+1 ` + long("S1") + ` W "State one"
+1 ` + long("S2") + ` W "State two"
+10 ` + long("A") + ` S Alpha
+10 ` + long("B") + ` S Bravo
+10 ` + v1 + ` S One
+10 ` + v2 + ` S Two
+`
+	// Every container sets every state type to every value in turn;
+	// each state is printed with its container's name, its type's name
+	// and its value's name (the aliases are the S type's).
+	var want []string
+	n := 0
+	for range 2 {
+		for _, v := range [][2]string{{long("A"), "Alpha"}, {long("B"), "Bravo"}, {v1, "One"}, {v2, "Two"}} {
+			for _, c := range []string{"X", "Y"} {
+				for _, ty := range [][2]string{{"S", "Worker State"}, {long("S1"), "State one"}, {long("S2"), "State two"}} {
+					n++
+					body += "4 " + strconv.Itoa(n) + " " + long(c) + " " + ty[0] + " " + v[0] + "\n"
+					name := v[0]
+					if ty[0] == "S" {
+						name = v[1]
+					}
+					want = append(want, "worker "+c+"|"+ty[1]+"|"+name)
+				}
+			}
+		}
+	}
+	got, _, err := dump(t, strings.NewReader(hdr+body), pjOpts("collide"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []string
+	for _, l := range got {
+		if f := strings.Split(l, ", "); f[0] == "State" {
+			states = append(states, f[1]+"|"+f[2]+"|"+f[7])
+		}
+	}
+	slices.Sort(states)
+	slices.Sort(want)
+	if !slices.Equal(states, want) {
+		t.Errorf("states (container|type|value):\n%s\nwant:\n%s", strings.Join(states, "\n"), strings.Join(want, "\n"))
+	}
+}

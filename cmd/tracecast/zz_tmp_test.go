@@ -1,0 +1,10 @@
+package main
+
+import "testing"
+
+func BenchmarkRootCmd(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		newRootCmd()
+	}
+}
