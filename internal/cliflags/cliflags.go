@@ -47,15 +47,16 @@ func bind(fs *pflag.FlagSet, v reflect.Value) {
 	}()
 	t := v.Type()
 	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
-		if f.Tag.Get("flag") == "-" {
+		f := t.Field(i)
+		tag, ok := f.Tag.Lookup("flag") // one scan of the tag: every command binds at start-up
+		if tag == "-" {
 			continue
 		}
+		fv := v.Field(i)
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
 			bind(fs, fv)
 			continue
 		}
-		tag, ok := f.Tag.Lookup("flag")
 		if !ok {
 			continue
 		}
