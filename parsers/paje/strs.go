@@ -43,10 +43,13 @@ func nameKey(b []byte) uint64 {
 		// Two 4-byte loads, overlapping for fewer than eight bytes:
 		// the bytes they share are the same.
 		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<(8*(n-4)&63)
+	case n == 0:
+		return 0
 	}
-	var k uint64
-	for i, c := range b {
-		k |= uint64(c) << (8 * i & 63)
+	k := uint64(b[0])
+	if n > 1 {
+		// One 2-byte load: its first byte is b[0] when n is 2.
+		k |= uint64(binary.LittleEndian.Uint16(b[n-2:])) << (8 * (n - 2) & 63)
 	}
 	return k
 }
