@@ -149,7 +149,7 @@ func tokenizeBits(data []byte, bm []uint64, ls int, dst []token) (toks []token, 
 						return dst, reasonFull, 0
 					}
 					dst = dst[:n+1]
-					dst[n] = token{b: data[j+1 : k : k], quoted: true}
+					dst[n] = token{b: data[j+1 : k : k+1]} // quoted: room for the closing quote
 					field = k + 1
 				case q == '\n':
 					return dst, "unterminated quoted string", k

@@ -88,8 +88,8 @@ func checkChunkTokenize(t *testing.T, data []byte, first bool, max int) {
 	}
 	for i := range got.toks {
 		g, w := got.toks[i], want.toks[i]
-		if !bytes.Equal(g.b, w.b) || g.quoted != w.quoted || len(w.b) > 0 && &g.b[0] != &w.b[0] {
-			t.Fatalf("%q: token %d is %q (quoted %v), want %q (quoted %v)", data, i, g.b, g.quoted, w.b, w.quoted)
+		if !bytes.Equal(g.b, w.b) || g.quoted() != w.quoted() || len(w.b) > 0 && &g.b[0] != &w.b[0] {
+			t.Fatalf("%q: token %d is %q (quoted %v), want %q (quoted %v)", data, i, g.b, g.quoted(), w.b, w.quoted())
 		}
 	}
 }
@@ -242,8 +242,8 @@ func TestTokenizeBitsFull(t *testing.T) {
 				continue
 			}
 			for i := range got {
-				if string(got[i].b) != string(want[i].b) || got[i].quoted != want[i].quoted {
-					t.Errorf("%q: token %d is %q (quoted %v), want %q (%v)", line, i, got[i].b, got[i].quoted, want[i].b, want[i].quoted)
+				if string(got[i].b) != string(want[i].b) || got[i].quoted() != want[i].quoted() {
+					t.Errorf("%q: token %d is %q (quoted %v), want %q (%v)", line, i, got[i].b, got[i].quoted(), want[i].b, want[i].quoted())
 				}
 			}
 		}

@@ -151,7 +151,7 @@ func (p *Parser) tokens(toks []token, r string, num int64) error {
 	if len(toks) == 0 {
 		return nil
 	}
-	if len(toks[0].b) > 0 && toks[0].b[0] == '%' && !toks[0].quoted {
+	if len(toks[0].b) > 0 && toks[0].b[0] == '%' && !toks[0].quoted() {
 		if r := p.hdr.line(toks, num); r != "" {
 			return p.bad(num, "header", r)
 		}

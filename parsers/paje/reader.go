@@ -272,7 +272,7 @@ func (dec *decoded) decode(toks []token, snap *defSnap) {
 		d = snap.byNum[int(b[0]-'0')*10+int(b[1]-'0')]
 	case len(b) == 1 && b[0]-'0' < 10:
 		d = snap.byNum[b[0]-'0']
-	case !toks[0].quoted && len(b) > 0 && b[0] == '%':
+	case !toks[0].quoted() && len(b) > 0 && b[0] == '%':
 		return // a header line
 	default:
 		d = snap.lookup(b)

@@ -105,7 +105,7 @@ func tokenizeRef(line []byte, dst []token) ([]token, string) {
 			if j == n {
 				return dst, "unterminated quoted string"
 			}
-			dst = append(dst, token{b: line[i+1 : j], quoted: true})
+			dst = append(dst, token{b: line[i+1 : j : j+1]})
 			i = j + 1
 			continue
 		case cCtrl:
@@ -129,7 +129,7 @@ func tokenizeRef(line []byte, dst []token) ([]token, string) {
 			high = high || c == cHigh // a quote inside a word is part of it
 			j++
 		}
-		dst = append(dst, token{b: line[i:j]})
+		dst = append(dst, token{b: line[i:j:j]})
 		i = j
 	}
 	// A comment is ignored, but a NUL there still means the input is not a
@@ -185,9 +185,9 @@ func checkTokenize(t *testing.T, line []byte) {
 	}
 	for i := range got {
 		// The same bytes of the line, not only equal ones.
-		if !bytes.Equal(got[i].b, want[i].b) || got[i].quoted != want[i].quoted ||
+		if !bytes.Equal(got[i].b, want[i].b) || got[i].quoted() != want[i].quoted() ||
 			len(want[i].b) > 0 && &got[i].b[0] != &want[i].b[0] {
-			t.Fatalf("%q: token %d is %q (quoted %v), want %q (quoted %v)", line, i, got[i].b, got[i].quoted, want[i].b, want[i].quoted)
+			t.Fatalf("%q: token %d is %q (quoted %v), want %q (quoted %v)", line, i, got[i].b, got[i].quoted(), want[i].b, want[i].quoted())
 		}
 	}
 }
@@ -255,4 +255,25 @@ func TestParseFixedExact(t *testing.T) {
 		}
 	}
 	t.Logf("%d numbers", n)
+}
+
+// TestQuotedPercent: a line whose first field is a quoted "%..." is an
+// event line (an unknown event id), not a header line, on both the
+// sequential and the chunked tokenizer (a token's quotes are carried by
+// its capacity, token.quoted).
+func TestQuotedPercent(t *testing.T) {
+	for _, threads := range []int{1, 2} {
+		o := pjOpts("quoted")
+		o.Threads = threads
+		_, _, err := dump(t, strings.NewReader(hdr+`"%EndEventDef" 1 w1 S x`+"\n"), o)
+		want := itoa(hdrLines+1) + ": unknown event id"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("threads %d: %v, want an error with %q", threads, err, want)
+		}
+		// Unquoted, it is a header line out of place.
+		_, _, err = dump(t, strings.NewReader(hdr+"%EndEventDef\n"), o)
+		if err == nil || strings.Contains(err.Error(), "unknown event id") {
+			t.Errorf("threads %d: unquoted %%EndEventDef: %v, want a header error", threads, err)
+		}
+	}
 }
