@@ -235,7 +235,7 @@ type lineRec struct {
 
 // decoded is what is worked out ahead of the parser, in parallel, for an
 // event line whose definition was already known: the definition (nil if
-// not decoded), the time, a variable's value and the hashes of the fields
+// not decoded), the time, a variable's value and the name keys of the fields
 // the simulator looks up. Definitions are never replaced, so the one
 // found is the one the parser would find.
 type decoded struct {

@@ -561,7 +561,7 @@ func (s *sim) event(d *eventDef, toks []token, now float64, line int64) *simErro
 
 	// Every event left has a Container and a Type: obligatory fields,
 	// which the header checks before it accepts a definition (read
-	// without get's test for a missing one). Their hashes come with the
+	// without get's test for a missing one). Their name keys come with the
 	// line (decoded.hashFields).
 	cb, tb := toks[d.idx[fContainer]].b, toks[d.idx[fType]].b
 	// containerOfH, its cache hit written out.

@@ -66,8 +66,8 @@ func keyIs(name string, kw uint64, b []byte, k uint64) bool {
 	return kw == k && len(name) == len(b) && (len(b) <= 8 || name == string(b))
 }
 
-// hashBytes is 32-bit FNV-1a: few instructions on the short names of
-// traces.
+// hashBytes is 32-bit FNV-1a, the string table's hash: few instructions
+// on the short values of traces.
 func hashBytes(b []byte) uint32 {
 	h := uint32(2166136261)
 	for _, c := range b {

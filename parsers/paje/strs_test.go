@@ -69,7 +69,7 @@ func unsafeData(s string) uintptr {
 	return uintptr(unsafe.Pointer(unsafe.StringData(s)))
 }
 
-// TestHashBytes: the caches index with the hash's low bits, so those must
+// TestHashBytes: the string table indexes with the hash's low bits, so those must
 // depend on every byte: changing any one byte of a name of any length
 // changes the low 8 bits nearly always, and the keys of a trace (worker
 // and thread containers, numbered) spread evenly over a cache's slots.
