@@ -57,8 +57,8 @@ func nameKey(b []byte) uint64 {
 // keyMul is an odd constant with well-mixed bits (2⁶⁴/φ).
 const keyMul = 0x9E3779B97F4A7C15
 
-// keySlot is a name key's entry in a direct-mapped cache of 2^bits
-// entries: its top bits once multiplied, which depend on all its bytes.
+// keySlot is a name key's slot in a cache of 2^bits slots (or buckets):
+// its top bits once multiplied, which depend on all its bytes.
 func keySlot(k uint64, bits uint) uint64 { return k * keyMul >> (64 - bits) }
 
 // keyIs reports whether a cached name, of key kw, is b, of key k.

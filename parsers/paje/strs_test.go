@@ -211,17 +211,7 @@ func TestNameKeyCollisions(t *testing.T) {
 	if nameKey([]byte(long("X"))) != nameKey([]byte(long("Y"))) {
 		t.Fatal("the long names no longer share a key: pick names that do")
 	}
-	// Two short values in one slot of the value cache.
-	var v1, v2 string
-	seen := map[uint64]string{}
-	for i := 0; v2 == ""; i++ {
-		v := "v" + strconv.Itoa(i)
-		slot := keySlot(nameKey([]byte(v)), vcacheBits)
-		if o, ok := seen[slot]; ok {
-			v1, v2 = o, v
-		}
-		seen[slot] = v
-	}
+	v1, v2 := sameSlot("v", vcacheBits) // two short values in one slot of the value cache
 	body := `%EventDef PajeDefineEntityValue 10
 % Alias string
 % Type string
@@ -279,16 +269,7 @@ func TestNameKeyCollisions(t *testing.T) {
 func TestCacheTwoWay(t *testing.T) {
 	o := DefaultOptions()
 	s := newSim(&o)
-	bucket := map[uint64]string{}
-	var a, b string
-	for i := 0; b == ""; i++ {
-		k := "T" + strconv.Itoa(i)
-		slot := keySlot(nameKey([]byte(k)), typeCacheBits)
-		if o, ok := bucket[slot]; ok {
-			a, b = o, k
-		}
-		bucket[slot] = k
-	}
+	a, b := sameSlot("T", typeCacheBits)
 	for _, k := range []string{a, b} {
 		s.types[k] = &ptype{name: k, key: k, kw: nameKey([]byte(k)), kind: tkState}
 	}
@@ -302,5 +283,19 @@ func TestCacheTwoWay(t *testing.T) {
 	e := s.typeCache[keySlot(nameKey([]byte(a)), typeCacheBits)]
 	if e[0] == nil || e[1] == nil || e[0].key != b || e[1].key != a {
 		t.Errorf("bucket of %q and %q holds %v, %v: want both, the latest first", a, b, e[0], e[1])
+	}
+}
+
+// sameSlot returns the first two names prefix0, prefix1, ... whose keys
+// share a slot of a cache of 2^bits slots (or buckets).
+func sameSlot(prefix string, bits uint) (string, string) {
+	seen := map[uint64]string{}
+	for i := 0; ; i++ {
+		k := prefix + strconv.Itoa(i)
+		slot := keySlot(nameKey([]byte(k)), bits)
+		if o, ok := seen[slot]; ok {
+			return o, k
+		}
+		seen[slot] = k
 	}
 }
