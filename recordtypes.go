@@ -76,6 +76,8 @@ var recordTypes = []RecordType{
 	declare[Outcome]("outcome", "outcomes", "tracecast.outcome/1", func(r *Outcome) string { return r.Run }),
 	declare[Episode]("episode", "episodes", "tracecast.episode/1", func(r *Episode) string { return r.Run }),
 	declare[Skill]("skill", "skills", "tracecast.skill/2", func(r *Skill) string { return r.Run }),
+	declare[Decision]("decision", "decisions", "tracecast.decision/1", func(r *Decision) string { return r.Run }),
+	declare[SpellForecast]("spell", "spells", "tracecast.spell/1", func(r *SpellForecast) string { return r.Run }),
 	declare[EnergyRow]("energy", "energy", "tracecast.energy/1", nil),
 	declare[PowerSample]("power", "power", "tracecast.power/1", nil),
 	declare[IOCall]("iocall", "iocalls", "tracecast.iocall/1", nil),

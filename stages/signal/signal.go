@@ -13,6 +13,8 @@ type span struct {
 	start, end float64
 	imb        int32
 	class      Class
+	// val is the state's value as Live.Detail numbers it (0 otherwise).
+	val int32
 }
 
 // Builder collects the states of the selected containers and builds the
@@ -36,7 +38,7 @@ func (b *Builder) Add(es []tracecast.Entity) {
 		e := &es[i]
 		switch {
 		case e.Nature == tracecast.NatureState && e.Type == b.rules.StateType:
-			sp := span{e.Start, e.End, int32(e.Imbrication), b.rules.Classify(e.Value)}
+			sp := span{start: e.Start, end: e.End, imb: int32(e.Imbrication), class: b.rules.Classify(e.Value)}
 			ss := b.spans[e.Container]
 			if n := len(ss); n > 0 && ss[n-1].extends(sp) {
 				ss[n-1].end = sp.end // the same changes (span.extends)
@@ -72,6 +74,9 @@ type change struct {
 	t    float64
 	from Class
 	to   Class
+	// c is the container's index in Live.order during a sweep, val the
+	// new top state's value (Live.Detail; -1: no open state).
+	c, val int32
 }
 
 // Build computes the signal. It fails when no state of the rules' type was
@@ -140,7 +145,7 @@ func containerChanges(spans []span, outside Class, out []change) []change {
 	cur := outside
 	set := func(t float64, c Class) {
 		if c != cur {
-			out = append(out, change{t, cur, c})
+			out = append(out, change{t: t, from: cur, to: c})
 			cur = c
 		}
 	}

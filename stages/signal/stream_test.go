@@ -94,7 +94,7 @@ func TestLiveChangesOrder(t *testing.T) {
 		// Offline: every container's changes, a stable sort by time.
 		byCont := map[string][]span{}
 		for _, e := range es {
-			byCont[e.Container] = append(byCont[e.Container], span{e.Start, e.End, int32(e.Imbrication), r.Classify(e.Value)})
+			byCont[e.Container] = append(byCont[e.Container], span{start: e.Start, end: e.End, imb: int32(e.Imbrication), class: r.Classify(e.Value)})
 		}
 		var names []string
 		for n := range byCont {
@@ -108,7 +108,7 @@ func TestLiveChangesOrder(t *testing.T) {
 			for _, s := range sp {
 				first = math.Min(first, s.start)
 			}
-			all = append(all, change{first, newContainer, r.Outside})
+			all = append(all, change{t: first, from: newContainer, to: r.Outside})
 			all = containerChanges(sp, r.Outside, all)
 		}
 		sort.SliceStable(all, func(i, j int) bool { return all[i].t < all[j].t })

@@ -1,0 +1,574 @@
+package backfill
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/forecast/spell"
+)
+
+// Sink receives what an Engine produces, as it is produced.
+type Sink struct {
+	// Decision is called once a decision's outcome is known.
+	Decision func(tracecast.Decision)
+	// Spell is called with each spell forecast (Config.SpellLengths).
+	Spell func(tracecast.SpellForecast)
+}
+
+// lane is one policy for one task length (and α, τ): its totals.
+type lane struct {
+	policy      string
+	alpha, tau  float64 // NaN when the policy has none
+	d, c        float64 // c = o + d
+	di, ai      int     // indexes of d and α in the config
+	launches    int
+	completed   int
+	u, w, delay float64
+	seq         int64
+}
+
+// laneState is a lane's state on one worker.
+type laneState struct {
+	running          bool
+	taskStart, until float64 // the running task's start and start + c
+	p                float64 // the p the running task was launched on
+	overran          bool
+	plan             float64 // next launch (or reconsideration) time
+	launch           bool    // plan is a launch (else a time to plan again)
+	planP            float64
+	planKey          uint16
+}
+
+type worker struct {
+	name  string
+	idle  bool
+	start float64 // the spell's start
+	kind  int
+	// strata is the worker's stratum at each landmark of its spell passed.
+	strata   []uint16
+	nextTick float64 // next spell forecast
+	lanes    []laneState
+	spells   []float64 // start, end pairs (KeepSpells)
+	next     float64   // min over lanes of their next action
+}
+
+// Engine runs the policies on the class changes of one run.
+type Engine struct {
+	cfg     Config
+	sink    Sink
+	lanes   []*lane
+	workers map[string]*worker
+	order   []*worker // by name
+	idleN   int
+	ready   int
+	kinds   map[string]int
+	model   *spell.Model
+	now     float64
+	started bool
+	t0      float64
+	dirty   []*worker
+	// dirtyAll: the dirty workers' every lane plans again (else only
+	// those whose plan reads the features: forecast).
+	dirtyAll map[*worker]bool
+	plans    map[planKey]*planCache
+	version  int // the model's epoch the plans were made in
+	// otScore[di][ai][k] is the score timeout TauGrid[k] would have made
+	// on the completed spells (online-timeout's choice).
+	otScore [][][]float64
+	longest float64
+	idleSum float64 // idle worker-seconds of the completed spells
+	spellsN int
+	ended   bool
+}
+
+// New checks the configuration and returns an Engine.
+func New(cfg Config, sink Sink) (*Engine, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: cfg, sink: sink, workers: map[string]*worker{}, kinds: map[string]int{"": 0},
+		model: spell.New(), ready: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, plans: map[planKey]*planCache{}}
+	nan := math.NaN()
+	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
+	for di, d := range cfg.Tasks {
+		add := func(p string, alpha, tau float64, ai int) {
+			e.lanes = append(e.lanes, &lane{policy: p, alpha: alpha, tau: tau, d: d, c: d + cfg.Overhead, di: di, ai: ai})
+		}
+		add(Greedy, nan, nan, -1) // always: S_ref needs it
+		if has(Timeout) {
+			for _, t := range cfg.Timeouts {
+				add(Timeout, nan, t, -1)
+			}
+		}
+		for ai, a := range cfg.Alphas {
+			for _, p := range []string{OnlineTimeout, Residual, Forecast} {
+				if has(p) {
+					add(p, a, nan, ai)
+				}
+			}
+		}
+	}
+	e.otScore = make([][][]float64, len(cfg.Tasks))
+	for di := range cfg.Tasks {
+		e.otScore[di] = make([][]float64, len(cfg.Alphas))
+		for ai := range cfg.Alphas {
+			e.otScore[di][ai] = make([]float64, len(TauGrid))
+		}
+	}
+	return e, nil
+}
+
+// Begin starts the run at t0 with the workers known in advance (a first
+// pass over a file): each is in the rules' no-state class from t0 on, idle
+// when idleOutside. Without Begin a worker counts from its first change.
+func (e *Engine) Begin(t0 float64, workers []string, idleOutside bool) {
+	e.started, e.t0, e.now = true, t0, t0
+	for _, n := range workers {
+		w := e.worker(n)
+		if idleOutside {
+			e.setIdle(w, t0, true, "")
+		}
+	}
+}
+
+func (e *Engine) worker(name string) *worker {
+	w := e.workers[name]
+	if w == nil {
+		w = &worker{name: name, lanes: make([]laneState, len(e.lanes)), next: math.Inf(1)}
+		for i := range w.lanes {
+			w.lanes[i].plan = math.Inf(1)
+		}
+		e.workers[name] = w
+		i, _ := slices.BinarySearchFunc(e.order, name, func(a *worker, n string) int {
+			switch {
+			case a.name < n:
+				return -1
+			case a.name > n:
+				return 1
+			}
+			return 0
+		})
+		e.order = slices.Insert(e.order, i, w)
+	}
+	return w
+}
+
+// Ready records the number of ready tasks from t on.
+func (e *Engine) Ready(t float64, n int) {
+	e.advance(t)
+	e.ready = n
+	e.markAllIdle()
+}
+
+// Change records that a worker is idle or not from t on, in the state
+// value given (its kind of idle). Changes come in time order.
+func (e *Engine) Change(t float64, name string, idle bool, value string) {
+	if !e.started {
+		e.started, e.t0, e.now = true, t, t
+	}
+	e.advance(t)
+	w := e.worker(name)
+	e.setIdle(w, t, idle, value)
+}
+
+func (e *Engine) setIdle(w *worker, t float64, idle bool, value string) {
+	k, ok := e.kinds[value]
+	if !ok {
+		k = len(e.kinds)
+		e.kinds[value] = k
+	}
+	switch {
+	case idle && !w.idle:
+		w.idle, w.start, w.kind, w.strata = true, t, k, w.strata[:0]
+		w.nextTick = t
+		e.idleN++
+		e.markAllIdle() // the share of idle workers changed
+		e.dirtyAll[w] = true
+	case !idle && w.idle:
+		e.endSpell(w, t)
+		e.idleN--
+		e.markAllIdle()
+	case idle && w.kind != k:
+		w.kind = k
+		e.mark(w)
+	}
+}
+
+func (e *Engine) mark(w *worker) {
+	if !slices.Contains(e.dirty, w) {
+		e.dirty = append(e.dirty, w)
+	}
+}
+
+// markAllIdle marks every idle worker for a new plan (a feature every
+// stratum reads changed). Only the forecast lanes' plans depend on it.
+func (e *Engine) markAllIdle() {
+	for _, w := range e.order {
+		if w.idle {
+			e.mark(w)
+		}
+	}
+}
+
+func (e *Engine) features(w *worker) spell.Features {
+	return spell.Features{Kind: w.kind, Ready: e.ready, Idle: e.idleN, Workers: len(e.order)}
+}
+
+// record notes the stratum of every idle worker at the landmarks of its
+// spell before t (the features have not changed since the last event).
+func (e *Engine) record(t float64) {
+	for _, w := range e.order {
+		if !w.idle {
+			continue
+		}
+		var key uint16
+		keyed := false
+		for j := len(w.strata); w.start+spell.Landmark(j) < t; j++ {
+			if !keyed {
+				key, keyed = e.features(w).Stratum(), true
+			}
+			w.strata = append(w.strata, key)
+			if j+1 >= spell.NumLandmarks {
+				break
+			}
+		}
+	}
+}
+
+// endSpell closes a worker's spell at t: its lanes' running tasks are
+// killed or overrun, and the model learns the spell.
+func (e *Engine) endSpell(w *worker, t float64) {
+	w.idle = false
+	length := t - w.start
+	for i, l := range e.lanes {
+		ls := &w.lanes[i]
+		ls.plan, ls.launch = math.Inf(1), false
+		if !ls.running || ls.until <= t || ls.overran {
+			continue // an overrun counts once, against its own spell
+		}
+		if e.cfg.Mode == Kill {
+			l.w += t - ls.taskStart
+			ls.running = false
+			e.decide(w, l, ls, "killed")
+		} else {
+			l.delay += ls.until - t
+			ls.overran = true
+		}
+	}
+	e.updateNext(w)
+	if !(length > 0) {
+		return
+	}
+	if e.cfg.KeepSpells {
+		w.spells = append(w.spells, w.start, t)
+	}
+	e.spellsN++
+	e.idleSum += length
+	e.longest = math.Max(e.longest, length)
+	e.model.Observe(length, w.strata)
+	for di, d := range e.cfg.Tasks {
+		c := d + e.cfg.Overhead
+		for ai, a := range e.cfg.Alphas {
+			sc := e.otScore[di][ai]
+			for k, tau := range TauGrid {
+				if tau >= length {
+					break
+				}
+				sc[k] += spellScore(length-tau, d, c, a, e.cfg.Mode)
+			}
+		}
+	}
+}
+
+// spellScore is what back-to-back tasks launched at the start of r seconds
+// of idle make: n completed, the last killed (kill) or overrunning (wait).
+func spellScore(r, d, c, alpha float64, m Mode) float64 {
+	n := math.Floor(r / c)
+	if m == Kill {
+		return n*d - alpha*(r-n*c)
+	}
+	if n*c < r {
+		n++
+	}
+	return n*d - alpha*(n*c-r)
+}
+
+// decide emits a decision whose outcome is known.
+func (e *Engine) decide(w *worker, l *lane, ls *laneState, outcome string) {
+	l.launches++
+	if e.sink.Decision == nil {
+		return
+	}
+	l.seq++
+	e.sink.Decision(e.decision(l, w.name, ls.taskStart, ls.p, outcome, l.tau))
+}
+
+func (e *Engine) decision(l *lane, worker string, start, p float64, outcome string, tau float64) tracecast.Decision {
+	id := fmt.Sprintf("%s/%s/%s", e.cfg.Run, l.policy, label(l.d))
+	if !math.IsNaN(l.alpha) {
+		id += "/a" + fmt.Sprint(l.alpha)
+	}
+	if l.policy == Timeout {
+		id += "/t" + label(tau)
+	}
+	return tracecast.Decision{ID: fmt.Sprintf("%s/%d", id, l.seq), Policy: l.policy, Run: e.cfg.Run, Worker: worker,
+		Start: start, D: l.d, Overhead: e.cfg.Overhead, Mode: string(e.cfg.Mode), Alpha: l.alpha, Timeout: tau, Outcome: outcome, P: p}
+}
+
+func (e *Engine) updateNext(w *worker) {
+	n := math.Inf(1)
+	if w.idle {
+		n = w.nextTick
+	}
+	for i := range w.lanes {
+		ls := &w.lanes[i]
+		if ls.running {
+			n = math.Min(n, ls.until)
+		} else {
+			n = math.Min(n, ls.plan)
+		}
+	}
+	w.next = n
+}
+
+// advance settles the instant e.now (new plans for the workers whose state
+// changed) and runs every launch, completion and reconsideration before t.
+func (e *Engine) advance(t float64) {
+	if e.ended {
+		panic("backfill: change after Finish")
+	}
+	if t < e.now {
+		t = e.now // a late change counts at the latest time seen
+	}
+	if v := e.model.Version(); v != e.version {
+		e.version = v // the plans read the model: plan again
+		for _, w := range e.order {
+			if w.idle {
+				e.dirtyAll[w] = true
+				e.mark(w)
+			}
+		}
+	}
+	for _, w := range e.dirty {
+		if w.idle {
+			all := e.dirtyAll[w]
+			for i, l := range e.lanes {
+				if !w.lanes[i].running && (all || l.policy == Forecast && w.lanes[i].planKey != e.features(w).Stratum()) {
+					e.plan(w, i, e.now)
+				}
+			}
+		}
+		e.updateNext(w)
+	}
+	e.dirty = e.dirty[:0]
+	clear(e.dirtyAll)
+	if !(t > e.now) {
+		return
+	}
+	e.record(t)
+	for _, w := range e.order {
+		if w.next < t {
+			e.run(w, t)
+		}
+	}
+	e.now = t
+}
+
+// run carries a worker's lanes and spell forecasts up to (not including)
+// t; its idle state does not change before t.
+func (e *Engine) run(w *worker, t float64) {
+	for w.idle && w.nextTick < t {
+		e.issueSpells(w, w.nextTick)
+		w.nextTick += e.cfg.Every
+	}
+	for i, l := range e.lanes {
+		ls := &w.lanes[i]
+		for {
+			if ls.running {
+				// A task ending at t, the spell's end, completed (a+o+d ≤ e).
+				if ls.until > t {
+					break
+				}
+				ls.running = false
+				if ls.overran {
+					e.decide(w, l, ls, "overran")
+				} else {
+					e.decide(w, l, ls, "completed")
+				}
+				l.u += l.d
+				l.completed++
+				if !w.idle {
+					break
+				}
+				e.plan(w, i, ls.until)
+				continue
+			}
+			if !(ls.plan < t) {
+				break
+			}
+			ls.running, ls.overran, ls.taskStart, ls.until, ls.p = true, false, ls.plan, ls.plan+l.c, ls.planP
+			ls.plan, ls.launch = math.Inf(1), false
+		}
+	}
+	e.updateNext(w)
+}
+
+// issueSpells issues the spell forecasts of an idle worker at t.
+func (e *Engine) issueSpells(w *worker, t float64) {
+	if e.sink.Spell == nil || len(e.cfg.SpellLengths) == 0 {
+		return
+	}
+	elapsed := t - w.start
+	dist := e.model.Predict(elapsed, e.features(w).Stratum())
+	q10, q50 := dist.Quantile(0.1), dist.Quantile(0.5)
+	for _, d := range e.cfg.SpellLengths {
+		e.sink.Spell(tracecast.SpellForecast{
+			ID:  fmt.Sprintf("%s/%s/%s/%.9g", e.cfg.Run, w.name, label(d), t),
+			Run: e.cfg.Run, Worker: w.name, IssuedAt: t, Elapsed: elapsed, D: d,
+			P: dist.Survival(d), Q10: q10, Q50: q50, Method: "spell"})
+	}
+}
+
+// plan sets lane i's next launch on idle worker w from time now on.
+func (e *Engine) plan(w *worker, i int, now float64) {
+	l, ls := e.lanes[i], &w.lanes[i]
+	ls.plan, ls.launch, ls.planP = math.Inf(1), true, math.NaN()
+	x := now - w.start
+	switch l.policy {
+	case Greedy:
+		ls.plan = now
+	case Timeout:
+		ls.plan = after(now, w.start, l.tau)
+	case OnlineTimeout:
+		if e.spellsN == 0 {
+			return
+		}
+		sc := e.otScore[l.di][l.ai]
+		best := 0
+		for k := range sc {
+			if sc[k] > sc[best] {
+				best = k
+			}
+		}
+		if sc[best] <= 0 {
+			return // never launching was as good
+		}
+		ls.plan = after(now, w.start, TauGrid[best])
+	case Residual, Forecast:
+		if l.policy == Residual && e.spellsN == 0 {
+			return
+		}
+		key := residualKey
+		if l.policy == Forecast {
+			key = e.features(w).Stratum()
+		}
+		ls.planKey = key
+		pc := e.planCache(key, i)
+		k := gridIndex(x)
+		if pc.positive(e, k) {
+			ls.plan, ls.planP = now, pc.p[k]
+			return
+		}
+		for k++; k < len(planGrid); k++ {
+			if pc.positive(e, k) {
+				ls.plan, ls.planP = w.start+planGrid[k], pc.p[k]
+				return
+			}
+		}
+	}
+}
+
+// residualKey is the residual policy's plan cache key (no stratum).
+const residualKey uint16 = math.MaxUint16
+
+// planGrid is the elapsed idle times at which the residual and forecast
+// policies may launch: 0, then ten per decade from 1 µs to 10⁴ s (within
+// an interval of the grid the decision is that of its left end).
+var planGrid = func() []float64 {
+	g := []float64{0}
+	for k := 0; k <= 100; k++ {
+		g = append(g, 1e-6*math.Pow(10, float64(k)/10))
+	}
+	return g
+}()
+
+// gridIndex is the largest k with planGrid[k] ≤ x.
+func gridIndex(x float64) int {
+	k, _ := slices.BinarySearch(planGrid, x)
+	if k == len(planGrid) || planGrid[k] > x {
+		k--
+	}
+	return max(k, 0)
+}
+
+// planCache holds a policy's decisions at the grid's points for one
+// stratum, computed when first needed in a model epoch.
+type planCache struct {
+	version    int
+	lane       *lane
+	key        uint16
+	known, pos [2]uint64
+	p          [128]float64
+}
+
+type planKey struct {
+	key  uint16
+	lane int
+}
+
+func (e *Engine) planCache(key uint16, i int) *planCache {
+	pc := e.plans[planKey{key, i}]
+	if pc == nil {
+		pc = &planCache{lane: e.lanes[i], key: key}
+		e.plans[planKey{key, i}] = pc
+	}
+	if v := e.model.Version(); pc.version != v {
+		pc.version, pc.known = v, [2]uint64{}
+	}
+	return pc
+}
+
+// positive reports whether the policy launches at elapsed planGrid[k].
+func (pc *planCache) positive(e *Engine, k int) bool {
+	word, bit := k/64, uint64(1)<<(k%64)
+	if pc.known[word]&bit == 0 {
+		pc.known[word] |= bit
+		l, x := pc.lane, planGrid[k]
+		var ok bool
+		if l.policy == Residual {
+			p := e.model.Residual(x, l.c)
+			pc.p[k], ok = p, p >= l.alpha/(1+l.alpha)
+		} else {
+			g, p := gain(e.model.Predict(x, pc.key), l.d, l.c, l.alpha, e.cfg.Mode)
+			pc.p[k], ok = p, g > 0
+		}
+		if ok {
+			pc.pos[word] |= bit
+		}
+	}
+	return pc.pos[word]&bit != 0
+}
+
+// after is the time a spell that started at start has lasted x, and now
+// when it already has (start + (now − start) need not be now in floating
+// point: back-to-back tasks start exactly when the previous one ends).
+func after(now, start, x float64) float64 {
+	if now-start >= x {
+		return now
+	}
+	return start + x
+}
+
+// gain is the expected score of launching now, and the probability that
+// the spell outlasts the task.
+func gain(d spell.Dist, dur, c, alpha float64, m Mode) (float64, float64) {
+	p := d.Survival(c)
+	mm := d.MeanMin(c)
+	if m == Kill {
+		return dur*p - alpha*(mm-c*p), p
+	}
+	return dur - alpha*(c-mm), p
+}
+

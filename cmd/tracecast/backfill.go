@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tracecast/tracecast/internal/cliflags"
+	"github.com/tracecast/tracecast/pipelines/specs"
+	fstage "github.com/tracecast/tracecast/stages/forecast"
+)
+
+func newBackfillCmd() *cobra.Command {
+	t := specs.DefaultTrace()
+	o := specs.Backfill{Rules: "auto", Mode: "wait"}
+	var tasks, timeouts, spells []string
+	var overhead, every, out string
+	cmd := &cobra.Command{
+		Use:   "backfill TRACE --task D... [--mode kill|wait] [--overhead O] [--alpha A]... [--policy P]... [-o DIR]",
+		Short: "Put back-end tasks on idle workers by each policy, and measure what it is worth",
+		Long: `backfill replays a trace and, for each back-end task length --task d,
+runs every --policy causally (each decides at time t from the trace up to
+t): never, greedy (launch whenever a worker is idle), timeout (once a spell
+has lasted --timeout), online-timeout (the best timeout on the run's
+completed spells so far), residual (once the completed spells say the spell
+outlasts the task with probability α/(1+α)), forecast (tracecast's
+idle-spell forecasts: launch when the expected score is positive), and two
+references that see the outcome: hindsight-timeout (the best timeout for
+this trace) and oracle (knows every spell).
+
+In --mode kill a task still running when the primary takes its worker back
+is killed (waste W); in --mode wait it completes and the primary waits
+(delay D). Score S = U − α·W or U − α·D (U: the completed tasks' work);
+value V = (S − S_ref)/(S_oracle − S_ref), S_ref the better of never and
+greedy: 1 is the oracle, 0 no better than the better of never and greedy.
+
+Decisions go to standard output as JSON lines (tracecast.decision/1), or
+to DIR/decisions.jsonl with -o DIR with the table in DIR/values.jsonl; the
+table goes to standard error (standard output on a terminal, or with -o).
+docs/backfill.md.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			durs := func(flag string, ss []string) []float64 {
+				var v []float64
+				for _, s := range ss {
+					d, e := fstage.ParseDuration(s)
+					if e != nil && err == nil {
+						err = fmt.Errorf("--%s %w", flag, e)
+					}
+					v = append(v, d)
+				}
+				return v
+			}
+			o.Tasks, o.Timeouts, o.Spells = durs("task", tasks), durs("timeout", timeouts), durs("spells", spells)
+			if overhead != "" {
+				o.Overhead = durs("overhead", []string{overhead})[0]
+			}
+			if every != "" {
+				o.Every = durs("every", []string{every})[0]
+			}
+			if err != nil {
+				return err
+			}
+			if err := checkOutputs(args, inDir(out, "decisions.jsonl", "spells.jsonl", "values.jsonl")...); err != nil {
+				return err
+			}
+			t.Path, o.Out = args[0], out
+			tableTo := os.Stderr
+			if out != "" || isTerminal(os.Stdout) {
+				tableTo = os.Stdout
+			} else {
+				o.Decisions = os.Stdout
+			}
+			res, err := runner().Backfill(cmd.Context(), t, o)
+			if err != nil {
+				return err
+			}
+			return specs.WriteTable(tableTo, res)
+		},
+	}
+	fl := cmd.Flags()
+	cliflags.Bind(fl, &t)
+	fl.StringVar(&o.Rules, "rules", o.Rules, "state classes and selected containers: auto, starpu or smpi")
+	fl.StringArrayVar(&tasks, "task", nil, "back-end task length d, a duration with a unit: 1ms, 10ms (repeatable)")
+	fl.StringVar(&overhead, "overhead", "", "set-up cost o of a back-end task, spent before its work starts (wasted if it is killed)")
+	fl.StringVar(&o.Mode, "mode", o.Mode, "kill (the primary takes its worker back: the task is killed) or wait (the task completes; the primary waits)")
+	fl.Float64SliceVar(&o.Alphas, "alpha", []float64{1, 10}, "what one second of waste (kill) or delay (wait) costs, in seconds of back-end work (repeatable)")
+	fl.StringArrayVar(&o.Policies, "policy", nil, "never, greedy, timeout, online-timeout, residual, forecast, hindsight-timeout, oracle (repeatable; default: all)")
+	fl.StringArrayVar(&timeouts, "timeout", nil, "the timeout policy's τ, a duration (repeatable)")
+	fl.StringVar(&every, "every", "", "how often an idle worker's spell forecast is issued again while it stays idle (default: the shortest task's o+d / 4)")
+	fl.StringArrayVar(&spells, "spells", nil, "also write spell forecasts (tracecast.spell/1) for these lengths d (repeatable)")
+	fl.StringVar(&o.RunID, "run-id", "", "names the run in every id (default: as predict names it)")
+	fl.StringVarP(&out, "output", "o", "", "directory for decisions.jsonl, spells.jsonl and values.jsonl")
+	return cmd
+}

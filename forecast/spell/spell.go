@@ -1,0 +1,304 @@
+// Package spell forecasts how much longer an idle worker stays idle: the
+// distribution of the remaining time R of an idle spell, given how long it
+// has lasted (its elapsed idle time x) and what the trace says at that
+// instant (Features). It is the idle-spell forecaster the backfill policies
+// act on and `predict --spells` publishes (docs/backfill.md).
+//
+// The model is learnt online from the run's completed spells only (causal):
+// each completed spell of length L contributes, at every landmark elapsed
+// time x_j < L (0, 1 µs, then five per decade), its remaining time L − x_j
+// to a histogram of the stratum the worker was in at x_j (its features then).
+// A forecast at elapsed x reads the histograms of the last landmark x_j ≤ x,
+// conditioned on R_j ≥ x − x_j, and mixes three levels by how much each has
+// seen: the stratum's, the pooled one (every stratum: the run's residual
+// life), and a scale-free prior that needs no data, P(L ≥ x + u | L ≥ x) =
+// (x + ε)/(x + ε + u) (a spell is as likely to last its age again as not:
+// Gott's rule), so that a run's first spells are forecast too.
+//
+// Strata are few and coarse on purpose (a run has thousands of spells, not
+// millions): the worker's current idle state value (Scheduling, Sleeping,
+// FetchingInput..., or the MPI call a rank waits in), the ready tasks
+// against the idle workers when the trace records them, and the share of
+// workers idle.
+package spell
+
+import (
+	"math"
+)
+
+// The landmark grid: x_0 = 0, x_j = Min·10^((j−1)/LandmarksPerDecade).
+const (
+	Min                = 1e-6 // seconds
+	LandmarksPerDecade = 5
+	numLand            = 1 + 9*LandmarksPerDecade + 1 // up to 1e3 s
+	binsPerDecade      = 10
+	numBins            = 1 + 10*binsPerDecade + 1 // remaining times up to 1e4 s
+	// priorWeight is how many observations a level needs to count as
+	// much as the level below it.
+	priorWeight = 8
+)
+
+// Landmark returns x_j.
+func Landmark(j int) float64 {
+	if j == 0 {
+		return 0
+	}
+	return Min * math.Pow(10, float64(j-1)/LandmarksPerDecade)
+}
+
+// landmarkOf is the largest j with x_j ≤ x.
+func landmarkOf(x float64) int {
+	if x < Min {
+		return 0
+	}
+	j := 1 + int(math.Floor(math.Log10(x/Min)*LandmarksPerDecade+1e-9))
+	for j > 1 && Landmark(j) > x {
+		j--
+	}
+	return min(j, numLand-1)
+}
+
+// binOf is the histogram bin of a remaining time: bin 0 is [0, Min), bin b
+// is [Min·10^((b−1)/10), Min·10^(b/10)).
+func binOf(r float64) int {
+	if r < Min {
+		return 0
+	}
+	b := 1 + int(math.Floor(math.Log10(r/Min)*binsPerDecade))
+	return min(b, numBins-1)
+}
+
+// binLo is the lower edge of bin b.
+func binLo(b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return Min * math.Pow(10, float64(b-1)/binsPerDecade)
+}
+
+var binEdges = func() [numBins + 1]float64 {
+	var e [numBins + 1]float64
+	for b := range numBins {
+		e[b] = binLo(b)
+	}
+	e[numBins] = math.Inf(1)
+	return e
+}()
+
+// Features are what a forecast of one idle worker's spell is conditioned
+// on, read from the trace up to the issue time.
+type Features struct {
+	// Kind is the worker's current idle state value, numbered by the
+	// caller (0: no open state); values above 62 share one stratum.
+	Kind int
+	// Ready is the number of tasks ready to run (StarPU's "Number of
+	// Ready Tasks"), −1 when the trace does not record it.
+	Ready int
+	// Idle is the number of selected workers idle, this one included, and
+	// Workers the number selected.
+	Idle, Workers int
+}
+
+// Stratum is the key of the features' stratum.
+func (f Features) Stratum() uint16 {
+	k := min(f.Kind, 63)
+	var ready int // unknown
+	switch {
+	case f.Ready < 0:
+	case f.Ready == 0:
+		ready = 1
+	case f.Ready < f.Idle:
+		ready = 2
+	default:
+		ready = 3
+	}
+	share := 0
+	if f.Workers > 0 {
+		share = min(4*f.Idle/f.Workers, 3) // quarters of the workers idle
+	}
+	return uint16(k<<4 | ready<<2 | share)
+}
+
+// hist is the remaining times seen at each landmark, binned.
+type hist struct {
+	c [numLand][numBins]float64
+	n [numLand]float64
+	// suf[j][b] is Σ c[j][b:], recomputed when stale[j] (tail is called
+	// hundreds of times per decision; a spell ends far less often).
+	suf   [numLand][numBins + 1]float64
+	stale [numLand]bool
+}
+
+func (h *hist) add(j int, r float64) {
+	h.c[j][binOf(r)]++
+	h.n[j]++
+	h.stale[j] = true
+}
+
+// tail is the count of remaining times ≥ r at landmark j, the mass of r's
+// bin spread uniformly over it.
+func (h *hist) tail(j int, r float64) float64 {
+	if h.n[j] == 0 {
+		return 0
+	}
+	if h.stale[j] {
+		for b := numBins - 1; b >= 0; b-- {
+			h.suf[j][b] = h.suf[j][b+1] + h.c[j][b]
+		}
+		h.stale[j] = false
+	}
+	b := binOf(r)
+	s := h.suf[j][b+1]
+	lo, hi := binEdges[b], binEdges[b+1]
+	if math.IsInf(hi, 1) {
+		return s + h.c[j][b]
+	}
+	return s + h.c[j][b]*(hi-r)/(hi-lo)
+}
+
+// Model is the online idle-spell forecaster of one run.
+type Model struct {
+	strata map[uint16]*hist
+	pooled hist
+	spells int
+	// version counts the model's epochs: it moves on when the spells
+	// learnt grew by 5% (at least 8) since it last did, so that decisions
+	// derived from the model can be cached per epoch.
+	version, nextVersion int
+}
+
+// Version is the model's epoch (see Model.version).
+func (m *Model) Version() int { return m.version }
+
+// New returns a model that has seen nothing.
+func New() *Model { return &Model{strata: map[uint16]*hist{}} }
+
+// Spells is the number of completed spells learnt from.
+func (m *Model) Spells() int { return m.spells }
+
+// Observe learns a completed spell of length L whose worker was in stratum
+// strata[j] at landmark j (for every j with x_j < L, in order).
+func (m *Model) Observe(length float64, strata []uint16) {
+	m.spells++
+	if m.spells >= m.nextVersion {
+		m.version++
+		m.nextVersion = m.spells + max(8, m.spells/20)
+	}
+	for j, s := range strata[:min(len(strata), numLand)] {
+		x := Landmark(j)
+		if !(x < length) {
+			break
+		}
+		h := m.strata[s]
+		if h == nil {
+			h = &hist{}
+			m.strata[s] = h
+		}
+		h.add(j, length-x)
+		m.pooled.add(j, length-x)
+	}
+}
+
+// NumLandmarks is the number of landmarks (strata a spell records at most).
+const NumLandmarks = numLand
+
+// Residual is P(L ≥ x + c | L ≥ x) over the completed spells' lengths L
+// (the run's residual life, no features; NaN before any spell).
+func (m *Model) Residual(x, c float64) float64 {
+	n := m.pooled.tail(0, x)
+	if n == 0 {
+		return math.NaN()
+	}
+	return m.pooled.tail(0, x+c) / n
+}
+
+// LandmarksBefore is the number of landmarks x_j < elapsed: how many strata
+// an open spell of that age has recorded.
+func LandmarksBefore(elapsed float64) int {
+	if elapsed <= 0 {
+		return 0
+	}
+	j := landmarkOf(elapsed)
+	if Landmark(j) < elapsed {
+		return j + 1
+	}
+	return j
+}
+
+// Dist is the forecast distribution of a spell's remaining time.
+type Dist struct {
+	m       *Model
+	h       *hist
+	j       int
+	delta   float64 // elapsed − x_j
+	elapsed float64
+	// the levels' weights and their normalising tails at delta.
+	ws, wp           float64
+	nsDelta, npDelta float64
+}
+
+// Predict is the distribution of the remaining idle time of a worker whose
+// spell has lasted elapsed seconds, in stratum s now.
+func (m *Model) Predict(elapsed float64, s uint16) Dist {
+	j := landmarkOf(elapsed)
+	d := Dist{m: m, h: m.strata[s], j: j, delta: elapsed - Landmark(j), elapsed: elapsed}
+	d.npDelta = m.pooled.tail(j, d.delta)
+	d.wp = d.npDelta / (d.npDelta + priorWeight)
+	if d.h != nil {
+		d.nsDelta = d.h.tail(j, d.delta)
+		d.ws = d.nsDelta / (d.nsDelta + priorWeight)
+	}
+	return d
+}
+
+// Survival is P(R ≥ u): the spell lasts at least u more.
+func (d Dist) Survival(u float64) float64 {
+	if u <= 0 {
+		return 1
+	}
+	eps := Min
+	prior := (d.elapsed + eps) / (d.elapsed + eps + u)
+	p := prior
+	if d.npDelta > 0 {
+		p = d.wp*d.m.pooled.tail(d.j, d.delta+u)/d.npDelta + (1-d.wp)*prior
+	}
+	if d.nsDelta > 0 {
+		p = d.ws*d.h.tail(d.j, d.delta+u)/d.nsDelta + (1-d.ws)*p
+	}
+	return min(max(p, 0), 1)
+}
+
+// MeanMin is E[min(R, c)] = ∫₀ᶜ P(R ≥ u) du, by the trapezoid rule on 16
+// steps (the survival is monotone: the error is below c/16 · its drop).
+func (d Dist) MeanMin(c float64) float64 {
+	const n = 16
+	s, prev := 0.0, 1.0
+	for i := 1; i <= n; i++ {
+		cur := d.Survival(c * float64(i) / n)
+		s += (prev + cur) / 2
+		prev = cur
+	}
+	return s * c / n
+}
+
+// Quantile is the q-quantile of R: the largest u with P(R ≥ u) ≥ 1 − q,
+// found by bisection on a log scale (within 0.1%); +Inf beyond 1e4 s.
+func (d Dist) Quantile(q float64) float64 {
+	target := 1 - q
+	if d.Survival(Min) < target {
+		return 0
+	}
+	lo, hi := Min, 1e4
+	if d.Survival(hi) >= target {
+		return math.Inf(1)
+	}
+	for hi/lo > 1.001 {
+		mid := math.Sqrt(lo * hi)
+		if d.Survival(mid) >= target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
