@@ -571,4 +571,3 @@ func gain(d spell.Dist, dur, c, alpha float64, m Mode) (float64, float64) {
 	}
 	return dur - alpha*(c-mm), p
 }
-

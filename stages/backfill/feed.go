@@ -192,21 +192,20 @@ func (f *Feed) sweep(w float64) {
 		}
 		return 0
 	})
+	// A ready count is given before the first worker change at or after
+	// its time: none after the last (the run ends with its workers' last
+	// state, whatever its variables do after).
 	vi := 0
-	flushVars := func(t float64) {
-		for vi < len(f.vars) && f.vars[vi].t <= t && f.vars[vi].t < w {
+	f.live.ContainerChanges(w, func(c signal.ContainerChange) {
+		for vi < len(f.vars) && f.vars[vi].t <= c.T {
 			f.eng.Ready(f.time(f.vars[vi].t), f.vars[vi].n)
 			vi++
 		}
-	}
-	f.live.ContainerChanges(w, func(c signal.ContainerChange) {
-		flushVars(c.T)
 		if c.First && f.begun {
 			return // counted from the run's start already
 		}
 		f.eng.Change(f.time(c.T), c.Container, c.Class == signal.Idle, c.Value)
 	})
-	flushVars(w)
 	f.vars = append(f.vars[:0], f.vars[vi:]...)
 }
 
@@ -236,5 +235,5 @@ func (f *Feed) End() float64 {
 	if f.live == nil {
 		return math.NaN()
 	}
-	return math.Max(f.live.End()/f.perSec, f.last)
+	return f.live.End() / f.perSec
 }

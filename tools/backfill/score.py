@@ -262,7 +262,7 @@ def open_input(path, tracecast, fmt="auto"):
     bin_ = tracecast or shutil.which("tracecast") or ("/tmp/tc" if os.path.exists("/tmp/tc") else None)
     if not bin_:
         raise SystemExit("score.py: %s is a Paje trace: give --tracecast BIN (tracecast not on PATH, no /tmp/tc)" % path)
-    proc = subprocess.Popen([bin_, "states", path], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([bin_, "states", "--all-entities", path], stdout=subprocess.PIPE,
                             encoding="utf-8", errors="replace", bufsize=1 << 20)
 
     def finish():
