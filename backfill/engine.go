@@ -511,6 +511,7 @@ type planCache struct {
 	key        uint16
 	known, pos [2]uint64
 	p          [128]float64
+	solved     bool
 }
 
 type planKey struct {
@@ -525,7 +526,7 @@ func (e *Engine) planCache(key uint16, i int) *planCache {
 		e.plans[planKey{key, i}] = pc
 	}
 	if v := e.model.Version(); pc.version != v {
-		pc.version, pc.known = v, [2]uint64{}
+		pc.version, pc.known, pc.pos, pc.solved = v, [2]uint64{}, [2]uint64{}, false
 	}
 	return pc
 }
@@ -533,22 +534,54 @@ func (e *Engine) planCache(key uint16, i int) *planCache {
 // positive reports whether the policy launches at elapsed planGrid[k].
 func (pc *planCache) positive(e *Engine, k int) bool {
 	word, bit := k/64, uint64(1)<<(k%64)
+	if pc.lane.policy == Forecast {
+		if !pc.solved {
+			pc.solve(e)
+		}
+		return pc.pos[word]&bit != 0
+	}
 	if pc.known[word]&bit == 0 {
 		pc.known[word] |= bit
 		l, x := pc.lane, planGrid[k]
-		var ok bool
-		if l.policy == Residual {
-			p := e.model.Residual(x, l.c)
-			pc.p[k], ok = p, p >= l.alpha/(1+l.alpha)
-		} else {
-			g, p := gain(e.model.Predict(x, pc.key), l.d, l.c, l.alpha, e.cfg.Mode)
-			pc.p[k], ok = p, g > 0
-		}
-		if ok {
+		p := e.model.Residual(x, l.c)
+		pc.p[k] = p
+		if p >= l.alpha/(1+l.alpha) {
 			pc.pos[word] |= bit
 		}
 	}
 	return pc.pos[word]&bit != 0
+}
+
+// solve decides the forecast policy's launches on the whole grid for one
+// stratum, as an optimal stopping problem (the features held as they are):
+// launching at x_k is worth its expected score G_k; waiting is worth
+// P(L ≥ x_{k+1} | L ≥ x_k)·V_{k+1}, with V_k = max(G_k, waiting). It
+// launches where G_k > 0 and G_k is at least what waiting is worth:
+// waiting out the short spells is how a timeout wins, and the forecast
+// learns where that pays, and where it does not.
+func (pc *planCache) solve(e *Engine) {
+	l := pc.lane
+	n := len(planGrid)
+	var g, surv [128]float64
+	for k := range n {
+		dist := e.model.Predict(planGrid[k], pc.key)
+		g[k], pc.p[k] = gain(dist, l.d, l.c, l.alpha, e.cfg.Mode)
+		if k+1 < n {
+			surv[k] = dist.Survival(planGrid[k+1] - planGrid[k])
+		}
+	}
+	v := math.Max(g[n-1], 0)
+	for k := n - 1; k >= 0; k-- {
+		wait := 0.0
+		if k+1 < n {
+			wait = surv[k] * v
+		}
+		if g[k] > 0 && g[k] >= wait {
+			pc.pos[k/64] |= uint64(1) << (k % 64)
+		}
+		v = math.Max(g[k], wait)
+	}
+	pc.solved = true
 }
 
 // after is the time a spell that started at start has lasted x, and now

@@ -35,7 +35,7 @@ const (
 	numBins            = 1 + 10*binsPerDecade + 1 // remaining times up to 1e4 s
 	// priorWeight is how many observations a level needs to count as
 	// much as the level below it.
-	priorWeight = 8
+	priorWeight = 32
 )
 
 // Landmark returns x_j.
@@ -162,7 +162,7 @@ type Model struct {
 	pooled hist
 	spells int
 	// version counts the model's epochs: it moves on when the spells
-	// learnt grew by 5% (at least 8) since it last did, so that decisions
+	// learnt grew by 10% (at least 16) since it last did, so that decisions
 	// derived from the model can be cached per epoch.
 	version, nextVersion int
 }
@@ -182,7 +182,7 @@ func (m *Model) Observe(length float64, strata []uint16) {
 	m.spells++
 	if m.spells >= m.nextVersion {
 		m.version++
-		m.nextVersion = m.spells + max(8, m.spells/20)
+		m.nextVersion = m.spells + max(16, m.spells/10)
 	}
 	for j, s := range strata[:min(len(strata), numLand)] {
 		x := Landmark(j)
