@@ -137,13 +137,15 @@ func (e *Engine) oracle(d, c float64, emit bool) (float64, *lane) {
 		for k := 0; k < len(w.spells); k += 2 {
 			s, end := w.spells[k], w.spells[k+1]
 			n := math.Floor((end - s) / c)
-			for i := range int(n) {
+			a := s // back to back, as greedy adds them up
+			for range int(n) {
 				l.launches++
 				l.completed++
 				if emit && e.sink.Decision != nil {
 					l.seq++
-					e.sink.Decision(e.decision(l, w.name, s+float64(i)*c, math.NaN(), "completed", math.NaN()))
+					e.sink.Decision(e.decision(l, w.name, a, math.NaN(), "completed", math.NaN()))
 				}
+				a += c
 			}
 			l.u += n * d
 		}
