@@ -305,9 +305,17 @@ func build(p *plan, opts RunOptions) (_ *graph, err error) {
 			}
 		}
 	}()
+	live := false
+	for _, si := range g.sources {
+		if f, ok := si.src.src.(component.Follower); ok && f.Follows() {
+			live = true
+		}
+	}
 	for _, c := range cfg.Sinks {
 		n := newNode(c)
-		v, err := p.entries[c].Build(env(n), p.opts[c])
+		e := env(n)
+		e.Live = live
+		v, err := p.entries[c].Build(e, p.opts[c])
 		if err == nil && isNil(v) {
 			err = errors.New("constructor returned no sink")
 		}

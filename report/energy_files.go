@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/parquet"
 	"github.com/tracecast/tracecast/stages/energy"
@@ -74,7 +76,10 @@ func (r *Energy) WriteModel(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return output.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
 // WriteEnergyTable writes energy rows with the energy schema and meta as
@@ -94,7 +99,7 @@ func WriteEnergyTable(path string, meta map[string]string, rows []tracecast.Ener
 	}
 	ctx := context.Background()
 	if err := sink.Write(ctx, tracecast.Batch{Items: rows}); err != nil {
-		sink.Close(ctx)
+		sink.(tracecast.Aborter).Abort() // PATH left as it was
 		return err
 	}
 	return sink.Close(ctx)

@@ -3,11 +3,12 @@ package report
 import (
 	"fmt"
 	"image/color"
-	"os"
+	"io"
 	"path/filepath"
 	"sort"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/signal"
 	"gonum.org/v1/plot"
@@ -202,24 +203,15 @@ func saveTiles(name string, rows [][]*plot.Plot, w, h vg.Length) error {
 			rows[i][0].Draw(cs[i][0])
 		}
 	}
-	f, err := os.Create(name + ".png")
-	if err != nil {
+	// Each file is NAME.png.tmp (.svg.tmp) until complete (internal/output).
+	if err := output.WriteFile(name+".png", func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: png}).WriteTo(w)
+		return err
+	}); err != nil {
 		return err
 	}
-	if _, err := (vgimg.PngCanvas{Canvas: png}).WriteTo(f); err != nil {
-		f.Close()
+	return output.WriteFile(name+".svg", func(w io.Writer) error {
+		_, err := svg.WriteTo(w)
 		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	g, err := os.Create(name + ".svg")
-	if err != nil {
-		return err
-	}
-	if _, err := svg.WriteTo(g); err != nil {
-		g.Close()
-		return err
-	}
-	return g.Close()
+	})
 }

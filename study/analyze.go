@@ -14,6 +14,7 @@ import (
 
 	"github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/internal/output"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/parsers/paje"
@@ -311,24 +312,23 @@ func parallel[T any](n, jobs int, fn func(i int) (T, error)) ([]T, error) {
 // WriteOutputs writes the per-trace lines (dir/traces.jsonl) and every
 // hit-rate point (dir/points.csv).
 func WriteOutputs(dir string, as []*Analysis) error {
-	f, err := os.Create(filepath.Join(dir, "traces.jsonl"))
-	if err != nil {
+	// Each file is complete or absent (internal/output).
+	if err := output.WriteFile(filepath.Join(dir, "traces.jsonl"), func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		enc := json.NewEncoder(bw)
+		var encErr error
+		for _, a := range as {
+			encErr = firstErr(encErr, enc.Encode(a))
+		}
+		return firstErr(encErr, bw.Flush())
+	}); err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(f)
-	enc := json.NewEncoder(bw)
-	var encErr error
-	for _, a := range as {
-		encErr = firstErr(encErr, enc.Encode(a))
-	}
-	if err := firstErr(firstErr(encErr, bw.Flush()), f.Close()); err != nil {
-		return err
-	}
-	f, err = os.Create(filepath.Join(dir, "points.csv"))
-	if err != nil {
-		return err
-	}
-	bw = bufio.NewWriter(f)
+	return output.WriteFile(filepath.Join(dir, "points.csv"), func(w io.Writer) error { return writePoints(w, as) })
+}
+
+func writePoints(w io.Writer, as []*Analysis) error {
+	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "trace,r,t,state,window,samples,compared,hits,hit_rate")
 	for _, a := range as {
 		for _, s := range a.Sweep {
@@ -340,5 +340,5 @@ func WriteOutputs(dir string, as []*Analysis) error {
 			fmt.Fprintf(bw, "%s,%d,%d,%s,%d,%d,%d,%d,%s\n", a.Trace, a.R, a.T, a.Class.State, s.Window, s.Samples, s.Compared, s.Hits, rate)
 		}
 	}
-	return firstErr(bw.Flush(), f.Close())
+	return bw.Flush()
 }

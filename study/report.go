@@ -210,7 +210,7 @@ func writeReport(c *ReproduceConfig, m *surface.Model, as, vs []*Analysis, took 
 		p("- **Surfaces below the target.** For %s the fitted surface is below %.0f%% already at the smallest candidate window, so the model can only give the smallest window and the validation hit-rates stay below the paper's. Unlike the paper's 128- and 256-node runs (flat surfaces, uniform idle), our large clusters are classified uniform idle or patch but the number of idle workers still changes at every task start and end: an idealised scheduler with independent lognormal durations produces a change of the idle count every few tens of microseconds (plus microsecond blips between back-to-back tasks), of the order of one per window of %d samples at these sampling periods, and the KS test on such step signals rejects as soon as two windows see different levels. The paper's tasks on a real cluster were presumably much longer relative to its sampling period; smaller candidate windows (or a longer mean task duration relative to Δ: --codelets, --max-samples) move the cut inside the range.\n", strings.Join(below, ", "), 100*m.Target, m.WMin)
 	}
 	p("\n## Resources\n\nPeak RSS and wall time are measured by `make reproduce` with `/usr/bin/time -v` into `time.txt` next to this report.\n")
-	return os.WriteFile(filepath.Join(c.Out, "REPORT.md"), []byte(b.String()), 0o644)
+	return writeBytes(filepath.Join(c.Out, "REPORT.md"), []byte(b.String()))
 }
 
 // forecastHeadline is the report's headline: on the validation traces, over

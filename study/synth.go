@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/rs/zerolog"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/study/synth"
 )
 
@@ -201,7 +202,15 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return writeBytes(path, append(b, '\n'))
+}
+
+// writeBytes writes b to path, complete or not at all (internal/output).
+func writeBytes(path string, b []byte) error {
+	return output.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }
 
 // relTo is target relative to the directory of base (or target when it cannot be).

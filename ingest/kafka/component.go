@@ -90,3 +90,7 @@ func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {
 	}
 	return progressSource{s}, nil
 }
+
+// Follows: a topic is followed as messages come, for as long as the
+// pipeline runs (component.Follower).
+func (s *Source) Follows() bool { return true }

@@ -85,3 +85,6 @@ func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {
 	to.Rebuild = env.Parser != nil && env.Parser.Stateful
 	return New(to)
 }
+
+// Follows: the file is followed as it grows (component.Follower).
+func (s *Source) Follows() bool { return true }

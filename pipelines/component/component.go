@@ -53,6 +53,18 @@ type Env struct {
 	// entities, lines skipped by reason) — instead of the log: a command
 	// prints it its own way. It is called on the component's goroutine.
 	Report func(stream string, report any)
+	// Live says the pipeline follows input as it comes (a source that is
+	// a Follower: a Kafka topic, a growing file), for days: a sink writing
+	// a file writes it in place, read while written and flushed batch by
+	// batch, rather than as PATH.tmp renamed at the end. Set for sinks.
+	Live bool
+}
+
+// Follower is implemented by sources that follow their input as it comes
+// (a Kafka topic, a tailed file) rather than read it to its end: their
+// pipeline's file sinks write in place (Env.Live).
+type Follower interface {
+	Follows() bool
 }
 
 // Parser is a built parser: the processor that turns a source's lines into

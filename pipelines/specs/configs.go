@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/report"
@@ -54,7 +55,7 @@ func (r Runner) Demo(ctx context.Context, dir string, bar bool, w io.Writer) err
 		return err
 	}
 	trace := filepath.Join(dir, "starpu-cholesky-2cpu.trace.gz")
-	if err := os.WriteFile(trace, pipelines.DemoTrace(), 0o644); err != nil {
+	if err := writeBytes(trace, pipelines.DemoTrace()); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -73,7 +74,7 @@ func (r Runner) Demo(ctx context.Context, dir string, bar bool, w io.Writer) err
 	// The page to look at: Gantt chart, occupancy, forecasts, and energy
 	// from the run's power stream.
 	power := ReportPower{Powers: []string{filepath.Join(dir, pipelines.DemoPowerName)}, Attribution: DefaultAttribution()}
-	if err := os.WriteFile(power.Powers[0], pipelines.DemoPower(), 0o644); err != nil {
+	if err := writeBytes(power.Powers[0], pipelines.DemoPower()); err != nil {
 		return err
 	}
 	page := filepath.Join(dir, "report.html")
@@ -96,4 +97,12 @@ func (r Runner) runBuiltin(ctx context.Context, name, trace, dir string, bar boo
 		return nil, err
 	}
 	return outputs, r.RunConfig(ctx, cfg, bar, nil)
+}
+
+// writeBytes writes b to path, complete or not at all (internal/output).
+func writeBytes(path string, b []byte) error {
+	return output.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }

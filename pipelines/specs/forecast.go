@@ -3,10 +3,8 @@ package specs
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/report"
 	"github.com/tracecast/tracecast/stages/energy"
@@ -186,11 +185,7 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	if o.Out == "" {
 		return run, nil
 	}
-	sf, err := os.Create(filepath.Join(o.Out, "scores.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	return run, errors.Join(fc.WriteScores(sf, run.Scores), sf.Close())
+	return run, output.WriteFile(filepath.Join(o.Out, "scores.jsonl"), func(w io.Writer) error { return fc.WriteScores(w, run.Scores) })
 }
 
 // warnUnscored says which (query, horizon) groups of forecasts have no
@@ -392,12 +387,5 @@ func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	return errors.Join(page.WriteHTML(f), f.Close())
+	return output.WriteFile(out, page.WriteHTML)
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/models/iobench"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/pipelines"
@@ -90,26 +90,29 @@ func (r Runner) Summary(ctx context.Context, command string, p Profile) (iotime.
 // out ("-": standard output). What a failed run buffered is not flushed:
 // its output stops early.
 func (r Runner) WriteCalls(ctx context.Context, p Profile, format, out string) error {
-	var w io.Writer = os.Stdout
-	if out != "" && out != "-" {
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
 	if format != "csv" && format != "jsonl" {
 		return &OptionError{[]string{fmt.Sprintf("unknown --format %q (csv or jsonl)", format)}}
 	}
-	iw, err := iocall.NewWriter(w, iocall.Format(format))
-	if err == nil {
-		err = r.Calls(ctx, "iocalls", p, iw.Write)
+	if out == "" {
+		out = "-"
 	}
+	// A file is OUT.tmp until complete (internal/output).
+	f, err := output.Open(out, output.Options{Logger: r.Log})
 	if err != nil {
 		return err
 	}
-	return iw.Flush()
+	iw, err := iocall.NewWriter(f, iocall.Format(format))
+	if err == nil {
+		err = r.Calls(ctx, "iocalls", p, iw.Write)
+	}
+	if err == nil {
+		err = iw.Flush()
+	}
+	if err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
 }
 
 // Bench replays the categories of a profile on o.Dir (iobench.Run) and
@@ -130,11 +133,7 @@ func (r Runner) Bench(ctx context.Context, p Profile, o iobench.Options, out str
 		return err
 	}
 	r.Log.Info().Str("dir", o.Dir).Str("fs", res.FS).Int("categories", len(res.Categories)).Dur("took", time.Since(t0)).Msg("benchmark done")
-	f, err := os.Create(out)
-	if err != nil {
-		return err
-	}
-	return errors.Join(iobench.WriteJSON(f, res), f.Close())
+	return output.WriteFile(out, func(w io.Writer) error { return iobench.WriteJSON(w, res) })
 }
 
 // IOPredict predicts the I/O time of the profile p on a target from

@@ -3,6 +3,7 @@ package specs
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/study"
@@ -136,10 +138,5 @@ func (r Runner) Windows(ctx context.Context, t Trace, o Windows, outDir, format 
 	if outDir == "" {
 		return res, nil
 	}
-	f, err := os.Create(filepath.Join(outDir, "records.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return res, res.WriteJSONL(f, true)
+	return res, output.WriteFile(filepath.Join(outDir, "records.jsonl"), func(w io.Writer) error { return res.WriteJSONL(w, true) })
 }

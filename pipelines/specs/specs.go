@@ -17,6 +17,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/lineerr"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/builtin"
@@ -75,10 +76,13 @@ func (r Runner) Run(ctx context.Context, spec pipelines.Spec, sinks map[string]t
 	defer stop()
 	err = pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: reg, Logger: r.Log, HardStop: hard, Embedded: true, Report: r.Report})
 	var le *lineerr.Error
+	var oe *output.Error
 	var pe *fs.PathError
 	switch {
 	case errors.As(err, &le):
 		return le
+	case errors.As(err, &oe):
+		return oe // "out.csv: no space left on device (...)"
 	case errors.As(err, &pe):
 		return pe
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
@@ -68,15 +68,10 @@ func (r Runner) Tasks(ctx context.Context, o Tasks, stdout io.Writer) (*report.T
 	if o.Out == "" || o.Out == "-" {
 		return sum, tcsv.WriteTasks(stdout, all)
 	}
-	f, err := os.Create(o.Out)
-	if err != nil {
+	if err := output.WriteFile(o.Out, func(w io.Writer) error { return tcsv.WriteTasks(w, all) }); err != nil {
 		return nil, err
 	}
-	if err := tcsv.WriteTasks(f, all); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return sum, f.Close()
+	return sum, nil
 }
 
 // check validates the options: the output format and the worker mapping.

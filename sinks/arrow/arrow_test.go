@@ -180,11 +180,12 @@ func TestSinkRoundTrip(t *testing.T) {
 	}
 }
 
-// TestStreamKeepsFlushedBatches reads a stream output while the sink is still
-// open, as after a killed run: every written batch must be there.
+// TestStreamKeepsFlushedBatches reads a stream output written in place (a
+// live pipeline's) while the sink is still open, as after a killed run:
+// every written batch must be there.
 func TestStreamKeepsFlushedBatches(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "live.arrows")
-	s, err := New(Options{Path: path, Format: FormatStream})
+	s, err := New(Options{Path: path, Format: FormatStream, InPlace: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -473,12 +474,16 @@ func TestStaleTempRemovedNotFollowed(t *testing.T) {
 	}
 }
 
-// TestAbort: Abort removes a file-format output's PATH.tmp and leaves an
-// older PATH as it was; a stream keeps what it wrote, closed. Both release
-// every buffer, and Close after Abort does nothing.
+// TestAbort: Abort removes PATH.tmp and leaves an older PATH as it was; a
+// stream written in place (a live pipeline's) keeps what it wrote, closed.
+// Each releases every buffer, and Close after Abort does nothing.
 func TestAbort(t *testing.T) {
-	for _, format := range []Format{FormatFile, FormatStream} {
-		t.Run(string(format), func(t *testing.T) {
+	for _, tc := range []struct {
+		format  Format
+		inPlace bool
+	}{{FormatFile, false}, {FormatStream, false}, {FormatStream, true}} {
+		format := tc.format
+		t.Run(fmt.Sprintf("%s in place %v", format, tc.inPlace), func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			path := filepath.Join(t.TempDir(), "out")
@@ -486,7 +491,7 @@ func TestAbort(t *testing.T) {
 			if err := os.WriteFile(path, old, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := New(Options{Path: path, Format: format, Allocator: mem})
+			s, err := New(Options{Path: path, Format: format, Allocator: mem, InPlace: tc.inPlace})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -502,7 +507,7 @@ func TestAbort(t *testing.T) {
 			if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("Abort left PATH.tmp: %v", err)
 			}
-			if format == FormatFile {
+			if !tc.inPlace {
 				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, old) {
 					t.Errorf("Abort changed %s: %q, %v", path, got, err)
 				}

@@ -45,12 +45,12 @@ func (o *SinkConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Paths: the file written, and with format file its temporary file.
+// Paths: the file written and its temporary file.
 func (o *SinkConfig) Paths() (inputs, outputs []string) {
-	if f, _ := ParseFormat(o.Format); f == FormatFile {
-		return nil, []string{o.Path, o.Path + ".tmp"}
+	if o.Path == "-" {
+		return nil, []string{o.Path}
 	}
-	return nil, []string{o.Path}
+	return nil, []string{o.Path, o.Path + ".tmp"}
 }
 
 func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
@@ -65,7 +65,7 @@ func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 			}
 		}
 	}
-	s, err := New(Options{Path: o.Path, Format: Format(o.Format), Tables: tables, FixedTimeUnit: o.TimeUnit != "", Logger: env.Logger})
+	s, err := New(Options{Path: o.Path, Format: Format(o.Format), Tables: tables, FixedTimeUnit: o.TimeUnit != "", Logger: env.Logger, InPlace: env.Live})
 	if err != nil {
 		return nil, err
 	}

@@ -7,9 +7,11 @@
 //
 // FormatStream ("stream", conventionally *.arrows) uses the IPC streaming
 // format: the schema, then one record batch per tracecast batch, each written
-// and flushed to the OS as soon as it arrives. The file is readable while it
-// is written and a killed run keeps every flushed batch; Close appends the
-// end-of-stream marker. Path "-" streams to standard output.
+// and flushed to the OS as soon as it arrives; Close appends the
+// end-of-stream marker. A file is written, as every output, as PATH.tmp
+// renamed by Close (internal/output), except in a live pipeline
+// (Options.InPlace): there the file is readable while it is written and a
+// killed run keeps every flushed batch. Path "-" streams to standard output.
 //
 // FormatFile ("file", conventionally *.arrow) uses the IPC file format, whose
 // footer indexes the batches for random access and is only written by Close.

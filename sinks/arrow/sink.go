@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 
 	"github.com/rs/zerolog"
@@ -62,8 +60,12 @@ type Options struct {
 	// over the one a parser detected).
 	FixedTimeUnit bool
 	// Logger receives the warning about a stale PATH.tmp removed at the
-	// start (FormatFile); the zero value logs nothing.
+	// start; the zero value logs nothing.
 	Logger zerolog.Logger
+	// InPlace writes a FormatStream file at PATH itself, flushed batch by
+	// batch and readable while written (a live pipeline's), rather than
+	// as PATH.tmp renamed by Close. The file format is always renamed.
+	InPlace bool
 }
 
 // Sink writes batches as Arrow IPC record batches, one record batch per
@@ -73,13 +75,11 @@ type Sink struct {
 	opts Options
 	name string
 
-	file *os.File // nil for standard output
-	buf  *bufio.Writer
-	pos  *posWriter // FormatFile: buf with the Seek ipc.FileWriter needs
-	tmp  string     // FormatFile: path written until Close renames it
-	// inPlace: the output is a device or a named pipe (output.InPlace),
-	// written directly, neither renamed over nor synced.
-	inPlace bool
+	// out is the output (internal/output): PATH.tmp until Close renames
+	// it, or PATH itself (a device, a pipe, a live stream), or stdout.
+	out *output.File
+	buf *bufio.Writer
+	pos *posWriter // FormatFile: buf with the Seek ipc.FileWriter needs
 
 	b       *builder
 	stream  *ipc.Writer
@@ -108,47 +108,19 @@ func New(opts Options) (*Sink, error) {
 	if opts.Allocator == nil {
 		opts.Allocator = memory.NewGoAllocator()
 	}
-	s := &Sink{opts: opts, name: opts.Path}
-	var out io.Writer
-	switch {
-	case opts.Path == "-" && opts.Format == FormatFile:
+	if opts.Path == "-" && opts.Format == FormatFile {
 		return nil, errors.New("arrow sink: the file format needs a seekable file; use format stream for standard output")
-	case opts.Path == "-":
-		s.name = "stdout"
-		out = opts.Stdout
-		if out == nil {
-			out = os.Stdout
-		}
-	default:
-		// Create the output's directory, as users expect of out/run/x.arrow.
-		if err := os.MkdirAll(filepath.Dir(opts.Path), 0o755); err != nil {
-			return nil, err
-		}
-		var file *os.File
-		var err error
-		switch {
-		case output.InPlace(opts.Path):
-			// A device or a pipe (-o /dev/null): renaming PATH.tmp over
-			// it would replace it with a regular file.
-			s.inPlace = true
-			file, err = os.OpenFile(opts.Path, os.O_WRONLY, 0)
-		case opts.Format == FormatFile:
-			// PATH.tmp until Close renames it: one left by a killed run
-			// is removed first (logged).
-			s.tmp = opts.Path + ".tmp"
-			var stale bool
-			var size int64
-			if file, stale, size, err = output.CreateTemp(s.tmp); stale {
-				output.LogStale(opts.Logger, s.tmp, size)
-			}
-		default:
-			file, err = os.Create(opts.Path)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("arrow sink: %w", err)
-		}
-		s.file, out = file, file
 	}
+	// PATH.tmp until Close renames it (one left by a killed run is removed
+	// first, logged), with PATH's directory; a device or a pipe (-o
+	// /dev/null) is written in place: renaming PATH.tmp over it would
+	// replace it with a regular file.
+	out, err := output.Open(opts.Path, output.Options{Stdout: opts.Stdout, Logger: opts.Logger,
+		InPlace: opts.InPlace && opts.Format == FormatStream})
+	if err != nil {
+		return nil, fmt.Errorf("arrow sink: %w", err)
+	}
+	s := &Sink{opts: opts, name: out.Name(), out: out}
 	s.buf = bufio.NewWriterSize(out, 1<<20)
 	if opts.Format == FormatFile {
 		s.pos = &posWriter{w: s.buf}
@@ -206,7 +178,7 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 		err = s.fwriter.Write(rec)
 	}
 	if err != nil {
-		return fmt.Errorf("arrow sink %s: %w", s.name, err)
+		return output.Annotate("arrow sink", s.name, err)
 	}
 	s.rows += rec.NumRows()
 	s.batches++
@@ -217,10 +189,11 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 // returns, so that their batch may be reused (tracecast.ItemsForgetter).
 func (s *Sink) ForgetsItems() bool { return true }
 
-// DurableOnClose is true for the file format: without its footer the file
-// is not readable, so what it holds is durable only after Close. (Each
-// stream-format batch is flushed to the OS by Write.)
-func (s *Sink) DurableOnClose() bool { return s.opts.Format != FormatStream }
+// DurableOnClose is true for an output written as PATH.tmp (the file
+// format, always: without its footer the file is not readable): what it
+// holds is durable only once Close renamed it. (Each batch of a stream
+// written in place is flushed to the OS by Write.)
+func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
 
 // start selects the table for items (on the first batch) and opens the IPC
 // writer. items == nil selects the first table. The first batches'
@@ -274,15 +247,18 @@ func (s *Sink) start(items any) error {
 // buffer. Calling Close again is a no-op.
 func (s *Sink) Close(ctx context.Context) error { return s.end(true) }
 
-// Abort discards a file-format output (tracecast.Aborter): PATH.tmp is
-// removed and PATH is left as it was; a device or pipe written in place
-// gets no footer, so that no reader takes it for a whole file. A stream
-// keeps what it wrote: Abort closes it. After Close, or again, it is a
-// no-op.
-func (s *Sink) Abort() error { return s.end(s.opts.Format != FormatFile) }
+// Abort discards the output (tracecast.Aborter): PATH.tmp is removed and
+// PATH is left as it was; a file-format output written in place (a device
+// or a pipe) gets no footer, so that no reader takes it for a whole file.
+// A stream written in place (standard output, a pipe, a live pipeline's
+// file) keeps what it wrote: Abort closes it. After Close, or again, it
+// is a no-op.
+func (s *Sink) Abort() error { return s.end(!s.out.Temp() && s.opts.Format == FormatStream) }
 
-// end closes the writers, which releases every Arrow buffer, then, for the
-// file format, renames PATH.tmp to PATH (keep) or removes it.
+// end closes the writers, which releases every Arrow buffer, then renames
+// PATH.tmp to PATH (keep: after the footer or end-of-stream marker) or
+// removes it (internal/output's Commit and Abort). An error at any step
+// removes PATH.tmp too.
 func (s *Sink) end(keep bool) error {
 	if s.closed {
 		return nil
@@ -293,8 +269,8 @@ func (s *Sink) end(keep bool) error {
 		if err := s.start(nil); err != nil {
 			errs = append(errs, err)
 		}
-	} else if s.inPlace {
-		s.buf.Reset(io.Discard) // nothing more reaches the pipe: no footer
+	} else {
+		s.buf.Reset(io.Discard) // nothing more reaches the output: no footer
 	}
 	if s.stream != nil {
 		errs = append(errs, s.stream.Close())
@@ -306,23 +282,17 @@ func (s *Sink) end(keep bool) error {
 		s.b.release()
 	}
 	errs = append(errs, s.buf.Flush())
-	if s.file != nil {
-		if keep && !s.inPlace {
-			errs = append(errs, s.file.Sync())
-		}
-		errs = append(errs, s.file.Close())
-	}
 	err := errors.Join(errs...)
 	switch {
-	case !keep && s.inPlace:
-		err = nil // cut short on purpose, errors too
 	case !keep:
-		err = os.Remove(s.tmp) // what it wrote is discarded, errors too
-	case err == nil && s.tmp != "":
-		err = os.Rename(s.tmp, s.opts.Path)
+		err = s.out.Abort() // what it wrote is discarded, errors too
+	case err != nil:
+		s.out.Abort()
+	default:
+		err = s.out.Commit()
 	}
 	if err != nil {
-		return fmt.Errorf("arrow sink %s: %w", s.name, err)
+		return output.Annotate("arrow sink", s.name, err)
 	}
 	return nil
 }

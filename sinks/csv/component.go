@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/output"
@@ -40,8 +39,19 @@ func (o *SinkConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-func newSink(_ component.Env, o SinkConfig) (tracecast.Sink, error) {
-	s, err := NewSink(o.Path, o.Records == "samples", nil)
+// Paths: the file written, and its temporary file (written in place in a
+// live pipeline).
+func (o *SinkConfig) Paths() (inputs, outputs []string) { return nil, outputPaths(o.Path) }
+
+func outputPaths(path string) []string {
+	if path == "-" {
+		return nil
+	}
+	return []string{path, path + ".tmp"}
+}
+
+func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
+	s, err := NewSink(o.Path, o.Records == "samples", output.Options{InPlace: env.Live, Logger: env.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -49,26 +59,28 @@ func newSink(_ component.Env, o SinkConfig) (tracecast.Sink, error) {
 }
 
 // Sink writes batches of entities or of signal samples as CSV; the first
-// batch decides which. It implements tracecast.Sink.
+// batch decides which. It implements tracecast.Sink and, for a file
+// written as PATH.tmp until Close renames it (internal/output),
+// tracecast.Aborter.
 type Sink struct {
-	name     string
-	out      io.Writer
-	closeOut func() error
-	samples  bool // the header of an empty output
-	ents     *Writer
-	smps     *SampleWriter
-	closed   bool
+	name    string
+	out     *output.File
+	samples bool // the header of an empty output
+	ents    *Writer
+	smps    *SampleWriter
+	closed  bool
 }
 
-// NewSink opens path ("-": stdout, or os.Stdout when stdout is nil). An
-// output that receives no record gets the header of samples when samples
-// is set, else of entities.
-func NewSink(path string, samples bool, stdout io.Writer) (*Sink, error) {
-	w, name, closeOut, err := output.Create(path, stdout)
+// NewSink opens path with o (internal/output: "-" is standard output,
+// o.Stdout or os.Stdout; a file is PATH.tmp until Close renames it, unless
+// o.InPlace). An output that receives no record gets the header of samples
+// when samples is set, else of entities.
+func NewSink(path string, samples bool, o output.Options) (*Sink, error) {
+	f, err := output.Open(path, o)
 	if err != nil {
 		return nil, fmt.Errorf("csv sink: %w", err)
 	}
-	return &Sink{name: name, out: w, closeOut: closeOut, samples: samples}, nil
+	return &Sink{name: f.Name(), out: f, samples: samples}, nil
 }
 
 // Write writes the records of b.
@@ -100,7 +112,7 @@ func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
 		return fmt.Errorf("csv sink %s: writes entities or samples, not %T", s.name, b.Items)
 	}
 	if err != nil {
-		return fmt.Errorf("csv sink %s: %w", s.name, err)
+		return output.Annotate("csv sink", s.name, err)
 	}
 	return nil
 }
@@ -109,10 +121,28 @@ func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
 // their batch may be reused (tracecast.ItemsForgetter).
 func (s *Sink) ForgetsItems() bool { return true }
 
-// Close flushes and closes the file (never standard output). An output
-// that received nothing gets its header, also when the pipeline failed:
-// the output is then always a prefix of the whole one. Calling Close again
-// does nothing.
+// DurableOnClose: a file written as PATH.tmp is durable once renamed, by
+// Close (tracecast.CloseDurable).
+func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
+
+// Abort removes PATH.tmp (tracecast.Aborter): PATH is left as it was. An
+// output written in place (standard output, a pipe, a live pipeline's
+// file) is closed instead, keeping what was written: a prefix of the
+// whole output.
+func (s *Sink) Abort() error {
+	if s.closed {
+		return nil
+	}
+	if !s.out.Temp() {
+		return s.Close(context.Background())
+	}
+	s.closed = true
+	return s.out.Abort()
+}
+
+// Close flushes the output and renames PATH.tmp to PATH (never closes
+// standard output); on an error PATH.tmp is removed. An output that
+// received nothing gets its header. Calling Close again does nothing.
 func (s *Sink) Close(context.Context) error {
 	if s.closed {
 		return nil
@@ -132,8 +162,13 @@ func (s *Sink) Close(context.Context) error {
 	case s.smps != nil:
 		err = s.smps.Flush()
 	}
-	if err = errors.Join(err, s.closeOut()); err != nil {
-		return fmt.Errorf("csv sink %s: %w", s.name, err)
+	if err != nil {
+		s.out.Abort()
+	} else {
+		err = s.out.Commit()
+	}
+	if err != nil {
+		return output.Annotate("csv sink", s.name, err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 )
 
 func TestSink(t *testing.T) {
@@ -34,7 +35,7 @@ func TestSink(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			s, err := NewSink("-", tc.samples, &out)
+			s, err := NewSink("-", tc.samples, output.Options{Stdout: &out})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,11 +28,16 @@ func (o *SinkConfig) Validate() error {
 	return component.CheckRecords(o.Records)
 }
 
-// Paths: the file written.
-func (o *SinkConfig) Paths() (inputs, outputs []string) { return nil, []string{o.Path} }
+// Paths: the file written, and its temporary file.
+func (o *SinkConfig) Paths() (inputs, outputs []string) {
+	if o.Path == "-" {
+		return nil, nil
+	}
+	return nil, []string{o.Path, o.Path + ".tmp"}
+}
 
 func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
-	s, err := New(Options{Path: o.Path})
+	s, err := New(Options{Path: o.Path, InPlace: env.Live, Logger: env.Logger})
 	if err != nil {
 		return nil, err
 	}

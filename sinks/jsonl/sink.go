@@ -24,11 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 
+	"github.com/rs/zerolog"
+
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 )
 
 // Appender is implemented by record types that encode themselves as one
@@ -39,20 +40,26 @@ type Appender interface {
 
 // Options configure a Sink.
 type Options struct {
-	// Path is the output file, created or truncated; "-" is standard output.
+	// Path is the output file; "-" is standard output. A file is written
+	// as PATH.tmp and renamed by Close (internal/output), unless InPlace.
 	Path string
 	// Stdout replaces os.Stdout when Path is "-" (for tests and embedding).
 	Stdout io.Writer
+	// InPlace writes PATH itself, created or truncated: a file read while
+	// written (a live pipeline's), each batch flushed.
+	InPlace bool
+	// Logger receives the warning about a stale PATH.tmp removed.
+	Logger zerolog.Logger
 	// BufferSize is the write buffer size (default 256 KiB).
 	BufferSize int
 }
 
-// Sink writes JSON lines. It implements tracecast.Sink; like every sink it
-// is driven by a single goroutine.
+// Sink writes JSON lines. It implements tracecast.Sink and
+// tracecast.Aborter; like every sink it is driven by a single goroutine.
 type Sink struct {
 	name    string
 	w       *bufio.Writer
-	file    *os.File // nil for standard output
+	out     *output.File
 	scratch []byte
 	records int64
 	closed  bool
@@ -66,27 +73,11 @@ func New(opts Options) (*Sink, error) {
 	if opts.BufferSize <= 0 {
 		opts.BufferSize = 256 << 10
 	}
-	s := &Sink{name: opts.Path, scratch: make([]byte, 0, 4096)}
-	var out io.Writer
-	if opts.Path == "-" {
-		s.name = "stdout"
-		out = opts.Stdout
-		if out == nil {
-			out = os.Stdout
-		}
-	} else {
-		// Create the output's directory, as users expect of out/run/x.arrow.
-		if err := os.MkdirAll(filepath.Dir(opts.Path), 0o755); err != nil {
-			return nil, err
-		}
-		f, err := os.Create(opts.Path)
-		if err != nil {
-			return nil, fmt.Errorf("jsonl sink: %w", err)
-		}
-		s.file, out = f, f
+	f, err := output.Open(opts.Path, output.Options{Stdout: opts.Stdout, InPlace: opts.InPlace, Logger: opts.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("jsonl sink: %w", err)
 	}
-	s.w = bufio.NewWriterSize(out, opts.BufferSize)
-	return s, nil
+	return &Sink{name: f.Name(), out: f, w: bufio.NewWriterSize(f, opts.BufferSize), scratch: make([]byte, 0, 4096)}, nil
 }
 
 // Records is the number of records written so far.
@@ -122,7 +113,7 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 		err = s.w.Flush()
 	}
 	if err != nil {
-		return fmt.Errorf("jsonl sink %s: %w", s.name, err)
+		return output.Annotate("jsonl sink", s.name, err)
 	}
 	return nil
 }
@@ -202,19 +193,40 @@ func appendMarshal(dst []byte, v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// Close flushes the buffer and closes the file (never standard output).
-// Calling Close again is a no-op.
+// DurableOnClose: a file written as PATH.tmp is durable once renamed, by
+// Close (tracecast.CloseDurable).
+func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
+
+// Abort removes PATH.tmp (tracecast.Aborter), leaving PATH as it was; an
+// output written in place (standard output, a pipe, a live pipeline's
+// file) is closed, keeping what was written.
+func (s *Sink) Abort() error {
+	if s.closed {
+		return nil
+	}
+	if !s.out.Temp() {
+		return s.Close(context.Background())
+	}
+	s.closed = true
+	return s.out.Abort()
+}
+
+// Close flushes the buffer and renames PATH.tmp to PATH (standard output
+// is not closed); on an error PATH.tmp is removed. Calling Close again is
+// a no-op.
 func (s *Sink) Close(ctx context.Context) error {
 	if s.closed {
 		return nil
 	}
 	s.closed = true
 	err := s.w.Flush()
-	if s.file != nil {
-		err = errors.Join(err, s.file.Close())
+	if err != nil {
+		s.out.Abort()
+	} else {
+		err = s.out.Commit()
 	}
 	if err != nil {
-		return fmt.Errorf("jsonl sink %s: %w", s.name, err)
+		return output.Annotate("jsonl sink", s.name, err)
 	}
 	return nil
 }

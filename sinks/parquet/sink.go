@@ -43,7 +43,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 
 	"github.com/rs/zerolog"
@@ -96,12 +95,10 @@ type Options struct {
 // is driven by a single goroutine.
 type Sink struct {
 	opts Options
-	file *os.File
-	buf  *bufio.Writer
-	tmp  string
-	// inPlace: the output is a device or a named pipe (output.InPlace),
-	// written directly, neither renamed over nor synced.
-	inPlace bool
+	// out is PATH.tmp until Close renames it, or PATH itself for a device
+	// or a named pipe (internal/output).
+	out *output.File
+	buf *bufio.Writer
 
 	b   *arrow.Builder
 	w   *file.Writer
@@ -147,27 +144,14 @@ func New(opts Options) (*Sink, error) {
 	if opts.Allocator == nil {
 		opts.Allocator = memory.NewGoAllocator()
 	}
-	s := &Sink{opts: opts, tmp: opts.Path + ".tmp"}
-	var f *os.File
-	var err error
-	if output.InPlace(opts.Path) {
-		// A device or a pipe (-o /dev/null): renaming PATH.tmp over it
-		// would replace it with a regular file.
-		s.inPlace, s.tmp = true, ""
-		f, err = os.OpenFile(opts.Path, os.O_WRONLY, 0)
-	} else {
-		// A PATH.tmp left by a killed run is removed first (logged).
-		var stale bool
-		var size int64
-		if f, stale, size, err = output.CreateTemp(s.tmp); stale {
-			output.LogStale(opts.Logger, s.tmp, size)
-		}
-	}
+	// A PATH.tmp left by a killed run is removed first (logged); a device
+	// or a pipe (-o /dev/null) is written in place: renaming PATH.tmp over
+	// it would replace it with a regular file.
+	f, err := output.Open(opts.Path, output.Options{Logger: opts.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("parquet sink: %w", err)
 	}
-	s.file, s.buf = f, bufio.NewWriterSize(f, 1<<20)
-	return s, nil
+	return &Sink{opts: opts, out: f, buf: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
 // Rows is the number of rows written so far.
@@ -200,7 +184,7 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	}
 	rec, err := s.b.Record(b.Items)
 	if err != nil {
-		return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
+		return output.Annotate("parquet sink", s.opts.Path, err)
 	}
 	if rec == nil {
 		return nil
@@ -218,7 +202,7 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 		err := s.writeRecord(part)
 		part.Release()
 		if err != nil {
-			return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
+			return output.Annotate("parquet sink", s.opts.Path, err)
 		}
 		s.rows += end - off
 		s.groupRows += end - off
@@ -253,19 +237,19 @@ func (s *Sink) start(items any) error {
 	if items != nil {
 		var err error
 		if t, err = arrow.TableFor(s.opts.Tables, items); err != nil {
-			return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
+			return output.Annotate("parquet sink", s.opts.Path, err)
 		}
 	}
 	b := arrow.NewBuilder(s.opts.Allocator, t, s.meta)
 	root, err := parquetSchema(b.Schema())
 	if err != nil {
 		b.Release()
-		return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
+		return output.Annotate("parquet sink", s.opts.Path, err)
 	}
 	kv, err := keyValueMetadata(b.Schema(), s.opts.Allocator)
 	if err != nil {
 		b.Release()
-		return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
+		return output.Annotate("parquet sink", s.opts.Path, err)
 	}
 	s.b = b
 	s.w = file.NewParquetWriter(s.buf, root, file.WithWriterProps(s.writerProperties(b.Schema())), file.WithWriteMetadata(kv))
@@ -311,7 +295,8 @@ func (s *Sink) Close(ctx context.Context) error { return s.end(true) }
 func (s *Sink) Abort() error { return s.end(false) }
 
 // end closes the writer, which releases its buffers, then renames PATH.tmp
-// to PATH (keep) or removes it.
+// to PATH (keep) or removes it (internal/output's Commit and Abort). An
+// error at any step removes PATH.tmp too: PATH is left as it was.
 func (s *Sink) end(keep bool) error {
 	if s.closed {
 		return nil
@@ -322,8 +307,8 @@ func (s *Sink) end(keep bool) error {
 		if err := s.start(nil); err != nil {
 			errs = append(errs, err)
 		}
-	} else if s.inPlace {
-		s.buf.Reset(io.Discard) // nothing more reaches the pipe: no footer
+	} else {
+		s.buf.Reset(io.Discard) // nothing more reaches the output: no footer
 	}
 	if s.w != nil {
 		errs = append(errs, s.w.Close())
@@ -332,21 +317,17 @@ func (s *Sink) end(keep bool) error {
 		s.b.Release()
 	}
 	errs = append(errs, s.buf.Flush())
-	if keep && !s.inPlace {
-		errs = append(errs, s.file.Sync())
-	}
-	errs = append(errs, s.file.Close())
 	err := errors.Join(errs...)
 	switch {
-	case !keep && s.inPlace:
-		err = nil // cut short on purpose, errors too
 	case !keep:
-		err = os.Remove(s.tmp) // what it wrote is discarded, errors too
-	case err == nil && !s.inPlace:
-		err = os.Rename(s.tmp, s.opts.Path)
+		err = s.out.Abort() // what it wrote is discarded, errors too
+	case err != nil:
+		s.out.Abort()
+	default:
+		err = s.out.Commit()
 	}
 	if err != nil {
-		return fmt.Errorf("parquet sink %s: %w", s.opts.Path, err)
+		return output.Annotate("parquet sink", s.opts.Path, err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/output"
@@ -33,27 +32,36 @@ func (o *SinkConfig) Validate() error {
 	return nil
 }
 
-func newSink(_ component.Env, o SinkConfig) (tracecast.Sink, error) {
-	return NewSink(o.Path, nil)
+// Paths: the file written, and its temporary file.
+func (o *SinkConfig) Paths() (inputs, outputs []string) {
+	if o.Path == "-" {
+		return nil, nil
+	}
+	return nil, []string{o.Path, o.Path + ".tmp"}
+}
+
+func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
+	return NewSink(o.Path, output.Options{InPlace: env.Live, Logger: env.Logger})
 }
 
 // Sink writes entity batches in pj_dump's format, a line per entity in the
-// order they come, flushed after every batch.
+// order they come, flushed after every batch. A file is written as
+// PATH.tmp until Close renames it (internal/output); Abort removes it.
 type Sink struct {
-	w        *Writer
-	name     string
-	closeOut func() error
-	closed   bool
+	w      *Writer
+	name   string
+	out    *output.File
+	closed bool
 }
 
-// NewSink opens path ("-": stdout, or os.Stdout when stdout is nil) and
-// returns a pj_dump sink writing to it.
-func NewSink(path string, stdout io.Writer) (*Sink, error) {
-	w, name, closeOut, err := output.Create(path, stdout)
+// NewSink opens path with o (internal/output: "-" is standard output,
+// o.Stdout or os.Stdout) and returns a pj_dump sink writing to it.
+func NewSink(path string, o output.Options) (*Sink, error) {
+	f, err := output.Open(path, o)
 	if err != nil {
 		return nil, fmt.Errorf("pjdump sink: %w", err)
 	}
-	return &Sink{w: NewWriter(w, true), name: name, closeOut: closeOut}, nil
+	return &Sink{w: NewWriter(f, true), name: f.Name(), out: f}, nil
 }
 
 // Write writes the entities of b; any other record type is an error.
@@ -73,7 +81,7 @@ func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
 		err = s.w.Flush()
 	}
 	if err != nil {
-		return fmt.Errorf("pjdump sink %s: %w", s.name, err)
+		return output.Annotate("pjdump sink", s.name, err)
 	}
 	return nil
 }
@@ -82,15 +90,40 @@ func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
 // their batch may be reused (tracecast.ItemsForgetter).
 func (s *Sink) ForgetsItems() bool { return true }
 
-// Close flushes and closes the file (never standard output). Calling it
-// again does nothing.
+// DurableOnClose: a file written as PATH.tmp is durable once renamed, by
+// Close (tracecast.CloseDurable).
+func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
+
+// Abort removes PATH.tmp (tracecast.Aborter), leaving PATH as it was; an
+// output written in place (standard output, a pipe, a live pipeline's
+// file) is closed, keeping what was written.
+func (s *Sink) Abort() error {
+	if s.closed {
+		return nil
+	}
+	if !s.out.Temp() {
+		return s.Close(context.Background())
+	}
+	s.closed = true
+	return s.out.Abort()
+}
+
+// Close flushes the output and renames PATH.tmp to PATH (standard output
+// is not closed); on an error PATH.tmp is removed. Calling it again does
+// nothing.
 func (s *Sink) Close(context.Context) error {
 	if s.closed {
 		return nil
 	}
 	s.closed = true
-	if err := errors.Join(s.w.Flush(), s.closeOut()); err != nil {
-		return fmt.Errorf("pjdump sink %s: %w", s.name, err)
+	err := s.w.Flush()
+	if err != nil {
+		s.out.Abort()
+	} else {
+		err = s.out.Commit()
+	}
+	if err != nil {
+		return output.Annotate("pjdump sink", s.name, err)
 	}
 	return nil
 }

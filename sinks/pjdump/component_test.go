@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 )
 
 func TestSink(t *testing.T) {
@@ -30,7 +31,7 @@ func TestSink(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			s, err := NewSink("-", &out)
+			s, err := NewSink("-", output.Options{Stdout: &out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +64,7 @@ func TestSink(t *testing.T) {
 
 func TestSinkFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out", "run.pjdump")
-	s, err := NewSink(path, nil)
+	s, err := NewSink(path, output.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
