@@ -40,6 +40,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -59,7 +60,50 @@ type Options struct {
 	Pool []Func
 	// Seed seeds k-means++ (the same seed gives the same clusters).
 	Seed uint64
+	// MaxFactors > 0 replaces Table 1's pool with the products of up to
+	// MaxFactors factors (at most 4), each a function of Pool of one
+	// variable (Products), or with Pool nil DefaultProducts.
+	MaxFactors int
+	// Select is the selection's criterion: adjusted R² on the training
+	// rows (Algorithm 1) or the error on held-out parameter combinations.
+	Select Selection
+	// SelectFolds are the folds of the held-out selection (0: 5).
+	SelectFolds int
 }
+
+// Selection is the criterion a regressor enters the model by.
+type Selection int
+
+const (
+	// SelectAdjR2 is Algorithm 1: the largest gain in adjusted R² on the
+	// training rows, above the threshold.
+	SelectAdjR2 Selection = iota
+	// SelectHeldOut chooses on held-out error (selectHeldOut).
+	SelectHeldOut
+)
+
+// String is the selection's name in model files and on the command line.
+func (s Selection) String() string {
+	if s == SelectHeldOut {
+		return "held-out"
+	}
+	return "adj-r2"
+}
+
+// ParseSelection reads a selection's name ("" is adjusted R²).
+func ParseSelection(s string) (Selection, error) {
+	switch s {
+	case "", "adj-r2":
+		return SelectAdjR2, nil
+	case "held-out":
+		return SelectHeldOut, nil
+	}
+	return 0, fmt.Errorf("selection %q: want adj-r2 or held-out", s)
+}
+
+// MaxPool bounds the product pool: past it, products of one factor fewer
+// are taken (and the model's note says so).
+const MaxPool = 20000
 
 // Dropped is an input the zero-variance elimination removed.
 type Dropped struct {
@@ -69,8 +113,13 @@ type Dropped struct {
 
 // Step is one regressor Algorithm 1 added, with the adjusted R² after it.
 type Step struct {
-	Term  string  `json:"term"`
-	AdjR2 float64 `json:"adj_r2"`
+	Term string `json:"term"`
+	// Replaces is the term Term replaced (the held-out selection's
+	// replacement steps); "" for a term added.
+	Replaces string  `json:"replaces,omitempty"`
+	AdjR2    float64 `json:"adj_r2"`
+	// HeldOutMAPE is the held-out selection's error after the step (%).
+	HeldOutMAPE *float64 `json:"held_out_mape_pct,omitempty"`
 }
 
 // Cluster is one cluster's model: terms and weights (the first term is the
@@ -91,7 +140,10 @@ type Cluster struct {
 	MAPE     *float64 `json:"mape_pct"`
 	Negative int      `json:"negative_predictions"`
 	Steps    []Step   `json:"steps"`
-	terms    []Term
+	// Note says what the selection had to decide (too few distinct rows
+	// to hold any out).
+	Note  string `json:"note,omitempty"`
+	terms []Term
 }
 
 // Model is a fitted model of one group: the transformation from inputs to
@@ -146,8 +198,12 @@ func Fit(names []string, x [][]float64, y []float64, o Options) (*Model, error) 
 	if o.Clusters < 1 {
 		o.Clusters = 1
 	}
+	defaultProducts := o.Pool == nil
 	if o.Pool == nil {
 		o.Pool, _ = ParsePool("")
+	}
+	if o.MaxFactors > MaxFactors {
+		return nil, fmt.Errorf("products of %d factors: at most %d", o.MaxFactors, MaxFactors)
 	}
 	for i := range y {
 		if math.IsNaN(y[i]) || math.IsInf(y[i], 0) {
@@ -182,6 +238,14 @@ func Fit(names []string, x [][]float64, y []float64, o Options) (*Model, error) 
 	if k < o.Clusters {
 		md.Note = fmt.Sprintf("%d clusters asked, %d distinct rows: %d clusters", o.Clusters, k, k)
 	}
+	var products []Term
+	if o.MaxFactors > 0 {
+		var note string
+		products, note = productPool(len(md.Variables), o.Pool, defaultProducts, o.MaxFactors)
+		if note != "" {
+			md.Note = strings.TrimPrefix(md.Note+"; "+note, "; ")
+		}
+	}
 	for c := range k {
 		var cx [][]float64
 		var cy []float64
@@ -190,7 +254,7 @@ func Fit(names []string, x [][]float64, y []float64, o Options) (*Model, error) 
 				cx, cy = append(cx, vars[i]), append(cy, y[i])
 			}
 		}
-		cl := selectModel(md.Variables, cx, cy, o)
+		cl := selectModel(md.Variables, cx, cy, o, products)
 		cl.Centre = centres[c]
 		md.Clusters = append(md.Clusters, cl)
 	}
@@ -458,8 +522,27 @@ type candidate struct {
 	col []float64
 }
 
-// candidates are the pool's regressors defined and not constant on rows.
-func candidates(nvars int, rows [][]float64, pool []Func) []candidate {
+// productPool is Products (DefaultProducts when defaults), with fewer
+// factors while it has more than MaxPool terms; note says so.
+func productPool(nvars int, funcs []Func, defaults bool, maxFactors int) ([]Term, string) {
+	for k := maxFactors; k >= 1; k-- {
+		ts := DefaultProducts(nvars, k)
+		if !defaults {
+			ts = Products(nvars, funcs, k)
+		}
+		if len(ts) <= MaxPool || k == 1 {
+			if k < maxFactors {
+				return ts, fmt.Sprintf("products of up to %d factors of %d variables are more than %d terms: up to %d factors (%d terms)", maxFactors, nvars, MaxPool, k, len(ts))
+			}
+			return ts, ""
+		}
+	}
+	return nil, ""
+}
+
+// candidates are the pool's regressors defined and not constant on rows:
+// Table 1's, or the products given.
+func candidates(nvars int, rows [][]float64, pool []Func, products []Term) []candidate {
 	var out []candidate
 	add := func(t Term) {
 		col := make([]float64, len(rows))
@@ -474,6 +557,12 @@ func candidates(nvars int, rows [][]float64, pool []Func) []candidate {
 			return
 		}
 		out = append(out, candidate{t: t, col: col})
+	}
+	if products != nil {
+		for _, t := range products {
+			add(t)
+		}
+		return out
 	}
 	for _, f := range pool {
 		if f == Prod {
@@ -523,8 +612,11 @@ func AdjR2(r2 float64, n, p int) float64 {
 	return 1 - (1-r2)*float64(n-1)/float64(n-p-1)
 }
 
-// selectModel is Algorithm 1 on one cluster.
-func selectModel(vars []string, rows [][]float64, y []float64, o Options) Cluster {
+// selectModel is Algorithm 1 on one cluster, or the held-out selection.
+func selectModel(vars []string, rows [][]float64, y []float64, o Options, products []Term) Cluster {
+	if o.Select == SelectHeldOut {
+		return selectHeldOut(vars, rows, y, o, products)
+	}
 	n := len(y)
 	mean := stat.Mean(y, nil)
 	tss := 0.0
@@ -537,7 +629,7 @@ func selectModel(vars []string, rows [][]float64, y []float64, o Options) Cluste
 	if tss > 0 {
 		zero := 0.0
 		cl.R2, cl.AdjR2 = &zero, &zero
-		pool := candidates(len(vars), rows, o.Pool)
+		pool := candidates(len(vars), rows, o.Pool, products)
 		cur := 0.0
 		for len(pool) > 0 {
 			best, bestAdj := -1, math.Inf(-1)
@@ -575,6 +667,14 @@ func selectModel(vars []string, rows [][]float64, y []float64, o Options) Cluste
 		cl.terms = append(cl.terms, c.t)
 		cl.Terms = append(cl.Terms, c.t.Name(vars))
 	}
+	cl.trainingError(rows, y)
+	return cl
+}
+
+// trainingError sets the cluster's RMSE, MAPE and negative predictions on
+// its rows.
+func (cl *Cluster) trainingError(rows [][]float64, y []float64) {
+	n := len(y)
 	s, ape, nz := 0.0, 0.0, 0
 	for i := range y {
 		p := cl.eval(rows[i])
@@ -592,7 +692,6 @@ func selectModel(vars []string, rows [][]float64, y []float64, o Options) Cluste
 		mape := 100 * ape / float64(nz)
 		cl.MAPE = &mape
 	}
-	return cl
 }
 
 // eval is the cluster's prediction from a row of variables (NaN outside
@@ -617,9 +716,8 @@ func (md *Model) Required() []string {
 	}
 	used := map[int]bool{}
 	for _, t := range md.Clusters[0].terms {
-		used[t.I] = true
-		if t.F == Prod {
-			used[t.J] = true
+		for _, v := range t.Vars() {
+			used[v] = true
 		}
 	}
 	out := []string{}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tracecast/tracecast/models"
@@ -46,6 +47,15 @@ type Spec struct {
 	// ("" : none); FootprintColumn splits the history baseline's means
 	// (StarPU's history model is per footprint; "": per group).
 	SizeColumn, FootprintColumn string
+	// FoldByInputs puts rows with the same inputs in the same fold of the
+	// cross-validation (held-out parameter combinations), instead of
+	// dealing rows.
+	FoldByInputs bool
+	// Declared are terms of the inputs (M^2*N, N^3*K) given rather than
+	// selected: least squares on them is a baseline, fitted on each group
+	// and cross-validated on the same folds (StarPU's multiple-regression
+	// model of a codelet that declares its monomials).
+	Declared []string
 }
 
 // File is what fit-model writes: one model per group.
@@ -61,7 +71,14 @@ type File struct {
 	Pool      []string `json:"pool"`
 	Seed      uint64   `json:"seed"`
 	Folds     int      `json:"folds"`
-	Groups    []Group  `json:"groups"`
+	// MaxFactors > 0: the pool is the products of up to that many factors,
+	// each a function of Pool (Products), and PoolSingles alone (the
+	// default: DefaultProducts); 0: Table 1's pool.
+	MaxFactors  int      `json:"max_factors,omitempty"`
+	PoolSingles []string `json:"pool_singles,omitempty"`
+	// Selection is "held-out" for the held-out selection ("": adjusted R²).
+	Selection string  `json:"selection,omitempty"`
+	Groups    []Group `json:"groups"`
 }
 
 // ModelName is the model file's "model".
@@ -81,6 +98,8 @@ type Group struct {
 	Validation *Validation `json:"validation,omitempty"`
 	// StarPU is StarPU's a·size^b + c fitted on the whole group.
 	StarPU *PowerLaw `json:"starpu_regression,omitempty"`
+	// Declared is least squares on Spec.Declared on the whole group.
+	Declared *DeclaredFit `json:"declared,omitempty"`
 	// Fitted are (measured, predicted) on the training rows, HeldOut on
 	// the cross-validation's held-out rows: for plots, not in the file.
 	Fitted, HeldOut [][2]float64 `json:"-"`
@@ -107,6 +126,58 @@ type Validation struct {
 	StarPU  *Scores `json:"starpu_regression,omitempty"`
 	// StarPUNote says why the regression baseline is missing.
 	StarPUNote string `json:"starpu_regression_note,omitempty"`
+	// Declared scores least squares on the declared terms.
+	Declared *Scores `json:"declared,omitempty"`
+	// ByInputs is true when the folds hold out parameter combinations.
+	ByInputs bool `json:"by_inputs,omitempty"`
+}
+
+// DeclaredFit is least squares on terms given: weights of "1" and the
+// terms, and the fit's error on the rows.
+type DeclaredFit struct {
+	Terms   []string  `json:"terms"`
+	Weights []float64 `json:"weights"`
+	RMSE    float64   `json:"rmse"`
+	Error   string    `json:"error,omitempty"`
+	terms   []Term
+}
+
+// FitDeclared is least squares of y on the intercept and the terms names
+// (of the variables vars), on rows x.
+func FitDeclared(names, vars []string, x [][]float64, y []float64) (*DeclaredFit, error) {
+	d := &DeclaredFit{Terms: append([]string{"1"}, names...)}
+	var cols [][]float64
+	for _, name := range names {
+		t, err := ParseTerm(name, vars)
+		if err != nil {
+			return nil, err
+		}
+		d.terms = append(d.terms, t)
+		col := make([]float64, len(y))
+		for i := range y {
+			col[i] = t.Eval(x[i])
+			if math.IsNaN(col[i]) || math.IsInf(col[i], 0) {
+				return nil, fmt.Errorf("term %s is undefined at row %d", name, i+1)
+			}
+		}
+		cols = append(cols, col)
+	}
+	w, err := fitTerms(cols, y)
+	if err != nil {
+		return nil, fmt.Errorf("least squares on %s: %w", strings.Join(names, ", "), err)
+	}
+	d.Weights = w
+	d.RMSE = math.Sqrt(rss(cols, w, y) / float64(len(y)))
+	return d, nil
+}
+
+// Eval is the declared model's prediction at a row of the variables.
+func (d *DeclaredFit) Eval(v []float64) float64 {
+	p := d.Weights[0]
+	for k, t := range d.terms {
+		p += d.Weights[1+k] * t.Eval(v)
+	}
+	return p
 }
 
 // PowerLaw is a·size^b + c.
@@ -241,13 +312,27 @@ func FitGroups(t *Table, s Spec) (*File, error) {
 			return nil, fmt.Errorf("%s: %w", t.Source, err)
 		}
 	}
+	names := s.Pool
 	if s.Pool == nil {
-		s.Pool, _ = ParsePool("")
+		names, _ = ParsePool("")
+		if s.MaxFactors == 0 {
+			s.Pool = names
+		}
 	}
 	f := &File{Model: ModelName, Source: t.Source, Target: s.Target, GroupBy: s.GroupBy, Inputs: s.Inputs,
-		Threshold: s.Threshold, Clusters: max(s.Clusters, 1), PCA: s.PCA, Seed: s.Seed, Folds: s.Folds}
-	for _, p := range s.Pool {
+		Threshold: s.Threshold, Clusters: max(s.Clusters, 1), PCA: s.PCA, Seed: s.Seed, Folds: s.Folds,
+		MaxFactors: s.MaxFactors}
+	if s.Select != SelectAdjR2 {
+		f.Selection = s.Select.String()
+	}
+	for _, p := range names {
 		f.Pool = append(f.Pool, PoolNames[p])
+	}
+	if s.MaxFactors > 0 && s.Pool == nil {
+		f.Pool = []string{PoolNames[Lin], PoolNames[Log2]}
+		for _, p := range ProductSingles {
+			f.PoolSingles = append(f.PoolSingles, "x^"+strconv.FormatFloat(p, 'g', -1, 64))
+		}
 	}
 	groups := map[string][]int{}
 	for i := range t.Rows() {
@@ -327,6 +412,13 @@ func FitGroups(t *Table, s Spec) (*File, error) {
 				if p, err := FitPowerLaw(size, y); err == nil {
 					g.StarPU = &p
 				}
+			}
+		}
+		if len(s.Declared) > 0 {
+			if d, err := FitDeclared(s.Declared, ins, x, y); err == nil {
+				g.Declared = d
+			} else {
+				g.Declared = &DeclaredFit{Terms: append([]string{"1"}, s.Declared...), Error: err.Error()}
 			}
 		}
 		var fp []string
@@ -422,20 +514,36 @@ func Folds(n, k int, seed uint64) []int {
 func crossValidate(ins []string, x [][]float64, y, size []float64, fp []string, s Spec) (*Validation, [][2]float64) {
 	n := len(y)
 	v := &Validation{Folds: s.Folds}
-	if n < s.Folds {
-		v.StarPUNote = fmt.Sprintf("%d rows: fewer than %d folds, no cross-validation", n, s.Folds)
-		v.Folds = 0
-		return v, nil
-	}
 	var held [][2]float64
-	fold := Folds(n, s.Folds, s.Seed)
-	var ei, hi, st score
+	var fold []int
+	nfolds := s.Folds
+	if s.FoldByInputs {
+		// As many folds as combinations when there are fewer (a history of
+		// four footprints: leave one out).
+		var ncombo int
+		fold, _, ncombo, nfolds = comboFolds(x, s.Folds, s.Seed)
+		v.ByInputs, v.Folds = true, nfolds
+		if ncombo < 3 {
+			v.StarPUNote = fmt.Sprintf("%d distinct parameter combination(s): fewer than 3, no cross-validation", ncombo)
+			v.Folds = 0
+			return v, nil
+		}
+	} else {
+		if n < s.Folds {
+			v.StarPUNote = fmt.Sprintf("%d rows: fewer than %d folds, no cross-validation", n, s.Folds)
+			v.Folds = 0
+			return v, nil
+		}
+		fold = Folds(n, s.Folds, s.Seed)
+	}
+	var ei, hi, st, de score
+	deOK := len(s.Declared) > 0
 	stOK := size != nil
 	var stNote string
 	if size == nil {
 		stNote = "no size column"
 	}
-	for k := range s.Folds {
+	for k := range nfolds {
 		var tx [][]float64
 		var ty, ts []float64
 		var tf []string
@@ -451,6 +559,13 @@ func crossValidate(ins []string, x [][]float64, y, size []float64, fp []string, 
 			}
 		}
 		md, err := Fit(ins, tx, ty, s.Options)
+		var dfit *DeclaredFit
+		if deOK {
+			var derr error
+			if dfit, derr = FitDeclared(s.Declared, ins, tx, ty); derr != nil {
+				deOK = false
+			}
+		}
 		// History: the training mean per footprint (else per group).
 		mean := map[string][2]float64{}
 		all := 0.0
@@ -501,10 +616,17 @@ func crossValidate(ins []string, x [][]float64, y, size []float64, fp []string, 
 			if plOK {
 				st.add(y[i], pl.Eval(size[i]), true)
 			}
+			if deOK {
+				de.add(y[i], dfit.Eval(x[i]), true)
+			}
 		}
 	}
 	v.Eiger = ei.done()
 	v.History = hi.done()
+	if deOK {
+		sc := de.done()
+		v.Declared = &sc
+	}
 	if stOK {
 		sc := st.done()
 		v.StarPU = &sc

@@ -18,6 +18,9 @@ import (
 
 // rTerm is a term name as an R formula term.
 func rTerm(t Term, vars []string) string {
+	if t.F == Mono {
+		return "I(" + t.Name(vars) + ")" // M^2*N, N*log2(N)^2: R's syntax too
+	}
 	x := vars[t.I]
 	switch t.F {
 	case InvSq:
@@ -123,6 +126,15 @@ func TestAgainstR(t *testing.T) {
 		// Near-collinear pool functions (√b, log₂ b, b^-0.5): weights are
 		// ill-conditioned, both least-squares solvers agree to 1e-6.
 		checkWithR(t, []string{"a", "b", "c"}, x, y, md, 1e-6)
+	})
+	t.Run("held-out products", func(t *testing.T) {
+		x, y := mlrLike(2, 0.1)
+		vars := []string{"M", "N", "K"}
+		md, err := Fit(vars, x, y, Options{Threshold: DefaultThreshold, MaxFactors: 4, Select: SelectHeldOut, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkWithR(t, vars, x, y, md, 1e-9)
 	})
 	t.Run("demo GEMM tasks", func(t *testing.T) {
 		f, err := os.Open("../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz")
