@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,11 +25,17 @@ type BrokerOptions struct {
 	Addr string `flag:"addr" help:"listen address (loopback only)"`
 	// DataDir, when set, persists topics, messages and group offsets.
 	DataDir string `flag:"data-dir" help:"persist topics, messages and offsets in DIR (survives restarts)"`
-	// Topics are created at start (kfake does not create topics on first
-	// use): NAME or NAME:PARTITIONS, each element comma-separated.
+	// Topics are created at start: NAME or NAME:PARTITIONS, each element
+	// comma-separated.
 	Topics []string `flag:"topics" list:"comma" help:"topics to create at start: NAME or NAME:PARTITIONS, comma-separated or repeated"`
-	// Partitions is the default number of partitions.
-	Partitions int32 `flag:"partitions" help:"default number of partitions"`
+	// Partitions is the default number of partitions, of the topics
+	// created at start and on first use.
+	Partitions int32 `flag:"partitions" help:"default number of partitions (of --topics, and of topics created on first use)"`
+	// NoAutoCreate turns off the creation of a topic on its first use (a
+	// produce, fetch or metadata request naming it), which a Kafka broker
+	// does by default (auto.create.topics.enable): clients then meet
+	// UNKNOWN_TOPIC_OR_PARTITION until the topic is created.
+	NoAutoCreate bool `flag:"no-auto-create-topics" help:"do not create a topic on its first use (Kafka's auto.create.topics.enable=false): clients get Unknown Topic Or Partition until it is created ('tracecast topics create')"`
 	// MinSessionTimeout is the shortest consumer-group session timeout
 	// accepted.
 	MinSessionTimeout time.Duration `flag:"min-session-timeout" help:"shortest consumer-group session timeout accepted (Kafka's default is 6s; shorter lets tests and demos notice a dead member sooner)"`
@@ -60,7 +67,87 @@ func StartBroker(o BrokerOptions) (*kfake.Cluster, error) {
 		return nil, err
 	}
 	refuseInvalidTopics(c)
+	if !o.NoAutoCreate {
+		autoCreateTopics(c, o.Partitions, topics)
+	}
 	return c, nil
+}
+
+// autoCreateTopics makes the broker create a topic on its first use, as a
+// Kafka broker does by default (auto.create.topics.enable), with
+// partitions partitions: a produce, fetch, list-offsets or metadata
+// request that names a topic the broker does not have creates it first (a
+// metadata request when it allows it, as Kafka's clients' do by default
+// and tracecast's writers do). Before, publish met
+// UNKNOWN_TOPIC_OR_PARTITION for ever on a broker started without
+// --topics. A name Kafka does not allow is not created
+// (internal/kafkaname).
+func autoCreateTopics(c *kfake.Cluster, partitions int32, seeded []Topic) {
+	var known sync.Map // topics the broker has, as far as this knows
+	for _, t := range seeded {
+		known.Store(t.Name, true)
+	}
+	names := func(r kmsg.Request) []string {
+		var out []string
+		switch r := r.(type) {
+		case *kmsg.MetadataRequest:
+			if r.Version >= 4 && !r.AllowAutoTopicCreation {
+				return nil // a client that asks for no creation, as Kafka honours
+			}
+			for _, t := range r.Topics {
+				if t.Topic != nil {
+					out = append(out, *t.Topic)
+				}
+			}
+		case *kmsg.ProduceRequest:
+			for _, t := range r.Topics {
+				out = append(out, t.Topic)
+			}
+		case *kmsg.FetchRequest:
+			for _, t := range r.Topics {
+				out = append(out, t.Topic)
+			}
+		case *kmsg.ListOffsetsRequest:
+			for _, t := range r.Topics {
+				out = append(out, t.Topic)
+			}
+		}
+		return out
+	}
+	create := func(r kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		var missing []string
+		for _, t := range names(r) {
+			if _, ok := known.Load(t); !ok && t != "" && kafkaname.Topic(t) == nil {
+				missing = append(missing, t)
+			}
+		}
+		if len(missing) > 0 {
+			// The cluster's admin calls wait for its loop, which runs this
+			// control function: they run while it sleeps.
+			c.SleepControl(func() {
+				for _, t := range missing {
+					if c.TopicInfo(t) == nil {
+						c.CreateTopic(t, partitions, nil)
+					}
+					known.Store(t, true)
+				}
+			})
+		}
+		return nil, nil, false // the request goes on, the topics there
+	}
+	for _, k := range []kmsg.Key{kmsg.Metadata, kmsg.Produce, kmsg.Fetch, kmsg.ListOffsets} {
+		c.ControlKey(k.Int16(), create)
+	}
+	c.ControlKey(kmsg.DeleteTopics.Int16(), func(r kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		for _, t := range r.(*kmsg.DeleteTopicsRequest).Topics {
+			if t.Topic != nil {
+				known.Delete(*t.Topic)
+			}
+		}
+		return nil, nil, false
+	})
 }
 
 // refuseInvalidTopics makes the broker answer, as Kafka does, a client's

@@ -40,6 +40,11 @@ type PublishOptions struct {
 	LinesPerMessage int `flag:"lines-per-message" help:"lines packed in one message (1: a message per line)"`
 	// NoEnd leaves the trace open: no end-of-trace marker.
 	NoEnd bool `flag:"no-end" help:"do not send the end-of-trace marker (the trace stays open, as if its run went on)"`
+	// DeliveryTimeout bounds the time a message may take to be
+	// acknowledged, retries included (Kafka producers'
+	// delivery.timeout.ms; default 2 min): a broker down, unable to store
+	// or without the topic for longer fails the publication.
+	DeliveryTimeout time.Duration `flag:"delivery-timeout" help:"give up when a message is not acknowledged within this time, retries included (a broker down, a topic that does not exist, a full disk), as Kafka producers' delivery.timeout.ms"`
 	// Logger receives the source's warnings and the summary line.
 	Logger zerolog.Logger
 }
@@ -67,6 +72,11 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	if len(o.Brokers) == 0 {
 		return 0, &OptionError{Option: "brokers", Err: errors.New("at least one")}
 	}
+	if o.DeliveryTimeout < 0 {
+		return 0, &OptionError{Option: "delivery-timeout", Value: o.DeliveryTimeout.String(), Err: errors.New("must be positive")}
+	} else if o.DeliveryTimeout == 0 {
+		o.DeliveryTimeout = kafkaconn.DefaultDeliveryTimeout
+	}
 	if o.Trace == "" {
 		o.Trace = predict.TraceID(path)
 	}
@@ -91,11 +101,15 @@ func Publish(ctx context.Context, path string, o PublishOptions) (int64, error) 
 	}
 	tr := client.Transport()
 	defer tr.CloseIdleConnections()
+	// AllowAutoTopicCreation: a broker that creates topics on first use
+	// (Kafka's default, tracecast broker's) creates it; one that does not
+	// answers Unknown Topic Or Partition until the delivery timeout.
 	w := &kafkago.Writer{Addr: kafkago.TCP(o.Brokers...), Topic: o.Topic, Balancer: &kafkago.Hash{},
-		RequiredAcks: kafkago.RequireAll, BatchTimeout: 5 * time.Millisecond, Transport: tr}
+		RequiredAcks: kafkago.RequireAll, BatchTimeout: 5 * time.Millisecond, Transport: tr, AllowAutoTopicCreation: true}
 	defer w.Close()
 	start := time.Now()
-	p := &kafkaingest.Producer{W: w, Trace: o.Trace, LinesPerMessage: o.LinesPerMessage, Log: o.Logger}
+	p := &kafkaingest.Producer{W: w, Trace: o.Trace, LinesPerMessage: o.LinesPerMessage, Log: o.Logger,
+		DeliveryTimeout: o.DeliveryTimeout, Brokers: o.Brokers}
 	// A stop (ctx cancelled: SIGINT, SIGTERM) stops the source and the wait
 	// for a broker that cannot be reached; the messages already handed to
 	// the writer are sent by its Close.

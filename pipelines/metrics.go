@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,13 +19,39 @@ import (
 )
 
 // Health is what /healthz and /readyz report: a running pipeline is ready
-// once every component started, until it stops.
+// once every component started, until it stops, unless a component says
+// it cannot do its work for now (component.ReadinessReporter: a kafka
+// sink whose broker is down or whose disk is full).
 type Health struct {
 	ready atomic.Bool
+	check atomic.Pointer[func() string]
 }
 
-// Ready reports whether the pipeline runs.
-func (h *Health) Ready() bool { return h != nil && h.ready.Load() }
+// Ready reports whether the pipeline runs and every component can work.
+func (h *Health) Ready() bool { return h.Reason() == "" }
+
+// Reason says why the service is not ready ("" when it is).
+func (h *Health) Reason() string {
+	if h == nil || !h.ready.Load() {
+		return "not running"
+	}
+	if c := h.check.Load(); c != nil {
+		return (*c)()
+	}
+	return ""
+}
+
+// setCheck makes Reason ask check (nil: nothing) while the service runs.
+func (h *Health) setCheck(check func() string) {
+	if h == nil {
+		return
+	}
+	if check == nil {
+		h.check.Store(nil)
+		return
+	}
+	h.check.Store(&check)
+}
 
 // Set says whether the service runs (for services without a pipeline: the
 // broker).
@@ -196,8 +223,8 @@ func ServeMetrics(addr string, reg *prometheus.Registry, h *Health, log zerolog.
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: nil}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !h.Ready() {
-			http.Error(w, "not running", http.StatusServiceUnavailable)
+		if why := h.Reason(); why != "" {
+			http.Error(w, why, http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ready")
@@ -214,4 +241,19 @@ func ServeMetrics(addr string, reg *prometheus.Registry, h *Health, log zerolog.
 		defer cancel()
 		srv.Shutdown(ctx)
 	}, nil
+}
+
+// unready is why a component of the graph cannot work for now
+// (component.ReadinessReporter), "" when every one can: the reasons of
+// those that cannot, joined.
+func (g *graph) unready() string {
+	var why []string
+	for _, n := range g.nodes {
+		if r, ok := n.component().(component.ReadinessReporter); ok {
+			if s := r.Unready(); s != "" {
+				why = append(why, s)
+			}
+		}
+	}
+	return strings.Join(why, "; ")
 }

@@ -458,7 +458,9 @@ func (g *graph) run(ctx context.Context, opts RunOptions) error {
 		}
 		defer opts.Metrics.Unregister(c)
 	}
+	opts.Health.setCheck(g.unready)
 	opts.Health.set(true)
+	defer opts.Health.setCheck(nil)
 	defer opts.Health.set(false)
 	g.lifecycle().Int("sources", len(g.sources)).Int("stages", len(g.cfg.Stages)).Int("sinks", len(g.sinks)).
 		Int("edge_capacity", g.cfg.Settings.EdgeCapacity).Msg("pipeline started")

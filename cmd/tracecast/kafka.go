@@ -115,7 +115,7 @@ func optionErr(err error) error {
 }
 
 func newPublishCmd() *cobra.Command {
-	o := live.PublishOptions{Speed: "max", TimeUnit: "auto", LinesPerMessage: kafkaingest.DefaultLinesPerMessage}
+	o := live.PublishOptions{Speed: "max", TimeUnit: "auto", LinesPerMessage: kafkaingest.DefaultLinesPerMessage, DeliveryTimeout: 2 * time.Minute}
 	var kafka *live.Kafka
 	cmd := &cobra.Command{
 		Use:   "publish TRACE --topic T [--speed realtime|Nx|max] [--brokers ADDR]",
@@ -128,6 +128,9 @@ message format: package ingest/kafka.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Logger = log
+			if o.DeliveryTimeout <= 0 { // never "the default"
+				return usageErr(fmt.Errorf("--delivery-timeout %v: must be positive", o.DeliveryTimeout))
+			}
 			var err error
 			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
 				return optionErr(err)
@@ -136,6 +139,52 @@ message format: package ingest/kafka.`,
 			defer stop()
 			_, err = live.Publish(ctx, args[0], o)
 			return optionErr(err)
+		},
+	}
+	f := cmd.Flags()
+	cliflags.Bind(f, &o)
+	kafka = live.AddKafkaFlags(f, "Kafka brokers", "127.0.0.1:9092")
+	return cmd
+}
+
+func newTopicsCmd() *cobra.Command {
+	o := live.TopicsOptions{Partitions: 4, ReplicationFactor: 1}
+	var kafka *live.Kafka
+	cmd := &cobra.Command{
+		Use:   "topics [list | create [NAME[:PARTITIONS]]...] [--brokers ADDR]",
+		Short: "List, or create, the live setup's topics on any Kafka cluster",
+		Long: `topics lists the topics of a Kafka cluster (the live setup's marked, and
+those it lacks), or, with create, creates topics: by default the live
+setup's (` + live.Topics + `),
+else NAME or NAME:PARTITIONS. A topic that exists already is left as it is.
+Kafka brokers and 'tracecast broker' create a topic on first use unless
+told not to (auto.create.topics.enable=false, --no-auto-create-topics):
+create them first on such a cluster, with the partitions and replication
+you want (--replication-factor 3 on a production cluster).`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
+				return optionErr(err)
+			}
+			if len(args) > 0 && args[0] == "create" {
+				created, existed, err := live.CreateTopics(cmd.Context(), o, args[1:])
+				for _, t := range created {
+					fmt.Printf("created %s\n", t)
+				}
+				for _, t := range existed {
+					fmt.Printf("exists  %s\n", t)
+				}
+				return optionErr(err)
+			}
+			if len(args) > 1 || len(args) == 1 && args[0] != "list" {
+				return usageErr(fmt.Errorf("unknown subcommand %q: list or create", args[0]))
+			}
+			topics, missing, err := live.ListTopics(cmd.Context(), o)
+			if err != nil {
+				return optionErr(err)
+			}
+			return live.WriteTopics(os.Stdout, topics, missing)
 		},
 	}
 	f := cmd.Flags()

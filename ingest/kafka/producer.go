@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
@@ -23,8 +24,10 @@ const DefaultLinesPerMessage = 256
 // larger than its maximum message size, say) is lost without an error, and
 // a trace whose first message is lost cannot be read at all.
 //
-// A broker that cannot be reached is waited for (kafkaconn.Write) until the
-// context ends, and a write is never more than one produce request (one
+// A broker that cannot be reached, or cannot store, is waited for
+// (kafkaconn.Sender) until the context ends or DeliveryTimeout passed, a
+// topic that does not exist until DeliveryTimeout (or kafkaconn's
+// default) passed; a write is never more than one produce request (one
 // batch of the writer), so that a failed write leaves no later message on
 // the topic: a retry repeats messages, never reorders them, and the Source
 // drops the repeated lines by their tracecast-seq.
@@ -34,11 +37,27 @@ type Producer struct {
 	// LinesPerMessage defaults to DefaultLinesPerMessage; 1 sends a message
 	// per line.
 	LinesPerMessage int
-	// Log receives a warning per attempt while the broker is unreachable.
+	// Log receives the warnings while sending fails (one when it starts,
+	// then one per interval: kafkaconn.Sender).
 	Log zerolog.Logger
+	// DeliveryTimeout bounds how long a write may take, retries included
+	// (0: wait for ever for a broker that is down; a missing topic fails
+	// after kafkaconn.DefaultDeliveryTimeout). Brokers name the brokers
+	// in messages.
+	DeliveryTimeout time.Duration
+	Brokers         []string
 
-	seq  int64
-	msgs []kafkago.Message
+	seq    int64
+	msgs   []kafkago.Message
+	sender *kafkaconn.Sender
+}
+
+// send sends msgs through the Producer's kafkaconn.Sender.
+func (p *Producer) send(ctx context.Context, msgs ...kafkago.Message) error {
+	if p.sender == nil {
+		p.sender = &kafkaconn.Sender{W: p.W, Log: p.Log, What: "kafka producer", Brokers: p.Brokers, DeliveryTimeout: p.DeliveryTimeout}
+	}
+	return p.sender.Write(ctx, msgs...)
 }
 
 // errNoAcks refuses a writer that would drop refused messages silently.
@@ -71,7 +90,7 @@ func (p *Producer) Lines(ctx context.Context, lines []tracecast.Line) error {
 	}
 	for msgs := p.msgs; len(msgs) > 0; {
 		n := p.oneBatch(msgs)
-		if err := kafkaconn.Write(ctx, p.W, p.Log, "kafka producer", msgs[:n]...); err != nil {
+		if err := p.send(ctx, msgs[:n]...); err != nil {
 			return err
 		}
 		msgs = msgs[n:]
@@ -112,6 +131,6 @@ func (p *Producer) End(ctx context.Context) error {
 	if p.W.RequiredAcks == kafkago.RequireNone {
 		return errNoAcks
 	}
-	return kafkaconn.Write(ctx, p.W, p.Log, "kafka producer", kafkago.Message{Key: []byte(p.Trace),
+	return p.send(ctx, kafkago.Message{Key: []byte(p.Trace),
 		Headers: []kafkago.Header{{Key: HeaderEnd, Value: []byte("1")}}})
 }

@@ -22,7 +22,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/sasl"
 	"github.com/segmentio/kafka-go/sasl/plain"
@@ -292,45 +291,6 @@ func (c Client) explain(addr string, err error) error {
 		return fmt.Errorf("kafka %s: the broker closed the connection: does it require %s? %w", addr, strings.Join(need, " or "), err)
 	}
 	return nil
-}
-
-// Write sends msgs with w and returns once all are acknowledged. A broker
-// that cannot be reached (Transient: restarting, a leader moving) is waited
-// for, with a warning on log per attempt and a backoff from 100 ms to 5 s,
-// until ctx ends: kafka-go's own retries give up after about ten attempts,
-// a few seconds, and a broker restart that took longer stopped the writer.
-// The messages of an attempt that partly succeeded are sent again, so
-// readers must tolerate duplicates (the records' ids, the trace lines'
-// tracecast-seq).
-func Write(ctx context.Context, w *kafkago.Writer, log zerolog.Logger, what string, msgs ...kafkago.Message) error {
-	wait := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		err := w.WriteMessages(ctx, msgs...)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return stopped(ctx, what, w.Topic, err)
-		}
-		if !Transient(err) {
-			return fmt.Errorf("%s %s: %w", what, w.Topic, err)
-		}
-		log.Warn().Err(err).Str("topic", w.Topic).Int("attempt", attempt).Int("messages", len(msgs)).
-			Dur("retry_in", wait).Msg(what + ": the broker is not reachable, sending again")
-		select {
-		case <-ctx.Done():
-			return stopped(ctx, what, w.Topic, err)
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 5*time.Second)
-	}
-}
-
-// stopped is Write's error when ctx ended: it wraps ctx's error (callers
-// tell a stop from a failure with errors.Is) and says what the last
-// attempt met.
-func stopped(ctx context.Context, what, topic string, last error) error {
-	return fmt.Errorf("%s %s: %w (last attempt: %v)", what, topic, ctx.Err(), last)
 }
 
 // Transient tells an error a later attempt may not have: the broker

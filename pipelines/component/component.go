@@ -60,6 +60,15 @@ type Env struct {
 	Live bool
 }
 
+// ReadinessReporter is implemented by components that can be running yet
+// unable to do their work for a while — a kafka sink while its broker is
+// down or its disk full: Unready says why, "" when ready. The runtime's
+// /readyz answers 503 with the reason. It is called on the scrape's
+// goroutine, concurrently with the component, which must make that safe.
+type ReadinessReporter interface {
+	Unready() string
+}
+
 // Follower is implemented by sources that follow their input as it comes
 // (a Kafka topic, a tailed file) rather than read it to its end: their
 // pipeline's file sinks write in place (Env.Live).

@@ -68,6 +68,21 @@ func (f filterSink) Abort() error {
 	return f.Sink.Close(context.Background())
 }
 
+// LiveMetrics passes on the wrapped sink's (LiveMetricsReporter).
+func (f filterSink) LiveMetrics(add func(Metric)) {
+	if r, ok := f.Sink.(LiveMetricsReporter); ok {
+		r.LiveMetrics(add)
+	}
+}
+
+// Unready passes on the wrapped sink's (ReadinessReporter).
+func (f filterSink) Unready() string {
+	if r, ok := f.Sink.(ReadinessReporter); ok {
+		return r.Unready()
+	}
+	return ""
+}
+
 // Flush passes on to the wrapped sink when it gathers batches
 // (tracecast.Flusher).
 func (f filterSink) Flush(ctx context.Context) error {

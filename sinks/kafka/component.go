@@ -30,6 +30,13 @@ type SinkConfig struct {
 	// Format: json (default; a message per record) or arrow (an Arrow IPC
 	// stream per batch and trace).
 	Format string `yaml:"format"`
+	// DeliveryTimeout bounds the time a write may take, retries included
+	// (Kafka producers' delivery.timeout.ms). Default 0: a broker that is
+	// down or cannot store (its disk full) is waited for as long as it
+	// takes, the pipeline keeping its input position (an outage: one
+	// warning per interval, /readyz false); a topic that does not exist
+	// fails the sink after 2 minutes.
+	DeliveryTimeout time.Duration `yaml:"delivery_timeout"`
 	// TLS and SASL secure the connections, as the kafka source's.
 	TLS  *kafkaconn.TLS  `yaml:"tls"`
 	SASL *kafkaconn.SASL `yaml:"sasl"`
@@ -54,6 +61,9 @@ func (o *SinkConfig) Validate() error {
 	if o.BatchTimeout < 0 {
 		errs = append(errs, fmt.Errorf("batch_timeout: %s is negative", o.BatchTimeout))
 	}
+	if o.DeliveryTimeout < 0 {
+		errs = append(errs, fmt.Errorf("delivery_timeout: %s is negative", o.DeliveryTimeout))
+	}
 	if o.Format != "" && o.Format != string(FormatJSON) && o.Format != string(FormatArrow) {
 		errs = append(errs, fmt.Errorf("format: %q is not json or arrow", o.Format))
 	}
@@ -68,7 +78,7 @@ func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 	}
 	s, err := New(Options{Brokers: o.Brokers, Topic: o.Topic, BatchTimeout: o.BatchTimeout,
 		Format: Format(o.Format), Tables: arrow.RecordTables(""), TLS: c.TLS, SASL: c.SASL,
-		Log: env.Logger})
+		Log: env.Logger, DeliveryTimeout: o.DeliveryTimeout})
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/kafkaconn"
 	"github.com/tracecast/tracecast/internal/kafkaname"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/jsonl"
 )
@@ -57,9 +58,13 @@ type Options struct {
 	// (a message per batch and trace); Arrow needs Tables.
 	Format Format
 	Tables []arrow.Table
-	// Log receives a warning for each failed attempt to send (zero value:
-	// nothing logged).
+	// Log receives the warnings while sending fails: one when it starts,
+	// then one per interval (kafkaconn.Sender; zero value: nothing logged).
 	Log zerolog.Logger
+	// DeliveryTimeout bounds how long a Flush may take, retries included
+	// (0: a broker that is down or cannot store is waited for; a topic
+	// that does not exist fails after kafkaconn.DefaultDeliveryTimeout).
+	DeliveryTimeout time.Duration
 }
 
 // Format is the message encoding.
@@ -84,6 +89,7 @@ const (
 // with thousands of traces wait on round trips to the broker.
 type Sink struct {
 	w   *kafkago.Writer
+	snd *kafkaconn.Sender
 	enc *arrow.StreamEncoder // FormatArrow
 	own *kafkago.Transport   // closed with the sink, so no connection outlives it
 	// check, until the first write, tells a broker that refuses the
@@ -134,7 +140,7 @@ func New(o Options) (*Sink, error) {
 	}
 	brokers := o.Brokers
 	check := func(ctx context.Context) error { return client.Check(ctx, brokers) }
-	return &Sink{own: own, enc: enc, check: check, log: o.Log, w: &kafkago.Writer{
+	s := &Sink{own: own, enc: enc, check: check, log: o.Log, w: &kafkago.Writer{
 		Addr:         kafkago.TCP(o.Brokers...),
 		Topic:        o.Topic,
 		Balancer:     &kafkago.Hash{},
@@ -144,7 +150,12 @@ func New(o Options) (*Sink, error) {
 		// the broker's message size allows (BatchBytes, 1 MiB).
 		BatchSize: MaxPending,
 		Transport: o.Transport,
-	}}, nil
+		// A broker that creates topics on first use (Kafka's default,
+		// tracecast broker's) creates the output topic.
+		AllowAutoTopicCreation: true,
+	}}
+	s.snd = &kafkaconn.Sender{W: s.w, Log: o.Log, What: "kafka sink", Brokers: o.Brokers, DeliveryTimeout: o.DeliveryTimeout}
+	return s, nil
 }
 
 // Write publishes one message per record (JSON), or per run of records of
@@ -205,14 +216,17 @@ const (
 )
 
 // Flush sends the gathered messages and returns once all are acknowledged.
-// A broker that cannot be reached (restarting, a leader moving) is waited
-// for until ctx ends (kafkaconn.Write): consumers may see duplicates with
+// A broker that cannot be reached (restarting, a leader moving) or cannot
+// store (KAFKA_STORAGE_ERROR: its disk full) is waited for until ctx ends
+// or the delivery timeout passed (kafkaconn.Sender): an outage, during
+// which the pipeline's input position stays where it was (its offsets are
+// committed once the sinks flushed). Consumers may see duplicates with
 // equal ids and content, never a loss.
 func (s *Sink) Flush(ctx context.Context) error {
 	if len(s.pending) == 0 {
 		return nil
 	}
-	if err := kafkaconn.Write(ctx, s.w, s.log, "kafka sink", s.pending...); err != nil {
+	if err := s.snd.Write(ctx, s.pending...); err != nil {
 		return err
 	}
 	clear(s.pending)
@@ -276,4 +290,28 @@ func (s *Sink) Close(ctx context.Context) error {
 		s.own.CloseIdleConnections()
 	}
 	return err
+}
+
+// LiveMetrics reports the sink's outage, current when scraped
+// (component.LiveMetricsReporter): kafka_write_outage (1 while sending
+// fails), its duration and the failed attempts.
+func (s *Sink) LiveMetrics(add func(component.Metric)) {
+	o := s.snd.Outage()
+	down, secs := 0.0, 0.0
+	if o.Down() {
+		down, secs = 1, time.Since(o.Since).Seconds()
+	}
+	labels := []string{"topic", s.w.Topic}
+	add(component.Metric{Name: "kafka_write_outage", Help: "1 while a kafka sink cannot send (broker down, disk full, topic missing): the pipeline keeps its input position and retries", Labels: labels, Value: down})
+	add(component.Metric{Name: "kafka_write_outage_seconds", Help: "how long a kafka sink's current outage has lasted (0: none)", Labels: labels, Value: secs})
+	add(component.Metric{Name: "kafka_write_retries_total", Help: "failed attempts to send of a kafka sink, outages included", Labels: labels, Value: float64(s.snd.Retries()), Counter: true})
+}
+
+// Unready says why the sink cannot send, while it cannot (/readyz).
+func (s *Sink) Unready() string {
+	o := s.snd.Outage()
+	if !o.Down() {
+		return ""
+	}
+	return fmt.Sprintf("kafka sink %s: %s (for %v, %d attempts)", s.w.Topic, o.Cause, time.Since(o.Since).Round(time.Second), o.Attempts)
 }
