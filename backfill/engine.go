@@ -45,7 +45,6 @@ type worker struct {
 	name  string
 	idle  bool
 	start float64 // the spell's start
-	kind  int
 	// strata is the worker's stratum at each landmark of its spell passed.
 	strata   []uint16
 	nextTick float64 // next spell forecast
@@ -63,7 +62,6 @@ type Engine struct {
 	order   []*worker // by name
 	idleN   int
 	ready   int
-	kinds   map[string]int
 	model   *spell.Model
 	now     float64
 	started bool
@@ -88,7 +86,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, sink: sink, workers: map[string]*worker{}, kinds: map[string]int{"": 0},
+	e := &Engine{cfg: cfg, sink: sink, workers: map[string]*worker{},
 		model: spell.New(), ready: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, plans: map[planKey]*planCache{}}
 	nan := math.NaN()
 	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
@@ -128,7 +126,7 @@ func (e *Engine) Begin(t0 float64, workers []string, idleOutside bool) {
 	for _, n := range workers {
 		w := e.worker(n)
 		if idleOutside {
-			e.setIdle(w, t0, true, "")
+			e.setIdle(w, t0, true)
 		}
 	}
 }
@@ -162,26 +160,21 @@ func (e *Engine) Ready(t float64, n int) {
 	e.markAllIdle()
 }
 
-// Change records that a worker is idle or not from t on, in the state
-// value given (its kind of idle). Changes come in time order.
-func (e *Engine) Change(t float64, name string, idle bool, value string) {
+// Change records that a worker is idle or not from t on. Changes come in
+// time order.
+func (e *Engine) Change(t float64, name string, idle bool) {
 	if !e.started {
 		e.started, e.t0, e.now = true, t, t
 	}
 	e.advance(t)
 	w := e.worker(name)
-	e.setIdle(w, t, idle, value)
+	e.setIdle(w, t, idle)
 }
 
-func (e *Engine) setIdle(w *worker, t float64, idle bool, value string) {
-	k, ok := e.kinds[value]
-	if !ok {
-		k = len(e.kinds)
-		e.kinds[value] = k
-	}
+func (e *Engine) setIdle(w *worker, t float64, idle bool) {
 	switch {
 	case idle && !w.idle:
-		w.idle, w.start, w.kind, w.strata = true, t, k, w.strata[:0]
+		w.idle, w.start, w.strata = true, t, w.strata[:0]
 		w.nextTick = t
 		e.idleN++
 		e.markAllIdle() // the share of idle workers changed
@@ -190,9 +183,6 @@ func (e *Engine) setIdle(w *worker, t float64, idle bool, value string) {
 		e.endSpell(w, t)
 		e.idleN--
 		e.markAllIdle()
-	case idle && w.kind != k:
-		w.kind = k
-		e.mark(w)
 	}
 }
 
@@ -213,7 +203,7 @@ func (e *Engine) markAllIdle() {
 }
 
 func (e *Engine) features(w *worker) spell.Features {
-	return spell.Features{Kind: w.kind, Ready: e.ready, Idle: e.idleN, Workers: len(e.order)}
+	return spell.Features{Ready: e.ready, Idle: e.idleN, Workers: len(e.order)}
 }
 
 // record notes the stratum of every idle worker at the landmarks of its

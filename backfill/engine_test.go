@@ -25,7 +25,7 @@ func run(t *testing.T, cfg Config, evs []event, end float64) ([]tracecast.Decisi
 		t.Fatal(err)
 	}
 	for _, ev := range evs {
-		e.Change(ev.t, ev.w, ev.idle, "")
+		e.Change(ev.t, ev.w, ev.idle)
 	}
 	return ds, e.Finish(end)
 }

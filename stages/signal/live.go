@@ -48,9 +48,6 @@ type Live struct {
 	// err: the period is below the resolution of the trace's times (t_k
 	// did not advance); sampling has stopped (Err).
 	err error
-	// vals numbers the state values (Detail), valID is its index.
-	vals  []string
-	valID map[string]int32
 }
 
 type liveCont struct {
@@ -68,9 +65,7 @@ type liveCont struct {
 	seq   uint64 // arrivals so far: a stable order for equal keys
 	stack []span
 	cur   Class
-	// curVal is the value of the top state (Live.Detail; -1: none).
-	curVal int32
-	first  float64 // start of its first state (once swept)
+	first float64 // start of its first state (once swept)
 	// work counts the element moves and comparisons of the buffer, for
 	// the tests: O(log n) per state, whatever the order of arrival.
 	work      int
@@ -145,14 +140,11 @@ func (l *Live) Add(es []tracecast.Entity) {
 		}
 		c := l.conts[e.Container]
 		if c == nil {
-			c = &liveCont{name: e.Container, cur: l.rules.Outside, curVal: -1, mergeRuns: l.mergeRuns}
+			c = &liveCont{name: e.Container, cur: l.rules.Outside, mergeRuns: l.mergeRuns}
 			l.conts[e.Container] = c
 			l.order, l.sorted = append(l.order, c), false
 		}
 		sp := span{start: e.Start, end: e.End, imb: int32(e.Imbrication), class: l.rules.Classify(e.Value)}
-		if l.vals != nil {
-			sp.val = l.valueID(e.Value)
-		}
 		c.insert(sp)
 		l.end = math.Max(l.end, e.End)
 	}
@@ -198,7 +190,7 @@ func (c *liveCont) insert(sp span) {
 // changes, not one span per state — 2M SetStates of distinct codelets
 // (all compute) took 500 MB.
 func (a span) extends(b span) bool {
-	return a.end == b.start && a.imb == 0 && b.imb == 0 && a.class == b.class && a.val == b.val
+	return a.end == b.start && a.imb == 0 && b.imb == 0 && a.class == b.class
 }
 
 // next removes and returns the first pending state if it starts before w.
@@ -284,7 +276,7 @@ func (l *Live) sweep(w float64) float64 {
 			first = math.Min(first, s.start)
 			if c.stack == nil { // first state of this container: it counts from now on
 				c.first = s.start
-				l.changes = append(l.changes, change{t: s.start, from: newContainer, to: l.rules.Outside, c: int32(len(l.runs) - 1), val: -1})
+				l.changes = append(l.changes, change{t: s.start, from: newContainer, to: l.rules.Outside, c: int32(len(l.runs) - 1)})
 				c.stack = make([]span, 0, 4)
 			}
 			l.closeUntil(c, s.start)
@@ -293,7 +285,7 @@ func (l *Live) sweep(w float64) float64 {
 				c.stack = c.stack[:len(c.stack)-1]
 			}
 			c.stack = append(c.stack, s)
-			l.set(c, s.start, s.class, s.val)
+			l.set(c, s.start, s.class)
 		}
 		c.compact()
 		l.closeUntil(c, w)
@@ -482,10 +474,10 @@ func (l *Live) apply(ch change) bool {
 // End is the last state end received (−Inf before any).
 func (l *Live) End() float64 { return l.end }
 
-func (l *Live) set(c *liveCont, t float64, cl Class, val int32) {
-	if cl != c.cur || l.vals != nil && val != c.curVal {
-		l.changes = append(l.changes, change{t: t, from: c.cur, to: cl, c: int32(len(l.runs) - 1), val: val})
-		c.cur, c.curVal = cl, val
+func (l *Live) set(c *liveCont, t float64, cl Class) {
+	if cl != c.cur {
+		l.changes = append(l.changes, change{t: t, from: c.cur, to: cl, c: int32(len(l.runs) - 1)})
+		c.cur = cl
 	}
 }
 
@@ -493,49 +485,26 @@ func (l *Live) closeUntil(c *liveCont, t float64) {
 	for len(c.stack) > 0 && c.stack[len(c.stack)-1].end <= t {
 		e := c.stack[len(c.stack)-1].end
 		c.stack = c.stack[:len(c.stack)-1]
-		top, val := l.rules.Outside, int32(-1)
+		top := l.rules.Outside
 		if len(c.stack) > 0 {
-			top, val = c.stack[len(c.stack)-1].class, c.stack[len(c.stack)-1].val
+			top = c.stack[len(c.stack)-1].class
 		}
-		l.set(c, e, top, val)
+		l.set(c, e, top)
 	}
 }
 
-// Detail makes ContainerChanges report every change of a container's top
-// state value, not only of its class (a worker idle in Scheduling, then
-// Sleeping): for consumers of each container's states (the backfill
-// engine), not of the counts. Call it before Add; not with MergeRuns.
-func (l *Live) Detail() {
-	if l.vals == nil {
-		l.vals, l.valID = []string{}, map[string]int32{}
-	}
-}
-
-// valueID numbers a state value (the parser interns them: few distinct).
-func (l *Live) valueID(v string) int32 {
-	if id, ok := l.valID[v]; ok {
-		return id
-	}
-	id := int32(len(l.vals))
-	l.vals = append(l.vals, v)
-	l.valID[v] = id
-	return id
-}
-
-// ContainerChange is one container's change of top state: its class from
-// then on and the state's value ("" when no state is open: the rules'
-// Outside class). First marks a container's first state.
+// ContainerChange is one container's change of class. First marks a
+// container's first state.
 type ContainerChange struct {
 	T         float64
 	Container string
 	Class     Class
-	Value     string
 	First     bool
 }
 
 // ContainerChanges sweeps everything before w and calls fn at every change
-// of a container's class (and, with Detail, of its top state's value), in
-// time order, equal times in container-name order. A container's first
+// of a container's class, in time order, equal times in container-name
+// order (the backfill engine follows each worker). A container's first
 // state comes as a change to Outside with First set, then its own change.
 // Do not mix with Changes or Advance on one Live.
 func (l *Live) ContainerChanges(w float64, fn func(ContainerChange)) {
@@ -545,10 +514,6 @@ func (l *Live) ContainerChanges(w float64, fn func(ContainerChange)) {
 	}
 	for _, ch := range l.changes {
 		l.apply(ch)
-		v := ""
-		if ch.val >= 0 && l.vals != nil {
-			v = l.vals[ch.val]
-		}
-		fn(ContainerChange{T: ch.t, Container: l.order[ch.c].name, Class: ch.to, Value: v, First: ch.from == newContainer})
+		fn(ContainerChange{T: ch.t, Container: l.order[ch.c].name, Class: ch.to, First: ch.from == newContainer})
 	}
 }

@@ -13,8 +13,6 @@ type span struct {
 	start, end float64
 	imb        int32
 	class      Class
-	// val is the state's value as Live.Detail numbers it (0 otherwise).
-	val int32
 }
 
 // Builder collects the states of the selected containers and builds the
@@ -74,9 +72,8 @@ type change struct {
 	t    float64
 	from Class
 	to   Class
-	// c is the container's index in Live.order during a sweep, val the
-	// new top state's value (Live.Detail; -1: no open state).
-	c, val int32
+	// c is the container's index in Live.order during a sweep.
+	c int32
 }
 
 // Build computes the signal. It fails when no state of the rules' type was
