@@ -54,8 +54,18 @@ func WriteTaskModelText(w io.Writer, f *eiger.File) error {
 	if len(f.GroupBy) > 0 {
 		by = "by " + strings.Join(f.GroupBy, ", ")
 	}
+	pool := strings.Join(f.Pool, " ")
+	if f.MaxFactors > 0 {
+		pool = fmt.Sprintf("products of up to %d factors %s", f.MaxFactors, pool)
+		if len(f.PoolSingles) > 0 {
+			pool += ", and " + strings.Join(f.PoolSingles, " ") + " alone"
+		}
+	}
 	fmt.Fprintf(w, "Eiger models of %s from %s, %s: threshold %g, %d cluster(s), pool %s", f.Target, f.Source, by,
-		f.Threshold, f.Clusters, strings.Join(f.Pool, " "))
+		f.Threshold, f.Clusters, pool)
+	if f.Selection != "" {
+		fmt.Fprintf(w, ", chosen on %s error", f.Selection)
+	}
 	if f.PCA {
 		fmt.Fprint(w, ", on principal components")
 	}
@@ -95,6 +105,9 @@ func WriteTaskModelText(w io.Writer, f *eiger.File) error {
 				prefix = "    "
 			}
 			fmt.Fprintf(w, "%s%s\n", prefix, Formula(f.Target, cl))
+			if cl.Note != "" {
+				fmt.Fprintf(w, "%snote: %s\n", prefix, cl.Note)
+			}
 			fmt.Fprintf(w, "%strain: adj R² %s  R² %s  RMSE %.4g  MAPE %s\n", prefix, r2s(cl.AdjR2), r2s(cl.R2), cl.RMSE, pct(cl.MAPE))
 			if cl.Negative > 0 {
 				fmt.Fprintf(w, "%sUNUSABLE: predicts a negative %s for %d of its %d training rows\n", prefix, f.Target, cl.Negative, cl.N)
@@ -105,7 +118,11 @@ func WriteTaskModelText(w io.Writer, f *eiger.File) error {
 				fmt.Fprintf(w, "  cross-validation: %s\n", v.StarPUNote)
 				continue
 			}
-			fmt.Fprintf(w, "  %d-fold cross-validation   %10s %10s\n", v.Folds, "MAPE", "R²")
+			held := ""
+			if v.ByInputs {
+				held = " (held-out parameter combinations)"
+			}
+			fmt.Fprintf(w, "  %d-fold cross-validation%s   %10s %10s\n", v.Folds, held, "MAPE", "R²")
 			row := func(name string, s *eiger.Scores) {
 				fmt.Fprintf(w, "    %-24s %10s %10s", name, pct(s.MAPE), r2s(s.R2))
 				var notes []string
@@ -124,11 +141,21 @@ func WriteTaskModelText(w io.Writer, f *eiger.File) error {
 				fmt.Fprintln(w)
 			}
 			row("eiger", &v.Eiger)
+			if v.Declared != nil {
+				row("declared (least squares)", v.Declared)
+			}
 			row("history (mean)", &v.History)
 			if v.StarPU != nil {
 				row("starpu a·size^b+c", v.StarPU)
 			} else {
 				fmt.Fprintf(w, "    %-24s %s\n", "starpu a·size^b+c", "n/a: "+v.StarPUNote)
+			}
+		}
+		if d := g.Declared; d != nil {
+			if d.Error != "" {
+				fmt.Fprintf(w, "  declared %s: %s\n", strings.Join(d.Terms[1:], " "), d.Error)
+			} else {
+				fmt.Fprintf(w, "  declared, least squares on the group: %s\n", Formula(f.Target, &eiger.Cluster{Terms: d.Terms, Weights: d.Weights}))
 			}
 		}
 		if g.StarPU != nil {

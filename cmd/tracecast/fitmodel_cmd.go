@@ -13,14 +13,16 @@ import (
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models/eiger"
 	"github.com/tracecast/tracecast/models/modelio"
+	"github.com/tracecast/tracecast/models/starpudir"
 	"github.com/tracecast/tracecast/report"
 )
 
 func newFitModelCmd() *cobra.Command {
 	o := modelio.DefaultTaskFit()
-	var regressors, out, plots string
+	var regressors, out, plots, starpuDir string
+	var writeBack bool
 	cmd := &cobra.Command{
-		Use:   "fit-model FILE.csv|TASKS.arrow|TASKS.jsonl --target COLUMN [--group COLUMN] [--threshold T] [--clusters K] [--inputs a,b] [--pca] [-o model.json]",
+		Use:   "fit-model FILE.csv|TASKS.arrow|TASKS.jsonl|CODELET.out --target COLUMN [--group COLUMN] [--threshold T] [--clusters K] [--inputs a,b] [--pca] [--max-factors N] [-o model.json] | fit-model --starpu-dir DIR [--write-back]",
 		Short: "Fit models of a task's duration (or energy) from its parameters, one per codelet and worker kind",
 		Long: `fit-model builds, per group of rows (default for a tasks file: codelet and
 worker kind), a formula for the --target column from the inputs (default:
@@ -35,11 +37,37 @@ errors next to two baselines: the mean per footprint (StarPU's history
 model) and a·size^b + c (StarPU's regression). A model that predicts
 negative values for its own rows is marked UNUSABLE. -o writes the models
 (for predict-task and the taskmodel stage), --plots measured-vs-predicted
-and residual plots. docs/tasks.md.`,
-		Args: cobra.ExactArgs(1),
+and residual plots. docs/tasks.md.
+
+StarPU's own measurements: a raw file (.starpu/sampling/codelets/tmp/NAME.out,
+target Duration in µs by default) is a table like the others; --starpu-dir
+DIR ($STARPU_HOME, or its .starpu/sampling/codelets) fits every codelet of
+the directory — raw files, and the history of the others by data size — and
+prints, for each codelet whose model declares monomials (M^2*N N^3*K), their
+least-squares coefficients beside tracecast's own selection; --write-back
+writes the coefficients into the model files (a .bak of each kept), where
+StarPU's schedulers read them. With StarPU's measurements the terms are
+products of up to four factors chosen on held-out parameter combinations
+(--max-factors, --select). A damaged or foreign file is reported and skipped.`,
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Check(regressors); err != nil {
 				return usageErr(err)
+			}
+			switch {
+			case starpuDir != "" && len(args) > 0:
+				return usageErr(errors.New("give a FILE or --starpu-dir, not both"))
+			case starpuDir != "":
+				if o.Target != "" && o.Target != starpudir.DurationColumn {
+					return usageErr(fmt.Errorf("--target %s: with --starpu-dir the target is %s", o.Target, starpudir.DurationColumn))
+				}
+				return runFitStarPU(cmd.OutOrStdout(), cmd.ErrOrStderr(), starpuDir, o, writeBack, out, plots)
+			case len(args) == 0:
+				return usageErr(errors.New("give a FILE to fit, or --starpu-dir DIR"))
+			case writeBack:
+				return usageErr(errors.New("--write-back needs --starpu-dir (the model files to write are there)"))
+			case o.Target == "" && !modelio.IsStarPURaw(args[0]):
+				return usageErr(errors.New("--target is required"))
 			}
 			return runFitModel(cmd.OutOrStdout(), args[0], o, out, plots)
 		},
@@ -49,7 +77,34 @@ and residual plots. docs/tasks.md.`,
 	fl.StringVar(&regressors, "regressors", "", "comma-separated pool functions allowed: "+strings.Join(eiger.PoolNames, ","))
 	fl.StringVarP(&out, "output", "o", "", "write the models here (JSON)")
 	fl.StringVar(&plots, "plots", "", "directory for measured-vs-predicted and residual plots (PNG, SVG)")
+	fl.StringVar(&starpuDir, "starpu-dir", "", "fit every codelet of StarPU's sampling directory ($STARPU_HOME or its .starpu/sampling/codelets)")
+	fl.BoolVar(&writeBack, "write-back", false, "with --starpu-dir: write the least-squares coefficients of the declared monomials into StarPU's model files (a .bak of each kept)")
 	return cmd
+}
+
+func runFitStarPU(w, errw io.Writer, dir string, o modelio.TaskFit, writeBack bool, out, plots string) error {
+	if out != "" {
+		if err := checkOutputs([]string{dir}, out); err != nil {
+			return err
+		}
+	}
+	s, err := modelio.FitStarPUDir(dir, o, writeBack)
+	if s == nil {
+		return err
+	}
+	if werr := report.WriteTaskModelText(w, s.File); werr != nil {
+		return werr
+	}
+	if werr := report.WriteStarPUText(w, s); werr != nil {
+		return werr
+	}
+	if n := len(s.Dir.Skipped) - s.Dir.Backups(); n > 0 {
+		fmt.Fprintf(errw, "tracecast fit-model: %d file(s) of %s skipped (damaged or not StarPU's): listed above\n", n, s.Dir.Codelets)
+	}
+	if err != nil {
+		return err
+	}
+	return writeModelOutputs(w, s.File, out, plots)
 }
 
 func runFitModel(w io.Writer, path string, o modelio.TaskFit, out, plots string) error {
@@ -65,6 +120,11 @@ func runFitModel(w io.Writer, path string, o modelio.TaskFit, out, plots string)
 	if err := report.WriteTaskModelText(w, file); err != nil {
 		return err
 	}
+	return writeModelOutputs(w, file, out, plots)
+}
+
+// writeModelOutputs writes the plots (--plots) and the model file (-o).
+func writeModelOutputs(w io.Writer, file *eiger.File, out, plots string) error {
 	if plots != "" {
 		if err := os.MkdirAll(plots, 0o755); err != nil {
 			return err

@@ -18,9 +18,10 @@ func FuzzReadFiles(f *testing.F) {
 	f.Add([]byte(`{"model":"dvfs-power/seed001","fmax":2.79,"p_idle_fmax":56.28,"A":125.82,"B":-32.38,"alpha":1.59}`))
 	f.Add([]byte("n,m,t\n1,2,3\n2,4,5\n"))
 	f.Add([]byte(`{"id":"r/1","run":"r","codelet":"GEMM","worker":"CPU0","worker_kind":"CPU","duration_s":0.1,"params":{"Size":4}}` + "\n"))
+	f.Add([]byte("Duration, M, N, K\n1.302000, 8.000000, 8.000000, 2.000000\n1.132000, 8.000000, 8.000000, 2.000000"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		dir := t.TempDir()
-		for _, name := range []string{"f.csv", "f.json", "f.jsonl"} {
+		for _, name := range []string{"f.csv", "f.json", "f.jsonl", "f.out"} {
 			path := filepath.Join(dir, name)
 			if err := os.WriteFile(path, in, 0o644); err != nil {
 				t.Fatal(err)

@@ -27,8 +27,19 @@ type TaskFit struct {
 	PCA        bool    `flag:"pca" help:"fit on the principal components (of non-zero variance) instead of the inputs"`
 	Folds      int     `flag:"folds" help:"folds of the cross-validation (0: none)"`
 	Seed       uint64  `flag:"seed" help:"seed of k-means++ and of the folds"`
+	// MaxFactors > 0: products of up to that many factors (eiger.Products)
+	// instead of Table 1's pool; 0: 4 for StarPU's measurements, Table 1
+	// for other tables (Resolve).
+	MaxFactors int `flag:"max-factors" help:"terms are products of up to this many factors x or log2(x) (M^2*N, N^3*K, N*log2(N); with --regressors, of those functions), and x^-2, x^-1, x^-0.5, x^0.5 alone; at most 4; 0: 4 for StarPU measurements, else Table 1's pool"`
+	// Select is the selection's criterion: adj-r2, held-out, or "" (held
+	// out with products, adjusted R² with Table 1's pool).
+	Select string `flag:"select" help:"how terms are chosen: adj-r2 (Algorithm 1) or held-out (held-out parameter combinations; default with products)"`
 	// Pool restricts the regressors (nil: all); Check sets it.
 	Pool []eiger.Func
+	// Resolve sets these from the options and the input.
+	maxFactors   int
+	sel          eiger.Selection
+	foldByInputs bool
 }
 
 // DefaultTaskFit are fit-model's defaults.
@@ -40,29 +51,42 @@ func DefaultTaskFit() TaskFit {
 // function names, comma-separated; "": all).
 func (o *TaskFit) Check(regressors string) error {
 	switch {
-	case o.Target == "":
-		return fmt.Errorf("--target is required")
 	case o.Clusters < 1:
 		return fmt.Errorf("--clusters must be at least 1")
 	case o.Folds < 0 || o.Folds == 1:
 		return fmt.Errorf("--folds must be 0 (none) or at least 2")
 	case !(o.Threshold >= 0):
 		return fmt.Errorf("--threshold must not be negative")
+	case o.MaxFactors < 0 || o.MaxFactors > eiger.MaxFactors:
+		return fmt.Errorf("--max-factors must be from 0 to %d", eiger.MaxFactors)
+	}
+	if _, err := eiger.ParseSelection(o.Select); err != nil {
+		return fmt.Errorf("--select: %w", err)
+	}
+	if strings.TrimSpace(regressors) == "" {
+		o.Pool = nil
+		return nil
 	}
 	var err error
 	o.Pool, err = eiger.ParsePool(regressors)
 	return err
 }
 
-// FitTaskFile reads a task table (tasks JSON lines, Arrow, or any CSV with
-// a header row) and fits one Eiger model per group.
+// FitTaskFile reads a task table (tasks JSON lines, Arrow, any CSV with a
+// header row, or a StarPU raw measurement file) and fits one Eiger model
+// per group.
 func FitTaskFile(path string, o TaskFit) (*eiger.File, error) {
 	t, err := ReadTaskTable(path)
 	if err != nil {
 		return nil, err
 	}
-	spec := eiger.Spec{Target: o.Target, Folds: o.Folds,
-		Options: eiger.Options{Threshold: o.Threshold, Clusters: o.Clusters, PCA: o.PCA, Pool: o.Pool, Seed: o.Seed}}
+	if err := o.Resolve(t.StarPURaw); err != nil {
+		return nil, err
+	}
+	if o.Target == "" {
+		return nil, fmt.Errorf("%s: no target column given", path)
+	}
+	spec := o.spec()
 	for _, in := range o.Inputs {
 		spec.Inputs = append(spec.Inputs, strings.TrimSpace(in))
 	}
@@ -105,6 +129,7 @@ type TaskQuery struct {
 	Model      string   `flag:"model" help:"model file written by fit-model -o"`
 	Codelet    string   `flag:"codelet" help:"the task's codelet (group column codelet)"`
 	WorkerKind string   `flag:"worker-kind" help:"the worker kind (group column worker_kind), e.g. CPU"`
+	Arch       string   `flag:"arch" help:"StarPU's arch (group column arch of fit-model --starpu-dir), e.g. cpu0_impl0"`
 	Keys       []string `flag:"key" help:"COLUMN=VALUE of another group column (repeatable)"`
 	Params     []string `flag:"param" help:"NAME=VALUE: a parameter of the task (repeatable)"`
 }
@@ -129,6 +154,9 @@ func (q TaskQuery) Predict() (TaskPrediction, error) {
 	if q.WorkerKind != "" {
 		key["worker_kind"] = q.WorkerKind
 	}
+	if q.Arch != "" {
+		key["arch"] = q.Arch
+	}
 	for _, kv := range q.Keys {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -150,7 +178,7 @@ func (q TaskQuery) Predict() (TaskPrediction, error) {
 	}
 	for _, col := range f.GroupBy {
 		if _, ok := key[col]; !ok {
-			flag := map[string]string{"codelet": "--codelet", "worker_kind": "--worker-kind"}[col]
+			flag := map[string]string{"codelet": "--codelet", "worker_kind": "--worker-kind", "arch": "--arch"}[col]
 			return bad("the models are per %s: give %s", strings.Join(f.GroupBy, ", "), cmp.Or(flag, "--key "+col+"=VALUE"))
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/models/eiger"
+	"github.com/tracecast/tracecast/models/starpudir"
 )
 
 // taskColumns are a task table's columns that are not parameters
@@ -156,6 +157,8 @@ func parseNum(s string) (float64, bool) {
 type TaskTable struct {
 	*eiger.Table
 	NotNumeric map[string]string
+	// StarPURaw is true for a StarPU raw measurement file (NAME.out).
+	StarPURaw bool
 }
 
 // ReadTaskTable reads measurements: a tracecast tasks file (JSON lines,
@@ -164,8 +167,16 @@ type TaskTable struct {
 // .jsonl or .json; .gz for a gzip-compressed one). Numbers are columns of
 // numbers (an empty cell or null is missing); other columns are text, for
 // grouping. In a task table, the params object's members are columns, and
-// the inputs by default.
+// the inputs by default. A StarPU raw measurement file (.out: Duration, M,
+// N, ...) is read by starpudir.ReadRaw.
 func ReadTaskTable(path string) (*TaskTable, error) {
+	if IsStarPURaw(path) {
+		r, err := starpudir.ReadRaw(path)
+		if err != nil {
+			return nil, err
+		}
+		return &TaskTable{Table: rawTable(r), NotNumeric: map[string]string{}, StarPURaw: true}, nil
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -198,7 +209,7 @@ func ReadTaskTable(path string) (*TaskTable, error) {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("%s: unknown table format %q (.csv, .jsonl, .arrow)", path, ext)
+		return nil, fmt.Errorf("%s: unknown table format %q (.csv, .jsonl, .arrow, StarPU's .out)", path, ext)
 	}
 	t, bad := b.finish()
 	if t.Rows() == 0 {
