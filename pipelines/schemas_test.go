@@ -47,8 +47,9 @@ stages:
   energy: {type: energy, inputs: [trace, power], window: 0.5}
   tk: {type: tasks, inputs: [trace, power], energy: true}
   tm: {type: taskmodel, inputs: [tk], model: %q}
+  bf: {type: backfill, inputs: [trace], rules: starpu, tasks: [1ms], mode: kill, alphas: [1], policies: [greedy, forecast], spells: [1ms], every: 50ms, time_unit: ms}
 sinks:
-  out: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power, tm], path: OUT}
+  out: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power, tm, bf], path: OUT}
   kafka: {type: kafka, inputs: [idle, fc, energy, tm], brokers: [%q], topic: records}
 `, starpu, filepath.Join(root, "testdata", "power", "cholesky-2cpu.rapl.csv.gz"), filepath.Join(root, "testdata", "tasks", "cholesky-2cpu.duration.model.json"), addr)},
 		{"smpi", fmt.Sprintf(`

@@ -18,6 +18,7 @@ import (
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 	"github.com/tracecast/tracecast/sinks/parquet"
 	"github.com/tracecast/tracecast/sinks/pjdump"
+	"github.com/tracecast/tracecast/stages/backfill"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stages/iotime"
@@ -41,6 +42,7 @@ func Register(r *component.Registry) {
 	signal.Register(r)
 	predict.Register(r)
 	forecast.Register(r)
+	backfill.Register(r)
 	iotime.Register(r)
 	energy.Register(r)
 	tasks.Register(r)
