@@ -72,8 +72,8 @@ type Config struct {
 	Policies []string
 	Timeouts []float64
 	// Every is how often (trace seconds) an idle worker's spell forecast
-	// is issued again while it stays idle, and the forecast policy
-	// reconsiders (default: the shortest task's o+d / 4).
+	// is issued again while it stays idle (default: the shortest spell
+	// length asked).
 	Every float64
 	// SpellLengths are the lengths d of the spell forecast records
 	// (tracecast.spell/1); none: no such records.
@@ -135,11 +135,10 @@ func (c *Config) check() error {
 		errs = append(errs, fmt.Errorf("every %g s: must be positive", c.Every))
 	}
 	if c.Every == 0 {
-		short := math.Inf(1)
-		for _, d := range append(slices.Clone(c.Tasks), c.SpellLengths...) {
-			short = math.Min(short, d)
+		c.Every = 1e-3
+		if len(c.SpellLengths) > 0 {
+			c.Every = math.Max(slices.Min(c.SpellLengths), 1e-6)
 		}
-		c.Every = math.Max((short+c.Overhead)/4, 1e-6)
 	}
 	return errors.Join(errs...)
 }

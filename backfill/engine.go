@@ -79,6 +79,7 @@ type Engine struct {
 	idleSum float64 // idle worker-seconds of the completed spells
 	spellsN int
 	ended   bool
+	scorer  *spellScorer // the spell forecasts' scores (offline)
 }
 
 // New checks the configuration and returns an Engine.
@@ -107,6 +108,9 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 				}
 			}
 		}
+	}
+	if cfg.KeepSpells && len(cfg.SpellLengths) > 0 {
+		e.scorer = newSpellScorer(cfg.SpellLengths)
 	}
 	e.otScore = make([][][]float64, len(cfg.Tasks))
 	for di := range cfg.Tasks {
@@ -248,6 +252,9 @@ func (e *Engine) endSpell(w *worker, t float64) {
 		}
 	}
 	e.updateNext(w)
+	if e.scorer != nil {
+		e.scorer.end(w.name, t, length)
+	}
 	if !(length > 0) {
 		return
 	}
@@ -407,17 +414,24 @@ func (e *Engine) run(w *worker, t float64) {
 
 // issueSpells issues the spell forecasts of an idle worker at t.
 func (e *Engine) issueSpells(w *worker, t float64) {
-	if e.sink.Spell == nil || len(e.cfg.SpellLengths) == 0 {
+	if e.sink.Spell == nil && e.scorer == nil || len(e.cfg.SpellLengths) == 0 {
 		return
 	}
 	elapsed := t - w.start
 	dist := e.model.Predict(elapsed, e.features(w).Stratum())
 	q10, q50 := dist.Quantile(0.1), dist.Quantile(0.5)
-	for _, d := range e.cfg.SpellLengths {
+	for i, d := range e.cfg.SpellLengths {
+		p := dist.Survival(d)
+		if e.scorer != nil {
+			e.scorer.issue(w.name, t, elapsed, i, p, q10, q50)
+		}
+		if e.sink.Spell == nil {
+			continue
+		}
 		e.sink.Spell(tracecast.SpellForecast{
 			ID:  fmt.Sprintf("%s/%s/%s/%.9g", e.cfg.Run, w.name, label(d), t),
 			Run: e.cfg.Run, Worker: w.name, IssuedAt: t, Elapsed: elapsed, D: d,
-			P: dist.Survival(d), Q10: q10, Q50: q50, Method: "spell"})
+			P: p, Q10: q10, Q50: q50, Method: "spell"})
 	}
 }
 

@@ -40,6 +40,8 @@ type Result struct {
 	Spells int
 	// IdleWorkerSeconds is the total length of the spells.
 	IdleWorkerSeconds float64
+	// SpellScores score the spell forecasts, one per length asked.
+	SpellScores []SpellScore
 }
 
 // Finish ends the run at end (the last state end of the selected
@@ -71,6 +73,9 @@ func (e *Engine) Finish(end float64) *Result {
 
 func (e *Engine) table() *Result {
 	res := &Result{Spells: e.spellsN, IdleWorkerSeconds: e.idleSum}
+	if e.scorer != nil {
+		res.SpellScores = e.scorer.finish()
+	}
 	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
 	nan := math.NaN()
 	for di, d := range e.cfg.Tasks {

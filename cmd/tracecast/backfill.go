@@ -36,8 +36,10 @@ value V = (S − S_ref)/(S_oracle − S_ref), S_ref the better of never and
 greedy: 1 is the oracle, 0 no better than the better of never and greedy.
 
 Decisions go to standard output as JSON lines (tracecast.decision/1), or
-to DIR/decisions.jsonl with -o DIR with the table in DIR/values.jsonl; the
-table goes to standard error (standard output on a terminal, or with -o).
+to DIR/decisions.jsonl with -o DIR (.arrow or .parquet with --format) with
+the table in DIR/values.jsonl; the table goes to standard error (standard
+output on a terminal, or with -o). --spells D writes the idle-spell
+forecasts (tracecast.spell/1) too, and scores them.
 docs/backfill.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,7 +65,11 @@ docs/backfill.md.`,
 			if err != nil {
 				return err
 			}
-			if err := checkOutputs(args, inDir(out, "decisions.jsonl", "spells.jsonl", "values.jsonl")...); err != nil {
+			ext := o.Format
+			if ext == "" {
+				ext = "jsonl"
+			}
+			if err := checkOutputs(args, inDir(out, "decisions."+ext, "spells."+ext, "values.jsonl")...); err != nil {
 				return err
 			}
 			t.Path, o.Out = args[0], out
@@ -92,6 +98,7 @@ docs/backfill.md.`,
 	fl.StringVar(&every, "every", "", "how often an idle worker's spell forecast is issued again while it stays idle (default: the shortest task's o+d / 4)")
 	fl.StringArrayVar(&spells, "spells", nil, "also write spell forecasts (tracecast.spell/1) for these lengths d (repeatable)")
 	fl.StringVar(&o.RunID, "run-id", "", "names the run in every id (default: as predict names it)")
-	fl.StringVarP(&out, "output", "o", "", "directory for decisions.jsonl, spells.jsonl and values.jsonl")
+	fl.StringVarP(&out, "output", "o", "", "directory for decisions.jsonl, spells.jsonl and values.jsonl (the table)")
+	fl.StringVar(&o.Format, "format", "", "decisions and spells as jsonl (the default), arrow or parquet (both need -o DIR)")
 	return cmd
 }

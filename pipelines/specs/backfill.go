@@ -11,10 +11,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rs/zerolog"
 	"github.com/tracecast/tracecast"
 	bf "github.com/tracecast/tracecast/backfill"
+
 	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/pipelines"
+	arrowsink "github.com/tracecast/tracecast/sinks/arrow"
+	"github.com/tracecast/tracecast/sinks/parquet"
 	stage "github.com/tracecast/tracecast/stages/backfill"
 	fstage "github.com/tracecast/tracecast/stages/forecast"
 )
@@ -32,8 +36,10 @@ type Backfill struct {
 	Spells   []float64
 	RunID    string
 	// Out is the output directory ("": decisions as JSON lines on
-	// Decisions when it is set).
+	// Decisions when it is set), Format its records' format (jsonl, the
+	// default, arrow or parquet).
 	Out       string
+	Format    string
 	Decisions io.Writer
 }
 
@@ -57,45 +63,47 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 	if run == "" {
 		run = fstage.StreamRunID(t.Path, true)
 	}
-	var files []*output.File
-	open := func(name string) (*bufio.Writer, error) {
-		f, err := output.Open(filepath.Join(o.Out, name), output.Options{Logger: r.Log})
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-		return bufio.NewWriterSize(f, 1<<16), nil
+	format := o.Format
+	if format == "" {
+		format = "jsonl"
 	}
+	var outs []recordOut
 	abort := func() {
-		for _, f := range files {
-			f.Abort()
+		for _, r := range outs {
+			r.abort()
 		}
 	}
-	var dec, spl *bufio.Writer
-	var err error
+	var dec, spl recordOut
 	switch {
 	case o.Out != "":
-		if dec, err = open("decisions.jsonl"); err != nil {
-			return nil, err
-		}
+		names := []string{"decisions"}
 		if len(o.Spells) > 0 {
-			if spl, err = open("spells.jsonl"); err != nil {
+			names = append(names, "spells")
+		}
+		for _, name := range names {
+			r, err := openRecords(filepath.Join(o.Out, name+"."+format), format, r.Log)
+			if err != nil {
 				abort()
 				return nil, err
 			}
+			outs = append(outs, r)
+		}
+		dec = outs[0]
+		if len(outs) > 1 {
+			spl = outs[1]
 		}
 	case o.Decisions != nil:
-		dec = bufio.NewWriterSize(o.Decisions, 1<<16)
-		spl = dec
-	}
-	var line []byte
-	var werr error
-	put := func(w *bufio.Writer, rec interface{ AppendJSON([]byte) []byte }) {
-		if w == nil || werr != nil {
-			return
+		if format != "jsonl" {
+			return nil, &OptionError{[]string{fmt.Sprintf("--format %s needs -o DIR", format)}}
 		}
-		line = append(rec.AppendJSON(line[:0]), '\n')
-		_, werr = w.Write(line)
+		dec = &jsonOut{w: bufio.NewWriterSize(o.Decisions, 1<<16)}
+		spl, outs = dec, []recordOut{dec}
+	}
+	var werr error
+	put := func(out recordOut, rec any) {
+		if out != nil && werr == nil {
+			werr = out.put(ctx, rec)
+		}
 	}
 	cfg := bf.Config{Run: run, Tasks: o.Tasks, Overhead: o.Overhead, Mode: bf.Mode(o.Mode), Alphas: o.Alphas,
 		Policies: o.Policies, Timeouts: o.Timeouts, Every: o.Every, SpellLengths: o.Spells, KeepSpells: true}
@@ -113,9 +121,9 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 		return nil, err
 	}
 	res := eng.Finish(math.Max(feed.End(), survey.End))
-	for _, w := range []*bufio.Writer{dec, spl} {
-		if w != nil && werr == nil {
-			werr = w.Flush()
+	for _, out := range outs {
+		if werr == nil {
+			werr = out.close(ctx)
 		}
 	}
 	if werr != nil {
@@ -123,18 +131,123 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 		return nil, werr
 	}
 	if o.Out != "" {
-		for _, f := range files {
-			if err := f.Commit(); err != nil {
-				abort()
-				return nil, err
-			}
-		}
 		if err := output.WriteFile(filepath.Join(o.Out, "values.jsonl"), func(w io.Writer) error { return WriteRows(w, res.Rows) }); err != nil {
 			return nil, err
+		}
+		if len(res.SpellScores) > 0 {
+			if err := output.WriteFile(filepath.Join(o.Out, "spell_scores.jsonl"), func(w io.Writer) error { return writeSpellScores(w, res.SpellScores) }); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return res, nil
 }
+
+// recordOut is where the records of one kind go: JSON lines, Arrow or
+// Parquet, written as they come (in batches for the tables).
+type recordOut interface {
+	put(ctx context.Context, rec any) error
+	close(ctx context.Context) error
+	abort()
+}
+
+func openRecords(path, format string, log zerolog.Logger) (recordOut, error) {
+	switch format {
+	case "jsonl":
+		f, err := output.Open(path, output.Options{Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		return &jsonOut{f: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+	case "arrow":
+		s, err := arrowsink.New(arrowsink.Options{Path: path, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		return &tableOut{s: s}, nil
+	case "parquet":
+		s, err := parquet.New(parquet.Options{Path: path, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		return &tableOut{s: s}, nil
+	}
+	return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", format)}}
+}
+
+// jsonOut writes JSON lines to a file (f) or a writer.
+type jsonOut struct {
+	f    *output.File
+	w    *bufio.Writer
+	line []byte
+}
+
+func (j *jsonOut) put(_ context.Context, rec any) error {
+	j.line = append(rec.(interface{ AppendJSON([]byte) []byte }).AppendJSON(j.line[:0]), '\n')
+	_, err := j.w.Write(j.line)
+	return err
+}
+
+func (j *jsonOut) close(context.Context) error {
+	if err := j.w.Flush(); err != nil || j.f == nil {
+		return err
+	}
+	return j.f.Commit()
+}
+
+func (j *jsonOut) abort() {
+	if j.f != nil {
+		j.f.Abort()
+	}
+}
+
+// tableOut writes records to an Arrow or Parquet sink in batches.
+type tableOut struct {
+	s interface {
+		tracecast.Sink
+		Abort() error
+	}
+	ds []tracecast.Decision
+	ss []tracecast.SpellForecast
+}
+
+const tableBatch = 4096
+
+func (t *tableOut) put(ctx context.Context, rec any) error {
+	switch r := rec.(type) {
+	case tracecast.Decision:
+		if t.ds = append(t.ds, r); len(t.ds) == tableBatch {
+			return t.flush(ctx)
+		}
+	case tracecast.SpellForecast:
+		if t.ss = append(t.ss, r); len(t.ss) == tableBatch {
+			return t.flush(ctx)
+		}
+	}
+	return nil
+}
+
+func (t *tableOut) flush(ctx context.Context) error {
+	var items any
+	switch {
+	case len(t.ds) > 0:
+		items, t.ds = t.ds, nil
+	case len(t.ss) > 0:
+		items, t.ss = t.ss, nil
+	default:
+		return nil
+	}
+	return t.s.Write(ctx, tracecast.Batch{Stream: "backfill", Items: items})
+}
+
+func (t *tableOut) close(ctx context.Context) error {
+	if err := t.flush(ctx); err != nil {
+		return err
+	}
+	return t.s.Close(ctx)
+}
+
+func (t *tableOut) abort() { _ = t.s.Abort() }
 
 // WriteRows writes a backfill table as JSON lines, one row each ("value"
 // records: NaN is null).
@@ -193,9 +306,56 @@ func WriteTable(w io.Writer, res *bf.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d idle spells, %.4g idle worker-seconds; * sees the outcome (a reference, not causal); V = (S − S_ref)/(S_oracle − S_ref), S_ref the better of never and greedy\n",
-		res.Spells, res.IdleWorkerSeconds)
-	return err
+	if _, err := fmt.Fprintf(w, "%d idle spells, %.4g idle worker-seconds; * sees the outcome (a reference, not causal); V = (S − S_ref)/(S_oracle − S_ref), S_ref the better of never and greedy\n",
+		res.Spells, res.IdleWorkerSeconds); err != nil {
+		return err
+	}
+	if len(res.SpellScores) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nspell forecasts: P(the spell lasts d more), Brier score against the residual baseline (the run's completed spells) and climatology (all its spells, with hindsight)\n")
+	tw = tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "d\tforecasts\tBrier\tresidual\tskill\tclimatology\tskill\tR ≥ q10\tR ≥ q50\t\n")
+	for _, sc := range res.SpellScores {
+		fmt.Fprintf(tw, "%g\t%d\t%.4f\t%.4f\t%s\t%.4f\t%s\t%.3f\t%.3f\t\n", sc.D, sc.N, sc.Brier, sc.BrierResidual, signed(sc.SkillResidual),
+			sc.BrierClimatology, signed(sc.SkillClimatology), sc.CoverageQ10, sc.CoverageQ50)
+	}
+	return tw.Flush()
+}
+
+func signed(f float64) string {
+	if math.IsNaN(f) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*f)
+}
+
+// writeSpellScores writes the spell forecasts' scores as JSON lines, one
+// "spell_score" record per length d (NaN is null).
+func writeSpellScores(w io.Writer, scores []bf.SpellScore) error {
+	bw := bufio.NewWriter(w)
+	num := func(f float64) any {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil
+		}
+		return f
+	}
+	for _, sc := range scores {
+		var rel []map[string]any
+		for i, b := range sc.Reliability {
+			rel = append(rel, map[string]any{"bin": i, "n": b.N, "mean_p": num(b.MeanP), "observed": num(b.Observed)})
+		}
+		b, err := json.Marshal(map[string]any{"record": "spell_score", "d": sc.D, "n": sc.N, "brier": num(sc.Brier),
+			"brier_residual": num(sc.BrierResidual), "brier_climatology": num(sc.BrierClimatology),
+			"skill_residual": num(sc.SkillResidual), "skill_climatology": num(sc.SkillClimatology),
+			"coverage_q10": num(sc.CoverageQ10), "coverage_q50": num(sc.CoverageQ50), "reliability": rel})
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
 }
 
 func frac(a, b float64) string {

@@ -1,0 +1,187 @@
+package backfill
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// SpellScore scores the spell forecasts of one length d against what
+// happened (docs/backfill.md): the Brier score of p (P(the spell lasts at
+// least d more)) against the outcome, the same for two baselines at the
+// same issue times — residual (the run's spells completed before the issue
+// time: P(L ≥ x + d | L ≥ x); before the first, (x + 1 µs)/(x + 1 µs + d),
+// the forecaster's prior) and climatology (every spell of the run: a
+// reference that sees the outcome) — the reliability of p, and how often
+// the remaining time reached q10 (meant: 90%) and q50 (50%). It is computed
+// from the spells and the records only, not from the forecaster.
+type SpellScore struct {
+	D                float64
+	N                int
+	Brier            float64
+	BrierResidual    float64
+	BrierClimatology float64
+	SkillResidual    float64
+	SkillClimatology float64
+	CoverageQ10      float64
+	CoverageQ50      float64
+	Reliability      [10]ReliabilityBin
+}
+
+// ReliabilityBin is the forecasts whose p fell in one tenth of [0, 1].
+type ReliabilityBin struct {
+	N        int
+	MeanP    float64
+	Observed float64
+}
+
+// spellScorer keeps each open spell's forecasts until the spell ends (the
+// outcome is then known) and the completed spells' lengths.
+type spellScorer struct {
+	ds      []float64
+	open    map[string][]issued
+	done    []issued // scored: for the climatology at the end
+	lengths lengthHist
+	all     []float64 // every spell length (climatology)
+	score   []SpellScore
+}
+
+type issued struct {
+	t, x, p, q10, q50 float64
+	di                int
+	res               float64 // residual baseline's p (NaN: no spell yet)
+	r                 float64 // remaining time, once known
+}
+
+func newSpellScorer(ds []float64) *spellScorer {
+	s := &spellScorer{ds: ds, open: map[string][]issued{}, score: make([]SpellScore, len(ds))}
+	for i, d := range ds {
+		s.score[i].D = d
+	}
+	return s
+}
+
+func (s *spellScorer) issue(worker string, t, x float64, di int, p, q10, q50 float64) {
+	s.open[worker] = append(s.open[worker], issued{t: t, x: x, p: p, q10: q10, q50: q50, di: di, res: s.lengths.residual(x, s.ds[di])})
+}
+
+// end closes a worker's spell at t (length L: learnt by the residual
+// baseline after the outcomes it scores).
+func (s *spellScorer) end(worker string, t, length float64) {
+	for _, is := range s.open[worker] {
+		is.r = t - is.t
+		s.done = append(s.done, is)
+	}
+	s.open[worker] = s.open[worker][:0]
+	if length > 0 {
+		s.lengths.add(length)
+		s.all = append(s.all, length)
+	}
+}
+
+// finish computes the scores.
+func (s *spellScorer) finish() []SpellScore {
+	slices.Sort(s.all)
+	// P(L ≥ y) over every spell, from the sorted lengths.
+	tail := func(y float64) float64 {
+		return float64(len(s.all) - sort.SearchFloat64s(s.all, y))
+	}
+	for _, is := range s.done {
+		sc := &s.score[is.di]
+		d := s.ds[is.di]
+		y := 0.0
+		if is.r >= d {
+			y = 1
+		}
+		sc.N++
+		sc.Brier += (is.p - y) * (is.p - y)
+		res := is.res
+		if math.IsNaN(res) { // no spell completed yet: Gott's rule, the forecaster's own prior
+			res = (is.x + 1e-6) / (is.x + 1e-6 + d)
+		}
+		sc.BrierResidual += (res - y) * (res - y)
+		clim := 0.5
+		if n := tail(is.x); n > 0 {
+			clim = tail(is.x+d) / n
+		}
+		sc.BrierClimatology += (clim - y) * (clim - y)
+		if is.r >= is.q10 {
+			sc.CoverageQ10++
+		}
+		if is.r >= is.q50 {
+			sc.CoverageQ50++
+		}
+		b := &sc.Reliability[min(int(is.p*10), 9)]
+		b.N++
+		b.MeanP += is.p
+		b.Observed += y
+	}
+	for i := range s.score {
+		sc := &s.score[i]
+		if sc.N == 0 {
+			continue
+		}
+		n := float64(sc.N)
+		sc.Brier /= n
+		sc.BrierResidual /= n
+		sc.BrierClimatology /= n
+		sc.CoverageQ10 /= n
+		sc.CoverageQ50 /= n
+		sc.SkillResidual = skill(sc.Brier, sc.BrierResidual)
+		sc.SkillClimatology = skill(sc.Brier, sc.BrierClimatology)
+		for j := range sc.Reliability {
+			if b := &sc.Reliability[j]; b.N > 0 {
+				b.MeanP /= float64(b.N)
+				b.Observed /= float64(b.N)
+			}
+		}
+	}
+	return s.score
+}
+
+func skill(mse, ref float64) float64 {
+	if ref == 0 {
+		return math.NaN()
+	}
+	return 1 - mse/ref
+}
+
+// lengthHist counts spell lengths in fine logarithmic bins (100 per decade
+// from 1 ns to 10⁵ s) in a Fenwick tree: the residual baseline's P(L ≥ x +
+// d | L ≥ x) over the spells completed so far, in O(log n) per issue and
+// per spell, within a bin's width (2.3%).
+type lengthHist struct {
+	tree [1402]float64
+	n    float64
+}
+
+func lengthBin(l float64) int {
+	if l < 1e-9 {
+		return 0
+	}
+	return min(1+int(math.Floor((math.Log10(l)+9)*100)), 1400)
+}
+
+func (h *lengthHist) add(l float64) {
+	h.n++
+	for i := lengthBin(l) + 1; i <= len(h.tree)-1; i += i & -i {
+		h.tree[i]++
+	}
+}
+
+// below counts the lengths in bins below y's.
+func (h *lengthHist) below(y float64) float64 {
+	s := 0.0
+	for i := lengthBin(y); i > 0; i -= i & -i {
+		s += h.tree[i]
+	}
+	return s
+}
+
+func (h *lengthHist) residual(x, d float64) float64 {
+	n := h.n - h.below(x)
+	if n <= 0 {
+		return math.NaN()
+	}
+	return (h.n - h.below(x+d)) / n
+}
