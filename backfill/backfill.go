@@ -85,7 +85,7 @@ type Config struct {
 
 func (c *Config) check() error {
 	var errs []error
-	if len(c.Tasks) == 0 {
+	if len(c.Tasks) == 0 && !slices.Equal(c.Policies, []string{Never}) {
 		errs = append(errs, errors.New("no back-end task length (--task)"))
 	}
 	for _, d := range c.Tasks {

@@ -11,6 +11,36 @@ import (
 	fstage "github.com/tracecast/tracecast/stages/forecast"
 )
 
+// predictSpells is predict --spells: the spell forecasts of a trace, to
+// standard output or DIR/spells.jsonl, and their scores.
+func predictSpells(cmd *cobra.Command, t specs.Trace, spells []string, every, runID, out, format string) error {
+	o := specs.Backfill{Rules: "auto", Mode: "wait", Alphas: []float64{1}, Policies: []string{"never"}, RunID: runID, Out: out, Format: format}
+	for _, s := range append(spells, every) {
+		if s == "" {
+			continue
+		}
+		d, err := fstage.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("--spells: %w", err)
+		}
+		o.Spells = append(o.Spells, d)
+	}
+	if every != "" {
+		o.Every, o.Spells = o.Spells[len(o.Spells)-1], o.Spells[:len(o.Spells)-1]
+	}
+	tableTo := os.Stderr
+	if out != "" || isTerminal(os.Stdout) {
+		tableTo = os.Stdout
+	} else {
+		o.Decisions = os.Stdout
+	}
+	res, err := runner().Backfill(cmd.Context(), t, o)
+	if err != nil {
+		return err
+	}
+	return specs.WriteSpellScores(tableTo, res.SpellScores)
+}
+
 func newBackfillCmd() *cobra.Command {
 	t := specs.DefaultTrace()
 	o := specs.Backfill{Rules: "auto", Mode: "wait"}

@@ -313,10 +313,16 @@ func WriteTable(w io.Writer, res *bf.Result) error {
 	if len(res.SpellScores) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nspell forecasts: P(the spell lasts d more), Brier score against the residual baseline (the run's completed spells) and climatology (all its spells, with hindsight)\n")
-	tw = tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w)
+	return WriteSpellScores(w, res.SpellScores)
+}
+
+// WriteSpellScores writes the spell forecasts' score table.
+func WriteSpellScores(w io.Writer, scores []bf.SpellScore) error {
+	fmt.Fprintf(w, "spell forecasts: P(the spell lasts d more), Brier score against the residual baseline (the run's completed spells) and climatology (all its spells, with hindsight)\n")
+	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "d\tforecasts\tBrier\tresidual\tskill\tclimatology\tskill\tR ≥ q10\tR ≥ q50\t\n")
-	for _, sc := range res.SpellScores {
+	for _, sc := range scores {
 		fmt.Fprintf(tw, "%g\t%d\t%.4f\t%.4f\t%s\t%.4f\t%s\t%.3f\t%.3f\t\n", sc.D, sc.N, sc.Brier, sc.BrierResidual, signed(sc.SkillResidual),
 			sc.BrierClimatology, signed(sc.SkillClimatology), sc.CoverageQ10, sc.CoverageQ50)
 	}
