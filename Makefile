@@ -74,7 +74,8 @@ deps:
 # Kafka source's message decoder, the fault suite (a broker down 10 s,
 # SIGKILL and SIGTERM of the pipeline, a group member killed, publication
 # at full speed into the running service, a producer dying mid-trace, 5000
-# short traces open at once: about 2 min; make chaos adds 5000 traces of
+# short traces open at once, the broker's disk full for 8 s: about 2 min;
+# make chaos adds 5000 traces of
 # 1000 tasks, 4-7 min) and a reduced reproduction of the window-size study:
 # under 10 minutes on 2 cores. Tests that need ../shared (the study's real traces)
 # skip with a message when it is absent. The fuzzing passes run a number
@@ -95,7 +96,7 @@ test: deps
 	$(call fuzzpass,FuzzDocument,60000x,20x,./parsers/power)
 	$(call fuzzpass,FuzzProcessor,45000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzDecode,45000x,20x,./ingest/kafka)
-	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces)' ./cmd/tracecast/
+	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces|BrokerDiskFull)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
 # test-long runs what make test leaves out: every test without -short (real
@@ -113,7 +114,7 @@ test-long: deps
 	$(call fuzzpass,FuzzDocument,120000x,50x,./parsers/power)
 	$(call fuzzpass,FuzzProcessor,90000x,50x,./parsers/paje)
 	$(call fuzzpass,FuzzDecode,90000x,50x,./ingest/kafka)
-	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces)' ./cmd/tracecast/
+	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces|BrokerDiskFull)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
 vet:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rs/zerolog"
 	"github.com/tracecast/tracecast/internal/kafkaname"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -42,6 +43,13 @@ type BrokerOptions struct {
 	// Metrics, when set, gets the broker's metrics (NewBrokerCollector)
 	// while ServeBroker runs.
 	Metrics prometheus.Registerer
+	// Logger receives the broker's warnings (a full data directory, a
+	// failed write), each repeated at most once per WarnEvery.
+	Logger zerolog.Logger
+	// FreeSpace, when set, replaces the free space of the data directory's
+	// filesystem (statfs): tests inject a full disk where they cannot
+	// mount one.
+	FreeSpace func(dir string) (int64, error)
 }
 
 // StartBroker starts an in-process kfake cluster. A bad address or topic
@@ -56,9 +64,16 @@ func StartBroker(o BrokerOptions) (*kfake.Cluster, error) {
 		return nil, err
 	}
 	opts := []kfake.Opt{kfake.Ports(port), kfake.DefaultNumPartitions(int(o.Partitions)), kfake.GroupMinSessionTimeout(o.MinSessionTimeout)}
+	warn := newRepeats(o.Logger)
+	var st *storage
 	if o.DataDir != "" {
 		opts = append(opts, kfake.DataDir(o.DataDir))
+		st = &storage{dir: o.DataDir, free: o.FreeSpace, log: warn}
+		if st.free == nil {
+			st.free = statfsFree
+		}
 	}
+	opts = append(opts, kfake.WithLogger(&kfakeLogger{st: st, log: warn}))
 	for _, t := range topics {
 		opts = append(opts, kfake.SeedTopics(t.Partitions, t.Name))
 	}
@@ -69,6 +84,9 @@ func StartBroker(o BrokerOptions) (*kfake.Cluster, error) {
 	refuseInvalidTopics(c)
 	if !o.NoAutoCreate {
 		autoCreateTopics(c, o.Partitions, topics)
+	}
+	if st != nil {
+		guardStorage(c, st)
 	}
 	return c, nil
 }

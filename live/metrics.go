@@ -15,6 +15,7 @@ import (
 type brokerCollector struct {
 	c                           *kfake.Cluster
 	topics, parts, msgs, nbytes *prometheus.Desc
+	full, refused, failures     *prometheus.Desc
 }
 
 // NewBrokerCollector returns a Prometheus collector of the cluster's
@@ -23,10 +24,13 @@ type brokerCollector struct {
 // its partitions' high watermarks) and tracecast_broker_bytes.
 func NewBrokerCollector(c *kfake.Cluster) prometheus.Collector {
 	return &brokerCollector{c: c,
-		topics: prometheus.NewDesc("tracecast_broker_topics", "topics the broker holds", nil, nil),
-		parts:  prometheus.NewDesc("tracecast_broker_partitions", "partitions of a topic", []string{"topic"}, nil),
-		msgs:   prometheus.NewDesc("tracecast_broker_messages_total", "messages produced to a topic (the sum of its partitions' high watermarks)", []string{"topic"}, nil),
-		nbytes: prometheus.NewDesc("tracecast_broker_bytes", "bytes a topic holds", []string{"topic"}, nil),
+		topics:   prometheus.NewDesc("tracecast_broker_topics", "topics the broker holds", nil, nil),
+		parts:    prometheus.NewDesc("tracecast_broker_partitions", "partitions of a topic", []string{"topic"}, nil),
+		msgs:     prometheus.NewDesc("tracecast_broker_messages_total", "messages produced to a topic (the sum of its partitions' high watermarks)", []string{"topic"}, nil),
+		nbytes:   prometheus.NewDesc("tracecast_broker_bytes", "bytes a topic holds", []string{"topic"}, nil),
+		full:     prometheus.NewDesc("tracecast_broker_storage_full", "1 while the broker answers produce requests with KAFKA_STORAGE_ERROR for want of space in its data directory", nil, nil),
+		refused:  prometheus.NewDesc("tracecast_broker_storage_refused_total", "produce requests answered KAFKA_STORAGE_ERROR (data directory full)", nil, nil),
+		failures: prometheus.NewDesc("tracecast_broker_storage_write_errors_total", "failed writes to the data directory (no space, I/O error), each logged with its file and cause", nil, nil),
 	}
 }
 
@@ -35,11 +39,24 @@ func (b *brokerCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- b.parts
 	ch <- b.msgs
 	ch <- b.nbytes
+	ch <- b.full
+	ch <- b.refused
+	ch <- b.failures
 }
 
 // Collect lists the topics with a metadata request to the broker (kfake
 // has no call for it), then reads each topic's partitions from the cluster.
 func (b *brokerCollector) Collect(ch chan<- prometheus.Metric) {
+	if st := storageOf(b.c); st != nil {
+		full, _ := st.state()
+		f := 0.0
+		if full {
+			f = 1
+		}
+		ch <- prometheus.MustNewConstMetric(b.full, prometheus.GaugeValue, f)
+		ch <- prometheus.MustNewConstMetric(b.refused, prometheus.CounterValue, float64(st.refused.Load()))
+		ch <- prometheus.MustNewConstMetric(b.failures, prometheus.CounterValue, float64(st.failures.Load()))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	addrs := b.c.ListenAddrs()

@@ -51,7 +51,8 @@ func Serve(ctx context.Context, cfg *pipelines.Config, o ServeOptions, run func(
 		if o.Kafka.Secure() {
 			return &OptionError{Option: "tls", Err: errors.New("needs --brokers (as --sasl-* do): the broker live starts has neither TLS nor SASL")}
 		}
-		c, err := StartBroker(BrokerOptions{Addr: o.Addr, DataDir: o.DataDir, Topics: []string{Topics}, Partitions: 4, MinSessionTimeout: time.Second})
+		c, err := StartBroker(BrokerOptions{Addr: o.Addr, DataDir: o.DataDir, Topics: []string{Topics}, Partitions: 4, MinSessionTimeout: time.Second,
+			Logger: o.Logger})
 		if err != nil {
 			return err
 		}
@@ -94,6 +95,7 @@ func Serve(ctx context.Context, cfg *pipelines.Config, o ServeOptions, run func(
 // ServeBroker runs a broker until SIGINT or SIGTERM (or ctx's end),
 // telling ready its addresses once it accepts connections.
 func ServeBroker(ctx context.Context, o BrokerOptions, log zerolog.Logger, ready func(addrs []string)) error {
+	o.Logger = log
 	c, err := StartBroker(o)
 	if err != nil {
 		return err

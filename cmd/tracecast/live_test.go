@@ -32,6 +32,8 @@ type liveEnv struct {
 	want    map[string]string // offline predictions, by id
 	wantV   map[string]string // offline verdicts
 	running []*exec.Cmd
+	// brokerDir is the broker's data directory (default DIR/broker).
+	brokerDir string
 }
 
 func newLiveEnv(t *testing.T) *liveEnv {
@@ -105,7 +107,14 @@ func (e *liveEnv) start(name string, args ...string) *exec.Cmd {
 
 func (e *liveEnv) startBroker() {
 	e.t.Helper()
-	c := exec.Command(binary, "broker", "--addr", e.addr, "--data-dir", filepath.Join(e.dir, "broker"), "--topics", live.Topics)
+	dataDir := e.brokerDir
+	if dataDir == "" {
+		dataDir = filepath.Join(e.dir, "broker")
+	}
+	c := exec.Command(binary, "--log-format", "json", "broker", "--addr", e.addr, "--data-dir", dataDir, "--topics", live.Topics)
+	if log, err := os.OpenFile(filepath.Join(e.dir, "broker.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err == nil {
+		c.Stderr = log
+	}
 	out, err := c.StdoutPipe()
 	if err != nil {
 		e.t.Fatal(err)
@@ -128,9 +137,10 @@ func (e *liveEnv) stopBroker() {
 	}
 }
 
-// pipeline starts `tracecast run live-kafka` against the test broker.
-func (e *liveEnv) pipeline(name string) *exec.Cmd {
-	args := []string{"run", "live-kafka", "--no-progress", "--set", "traces.session_timeout=2s", "--set", "traces.commit_interval=200ms"}
+// pipeline starts `tracecast run live-kafka` against the test broker, with
+// more arguments when given.
+func (e *liveEnv) pipeline(name string, more ...string) *exec.Cmd {
+	args := append([]string{"run", "live-kafka", "--no-progress", "--set", "traces.session_timeout=2s", "--set", "traces.commit_interval=200ms"}, more...)
 	for _, id := range []string{"traces", "predictions", "verdicts", "alerts", "forecasts", "outcomes", "episodes", "skills"} {
 		args = append(args, "--set", id+".brokers=["+e.addr+"]")
 	}

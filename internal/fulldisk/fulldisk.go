@@ -75,12 +75,15 @@ func Mount(t testing.TB, size int64) (*Disk, bool) {
 	return &Disk{Dir: dir, Mounted: true, t: t, size: size}, true
 }
 
-// Free makes room: the tmpfs grows to 256 MiB, or the injected faults
-// stop.
+// Free makes room: Fill's file is removed and the tmpfs grows to four
+// times its size, or the injected faults stop.
 func (d *Disk) Free() {
 	d.t.Helper()
 	if d.Mounted {
-		if err := syscall.Mount("tmpfs", d.Dir, "tmpfs", syscall.MS_REMOUNT, "size=256m"); err != nil {
+		if err := os.Remove(filepath.Join(d.Dir, "FILL")); err != nil && !os.IsNotExist(err) {
+			d.t.Fatal(err)
+		}
+		if err := syscall.Mount("tmpfs", d.Dir, "tmpfs", syscall.MS_REMOUNT, fmt.Sprintf("size=%d", 4*d.size)); err != nil {
 			d.t.Fatalf("fulldisk: remount %s larger: %v", d.Dir, err)
 		}
 		return

@@ -185,7 +185,7 @@ func (s *Sender) failed(kind Kind, cause string) Outage {
 	if s.o.Attempts == 0 {
 		s.o.Since = now
 	}
-	changed := s.o.Cause != cause
+	changed := s.o.Kind != kind // a new kind of failure is told at once
 	s.o.Attempts++
 	s.o.Cause, s.o.Kind = cause, kind
 	s.retries++
