@@ -82,7 +82,7 @@ func TestSyntheticRecovery(t *testing.T) {
 			// Damaged files are refused, not run.
 			for _, damage := range []func(m *Model){
 				func(m *Model) { m.Scale = m.Scale[1:] },
-				func(m *Model) { m.Clusters[0].Terms[1] = "n^3" },
+				func(m *Model) { m.Clusters[0].Terms[1] = "q^2" }, // not a variable (n^3 is a product term)
 				func(m *Model) { m.Clusters[0].Weights = m.Clusters[0].Weights[1:] },
 				func(m *Model) { m.Keep[0] = 99 },
 				func(m *Model) { m.Scale[0] = 0 },
