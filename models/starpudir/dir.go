@@ -119,6 +119,8 @@ func (d *Dir) readModels(dir string) {
 			d.Skipped = append(d.Skipped, Skipped{Path: p, Reason: "a backup written by fit-model --write-back", Backup: true})
 		case strings.HasPrefix(e.Name(), "."):
 			d.skip(p, "a hidden file")
+		case strings.HasSuffix(e.Name(), ".tmp"):
+			d.skip(p, "a temporary file (a write interrupted before it was renamed)")
 		default:
 			m, err := ReadModel(p)
 			if err != nil {

@@ -30,6 +30,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -41,6 +42,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/internal/output"
 )
 
 // Version is the performance model format version read and written (the
@@ -621,9 +623,10 @@ func (m *Model) Bytes() []byte { return []byte(strings.Join(m.lines, "")) }
 
 // WriteModel replaces m's file with m.Bytes(), keeping the file it
 // replaces as PATH.bak (PATH.bak.1, .bak.2, ... when that exists: no
-// backup is overwritten). The new content is written to a temporary file
-// in the same directory and renamed over the old one. It returns the
-// backup's path. StarPU must not be running on the directory (it rewrites
+// backup is overwritten). The new content is written as PATH.tmp and
+// renamed over the old file (internal/output, as every file tracecast
+// writes: a full disk leaves PATH as it was). It returns the backup's
+// path. StarPU must not be running on the directory (it rewrites
 // model files when it shuts down with STARPU_CALIBRATE set).
 func WriteModel(m *Model) (backup string, err error) {
 	st, err := os.Stat(m.Path)
@@ -659,21 +662,8 @@ func WriteModel(m *Model) (backup string, err error) {
 		}
 		break
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(m.Path), "."+filepath.Base(m.Path)+".tmp*")
-	if err != nil {
-		return backup, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(m.Bytes()); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Close(); err != nil {
-		return backup, err
-	}
-	return backup, os.Rename(tmp.Name(), m.Path)
+	return backup, output.WriteFile(m.Path, func(w io.Writer) error {
+		_, err := w.Write(m.Bytes())
+		return err
+	})
 }

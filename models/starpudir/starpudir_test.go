@@ -292,6 +292,7 @@ func TestOpenSkipsDamaged(t *testing.T) {
 	notOut := write("tmp/notes.txt", "x")
 	old := write("44/mlr_final.vm", "44\n")
 	empty := write("45/empty.vm", "")
+	tmp := write("45/mlr_final.vm.tmp", "45\n")
 	d, err := Open(home)
 	if err != nil {
 		t.Fatal(err)
@@ -306,6 +307,7 @@ func TestOpenSkipsDamaged(t *testing.T) {
 		notOut:            "not a raw measurement file",
 		filepath.Dir(old): "version 44",
 		empty:             "empty file",
+		tmp:               "a temporary file",
 	}
 	for _, s := range d.Skipped {
 		w, ok := want[s.Path]
