@@ -171,6 +171,8 @@ type Page struct {
 	Fc      forecastChart    `json:"forecast"`
 	Skill   []forecast.Score `json:"skill"`
 	Energy  *energySection   `json:"energy,omitempty"`
+	// starpu is the section SetStarPU adds (tables only: not in DATA).
+	starpu *starpuSection
 }
 
 // SummaryItem is one line of the trace's summary.
@@ -579,6 +581,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 		"Summary": p.Summary,
 		"Skill":   skillRows(p.Skill),
 		"Energy":  p.Energy,
+		"StarPU":  p.starpu,
 		"Data":    template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
 		"Script":  template.JS(pageJS),
 		"Agg":     p.Gantt.Aggregated,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/stages/energy"
 )
 
@@ -26,6 +27,17 @@ func TestPageTemplate(t *testing.T) {
 		{"energy", func(t *testing.T) *Page {
 			return energyPage(t, demoTrace, EnergyInputs{Power: []string{"../testdata/power/cholesky-2cpu.rapl.csv.gz"}, Stage: energy.DefaultStageConfig()})
 		}, []string{"<title>tracecast report: " + demoTrace + "</title>", "const DATA = {", `<table id="energy-table">`, `data-class="total"`}},
+		{"starpu", func(t *testing.T) *Page {
+			p := page(t, demoTrace, PageOptions{})
+			s, err := modelio.FitStarPUDefaults("../models/starpudir/testdata/codelets")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.SetStarPU(s)
+			return p
+		}, []string{`<table id="starpu-models">`, "<td>mlr_final/cpu0_impl0</td><td>420</td>", "<td>chol_model_11/cpu0_impl0</td><td>4</td>",
+			`data-codelet="mlr_final"`, "declared monomials, least squares: Duration = ", "to write with fit-model --write-back: mlr_final.vm cpu0_impl0",
+			`data-codelet="mlr_init"`, "declares no monomials"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -86,3 +86,94 @@ func combos(cs [][]int) string {
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
+
+// starpuSection is the HTML report's section of a sampling directory's
+// models (Page.SetStarPU).
+type starpuSection struct {
+	Dir      string
+	Rows     []starpuRow
+	Codelets []starpuCodelet
+	Skipped  []string
+}
+
+type starpuRow struct {
+	Group, N, Model, Eiger, Declared, History, StarPU, Warn string
+}
+
+type starpuCodelet struct {
+	Symbol, Selection, Declared, Errors, Declare, Where string
+}
+
+// SetStarPU adds to the page a section with a sampling directory's models
+// (fit-model --starpu-dir): per codelet and arch the model, its held-out
+// MAPE next to the baselines, and for each multiple-regression codelet
+// the declared monomials' coefficients and where they go; the files
+// skipped and why.
+func (p *Page) SetStarPU(s *modelio.StarPUFit) {
+	sec := &starpuSection{Dir: s.Dir.Codelets}
+	score := func(sc *eiger.Scores) string {
+		if sc == nil {
+			return "–"
+		}
+		out := pct(sc.MAPE)
+		if sc.Negative > 0 {
+			out += fmt.Sprintf(" (%d negative)", sc.Negative)
+		}
+		return out
+	}
+	for i := range s.File.Groups {
+		g := &s.File.Groups[i]
+		r := starpuRow{Group: g.Name, N: strconv.Itoa(g.N), Eiger: "–", Declared: "–", History: "–", StarPU: "–"}
+		switch {
+		case g.Model == nil:
+			r.Model, r.Warn = "no model", g.Error
+		case len(g.Model.Clusters) == 1:
+			cl := &g.Model.Clusters[0]
+			r.Model = Formula(s.File.Target, cl)
+			if cl.Negative > 0 {
+				r.Warn = fmt.Sprintf("UNUSABLE: predicts a negative duration for %d of its %d rows", cl.Negative, cl.N)
+			}
+		default:
+			r.Model = fmt.Sprintf("%d clusters", len(g.Model.Clusters))
+		}
+		if v := g.Validation; v != nil && v.Folds > 0 {
+			r.Eiger, r.Declared, r.History, r.StarPU = score(&v.Eiger), score(v.Declared), score(&v.History), score(v.StarPU)
+		} else if v != nil && r.Warn == "" {
+			r.Warn = v.StarPUNote
+		}
+		sec.Rows = append(sec.Rows, r)
+	}
+	for _, c := range s.Codelets {
+		sc := starpuCodelet{Symbol: c.Symbol, Where: c.NotWritten}
+		g, _ := s.File.Find(map[string]string{"codelet": c.Symbol, "arch": strings.TrimPrefix(c.Group, c.Symbol+"/")})
+		if g != nil && g.Model != nil && len(g.Model.Clusters) == 1 {
+			sc.Selection = Formula(s.File.Target, &g.Model.Clusters[0])
+			if v := g.Validation; v != nil && v.Folds > 0 {
+				sc.Errors = "held-out MAPE: selection " + score(&v.Eiger)
+				if v.Declared != nil {
+					sc.Errors += ", declared " + score(v.Declared)
+				}
+			}
+		}
+		if c.Coeff != nil {
+			sc.Declared = Formula(s.File.Target, &eiger.Cluster{Terms: append([]string{"1"}, c.Monomials...), Weights: c.Coeff})
+			var where []string
+			for _, t := range c.Targets {
+				where = append(where, filepath.Base(t.Model.Path)+" "+t.Arch.Arch)
+			}
+			verb := "to write with fit-model --write-back: "
+			if s.Written {
+				verb = "written: "
+			}
+			sc.Where = strings.TrimSuffix(verb+strings.Join(where, ", ")+"; "+c.NotWritten, "; ")
+		}
+		if c.Combinations != nil {
+			sc.Declare = fmt.Sprintf(".ncombinations = %d, combinations %s (%s)", len(c.Combinations), combos(c.Combinations), strings.Join(c.Raw.Params, ", "))
+		}
+		sec.Codelets = append(sec.Codelets, sc)
+	}
+	for _, sk := range s.Dir.Skipped {
+		sec.Skipped = append(sec.Skipped, sk.Path+": "+sk.Reason)
+	}
+	p.starpu = sec
+}

@@ -9,8 +9,10 @@ import (
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/internal/memlimit"
+	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines/specs"
+	"github.com/tracecast/tracecast/report"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/study"
 )
@@ -144,6 +146,7 @@ func newPredictCmd() *cobra.Command {
 	f := specs.Forecasts{Coverage: 0.9, RegimeAlpha: 0.01}
 	var out string
 	var verify bool
+	var spells []string
 	cmd := &cobra.Command{
 		Use:   "predict TRACE [--horizon D]... [--every D] [--query 'idle>=25%']... [--method M] [--format jsonl|arrow|parquet] [-o DIR]",
 		Short: "Forecast idle capacity over a consumer's horizons (or over KS windows with --window)",
@@ -183,6 +186,9 @@ predictions, verdicts and alerts.`,
 				}
 			}
 			t.Path = args[0]
+			if len(spells) > 0 {
+				return predictSpells(cmd, t, spells, f.Every, f.RunID, out, f.Format)
+			}
 			if w.Window != 0 || w.Model != "" {
 				if w.Method == "" {
 					w.Method = "matlab"
@@ -210,6 +216,7 @@ predictions, verdicts and alerts.`,
 	cliflags.Bind(fl, &f)
 	fl.StringVar(&w.Method, "method", "", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
 	fl.BoolVar(&verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
+	fl.StringArrayVar(&spells, "spells", nil, "instead: idle-spell forecasts, P(an idle worker stays idle d more), for these lengths d (repeatable; docs/backfill.md), scored")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for the output files (default: JSON lines on standard output)")
 	return cmd
 }
@@ -260,7 +267,7 @@ by --run-id, a Kafka key), and only them.`,
 
 func newReportCmd() *cobra.Command {
 	t := specs.DefaultTrace()
-	var out, rules string
+	var out, rules, starpuDir string
 	var horizons []string
 	power := specs.ReportPower{Attribution: specs.DefaultAttribution()}
 	cmd := &cobra.Command{
@@ -274,7 +281,9 @@ idle, computing or communicating over time, the idle-capacity forecasts
 baselines (docs/forecasts.md). Large traces are aggregated so the page
 stays small. With --power (one power-meter stream per file, as tracecast
 energy reads them and with its options), the page also shows the power over
-time and each node's energy by state class (docs/report.md).`,
+time and each node's energy by state class (docs/report.md). With
+--starpu-dir, it also shows the task models of StarPU's sampling directory
+(fit-model --starpu-dir: docs/tasks.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, f := range []string{"power-format", "metric", "node", "map", "node-type", "offset", "max-gap", "lateness"} {
@@ -286,7 +295,15 @@ time and each node's energy by state class (docs/report.md).`,
 				return err
 			}
 			t.Path = args[0]
-			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, power, out); err != nil {
+			var sections []func(*report.Page)
+			if starpuDir != "" {
+				s, err := modelio.FitStarPUDefaults(starpuDir)
+				if err != nil {
+					return err
+				}
+				sections = append(sections, func(p *report.Page) { p.SetStarPU(s) })
+			}
+			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, power, out, sections...); err != nil {
 				return err
 			}
 			fmt.Println(out)
@@ -298,6 +315,7 @@ time and each node's energy by state class (docs/report.md).`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi")
 	cmd.Flags().StringArrayVar(&horizons, "horizon", nil, "forecast horizons, durations with a unit (default: 0.1%, 1% and 10% of the run)")
+	cmd.Flags().StringVar(&starpuDir, "starpu-dir", "", "also show the task models of StarPU's sampling directory ($STARPU_HOME), as fit-model --starpu-dir fits them")
 	return cmd
 }
 

@@ -124,6 +124,27 @@ func TestFitModelStarPUErrors(t *testing.T) {
 	}
 }
 
+// TestStarPUReport: the HTML report shows a sampling directory's models.
+func TestStarPUReport(t *testing.T) {
+	home, codelets := starpuHome(t)
+	os.WriteFile(filepath.Join(codelets, "45", "README"), []byte("notes\n"), 0o644)
+	html := filepath.Join(t.TempDir(), "r.html")
+	r := run(t, nil, "report", "../../testdata/smpi/ring-4.trace", "--starpu-dir", home, "-o", html)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	page, _ := os.ReadFile(html)
+	for _, want := range []string{`<table id="starpu-models">`, "<td>mlr_final/cpu0_impl0</td><td>420</td>", `data-codelet="mlr_final"`,
+		`<ul id="starpu-skipped"><li class="warn">skipped ` + filepath.Join(codelets, "45", "README") + ": line 1: "} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if r := run(t, nil, "report", "../../testdata/smpi/ring-4.trace", "--starpu-dir", t.TempDir(), "-o", html); r.code != 1 || !strings.Contains(r.stderr, "no StarPU sampling directory") {
+		t.Errorf("not a sampling directory: exit %d %q", r.code, r.stderr)
+	}
+}
+
 // mlrExample finds StarPU's mlr example (Debian starpu-examples), or skips.
 func mlrExample(t *testing.T) string {
 	t.Helper()

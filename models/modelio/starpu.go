@@ -202,6 +202,16 @@ func FitStarPUDir(dir string, o TaskFit, writeBack bool) (*StarPUFit, error) {
 	return s, nil
 }
 
+// FitStarPUDefaults is FitStarPUDir with fit-model's default options and
+// no write-back (the HTML report's section).
+func FitStarPUDefaults(dir string) (*StarPUFit, error) {
+	o := DefaultTaskFit()
+	if err := o.Check(""); err != nil {
+		return nil, err
+	}
+	return FitStarPUDir(dir, o, false)
+}
+
 // rawArch is the arch a raw file's rows come from: the one of its model
 // files, or "all".
 func rawArch(ms []*starpudir.Model) string {

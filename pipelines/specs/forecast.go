@@ -370,8 +370,9 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 
 // WriteReport writes the trace's HTML report to out, with forecasts over
 // horizons (durations with a unit; none: 0.1%, 1% and 10% of the run) and
-// the energy section of the power streams.
-func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons []string, power ReportPower, out string) error {
+// the energy section of the power streams; sections add to the page
+// before it is written (the task models of a StarPU sampling directory).
+func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons []string, power ReportPower, out string, sections ...func(*report.Page)) error {
 	if out == "" {
 		return &OptionError{[]string{"-o report.html is required"}}
 	}
@@ -386,6 +387,9 @@ func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons
 	page, err := r.Page(ctx, t, rules, hs, power)
 	if err != nil {
 		return err
+	}
+	for _, add := range sections {
+		add(page)
 	}
 	return output.WriteFile(out, page.WriteHTML)
 }
