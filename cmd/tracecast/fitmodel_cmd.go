@@ -61,6 +61,9 @@ products of up to four factors chosen on held-out parameter combinations
 				if o.Target != "" && o.Target != starpudir.DurationColumn {
 					return usageErr(fmt.Errorf("--target %s: with --starpu-dir the target is %s", o.Target, starpudir.DurationColumn))
 				}
+				if o.GroupBy != nil || o.Inputs != nil {
+					return usageErr(errors.New("--group and --inputs: with --starpu-dir the models are per codelet and arch, of every parameter (or of the data size)"))
+				}
 				return runFitStarPU(cmd.OutOrStdout(), cmd.ErrOrStderr(), starpuDir, o, writeBack, out, plots)
 			case len(args) == 0:
 				return usageErr(errors.New("give a FILE to fit, or --starpu-dir DIR"))

@@ -112,6 +112,7 @@ func TestFitModelStarPUErrors(t *testing.T) {
 		{[]string{"fit-model", raw, "--write-back"}, 2, "--write-back needs --starpu-dir"},
 		{[]string{"fit-model"}, 2, "give a FILE"},
 		{[]string{"fit-model", "--starpu-dir", home, "--target", "t"}, 2, "the target is Duration"},
+		{[]string{"fit-model", "--starpu-dir", home, "--inputs", "M"}, 2, "per codelet and arch"},
 		{[]string{"fit-model", raw, "--max-factors", "5"}, 2, "--max-factors"},
 		{[]string{"fit-model", raw, "--select", "best"}, 2, "--select"},
 		{[]string{"fit-model", "--starpu-dir", t.TempDir()}, 1, "no StarPU sampling directory"},
