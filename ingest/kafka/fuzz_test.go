@@ -59,7 +59,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 		g := &genState{parts: map[int]*partState{0: {next: -1, open: map[string]int64{}}}, traces: map[string]*traceState{},
-			skipping: map[string]bool{}, pending: map[string][]tracecast.Line{}}
+			pending: map[string][]tracecast.Line{}}
 		type run struct {
 			num   int64
 			ended bool

@@ -326,7 +326,13 @@ type genState struct {
 	gen      *kafkago.Generation
 	parts    map[int]*partState
 	traces   map[string]*traceState
-	skipping map[string]bool
+	// skipping holds the traces whose later messages are skipped (ended
+	// by timeout, lines lost, begun before the start position) until they
+	// start again or end: at most component.MaxDropped, the oldest
+	// forgotten (its later messages are then skipped as begun before the
+	// start position: the same), so that runs whose producer died cost
+	// nothing for ever.
+	skipping component.Bounded[struct{}]
 	pending  map[string][]tracecast.Line
 	order    []string // traces with pending lines, in arrival order
 	npending int
@@ -338,7 +344,7 @@ type genState struct {
 // false, to join the next) or ctx is cancelled (returns true).
 func (s *Source) runGeneration(ctx context.Context, gen *kafkago.Generation, emit tracecast.Emit) (stop bool, err error) {
 	g := &genState{gen: gen, parts: map[int]*partState{}, traces: map[string]*traceState{},
-		skipping: map[string]bool{}, pending: map[string][]tracecast.Line{}}
+		skipping: component.Bounded[struct{}]{Max: component.MaxDropped}, pending: map[string][]tracecast.Line{}}
 	// The traces left open by the previous generation will be read again
 	// from their partition's committed offset (here or by another member):
 	// forget them. (Only them: a stage may also read other sources.)
@@ -586,8 +592,8 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 		return nil
 	}
 	if v, ok := header(&m, HeaderEnd); ok && string(v) == "1" {
-		if g.skipping[id] {
-			delete(g.skipping, id)
+		if g.skipping.Has(id) {
+			g.skipping.Delete(id)
 			return nil
 		}
 		if g.traces[id] != nil {
@@ -606,15 +612,15 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 			}
 			s.o.Logger.Warn().Str("trace", id).Msg("trace started again before its end marker: previous run dropped")
 		}
-		delete(g.skipping, id)
+		g.skipping.Delete(id)
 		tr = &traceState{part: m.Partition}
 		g.traces[id] = tr
 		ps.open[id] = m.Offset
 	}
 	if tr == nil {
 		s.skipped.Add(1)
-		if !g.skipping[id] {
-			g.skipping[id] = true
+		if !g.skipping.Has(id) {
+			g.skipping.Set(id, struct{}{})
 			s.o.Logger.Info().Str("trace", id).Int("partition", m.Partition).Int64("offset", m.Offset).
 				Msg("trace began before the start position (its results were committed): skipping its messages")
 		}
@@ -685,7 +691,7 @@ func (s *Source) linesMissing(ctx context.Context, g *genState, id string, seq i
 		Msg("lines missing in a trace (its producer lost messages): the trace is dropped, its records will be missing downstream, and its later messages skipped")
 	delete(g.traces, id)
 	delete(g.parts[tr.part].open, id)
-	g.skipping[id] = true
+	g.skipping.Set(id, struct{}{})
 	return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamDrop{Reason: tracecast.DropLinesLost}, Watermark: math.NaN()})
 }
 
@@ -719,7 +725,7 @@ func (s *Source) expire(ctx context.Context, g *genState, emit tracecast.Emit) e
 		n := s.timedOut.Add(1)
 		s.o.Logger.Warn().Str("trace", id).Str("end", tracecast.EndTimeout).Dur("trace_timeout", s.o.TraceTimeout).Int64("timed_out", n).
 			Msg("trace silent for too long: ended by timeout, without its end marker (its records are flushed as final; later messages are skipped)")
-		g.skipping[id] = true
+		g.skipping.Set(id, struct{}{})
 		g.dirty = true
 		if err := s.endTrace(ctx, g, id, tracecast.EndTimeout, emit); err != nil {
 			return err

@@ -39,8 +39,10 @@ type PerStream struct {
 	tick uint64
 	// dropped holds the streams whose input is ignored until they end or
 	// are reset, with why (tracecast.DropEvicted, DropFailed, or "upstream"
-	// for a StreamDrop received).
-	dropped map[string]string
+	// for a StreamDrop received): at most MaxDropped, the oldest forgotten
+	// beyond (a run that never ends — its producer died — must not be kept
+	// for ever by a service that runs for days).
+	dropped Bounded[string]
 	// Evictions counts the streams evicted so far; Ignored the records
 	// (lines, entities) of dropped streams ignored since, and IgnoredEnds
 	// their end markers.
@@ -63,6 +65,15 @@ type PerStream struct {
 // dropUpstream is the reason recorded for a StreamDrop received.
 const dropUpstream = "upstream"
 
+// MaxDropped bounds the dropped streams a PerStream remembers (or four
+// times its max_streams, if more): beyond it, the one dropped longest ago
+// is forgotten — its later input, should it come, is then followed as a
+// new stream (a Paje parser fails it at its first line that refers to
+// what it did not read, and drops it again under stream_errors: drop).
+// A dropped stream is otherwise forgotten when it ends (its end marker,
+// or the Kafka source's trace_timeout).
+const MaxDropped = 65536
+
 // DropFailedStreams makes stream errors drop the stream, logged on log,
 // instead of failing the pipeline.
 func (ps *PerStream) DropFailedStreams(log zerolog.Logger) *PerStream {
@@ -74,8 +85,12 @@ func NewPerStream(max int, newProc func(stream string) (tracecast.Processor, err
 	if max <= 0 {
 		max = DefaultMaxStreams
 	}
+	dropped := MaxDropped
+	if 4*max > dropped {
+		dropped = 4 * max
+	}
 	return &PerStream{newProc: newProc, max: max, procs: map[string]tracecast.Processor{}, used: map[string]uint64{},
-		dropped: map[string]string{}, log: zerolog.Nop()}
+		dropped: Bounded[string]{Max: dropped}, log: zerolog.Nop()}
 }
 
 // LogTo sets the logger evictions are reported on.
@@ -85,7 +100,7 @@ func (ps *PerStream) LogTo(log zerolog.Logger) *PerStream {
 }
 
 func (ps *PerStream) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
-	if _, ok := ps.dropped[in.Stream]; ok {
+	if ps.dropped.Has(in.Stream) {
 		ps.Ignored += itemsLen(in)
 		return nil
 	}
@@ -129,7 +144,7 @@ func (ps *PerStream) evictOldest(ctx context.Context, stream string, emit tracec
 		}
 	}
 	ps.forget(oldest)
-	ps.dropped[oldest] = tracecast.DropEvicted
+	ps.dropped.Set(oldest, tracecast.DropEvicted)
 	ps.Evictions++
 	ps.log.Warn().Str("evicted", oldest).Str("for", stream).Int("max_streams", ps.max).Int("evictions", ps.Evictions).
 		Msg("too many streams open: the least recently active one is dropped for good, unflushed (its later records are missing, downstream too), its later input ignored until it ends or restarts")
@@ -148,7 +163,7 @@ func (ps *PerStream) check(ctx context.Context, stream string, err error, emit t
 	}
 	ps.drop.Error().Err(err).Str("stream", stream).Msg("stream dropped: its later input is ignored, and the stages after this one drop it too (stream_errors: drop)")
 	ps.forget(stream)
-	ps.dropped[stream] = tracecast.DropFailed
+	ps.dropped.Set(stream, tracecast.DropFailed)
 	ps.gone.dropped++
 	return emitDrop(ctx, stream, tracecast.DropFailed, emit)
 }
@@ -181,8 +196,8 @@ func (ps *PerStream) Flush(ctx context.Context, emit tracecast.Emit) error {
 // processor that is a tracecast.EndReasoner learns end before its Flush
 // (its final records say how the run ended).
 func (ps *PerStream) EndStream(ctx context.Context, stream string, end tracecast.StreamEnd, emit tracecast.Emit) error {
-	if why, ok := ps.dropped[stream]; ok {
-		delete(ps.dropped, stream)
+	if why, ok := ps.dropped.Get(stream); ok {
+		ps.dropped.Delete(stream)
 		ps.IgnoredEnds++
 		ps.log.Info().Str("stream", stream).Str("dropped", why).Int("ignored_ends", ps.IgnoredEnds).
 			Msg("a dropped stream ended: its end is ignored, nothing flushed")
@@ -217,11 +232,11 @@ func (ps *PerStream) ResetStream(stream string) {
 			ps.retire(ps.procs[s], false, 0)
 		}
 		ps.procs, ps.order = map[string]tracecast.Processor{}, nil
-		clear(ps.dropped)
+		ps.dropped.Clear()
 		clear(ps.used)
 		return
 	}
-	delete(ps.dropped, stream)
+	ps.dropped.Delete(stream)
 	ps.forget(stream)
 }
 
@@ -229,8 +244,8 @@ func (ps *PerStream) ResetStream(stream string) {
 // and ignores its later input until it ends or is reset.
 func (ps *PerStream) DropStream(stream string) {
 	ps.forget(stream)
-	if _, ok := ps.dropped[stream]; !ok {
-		ps.dropped[stream] = dropUpstream
+	if !ps.dropped.Has(stream) {
+		ps.dropped.Set(stream, dropUpstream)
 	}
 }
 
