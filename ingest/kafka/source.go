@@ -323,9 +323,9 @@ type traceState struct {
 
 // genState is everything that lives for one generation.
 type genState struct {
-	gen      *kafkago.Generation
-	parts    map[int]*partState
-	traces   map[string]*traceState
+	gen    *kafkago.Generation
+	parts  map[int]*partState
+	traces map[string]*traceState
 	// skipping holds the traces whose later messages are skipped (ended
 	// by timeout, lines lost, begun before the start position) until they
 	// start again or end: at most component.MaxDropped, the oldest
