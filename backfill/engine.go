@@ -67,6 +67,9 @@ type Engine struct {
 	started bool
 	t0      float64
 	dirty   []*worker
+	// pending are the changes at e.now, applied once time moves on.
+	pending      map[*worker]bool
+	pendingOrder []*worker
 	// dirtyAll: the dirty workers' every lane plans again (else only
 	// those whose plan reads the features: forecast).
 	dirtyAll map[*worker]bool
@@ -88,7 +91,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, sink: sink, workers: map[string]*worker{},
-		model: spell.New(), ready: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, plans: map[planKey]*planCache{}}
+		model: spell.New(), ready: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, pending: map[*worker]bool{}, plans: map[planKey]*planCache{}}
 	nan := math.NaN()
 	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
 	for di, d := range cfg.Tasks {
@@ -172,7 +175,22 @@ func (e *Engine) Change(t float64, name string, idle bool) {
 	}
 	e.advance(t)
 	w := e.worker(name)
-	e.setIdle(w, t, idle)
+	if _, ok := e.pending[w]; !ok {
+		e.pendingOrder = append(e.pendingOrder, w)
+	}
+	e.pending[w] = idle
+}
+
+// flush applies the changes of the instant e.now: only where a worker ends
+// up matters (a rank idle in MPI_Recv, in a send of no duration, then in
+// MPI_Recv again at the same instant stays in one spell: its class is idle
+// throughout every interval of positive length).
+func (e *Engine) flush() {
+	for _, w := range e.pendingOrder {
+		e.setIdle(w, e.now, e.pending[w])
+	}
+	clear(e.pending)
+	e.pendingOrder = e.pendingOrder[:0]
 }
 
 func (e *Engine) setIdle(w *worker, t float64, idle bool) {
@@ -239,7 +257,7 @@ func (e *Engine) endSpell(w *worker, t float64) {
 	for i, l := range e.lanes {
 		ls := &w.lanes[i]
 		ls.plan, ls.launch = math.Inf(1), false
-		if !ls.running || ls.until <= t || ls.overran {
+		if !ls.running || ls.until <= t+timeEps || ls.overran {
 			continue // an overrun counts once, against its own spell
 		}
 		if e.cfg.Mode == Kill {
@@ -339,6 +357,9 @@ func (e *Engine) advance(t float64) {
 	if t < e.now {
 		t = e.now // a late change counts at the latest time seen
 	}
+	if t > e.now {
+		e.flush()
+	}
 	if v := e.model.Version(); v != e.version {
 		e.version = v // the plans read the model: plan again
 		for _, w := range e.order {
@@ -385,7 +406,7 @@ func (e *Engine) run(w *worker, t float64) {
 		for {
 			if ls.running {
 				// A task ending at t, the spell's end, completed (a+o+d ≤ e).
-				if ls.until > t {
+				if ls.until > t+timeEps {
 					break
 				}
 				ls.running = false
@@ -402,7 +423,7 @@ func (e *Engine) run(w *worker, t float64) {
 				e.plan(w, i, ls.until)
 				continue
 			}
-			if !(ls.plan < t) {
+			if !(ls.plan < t-timeEps) {
 				break
 			}
 			ls.running, ls.overran, ls.taskStart, ls.until, ls.p = true, false, ls.plan, ls.plan+l.c, ls.planP
@@ -587,6 +608,12 @@ func (pc *planCache) solve(e *Engine) {
 	}
 	pc.solved = true
 }
+
+// timeEps is how close two times are to count as equal (1 ns: traces
+// resolve µs or ns, and back-to-back tasks add up rounding errors): a task
+// ending within it of its spell's end completed; a launch within it of the
+// end does not happen.
+const timeEps = 1e-9
 
 // after is the time a spell that started at start has lasted x, and now
 // when it already has (start + (now − start) need not be now in floating

@@ -52,6 +52,7 @@ func (e *Engine) Finish(end float64) *Result {
 	if e.ended {
 		return nil
 	}
+	e.flush()
 	e.advance(math.Max(end, e.now))
 	for _, w := range e.order {
 		if w.idle {
@@ -141,7 +142,7 @@ func (e *Engine) oracle(d, c float64, emit bool) (float64, *lane) {
 	for _, w := range e.order {
 		for k := 0; k < len(w.spells); k += 2 {
 			s, end := w.spells[k], w.spells[k+1]
-			n := math.Floor((end - s) / c)
+			n := math.Floor((end - s + timeEps) / c)
 			a := s // back to back, as greedy adds them up
 			for range int(n) {
 				l.launches++
@@ -188,10 +189,10 @@ func (e *Engine) replay(d, c, tau, alpha float64, emit bool) *lane {
 			if free > a {
 				a = free
 			}
-			for a < end {
+			for a < end-timeEps {
 				until := a + c
 				outcome := "completed"
-				if until <= end {
+				if until <= end+timeEps {
 					l.u += d
 					l.completed++
 				} else if e.cfg.Mode == Kill {

@@ -37,8 +37,11 @@ if not scored:
     sys.exit("no group where a policy reaches V > 0.05")
 mean = lambda p: sum(v.get(p) or 0 for v in scored) / len(scored)
 print("\n%d groups where a policy reaches V > 0.05 (of %d)" % (len(scored), len(groups)))
+def median(p):
+    v = sorted(g.get(p) or 0 for g in scored)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
 for p in pols:
-    print("  mean V %-18s %.3f" % (p, mean(p)))
+    print("  mean V %-18s %.3f   median %.3f" % (p, mean(p), median(p)))
 h = mean("hindsight-timeout")
 print("  forecast / hindsight-timeout: %.3f (the bar: 0.9)" % (mean("forecast") / h if h else float("nan")))
 print("  forecast's worst V: %.3f (the bar: -0.05)" % min((v.get("forecast") or 0) for v in scored))
