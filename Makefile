@@ -16,7 +16,7 @@ PURE_RE = tracecast/(stats(/.*)?|forecast|models(/.*)?|report)$$
 RACE_PKGS = $$($(GO) list $(PKGS) | grep -Ev '$(PURE_RE)')
 PURE_PKGS = $$($(GO) list $(PKGS) | grep -E '$(PURE_RE)')
 
-.PHONY: all build test test-long deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval chaos hostile
+.PHONY: all build test test-long deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval backfill-eval chaos hostile
 
 all: build
 
@@ -150,6 +150,14 @@ hostile:
 # docs/forecasts.md (needs ../shared; generates SMPI runs with smpirun).
 forecast-eval:
 	tools/forecast-eval.sh
+
+# backfill-eval runs tracecast backfill on the backfill issue's acceptance
+# set (StarPU and SMPI traces; tasks of 1, 10 and 100 ms; wait mode at
+# α = 10, kill mode with o = 0.5 ms at α = 1) and prints each group's value
+# V per policy and the summary of docs/backfill.md (needs ../shared;
+# smpirun for the generated runs; about 3 minutes).
+backfill-eval:
+	tools/backfill-eval.sh
 
 # bench prints the scaling table — tracecast states --format pjdump against
 # pj_dump on the 41 MB StarPU trace and its events repeated to 420 MB and
