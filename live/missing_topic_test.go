@@ -71,3 +71,27 @@ func TestPublishToMissingTopic(t *testing.T) {
 	}
 	t.Logf("after %v: %v", took.Round(time.Millisecond), err)
 }
+
+// TestSubscribeToMissingTopic: subscribe (without a group) to a topic the
+// broker does not have says so, naming the broker and what to do, rather
+// than Kafka's bare "[3] Unknown Topic Or Partition"; with a group it
+// warns and waits for the topic.
+func TestSubscribeToMissingTopic(t *testing.T) {
+	c, err := StartBroker(BrokerOptions{Addr: "127.0.0.1:0", Partitions: 4, NoAutoCreate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	addr := c.ListenAddrs()[0]
+	err = Subscribe(t.Context(), SubscribeOptions{Brokers: []string{addr}, Topic: "nope"}, func([][]byte) error { return nil })
+	if want := "topic nope does not exist on " + addr; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("subscribe: %v, want %q", err, want)
+	}
+	var logs bytes.Buffer
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	err = Subscribe(ctx, SubscribeOptions{Brokers: []string{addr}, Topic: "nope", Group: "g", Logger: zerolog.New(&logs)}, func([][]byte) error { return nil })
+	if err != nil || !strings.Contains(logs.String(), "topic nope does not exist on "+addr) {
+		t.Errorf("subscribe with a group: %v, logs:\n%s", err, logs.String())
+	}
+}

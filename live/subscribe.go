@@ -65,6 +65,12 @@ func Subscribe(ctx context.Context, o SubscribeOptions, handle func(records [][]
 	if err := client.Check(ctx, o.Brokers); err != nil {
 		return err
 	}
+	if why := client.MissingTopic(ctx, o.Brokers, o.Topic); why != "" {
+		if o.Group == "" {
+			return errors.New(why)
+		}
+		o.Logger.Warn().Str("topic", o.Topic).Msg(why + ": nothing to read until then; waiting")
+	}
 	cfg := kafkago.ReaderConfig{Brokers: o.Brokers, Topic: o.Topic, GroupID: o.Group, MaxWait: 250 * time.Millisecond, Dialer: client.Dialer()}
 	if o.FromStart || o.Group == "" {
 		cfg.StartOffset = kafkago.FirstOffset

@@ -266,6 +266,10 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 	if err := client.Check(ctx, s.o.Brokers); err != nil {
 		return fmt.Errorf("kafka source: %w", err)
 	}
+	if why := client.MissingTopic(ctx, s.o.Brokers, s.o.Topic); why != "" {
+		// The group reads it once it exists (it watches the partitions).
+		s.o.Logger.Warn().Str("topic", s.o.Topic).Msg("kafka source: " + why + ": nothing to read until then; waiting")
+	}
 	group, err := kafkago.NewConsumerGroup(kafkago.ConsumerGroupConfig{
 		ID: s.o.Group, Brokers: s.o.Brokers, Topics: []string{s.o.Topic}, Dialer: client.Dialer(),
 		SessionTimeout: s.o.SessionTimeout, HeartbeatInterval: s.o.HeartbeatInterval,

@@ -280,3 +280,27 @@ func hasCode(err error, code kafkago.Error) bool {
 	}
 	return false
 }
+
+// MissingTopic checks whether topic exists on brokers (a metadata request
+// that asks for no creation): when it does not, it returns what to tell
+// the operator — "topic T does not exist on BROKERS (create it: ...)" —
+// else "" (also when the brokers cannot say: the clients' retries handle
+// those).
+func (c Client) MissingTopic(ctx context.Context, brokers []string, topic string) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	tr := c.Transport()
+	defer tr.CloseIdleConnections()
+	cl := &kafkago.Client{Addr: kafkago.TCP(brokers...), Transport: tr}
+	md, err := cl.Metadata(ctx, &kafkago.MetadataRequest{Topics: []string{topic}})
+	if err != nil {
+		return ""
+	}
+	for _, t := range md.Topics {
+		if t.Name == topic && errors.Is(t.Error, kafkago.UnknownTopicOrPartition) {
+			b := strings.Join(brokers, ",")
+			return fmt.Sprintf("topic %s does not exist on %s (create it: tracecast topics create --brokers %s %s; a broker that creates topics on first use creates it at the first publish)", topic, b, b, topic)
+		}
+	}
+	return ""
+}
