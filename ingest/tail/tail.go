@@ -32,13 +32,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/output"
 )
 
 // Start says where following begins.
@@ -171,33 +171,17 @@ func (s *Source) loadSaved() (Position, bool) {
 	return p, true
 }
 
-// save writes p atomically: a crash leaves the old or the new file, never
-// half of one.
+// save writes p atomically (internal/output: POSITION.tmp, synced, renamed):
+// a crash leaves the old or the new file, never half of one.
 func (s *Source) save(p Position) error {
 	if s.o.PositionFile == "" {
 		return nil
 	}
 	b, _ := json.Marshal(p)
-	tmp := s.o.PositionFile + ".tmp"
-	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
+	return output.WriteFile(s.o.PositionFile, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, s.o.PositionFile)
+	})
 }
 
 // checkpoint sends a barrier for the current position; the position is
