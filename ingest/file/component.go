@@ -121,3 +121,9 @@ func newSource(env component.Env, o SourceConfig) (tracecast.Source, error) {
 	}
 	return progressSource{src}, nil
 }
+
+// Follows: a replay paced by trace time (speed realtime, Nx) stands for a
+// run happening now: its pipeline's streamed file outputs are written in
+// place, read while written (component.Follower). A replay at full speed
+// is a batch job: its outputs appear complete, or not at all.
+func (s *Source) Follows() bool { return s.opts.Speed != SpeedMax }

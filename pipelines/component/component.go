@@ -54,7 +54,8 @@ type Env struct {
 	// prints it its own way. It is called on the component's goroutine.
 	Report func(stream string, report any)
 	// Live says the pipeline follows input as it comes (a source that is
-	// a Follower: a Kafka topic, a growing file), for days: a sink writing
+	// a Follower: a Kafka topic, a growing file, a replay paced by trace
+	// time): a sink writing
 	// a file writes it in place, read while written and flushed batch by
 	// batch, rather than as PATH.tmp renamed at the end. Set for sinks.
 	Live bool
