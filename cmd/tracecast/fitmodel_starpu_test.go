@@ -225,6 +225,10 @@ func TestStarPUMLR(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("held-out combinations", func(t *testing.T) {
+		// The combinations shuffled by PCG(1, 39) and dealt to 5 folds: each
+		// fold's combinations are held out once, fit-model trained on a raw
+		// file of the others' rows, predict-task asked for each held-out
+		// combination; MAPE over all the tasks, each predicted held out.
 		var combos []string
 		byCombo := map[string][]int{}
 		for i, x := range raw.X {
@@ -235,12 +239,17 @@ func TestStarPUMLR(t *testing.T) {
 			byCombo[k] = append(byCombo[k], i)
 		}
 		slices.Sort(combos)
-		var logRatio float64
-		const splits = 3
-		for seed := uint64(1); seed <= splits; seed++ {
-			order := slices.Clone(combos)
-			rand.New(rand.NewPCG(seed, 39)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-			held := order[:len(order)/4]
+		rand.New(rand.NewPCG(1, 39)).Shuffle(len(combos), func(i, j int) { combos[i], combos[j] = combos[j], combos[i] })
+		const folds = 5
+		var ours, ls float64
+		n := 0
+		for f := range folds {
+			var held []string
+			for c, k := range combos {
+				if c%folds == f {
+					held = append(held, k)
+				}
+			}
 			dir := t.TempDir()
 			var b strings.Builder
 			b.WriteString("Duration, M, N, K")
@@ -259,35 +268,43 @@ func TestStarPUMLR(t *testing.T) {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
 			w := lsMonomials(tx, ty)
-			var ours, ls float64
-			n := 0
+			var fo, fl float64
+			fn := 0
 			for _, k := range held {
 				x := raw.X[byCombo[k][0]]
-				p := jsonOut(t, run(t, nil, "predict-task", "--model", model, "--param", fmt.Sprintf("M=%g", x[0]),
-					"--param", fmt.Sprintf("N=%g", x[1]), "--param", fmt.Sprintf("K=%g", x[2])))
-				pred := p["value"].(float64)
-				pls := w[0] + w[1]*x[0]*x[0]*x[1] + w[2]*x[1]*x[1]*x[1]*x[2]
+				// A negative prediction counts as 0, for both models, as StarPU
+				// takes it (perfmodel_history.c: a negative expected duration
+				// becomes 0.00001 µs); predict-task refuses one (exit 1).
+				var pred float64
+				r := run(t, nil, "predict-task", "--model", model, "--param", fmt.Sprintf("M=%g", x[0]),
+					"--param", fmt.Sprintf("N=%g", x[1]), "--param", fmt.Sprintf("K=%g", x[2]))
+				if r.code == 1 && strings.Contains(r.stderr, "below 0") {
+					t.Logf("fold %d, %s: tracecast's model predicts a negative duration: 0", f, k)
+				} else {
+					pred = jsonOut(t, r)["value"].(float64)
+				}
+				pls := max(0, w[0]+w[1]*x[0]*x[0]*x[1]+w[2]*x[1]*x[1]*x[1]*x[2])
 				for _, i := range byCombo[k] {
 					y := raw.Duration[i]
-					ours += math.Abs(pred-y) / y
-					ls += math.Abs(pls-y) / y
-					n++
+					fo += math.Abs(pred-y) / y
+					fl += math.Abs(pls-y) / y
+					fn++
 				}
 			}
-			ours, ls = 100*ours/float64(n), 100*ls/float64(n)
+			ours, ls, n = ours+fo, ls+fl, n+fn
 			data, _ := os.ReadFile(model)
 			terms := regexp.MustCompile(`"terms": \[[^\]]*\]`).FindString(string(data))
-			t.Logf("split %d: %d held-out combinations (%d tasks): MAPE tracecast %.2f%%, least squares on M^2*N, N^3*K %.2f%% (ratio %.3f); %s",
-				seed, len(held), n, ours, ls, ours/ls, strings.Join(strings.Fields(terms), " "))
-			logRatio += math.Log(ours / ls)
+			t.Logf("fold %d: %d held-out combinations (%d tasks): MAPE tracecast %.2f%%, least squares on M^2*N, N^3*K %.2f%%; %s",
+				f, len(held), fn, 100*fo/float64(fn), 100*fl/float64(fn), strings.Join(strings.Fields(terms), " "))
 		}
-		// The acceptance is 1.05 × least squares; a run on a loaded machine
-		// (sub-µs tasks, preempted ones 50× longer) moves single splits by
-		// ±20 %: the geometric mean over three splits is checked, with room.
-		g := math.Exp(logRatio / splits)
-		t.Logf("geometric mean of the ratios over %d splits: %.3f", splits, g)
-		if g > 1.15 {
-			t.Errorf("held-out MAPE %.3f × least squares on the kernel's monomials", g)
+		ours, ls = 100*ours/float64(n), 100*ls/float64(n)
+		t.Logf("%d tasks, each predicted held out: MAPE tracecast %.2f%%, least squares on the kernel's monomials %.2f%% (ratio %.3f)", n, ours, ls, ours/ls)
+		// The acceptance is 1.05 × least squares. On this shared 2-core VM
+		// (sub-µs tasks, preempted ones 10 to 60 times longer) 20 runs of
+		// this test gave 0.88 in geometric mean, above 1.05 twice, at most
+		// 1.14 (docs/tasks.md): the check has room.
+		if ours/ls > 1.15 {
+			t.Errorf("held-out MAPE %.3f × least squares on the kernel's monomials", ours/ls)
 		}
 	})
 	t.Run("write-back", func(t *testing.T) {

@@ -72,11 +72,13 @@ func selectHeldOut(vars []string, rows [][]float64, y []float64, o Options, prod
 	}
 	var chosen []candidate
 	cur := s.comboLoss(nil)
-	step := func(term, replaced string) {
+	// step records the model chosen; false when its terms are dependent on
+	// all the rows (though not on any fold's training rows: not expected).
+	step := func(term, replaced string) bool {
 		cols := colsOf(chosen)
 		w, err := fitTerms(cols, y)
 		if err != nil {
-			return // dependent on all the rows though on no fold's training rows: not expected
+			return false
 		}
 		cl.Weights = w
 		r2 := 1 - rss(cols, w, y)/tss
@@ -84,6 +86,7 @@ func selectHeldOut(vars []string, rows [][]float64, y []float64, o Options, prod
 		cl.R2, cl.AdjR2 = &r2, &adj
 		mape := 100 * s.mape(cur)
 		cl.Steps = append(cl.Steps, Step{Term: term, Replaces: replaced, AdjR2: adj, HeldOutMAPE: &mape})
+		return true
 	}
 	// A model of p terms and the intercept needs p + 1 training rows in
 	// every fold, and p + 2 rows in all (adjusted R²).
@@ -112,18 +115,25 @@ func selectHeldOut(vars []string, rows [][]float64, y []float64, o Options, prod
 				pair = s.comboLoss(append(cols, s.pool[pr[0]].col, s.pool[pr[1]].col))
 			}
 		}
+		prev := chosen
 		switch {
 		case pair != nil && s.better(pair, cur, false) && (single == nil || s.better(pair, single, false)):
 			a, b := s.pool[pr[0]], s.pool[pr[1]]
-			chosen = append(chosen, a, b)
+			chosen = append(chosen[:len(chosen):len(chosen)], a, b)
+			if !step(a.t.Name(vars)+" + "+b.t.Name(vars), "") {
+				chosen = prev
+				goto done
+			}
 			s.pool = slices.DeleteFunc(s.pool, func(c candidate) bool { return c.t == a.t || c.t == b.t })
 			cur = pair
-			step(a.t.Name(vars)+" + "+b.t.Name(vars), "")
 		case single != nil && s.better(single, cur, len(chosen) == 0):
-			chosen = append(chosen, s.pool[best])
+			chosen = append(chosen[:len(chosen):len(chosen)], s.pool[best])
+			if !step(s.pool[best].t.Name(vars), "") {
+				chosen = prev
+				goto done
+			}
 			s.pool = append(s.pool[:best], s.pool[best+1:]...)
 			cur = single
-			step(chosen[len(chosen)-1].t.Name(vars), "")
 		default:
 			goto done
 		}
@@ -148,14 +158,16 @@ func selectHeldOut(vars []string, rows [][]float64, y []float64, o Options, prod
 				break
 			}
 			old := chosen[bj]
-			chosen, s.pool[bc], cur = swapped, old, l
-			step(chosen[bj].t.Name(vars), old.t.Name(vars))
+			prev := chosen
+			chosen = swapped
+			if !step(chosen[bj].t.Name(vars), old.t.Name(vars)) {
+				chosen = prev
+				break
+			}
+			s.pool[bc], cur = old, l
 		}
 	}
 done:
-	if len(cl.Weights) != len(chosen)+1 {
-		chosen = chosen[:len(cl.Weights)-1] // not expected (step)
-	}
 	for _, c := range chosen {
 		cl.terms = append(cl.terms, c.t)
 		cl.Terms = append(cl.Terms, c.t.Name(vars))
@@ -166,7 +178,7 @@ done:
 
 // significance is how many standard errors of the per-combination
 // differences a held-out improvement must be.
-var significance = 2.0
+const significance = 2.0
 
 // heldOut is the held-out selection's data: the folds, the parameter
 // combination of each row, the target and the candidates left.
