@@ -23,6 +23,7 @@ type lane struct {
 	alpha, tau  float64 // NaN when the policy has none
 	d, c        float64 // c = o + d
 	di, ai      int     // indexes of d and α in the config
+	quiet       bool    // run for the table only (greedy, S_ref): no decisions out
 	launches    int
 	completed   int
 	u, w, delay float64
@@ -99,6 +100,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 			e.lanes = append(e.lanes, &lane{policy: p, alpha: alpha, tau: tau, d: d, c: d + cfg.Overhead, di: di, ai: ai})
 		}
 		add(Greedy, nan, nan, -1) // always: S_ref needs it
+		e.lanes[len(e.lanes)-1].quiet = !has(Greedy)
 		if has(Timeout) {
 			for _, t := range cfg.Timeouts {
 				add(Timeout, nan, t, -1)
@@ -313,7 +315,7 @@ func spellScore(r, d, c, alpha float64, m Mode) float64 {
 // decide emits a decision whose outcome is known.
 func (e *Engine) decide(w *worker, l *lane, ls *laneState, outcome string) {
 	l.launches++
-	if e.sink.Decision == nil {
+	if e.sink.Decision == nil || l.quiet {
 		return
 	}
 	l.seq++
