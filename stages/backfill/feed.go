@@ -129,7 +129,9 @@ type varChange struct {
 
 // NewFeed returns a feed for rules (auto, starpu, smpi) and a time unit
 // ("" for the rules' own). With a survey (a file's first pass) every
-// surveyed worker counts from the run's start.
+// surveyed worker counts from the run's start; a survey whose T0 is NaN
+// (workers named in advance, on a stream read once) starts the run at the
+// first state.
 func NewFeed(eng *bf.Engine, rules, unit string, survey *Survey) *Feed {
 	return &Feed{eng: eng, name: rules, unit: unit, survey: survey, last: math.Inf(-1)}
 }
@@ -149,7 +151,7 @@ func (f *Feed) start(es []tracecast.Entity) error {
 	f.rules, f.perSec, f.stateType = r, tracecast.PerSecond(f.unit), r.StateType
 	f.live = signal.NewLive(r, signal.Idle, 0)
 	f.outside = r.Outside == signal.Idle
-	if f.survey != nil && len(f.survey.Workers) > 0 {
+	if f.survey != nil && len(f.survey.Workers) > 0 && !math.IsNaN(f.survey.T0) {
 		f.eng.Begin(f.survey.T0, f.survey.Workers, f.outside)
 		f.begun = true
 	}
@@ -196,6 +198,12 @@ func (f *Feed) sweep(w float64) {
 	// state, whatever its variables do after).
 	vi := 0
 	f.live.ContainerChanges(w, func(c signal.ContainerChange) {
+		if !f.begun && f.survey != nil && len(f.survey.Workers) > 0 {
+			// Workers named in advance, the run's start not known: it
+			// is the first state's.
+			f.eng.Begin(f.time(c.T), f.survey.Workers, f.outside)
+			f.begun = true
+		}
 		for vi < len(f.vars) && f.vars[vi].t <= c.T {
 			f.eng.Ready(f.time(f.vars[vi].t), f.vars[vi].n)
 			vi++

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tracecast/tracecast"
 	bf "github.com/tracecast/tracecast/backfill"
@@ -43,6 +44,12 @@ type StageConfig struct {
 	Every string `yaml:"every"`
 	// RunID names the run (default: as the forecast stage names it).
 	RunID string `yaml:"run_id"`
+	// Workers names the selected containers when known in advance (a
+	// scheduler knows its workers): each counts from the run's first state
+	// on, in the rules' no-state class until its own (idle for StarPU
+	// workers), as backfill counts them on a file. None: a worker counts
+	// from its first state.
+	Workers []string `yaml:"workers"`
 	// TimeUnit of the trace: s, ms, us, ns (default ms for StarPU rules).
 	TimeUnit string `yaml:"time_unit"`
 	// MaxStreams bounds the runs followed at once (a Kafka source).
@@ -122,7 +129,11 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.eng, st.feed = eng, NewFeed(eng, o.Rules, o.TimeUnit, nil)
+		var survey *Survey
+		if len(o.Workers) > 0 {
+			survey = &Survey{Workers: slices.Sorted(slices.Values(o.Workers)), T0: math.NaN()}
+		}
+		st.eng, st.feed = eng, NewFeed(eng, o.Rules, o.TimeUnit, survey)
 		return st, nil
 	}).LogTo(env.Logger)
 	return ps, nil
@@ -142,7 +153,8 @@ func (ps *perStream) FirstPass(rereadable bool) (tracecast.Processor, error) {
 }
 
 // stage follows one run: a worker counts from its first state (a stream
-// read once cannot know the workers that have not started yet).
+// read once cannot know the workers that have not started yet), or from
+// the run's first state when the workers are named (workers).
 type stage struct {
 	stream string
 	eng    *bf.Engine
