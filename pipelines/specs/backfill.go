@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -132,6 +133,9 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 	}
 	if o.Out != "" {
 		if err := output.WriteFile(filepath.Join(o.Out, "values.jsonl"), func(w io.Writer) error { return WriteRows(w, res.Rows) }); err != nil {
+			return nil, err
+		}
+		if err := output.WriteFile(filepath.Join(o.Out, "values.svg"), func(w io.Writer) error { return WriteValuePlot(w, res) }); err != nil {
 			return nil, err
 		}
 		if len(res.SpellScores) > 0 {
@@ -305,6 +309,9 @@ func WriteTable(w io.Writer, res *bf.Result) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if slices.ContainsFunc(res.Rows, func(r bf.Row) bool { return r.Value > 1 }) {
+		fmt.Fprintln(w, "V > 1: a score above the oracle's (wait mode at a small α: overrunning tasks earn more than their delay costs, and the oracle never overruns)")
 	}
 	if _, err := fmt.Fprintf(w, "%d idle spells, %.4g idle worker-seconds; * sees the outcome (a reference, not causal); V = (S − S_ref)/(S_oracle − S_ref), S_ref the better of never and greedy\n",
 		res.Spells, res.IdleWorkerSeconds); err != nil {

@@ -1,0 +1,88 @@
+package specs
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	bf "github.com/tracecast/tracecast/backfill"
+)
+
+// policyColors are the value plot's colours, in bf.Policies' order.
+var policyColors = []color.Color{
+	color.RGBA{R: 127, G: 127, B: 127, A: 255}, color.RGBA{R: 214, G: 39, B: 40, A: 255},
+	color.RGBA{R: 255, G: 127, B: 14, A: 255}, color.RGBA{R: 148, G: 103, B: 189, A: 255},
+	color.RGBA{R: 140, G: 86, B: 75, A: 255}, color.RGBA{R: 31, G: 119, B: 180, A: 255},
+	color.RGBA{R: 44, G: 160, B: 44, A: 255}, color.RGBA{R: 0, G: 0, B: 0, A: 255},
+}
+
+// clipV is how far below 0 the value plot goes: greedy's V reaches −1000
+// on StarPU traces in wait mode, which would flatten every other curve.
+const clipV = -1.0
+
+// WriteValuePlot draws V(α) on a log axis, one curve per policy and one
+// panel per task length, as SVG: values below −1 are drawn at −1 (the
+// table has them).
+func WriteValuePlot(w io.Writer, res *bf.Result) error {
+	var ds []float64
+	for _, r := range res.Rows {
+		if !slices.Contains(ds, r.D) {
+			ds = append(ds, r.D)
+		}
+	}
+	const panelH = 4 * vg.Inch
+	width, height := 7*vg.Inch, vg.Length(len(ds))*panelH
+	c := vgsvg.New(width, height)
+	dc := draw.New(c)
+	for i, d := range ds {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("value of backfilling, tasks of %g s (V below %g drawn at %g)", d, clipV, clipV)
+		p.X.Label.Text = "α (cost of a second of waste or delay, in seconds of back-end work)"
+		p.Y.Label.Text = "V(α)"
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{}
+		p.Y.Min, p.Y.Max = clipV, 1
+		p.Add(plotter.NewGrid())
+		for k, pol := range bf.Policies {
+			var xys plotter.XYs
+			for _, r := range res.Rows {
+				if r.D == d && r.Policy == pol && !math.IsNaN(r.Value) && r.Alpha > 0 {
+					xys = append(xys, plotter.XY{X: r.Alpha, Y: math.Max(r.Value, clipV)})
+				}
+			}
+			if len(xys) == 0 {
+				continue
+			}
+			slices.SortFunc(xys, func(a, b plotter.XY) int {
+				switch {
+				case a.X < b.X:
+					return -1
+				case a.X > b.X:
+					return 1
+				}
+				return 0
+			})
+			l, pts, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return err
+			}
+			l.Color, pts.Color = policyColors[k], policyColors[k]
+			p.Add(l, pts)
+			p.Legend.Add(pol, l, pts)
+		}
+		p.Legend.Top, p.Legend.Left = false, false
+		// Panels from the top down.
+		top := height - vg.Length(i)*panelH
+		p.Draw(draw.Crop(dc, 0, 0, top-panelH, -(height - top)))
+	}
+	_, err := c.WriteTo(w)
+	return err
+}
