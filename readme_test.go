@@ -68,8 +68,23 @@ import (
 	"time"
 )
 
-// commandDocs are the pages whose sh blocks are run, in this order.
-var commandDocs = []string{"README.md", "docs/energy.md", "docs/io.md"}
+// commandDocs are the pages whose sh blocks are run, in this order: the
+// README, then the pages of docs/ that hold command blocks.
+var commandDocs = []string{
+	"README.md",
+	"docs/reading.md", "docs/signals.md", "docs/forecasts.md", "docs/tasks.md", "docs/report.md",
+	"docs/energy.md", "docs/io.md", "docs/outputs.md", "docs/schedulers.md", "docs/layout.md",
+}
+
+// unrunDocs are the pages of docs/ with sh blocks that TestREADMECommands
+// does not run, and why.
+var unrunDocs = map[string]string{
+	"docs/backfill.md": "its block is a synopsis (TRACE stands for your trace); the README runs backfill on the repository's trace",
+}
+
+// layoutDoc is the page whose "## Layout" block lists the repository's
+// paths (TestLayoutList).
+const layoutDoc = "docs/layout.md"
 
 const (
 	defaultBlockTimeout = 60 * time.Second
@@ -778,15 +793,15 @@ func demoBlock(readme string) (string, int) {
 	return "", 0
 }
 
-// TestREADMELayout checks the README's Layout section against the tree:
+// TestLayoutList checks the Layout section of layoutDoc against the tree:
 // every path it lists exists, every package is listed, and every top-level
 // directory of the repository is, or holds, a listed path.
-func TestREADMELayout(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+func TestLayoutList(t *testing.T) {
+	page, err := os.ReadFile(layoutDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	listed, err := layoutPaths(string(readme))
+	listed, err := layoutPaths(string(page))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -803,12 +818,12 @@ func TestREADMELayout(t *testing.T) {
 		listedSet[p] = true
 		if strings.ContainsAny(p, "*?[") {
 			if m, _ := filepath.Glob(p); len(m) == 0 {
-				t.Errorf("README.md Layout lists %s: nothing matches", p)
+				t.Errorf("%s Layout lists %s: nothing matches", layoutDoc, p)
 			}
 			continue
 		}
 		if _, err := os.Stat(p); err != nil {
-			t.Errorf("README.md Layout lists %s, which does not exist", p)
+			t.Errorf("%s Layout lists %s, which does not exist", layoutDoc, p)
 		}
 	}
 	packages, top := map[string]bool{}, map[string]bool{}
@@ -827,7 +842,7 @@ func TestREADMELayout(t *testing.T) {
 	}
 	for _, d := range slices.Sorted(maps.Keys(packages)) {
 		if !listedSet[d] {
-			t.Errorf("package %s/ is not in README.md's Layout", d)
+			t.Errorf("package %s/ is not in %s's Layout", d, layoutDoc)
 		}
 	}
 	for _, d := range slices.Sorted(maps.Keys(top)) {
@@ -838,7 +853,7 @@ func TestREADMELayout(t *testing.T) {
 			}
 		}
 		if !found {
-			t.Errorf("top-level directory %s/ is not in README.md's Layout", d)
+			t.Errorf("top-level directory %s/ is not in %s's Layout", d, layoutDoc)
 		}
 	}
 	if len(packages) < 20 {
@@ -846,21 +861,21 @@ func TestREADMELayout(t *testing.T) {
 	}
 }
 
-// layoutPaths returns the paths the README's Layout block lists: the first
-// field of each line that does not start with a space, braces expanded
-// (stats/{ks,surface} → stats/ks, stats/surface).
-func layoutPaths(readme string) ([]string, error) {
-	_, rest, ok := strings.Cut(readme, "\n## Layout\n")
+// layoutPaths returns the paths the Layout block of a page lists: the
+// first field of each line that does not start with a space, braces
+// expanded (stats/{ks,surface} → stats/ks, stats/surface).
+func layoutPaths(page string) ([]string, error) {
+	_, rest, ok := strings.Cut(page, "\n## Layout\n")
 	if !ok {
-		return nil, errors.New(`README.md: no "## Layout" section`)
+		return nil, errors.New(layoutDoc + `: no "## Layout" section`)
 	}
 	_, rest, ok = strings.Cut(rest, "```\n")
 	if !ok {
-		return nil, errors.New("README.md: no block in the Layout section")
+		return nil, errors.New(layoutDoc + ": no block in the Layout section")
 	}
 	block, _, ok := strings.Cut(rest, "```\n")
 	if !ok {
-		return nil, errors.New("README.md: the Layout block is not closed")
+		return nil, errors.New(layoutDoc + ": the Layout block is not closed")
 	}
 	var paths []string
 	for _, l := range strings.Split(block, "\n") {
@@ -874,7 +889,7 @@ func layoutPaths(readme string) ([]string, error) {
 			continue
 		}
 		if open < 0 || close < open {
-			return nil, fmt.Errorf("README.md Layout: unbalanced braces in %q", spec)
+			return nil, fmt.Errorf("%s Layout: unbalanced braces in %q", layoutDoc, spec)
 		}
 		for _, alt := range strings.Split(spec[open+1:close], ",") {
 			paths = append(paths, spec[:open]+alt+spec[close+1:])
@@ -969,5 +984,39 @@ func TestTailBuffer(t *testing.T) {
 	}
 	if got := b.String(); got != "[... earlier output cut ...]\ndefg" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestCommandDocsListed: every page of docs/ that has a sh block is run by
+// TestREADMECommands (commandDocs) or says why not (unrunDocs), and every
+// page listed exists and has one: a page added with commands is tested.
+func TestCommandDocsListed(t *testing.T) {
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append([]string{"README.md"}, pages...) {
+		text, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks, err := parseShBlocks(p, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed, why := slices.Contains(commandDocs, p), unrunDocs[p]
+		switch {
+		case len(blocks) > 0 && !listed && why == "":
+			t.Errorf("%s has sh blocks: add it to commandDocs (readme_test.go) so that they run, or to unrunDocs with the reason", p)
+		case len(blocks) == 0 && (listed || why != ""):
+			t.Errorf("%s has no sh block: take it out of commandDocs/unrunDocs", p)
+		case listed && why != "":
+			t.Errorf("%s is both in commandDocs and unrunDocs", p)
+		}
+	}
+	for _, p := range commandDocs {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("commandDocs lists %s: %v", p, err)
+		}
 	}
 }

@@ -1,9 +1,9 @@
 // Command forecasts prints what tracecast publishes for schedulers, one
 // JSON record a line: forecasts, their outcomes and the rolling skill
 // records from tracecast.forecasts, alert episodes from tracecast.alerts.
-// It is the README's "For schedulers" example (a test checks that the
-// README shows this file and that it reads a broker); examples/scheduler
-// acts on the records.
+// It is the example of docs/schedulers.md (a test checks that the page
+// shows this file and that it reads a broker); examples/scheduler acts on
+// the records.
 //
 //	go run ./examples/forecasts 127.0.0.1:9092
 package main

@@ -16,20 +16,20 @@ import (
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 )
 
-// TestREADME: the README's "For schedulers" section shows this program as
-// it is.
+// TestREADME: the page for schedulers (docs/schedulers.md, which the
+// README links to) shows this program as it is.
 func TestREADME(t *testing.T) {
 	src, err := os.ReadFile("main.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "schedulers.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	code := string(src[strings.Index(string(src), "package main"):])
 	if !strings.Contains(string(readme), "```go\n"+code+"```\n") {
-		t.Errorf("README.md does not show examples/forecasts/main.go from `package main` on in a go block:\n%s", code)
+		t.Errorf("docs/schedulers.md does not show examples/forecasts/main.go from `package main` on in a go block:\n%s", code)
 	}
 }
 
