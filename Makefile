@@ -199,7 +199,7 @@ fuzz:
 demo:
 	$(GO) run ./cmd/tracecast demo
 
-# reproduce runs seed 004's study at this machine's scale (about 2 minutes
+# reproduce runs Pallipuram et al.'s (2014) study at this machine's scale (about 2 minutes
 # on 2 cores) and writes reproduce/REPORT.md; reproduce-ci a reduced one.
 reproduce:
 	reproduce/run.sh

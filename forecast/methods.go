@@ -15,7 +15,7 @@ const (
 	Persistence Method = "persistence"
 	// Climatology: the fraction of [t₀, t) with X ≥ k (mean: of X/R).
 	Climatology Method = "climatology"
-	// KSPaper is seed 004's forecast in continuous time: the fraction of
+	// KSPaper is Pallipuram et al.'s (2014) forecast in continuous time: the fraction of
 	// [t − H, t) with X ≥ k, the ECDF of the previous window of length H.
 	KSPaper Method = "ks-paper"
 	// Markov is a two-state mean-reverting (continuous-time Markov)

@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// CTInputs are the seven inputs of seed 001's completion-time model (§7.1):
+// CTInputs are the seven inputs of Srinivasan and Bellur's (2014) completion-time model (§7.1):
 // the lowest and highest frequencies, a reduced CPU allocation X (the
 // "0.x" of eq. 16–17, in (0, 1)), and the completion times at full and
 // reduced allocation at both frequencies.

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// StatePowers are seed 000's per-state node powers (Table 1), in watts.
+// StatePowers are Yang et al.'s (2014) per-state node powers (Table 1), in watts.
 // Each is an absolute power, not an increment: Idle is the node's power
 // with every worker idle, App (Storage, Net) its power with one worker
 // computing (in I/O, communicating) and the others idle. A busy worker adds
@@ -21,7 +21,7 @@ type StatePowers struct {
 	Net     float64 `json:"net" yaml:"net"`
 }
 
-// Taurus is seed 000's Table 1 (Grid'5000 Lyon Taurus nodes).
+// Taurus is Yang et al.'s (2014) Table 1 (Grid'5000 Lyon Taurus nodes).
 var Taurus = StatePowers{Idle: 91.6, App: 125.2, Storage: 129.0, Net: 127.7}
 
 // ErrImplausible marks powers, fits and predictions that cannot be what
@@ -76,7 +76,7 @@ type Occupancy struct {
 	TNet     float64 `json:"t_net"`
 }
 
-// NodeEnergy is seed 000's per-node energy, in joules:
+// NodeEnergy is Yang et al.'s (2014) per-node energy, in joules:
 // P_idle·T + (P_app−P_idle)·T_app + (P_storage−P_idle)·T_storage + (P_net−P_idle)·T_net.
 func NodeEnergy(p StatePowers, o Occupancy) float64 {
 	return p.Idle*o.T + (p.App-p.Idle)*o.TApp + (p.Storage-p.Idle)*o.TStorage + (p.Net-p.Idle)*o.TNet
@@ -91,7 +91,7 @@ func Energy(p StatePowers, nodes []Occupancy) float64 {
 	return e
 }
 
-// Inaccuracy is seed 000's |1 − E_pred/E_actual|.
+// Inaccuracy is Yang et al.'s (2014) |1 − E_pred/E_actual|.
 func Inaccuracy(predicted, actual float64) float64 { return math.Abs(1 - predicted/actual) }
 
 // EDP is the energy-delay product E·T (J·s).
@@ -119,7 +119,7 @@ type StateFit struct {
 	Stats FitStats `json:"stats"`
 }
 
-// FitStatePowers fits seed 000's per-state powers by linear least squares
+// FitStatePowers fits Yang et al.'s (2014) per-state powers by linear least squares
 // from measured energies: E = P_idle·T + ΔP_app·T_app + ΔP_storage·T_storage
 // + ΔP_net·T_net, linear in (P_idle, ΔP_app, ΔP_storage, ΔP_net). A state
 // never occupied in the data is left out of the fit (its power is reported
@@ -235,16 +235,16 @@ func plausibleStateFit(fit StateFit, coef, se [4]float64, use [4]bool, obs []Ene
 	return nil
 }
 
-// ParallelEnergy is seed 003's eq. 5: E_p = E_i/S_t + E_d, from the
+// ParallelEnergy is Anger's (2016) eq. 5: E_p = E_i/S_t + E_d, from the
 // sequential run's idle and dynamic energies and the time speedup.
 func ParallelEnergy(idle, dynamic, timeSpeedup float64) float64 {
 	return idle/timeSpeedup + dynamic
 }
 
-// IdleFraction is seed 003's s = E_i / (E_i + E_d).
+// IdleFraction is Anger's (2016) s = E_i / (E_i + E_d).
 func IdleFraction(idle, dynamic float64) float64 { return idle / (idle + dynamic) }
 
-// EnergySpeedup is seed 003's eq. 6, S_e = 1 / ((1 − s) + s/S_t), from the
+// EnergySpeedup is Anger's (2016) eq. 6, S_e = 1 / ((1 − s) + s/S_t), from the
 // time speedup S_t and the idle fraction s. (The seed's text prints S_e in
 // the denominator; eq. 5 gives S_t, which is what is used here.)
 func EnergySpeedup(timeSpeedup, idleFraction float64) float64 {
@@ -258,7 +258,7 @@ type Point struct {
 	Power  float64 `json:"power"`
 }
 
-// Pareto returns seed 003's Pareto frontier: the points not strictly
+// Pareto returns Anger's (2016) Pareto frontier: the points not strictly
 // dominated by another (another point with time ≤ and power ≤, one of them
 // strictly), sorted by increasing power (so decreasing time). Duplicated
 // (time, power) pairs are all kept.

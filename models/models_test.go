@@ -16,7 +16,7 @@ func near(t *testing.T, what string, got, want, tol float64) {
 	}
 }
 
-// Seed 001 Table 4 with the frequencies of Table 1. The i5 760 and AMD 9550
+// Srinivasan and Bellur (2014) Table 4 with the frequencies of Table 1. The i5 760 and AMD 9550
 // rows reproduce to the printed digits; the other rows were evidently
 // computed from unrounded powers, and agree within the stated tolerances.
 func TestDVFSTable4(t *testing.T) {
@@ -106,7 +106,7 @@ func TestFitPowerRecovers(t *testing.T) {
 	}
 }
 
-// Seed 001 §7: with θ(1.86 GHz) = 0.79 and θ(2.79 GHz) = 0.73 for
+// Srinivasan and Bellur (2014) §7: with θ(1.86 GHz) = 0.79 and θ(2.79 GHz) = 0.73 for
 // randmem32 on the i5 (Table 5), K = 0.12 as the seed computes.
 func TestCTK(t *testing.T) {
 	m := CTModel{FMin: 1.86, FMax: 2.79, ThetaMin: 0.79, ThetaMax: 0.73}
@@ -154,7 +154,7 @@ func TestCTRecovers(t *testing.T) {
 	}
 }
 
-// Seed 000 Table 1 (Taurus): a node idle for 100 s, computing 60 s,
+// Yang et al. (2014) Table 1 (Taurus): a node idle for 100 s, computing 60 s,
 // storing 10 s and transferring 5 s.
 func TestEnergyModelTaurus(t *testing.T) {
 	o := Occupancy{T: 100, TApp: 60, TStorage: 10, TNet: 5}
@@ -208,7 +208,7 @@ func TestFitStatePowersRecovers(t *testing.T) {
 	}
 }
 
-// Seed 003 eq. 5–6: S_e ranges from 1 (s = 0) to S_t (s = 1), and eq. 6
+// Anger (2016) eq. 5–6: S_e ranges from 1 (s = 0) to S_t (s = 1), and eq. 6
 // agrees with E_1/E_p from eq. 5.
 func TestEnergySpeedup(t *testing.T) {
 	tests := []struct{ st, s, want float64 }{

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// PowerInputs are the six inputs of seed 001's power model (§5.1): the
+// PowerInputs are the six inputs of Srinivasan and Bellur's (2014) power model (§5.1): the
 // lowest and highest frequencies and the idle (cpu = 0) and full-load
 // (cpu = 1) power at each. Frequencies may be in any unit (only ratios
 // matter); powers are in watts.
@@ -21,7 +21,7 @@ type PowerInputs struct {
 	PFullFMax float64 `json:"p_full_fmax" flag:"p-full-fmax" help:"power at 100% CPU and fmax (W)"`
 }
 
-// PowerModel is seed 001's eq. 6:
+// PowerModel is Srinivasan and Bellur's (2014) eq. 6:
 //
 //	TPower(cpu, f) = P0 − Alpha·(FMax − f)/FMax + (A·f/FMax + B)·cpu
 //
@@ -80,7 +80,7 @@ func (m PowerModel) Predict(cpu, f float64) float64 {
 	return m.P0 - m.Alpha*(m.FMax-f)/m.FMax + (m.A*f/m.FMax+m.B)*cpu
 }
 
-// ErrorPct is seed 001's eq. 10: |measured − predicted| / measured · 100.
+// ErrorPct is Srinivasan and Bellur's (2014) eq. 10: |measured − predicted| / measured · 100.
 func ErrorPct(measured, predicted float64) float64 {
 	return math.Abs(measured-predicted) / math.Abs(measured) * 100
 }

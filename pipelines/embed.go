@@ -56,7 +56,7 @@ const DemoPowerName = "cholesky-2cpu.rapl.csv.gz"
 // DemoPower returns a gzip-compressed RAPL power stream (node0, 100 Hz
 // counter readings) of the demo trace's run, in trace time (offset 0): the
 // fixture testdata/power/cholesky-2cpu.rapl.csv.gz, made from the trace's
-// real state timeline with seed 000's Taurus powers (docs/energy.md), so
+// real state timeline with Yang et al.'s (2014) Taurus powers (docs/energy.md), so
 // that the demo's report has its energy section.
 func DemoPower() []byte {
 	b, err := shipped.ReadFile("testdata/" + DemoPowerName)

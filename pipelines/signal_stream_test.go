@@ -277,7 +277,7 @@ func TestSignalReadOnce(t *testing.T) {
 	}
 }
 
-// The predict stage (seed 004's windows) reads a file twice too, and makes
+// The predict stage (Pallipuram et al.'s (2014) windows) reads a file twice too, and makes
 // the records of the prediction phase on the whole signal, in the same
 // order.
 func TestPredictStreamedIsWhole(t *testing.T) {

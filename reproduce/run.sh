@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 004's study at a reduced scale (see docs/reproduce.md).
+# Pallipuram et al.'s (2014) study at a reduced scale (see docs/reproduce.md).
 #   reproduce/run.sh        the study: 8 training + 3 validation subsets x 16 DAG sizes x 6 cluster sizes
 #   reproduce/run.sh ci     a small configuration for CI (under a minute)
 # Writes reproduce/REPORT.md (or reproduce/ci/REPORT.md), the model, plots and

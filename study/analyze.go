@@ -27,7 +27,7 @@ import (
 // AnalyzeConfig says how a trace's idle signal is sampled and swept.
 type AnalyzeConfig struct {
 	// Period is Δ, a duration with a unit or a plain number of trace units;
-	// 0: seed 004's rule with the floors below.
+	// 0: Pallipuram et al.'s (2014) rule with the floors below.
 	Period     tracecast.TraceTime `flag:"period" help:"sampling period for every trace: a duration (1ms) or a number in the trace's unit (ms for StarPU); 0: per trace, half the shortest time between two changes, raised by --min-period and --max-samples"`
 	MinPeriod  tracecast.TraceTime `flag:"min-period" help:"floor for the per-trace period (--period 0): a duration or a number in the trace's unit"`
 	MaxSamples int                 `flag:"max-samples" help:"the per-trace period is raised so that a signal has at most this many samples (--period 0)"`
@@ -138,7 +138,7 @@ func AnalyzeTrace(r io.Reader, name string, T int, cfg *AnalyzeConfig, predictW 
 }
 
 // validate runs the prediction phase on sig with the window predictW gives
-// for (R, T) and counts its verdicts: seed 004's validation hit-rate.
+// for (R, T) and counts its verdicts: Pallipuram et al.'s (2014) validation hit-rate.
 func validate(sig *signal.Signal, name, unit string, period float64, T int, cfg *AnalyzeConfig, predictW WindowFunc) (*Validation, error) {
 	w, err := predictW(sig.R, T)
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package study is seed 004's benchmarking study (Pallipuram, DiMarco,
+// Package study is Pallipuram et al.'s (2014) benchmarking study (Pallipuram, DiMarco,
 // Taufer) as a library: per cluster size R and DAG size T, the largest window
 // of the idle-worker signal whose successor still looks like it (the KS
 // hit-rate between consecutive windows at a target, 95 %), which is the

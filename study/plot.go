@@ -50,7 +50,7 @@ func savePlot(p *plot.Plot, dir, name string, w, h vg.Length) error {
 }
 
 // modelPlots draws, per R, the fitted hit-rate surface as a heat map
-// with the target contour, the measured points and the cuts (seed 004's
+// with the target contour, the measured points and the cuts (Pallipuram et al.'s (2014)
 // Fig. 5/7); and the window size against the DAG size per R (Fig. 9).
 func modelPlots(dir string, m *surface.Model, byR map[int][]surface.Point) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -160,7 +160,7 @@ func TasksInTrace(path string) (int, error) {
 	return n, err
 }
 
-// ClassifyIdle is seed 004's §IV-B state of a trace (uniform idle, patch,
+// ClassifyIdle is Pallipuram et al.'s (2014) §IV-B state of a trace (uniform idle, patch,
 // uniform computation) from its idle signal sampled at period.
 func ClassifyIdle(sig *signal.Signal, period float64) surface.Classification {
 	c := surface.Classifier{R: sig.R}

@@ -1,6 +1,6 @@
 // Package eiger builds analytical models of a metric (a task's duration or
 // energy) as functions of its parameters, with the construction of Eiger
-// (seed 003, chapter 3, §3.1.1):
+// (Anger (2016), chapter 3, §3.1.1):
 //
 //  1. Zero-variance elimination by principal component analysis (§3.1.1.1):
 //     constant inputs are dropped; the others are standardised and their

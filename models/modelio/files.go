@@ -32,7 +32,7 @@ type PowerModelFile struct {
 }
 
 // PowerModelFromInputs computes the power model from the six inputs of
-// seed 001's eq. 7–9. The error is the inputs' (models.DVFSFromInputs).
+// Srinivasan and Bellur's (2014) eq. 7–9. The error is the inputs' (models.DVFSFromInputs).
 func PowerModelFromInputs(in models.PowerInputs) (PowerModelFile, error) {
 	m, err := models.DVFSFromInputs(in)
 	if err != nil {
@@ -155,7 +155,7 @@ func (f CTModelFile) Prediction(cpu, freq float64, measured *float64) (map[strin
 	return res, nil
 }
 
-// ReadStatePowers reads seed 000's per-state powers from a YAML or JSON
+// ReadStatePowers reads Yang et al.'s (2014) per-state powers from a YAML or JSON
 // file: idle, app, storage, net in watts, each the node's whole power in
 // that state (models.StatePowers), not an increment. idle is required; a
 // state left out is at idle power (a worker in it adds nothing). Unknown
@@ -201,7 +201,7 @@ func ReadStatePowers(path string) (models.StatePowers, error) {
 }
 
 // Speedup is the answer of "energy-speedup" from the time speedup and the
-// idle fraction of the sequential run's energy (seed 003's eq. 6). The
+// idle fraction of the sequential run's energy (Anger's (2016) eq. 6). The
 // time speedup must be a positive number and the idle fraction in [0, 1].
 func Speedup(timeSpeedup, idleFraction float64) (map[string]float64, error) {
 	if !(timeSpeedup > 0) || math.IsInf(timeSpeedup, 0) {

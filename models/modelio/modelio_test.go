@@ -108,7 +108,7 @@ func TestWritePoints(t *testing.T) {
 	}
 }
 
-// Seed 001 Table 4, i5 760 row: the file written from the six inputs reads
+// Srinivasan and Bellur (2014) Table 4, i5 760 row: the file written from the six inputs reads
 // back and predicts the inputs.
 func TestPowerModelFile(t *testing.T) {
 	in := models.PowerInputs{FMin: 1.86, FMax: 2.79, PIdleFMin: 55.75, PIdleFMax: 56.28, PFullFMin: 107.25, PFullFMax: 149.72}
@@ -281,7 +281,7 @@ func TestSpeedup(t *testing.T) {
 
 func second[T any](_ T, err error) error { return err }
 
-// Seed 001's models refuse what would make them predict a power or a
+// Srinivasan and Bellur's (2014) models refuse what would make them predict a power or a
 // completion time that is none: inputs that say a loaded CPU draws less
 // than an idle one or that a task finishes sooner with less CPU, a
 // least-squares fit with negative watts, a prediction that is not

@@ -3,7 +3,7 @@ package component
 import "github.com/tracecast/tracecast"
 
 // FirstPasser is implemented by stages that need to have seen their whole
-// input before they process it: seed 004's automatic sampling period is
+// input before they process it: Pallipuram et al.'s (2014) automatic sampling period is
 // half the shortest time between two changes of the whole signal, and the
 // offline signal counts every container from the start. Rather than keep
 // the input until its end, such a stage reads it twice.

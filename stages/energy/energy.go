@@ -21,7 +21,7 @@
 //     last state end]; each slice is split between the classes in
 //     proportion to the number of the node's workers in each class
 //     (occupancy-proportional attribution). Occupancy is also reported in
-//     worker-seconds per class, which is what seed 000's model and the
+//     worker-seconds per class, which is what Yang et al.'s (2014) model and the
 //     least-squares fit of per-state powers take.
 //   - Samples may arrive out of order per node by up to Options.Lateness
 //     seconds; later ones (and repeated timestamps) are dropped and counted. A window is final (and
@@ -784,7 +784,7 @@ func Rows(ws []NodeWindow) []tracecast.EnergyRow {
 	return out
 }
 
-// ClassName names a class in energy outputs: seed 000's storage is the
+// ClassName names a class in energy outputs: Yang et al.'s (2014) storage is the
 // signal's "other" class (I/O calls, and worker states no rule classifies).
 func ClassName(c signal.Class) string {
 	if c == signal.Other {
@@ -793,7 +793,7 @@ func ClassName(c signal.Class) string {
 	return c.String()
 }
 
-// ModelOccupancy turns a window into seed 000's model input: compute → App,
+// ModelOccupancy turns a window into Yang et al.'s (2014) model input: compute → App,
 // comm → Net, other → Storage (the rules' class for what is neither), in
 // worker-seconds; T is the covered time.
 func (w *NodeWindow) ModelOccupancy() models.Occupancy {
@@ -801,7 +801,7 @@ func (w *NodeWindow) ModelOccupancy() models.Occupancy {
 		TNet: w.Occupancy[signal.Comm], TStorage: w.Occupancy[signal.Other]}
 }
 
-// FitStatePowers fits seed 000's per-state powers to the windows (only
+// FitStatePowers fits Yang et al.'s (2014) per-state powers to the windows (only
 // windows covered for at least minCover of their length are used).
 // The powers are per node; the increments are per busy worker.
 func FitStatePowers(ws []NodeWindow, minCover float64) (models.StateFit, error) {

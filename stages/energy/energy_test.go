@@ -25,7 +25,7 @@ const (
 	fixtureDir = "../../testdata/power"
 )
 
-// Ground truth: seed 000's Taurus node (Table 1) with two workers: idle
+// Ground truth: Yang et al.'s (2014) Taurus node (Table 1) with two workers: idle
 // 91.6 W, each computing worker adds 16.8 W (both computing: 125.2 W, the
 // table's P_app), each communicating worker adds 18.05 W.
 var truth = models.StatePowers{Idle: 91.6, App: 91.6 + 16.8, Net: 91.6 + 18.05, Storage: 91.6}
@@ -168,7 +168,7 @@ func TestGenerateFixtures(t *testing.T) {
 	}
 	b.WriteString("]\n")
 	gz(t, "cholesky-2cpu.kwollect.json.gz", b.Bytes())
-	// DVFS: power from seed 001's i7 model at 2.4 GHz, cpu = computing workers / 2.
+	// DVFS: power from Srinivasan and Bellur's (2014) i7 model at 2.4 GHz, cpu = computing workers / 2.
 	dv, _ := models.DVFSFromInputs(models.PowerInputs{FMin: 1.6, FMax: 3.4, PIdleFMin: 35.54, PIdleFMax: 36.14, PFullFMin: 51.36, PFullFMax: 92.56})
 	dpw := func(c [NumClasses]int32) float64 { return dv.Predict(float64(c[signal.Compute])/2, 2.4) }
 	b.Reset()
@@ -286,7 +286,7 @@ func TestRecoverFromDemo(t *testing.T) {
 					}
 				}
 			}
-			// Seed 000's model with the true powers predicts the measured energy.
+			// Yang et al.'s (2014) model with the true powers predicts the measured energy.
 			pred := models.NodeEnergy(truth, tot.ModelOccupancy())
 			if in := models.Inaccuracy(pred, tot.EnergyJ); in > tt.tolE+1e-9 {
 				t.Errorf("inaccuracy %.3g", in)

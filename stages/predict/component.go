@@ -20,7 +20,7 @@ func Register(r *component.Registry) {
 	component.RegisterStage(r, "predict", "KS windows: cuts the signal into windows, predicts each from the previous one and tests the prediction (windows, predictions, verdicts, alerts)", DefaultStageConfig, newStage)
 }
 
-// StageConfig are the options of a "predict" stage: seed 004's
+// StageConfig are the options of a "predict" stage: Pallipuram et al.'s (2014)
 // prediction phase on the entities of one trace (see tracecast predict).
 type StageConfig struct {
 	// Rules: auto, starpu or smpi (state classes and selected containers).
@@ -28,7 +28,7 @@ type StageConfig struct {
 	// Class is the class whose signal fixes the period (default idle).
 	Class string `yaml:"class"`
 	// Period is Δ, a duration with a unit (1ms) or a plain number in trace
-	// units; 0 is seed 004's rule with the floors.
+	// units; 0 is Pallipuram et al.'s (2014) rule with the floors.
 	Period     tracecast.TraceTime `yaml:"period"`
 	MinPeriod  tracecast.TraceTime `yaml:"min_period"`
 	MaxSamples int                 `yaml:"max_samples"`

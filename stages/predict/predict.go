@@ -1,4 +1,4 @@
-// Package predict is seed 004's prediction phase: a sampled occurrence
+// Package predict is Pallipuram et al.'s (2014) prediction phase: a sampled occurrence
 // signal is cut into consecutive windows of w samples; after each window,
 // its ECDF predicts the next one — P(X ≥ k) for each query such as "at
 // least 25% of the workers idle" — and when the next window completes, the

@@ -1,7 +1,7 @@
 // Package signal turns resolved Paje states into event-occurrence signals:
 // which class (idle, compute, communication, other) each selected container
 // is in at every instant, and x_k, the number of containers in a class at
-// t_k = t_0 + kΔ, sampled at the period of seed 004 (half the shortest time
+// t_k = t_0 + kΔ, sampled at the period of Pallipuram et al. (2014) (half the shortest time
 // between two changes of the signal) or at a given one.
 //
 // Semantics, in full:
@@ -17,7 +17,7 @@
 //     are taken for every k with t_k before the last state end among them.
 //
 // Memory: the "signal" and offline "predict" stages read a file twice — a
-// Survey for R, t_0, the end and seed 004's period, then a Sampler that
+// Survey for R, t_0, the end and Pallipuram et al.'s (2014) period, then a Sampler that
 // samples from the parser's watermark as the file is read again — so they
 // keep the open states and the containers, never the signal or the trace.
 // Read once (standard input, a tail, Kafka) the period is required and R
@@ -36,7 +36,7 @@ import (
 // Class is what a container is doing.
 type Class uint8
 
-// The classes of seed 004, plus other for what fits none.
+// The classes of Pallipuram et al. (2014), plus other for what fits none.
 const (
 	Idle Class = iota
 	Compute

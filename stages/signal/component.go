@@ -142,7 +142,7 @@ func (o *StageConfig) Validate() error {
 }
 
 // CheckPeriods checks a stage's period and min_period: 0 is the automatic
-// period (seed 004's rule) and no floor; a negative one is an error, never
+// period (Pallipuram et al.'s (2014) rule) and no floor; a negative one is an error, never
 // "automatic".
 func CheckPeriods(period, minPeriod tracecast.TraceTime) []error {
 	var errs []error

@@ -185,7 +185,7 @@ func (s *Signal) At(t float64) [NumClasses]int32 {
 // T0 is the first state start.
 func (s *Signal) T0() float64 { return s.Steps[0].T }
 
-// PaperPeriod is seed 004's sampling period for class c: half the shortest
+// PaperPeriod is Pallipuram et al.'s (2014) sampling period for class c: half the shortest
 // time between two successive changes of x (its Nyquist rate). ok is false
 // when x never changes.
 func (s *Signal) PaperPeriod(c Class) (period float64, ok bool) {
@@ -246,7 +246,7 @@ func samples(t0, end, period float64) int {
 }
 
 // Period chooses the sampling period for class c: given when positive,
-// otherwise seed 004's rule raised to minPeriod and to the period that makes
+// otherwise Pallipuram et al.'s (2014) rule raised to minPeriod and to the period that makes
 // maxSamples samples. why says which, for the log. unit is the trace's
 // time unit, for the messages.
 func (s *Signal) Period(c Class, given, minPeriod float64, maxSamples int, unit string) (period float64, why string, err error) {
@@ -254,7 +254,7 @@ func (s *Signal) Period(c Class, given, minPeriod float64, maxSamples int, unit 
 	return choosePeriod(s.T0(), s.End, p, ok, given, minPeriod, maxSamples, unit)
 }
 
-// choosePeriod is Period from the signal's span and seed 004's period
+// choosePeriod is Period from the signal's span and Pallipuram et al.'s (2014) period
 // (paper, ok as PaperPeriod returns them): the offline signal and a Survey
 // choose alike.
 func choosePeriod(t0, end, p float64, ok bool, given, minPeriod float64, maxSamples int, unit string) (period float64, why string, err error) {

@@ -148,7 +148,7 @@ type Summary struct {
 	// passed their start (a trace not sorted within the reorder horizon):
 	// a Sampler cannot sample such a trace exactly.
 	Late int
-	// seed 004's period of the survey's class (PaperPeriod).
+	// Pallipuram et al.'s (2014) period of the survey's class (PaperPeriod).
 	paper   float64
 	paperOK bool
 	// containers are the R selected containers.

@@ -220,7 +220,7 @@ func TestLiveInsert(t *testing.T) {
 
 // A survey and a sampler make the offline signal (Builder, Period,
 // Sample) exactly: R with a container that has no state, t_0, the end,
-// seed 004's period, and every sample, whatever the batches.
+// Pallipuram et al.'s (2014) period, and every sample, whatever the batches.
 func TestSurveyAndSamplerAreBuild(t *testing.T) {
 	for seed := uint64(1); seed <= 20; seed++ {
 		es, wm := randomTrace(seed, 1+int(seed%6), 200)

@@ -1,4 +1,4 @@
-// Package surface is seed 004's surface analyzer: per cluster size R, the
+// Package surface is Pallipuram et al.'s (2014) surface analyzer: per cluster size R, the
 // (window size w, DAG size T, hit-rate) points of many traces are fitted by a
 // least-squares polynomial surface of total degree 4 in (w, T) (MATLAB's
 // poly44: 15 terms w^i·T^j, i+j ≤ 4), the surface is cut at the target
@@ -428,7 +428,7 @@ func (m *Model) Window(R, T int) (int, error) {
 	return int(math.Round(w)), err
 }
 
-// State is seed 004's trace state (§IV-B).
+// State is Pallipuram et al.'s (2014) trace state (§IV-B).
 type State string
 
 const (

@@ -1,4 +1,4 @@
-// Package synth is a workload synthesizer for seed 004's benchmarking phase:
+// Package synth is a workload synthesizer for Pallipuram et al.'s (2014) benchmarking phase:
 // random DAGs whose properties span the paper's Table I (1000–4000 tasks,
 // ≈1.7–2 edges per task, maximum out-degree 7–18, graph level 26–132),
 // list-scheduled on R workers, written as a Paje trace in StarPU 1.4's own
