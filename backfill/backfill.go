@@ -65,6 +65,9 @@ type Config struct {
 	Tasks    []float64
 	Overhead float64
 	Mode     Mode
+	// Gang K ≥ 2: a task needs K workers at once for its whole length; the
+	// spells are those of [X ≥ K], X the idle workers (0 or 1: one worker).
+	Gang int
 	// Alphas are the costs of a second of waste (kill) or delay (wait) in
 	// seconds of back-end work; the α-dependent policies run once per α.
 	Alphas []float64
@@ -95,6 +98,9 @@ func (c *Config) check() error {
 	}
 	if !(c.Overhead >= 0) || math.IsInf(c.Overhead, 0) {
 		errs = append(errs, fmt.Errorf("overhead %g s: must be zero or positive", c.Overhead))
+	}
+	if c.Gang < 0 {
+		errs = append(errs, fmt.Errorf("gang %d: must be positive", c.Gang))
 	}
 	if c.Mode != Kill && c.Mode != Wait {
 		errs = append(errs, fmt.Errorf("mode %q: kill or wait", c.Mode))

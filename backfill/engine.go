@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -34,6 +35,7 @@ type lane struct {
 type laneState struct {
 	running          bool
 	taskStart, until float64 // the running task's start and start + c
+	workers          []byte  // a gang task's workers (a JSON list)
 	p                float64 // the p the running task was launched on
 	overran          bool
 	plan             float64 // next launch (or reconsideration) time
@@ -44,6 +46,7 @@ type laneState struct {
 
 type worker struct {
 	name  string
+	gang  bool // the aggregate [X ≥ K] of Config.Gang, not a container
 	idle  bool
 	start float64 // the spell's start
 	// strata is the worker's stratum at each landmark of its spell passed.
@@ -84,6 +87,9 @@ type Engine struct {
 	spellsN int
 	ended   bool
 	scorer  *spellScorer // the spell forecasts' scores (offline)
+	// gang is the aggregate worker of Config.Gang ≥ 2: the policies run on
+	// it alone, its spells those of [X ≥ K] (X the idle workers).
+	gang *worker
 }
 
 // New checks the configuration and returns an Engine.
@@ -114,6 +120,10 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 			}
 		}
 	}
+	if cfg.Gang >= 2 {
+		e.gang = e.newWorker(fmt.Sprintf("idle>=%d", cfg.Gang))
+		e.gang.gang = true
+	}
 	if cfg.KeepSpells && len(cfg.SpellLengths) > 0 {
 		e.scorer = newSpellScorer(cfg.SpellLengths)
 	}
@@ -138,15 +148,41 @@ func (e *Engine) Begin(t0 float64, workers []string, idleOutside bool) {
 			e.setIdle(w, t0, true)
 		}
 	}
+	e.updateGang()
+}
+
+func (e *Engine) newWorker(name string) *worker {
+	w := &worker{name: name, lanes: make([]laneState, len(e.lanes)), next: math.Inf(1)}
+	for i := range w.lanes {
+		w.lanes[i].plan = math.Inf(1)
+	}
+	return w
+}
+
+// active are the workers the policies run on: the selected workers, or
+// the gang's aggregate.
+func (e *Engine) active() []*worker {
+	if e.gang != nil {
+		return []*worker{e.gang}
+	}
+	return e.order
+}
+
+// updateGang starts or ends the aggregate's spell when the idle workers
+// reach K or fall below it.
+func (e *Engine) updateGang() {
+	if e.gang == nil {
+		return
+	}
+	if idle := e.idleN >= e.cfg.Gang; idle != e.gang.idle {
+		e.setIdle(e.gang, e.now, idle)
+	}
 }
 
 func (e *Engine) worker(name string) *worker {
 	w := e.workers[name]
 	if w == nil {
-		w = &worker{name: name, lanes: make([]laneState, len(e.lanes)), next: math.Inf(1)}
-		for i := range w.lanes {
-			w.lanes[i].plan = math.Inf(1)
-		}
+		w = e.newWorker(name)
 		e.workers[name] = w
 		i, _ := slices.BinarySearchFunc(e.order, name, func(a *worker, n string) int {
 			switch {
@@ -193,6 +229,7 @@ func (e *Engine) flush() {
 	}
 	clear(e.pending)
 	e.pendingOrder = e.pendingOrder[:0]
+	e.updateGang()
 }
 
 func (e *Engine) setIdle(w *worker, t float64, idle bool) {
@@ -200,12 +237,20 @@ func (e *Engine) setIdle(w *worker, t float64, idle bool) {
 	case idle && !w.idle:
 		w.idle, w.start, w.strata = true, t, w.strata[:0]
 		w.nextTick = t
-		e.idleN++
+		if !w.gang {
+			e.idleN++
+		}
 		e.markAllIdle() // the share of idle workers changed
 		e.dirtyAll[w] = true
 	case !idle && w.idle:
-		e.endSpell(w, t)
-		e.idleN--
+		if e.gang == nil || w.gang {
+			e.endSpell(w, t)
+		} else {
+			w.idle = false // a member of the aggregate: no spell of its own
+		}
+		if !w.gang {
+			e.idleN--
+		}
 		e.markAllIdle()
 	}
 }
@@ -219,7 +264,7 @@ func (e *Engine) mark(w *worker) {
 // markAllIdle marks every idle worker for a new plan (a feature every
 // stratum reads changed). Only the forecast lanes' plans depend on it.
 func (e *Engine) markAllIdle() {
-	for _, w := range e.order {
+	for _, w := range e.active() {
 		if w.idle {
 			e.mark(w)
 		}
@@ -233,7 +278,7 @@ func (e *Engine) features(w *worker) spell.Features {
 // record notes the stratum of every idle worker at the landmarks of its
 // spell before t (the features have not changed since the last event).
 func (e *Engine) record(t float64) {
-	for _, w := range e.order {
+	for _, w := range e.active() {
 		if !w.idle {
 			continue
 		}
@@ -319,7 +364,11 @@ func (e *Engine) decide(w *worker, l *lane, ls *laneState, outcome string) {
 		return
 	}
 	l.seq++
-	e.sink.Decision(e.decision(l, w.name, ls.taskStart, ls.p, outcome, l.tau))
+	d := e.decision(l, w.name, ls.taskStart, ls.p, outcome, l.tau)
+	if w.gang {
+		d.Worker, d.Workers = "", ls.workers
+	}
+	e.sink.Decision(d)
 }
 
 func (e *Engine) decision(l *lane, worker string, start, p float64, outcome string, tau float64) tracecast.Decision {
@@ -364,7 +413,7 @@ func (e *Engine) advance(t float64) {
 	}
 	if v := e.model.Version(); v != e.version {
 		e.version = v // the plans read the model: plan again
-		for _, w := range e.order {
+		for _, w := range e.active() {
 			if w.idle {
 				e.dirtyAll[w] = true
 				e.mark(w)
@@ -372,7 +421,7 @@ func (e *Engine) advance(t float64) {
 		}
 	}
 	for _, w := range e.dirty {
-		if w.idle {
+		if w.idle && (e.gang == nil || w.gang) {
 			all := e.dirtyAll[w]
 			for i, l := range e.lanes {
 				if !w.lanes[i].running && (all || l.policy == Forecast && w.lanes[i].planKey != e.features(w).Stratum()) {
@@ -388,7 +437,7 @@ func (e *Engine) advance(t float64) {
 		return
 	}
 	e.record(t)
-	for _, w := range e.order {
+	for _, w := range e.active() {
 		if w.next < t {
 			e.run(w, t)
 		}
@@ -429,10 +478,39 @@ func (e *Engine) run(w *worker, t float64) {
 				break
 			}
 			ls.running, ls.overran, ls.taskStart, ls.until, ls.p = true, false, ls.plan, ls.plan+l.c, ls.planP
+			if w.gang {
+				ls.workers = e.gangWorkers()
+			}
 			ls.plan, ls.launch = math.Inf(1), false
 		}
 	}
 	e.updateNext(w)
+}
+
+// gangWorkers names the K workers a gang task takes: the idle ones idle
+// the longest (then by name), as a JSON list.
+func (e *Engine) gangWorkers() []byte {
+	var idle []*worker
+	for _, w := range e.order {
+		if w.idle {
+			idle = append(idle, w)
+		}
+	}
+	slices.SortStableFunc(idle, func(a, b *worker) int {
+		switch {
+		case a.start < b.start:
+			return -1
+		case a.start > b.start:
+			return 1
+		}
+		return 0
+	})
+	names := make([]string, 0, e.cfg.Gang)
+	for _, w := range idle[:min(len(idle), e.cfg.Gang)] {
+		names = append(names, w.name)
+	}
+	b, _ := json.Marshal(names)
+	return b
 }
 
 // issueSpells issues the spell forecasts of an idle worker at t.

@@ -10,6 +10,8 @@ type Row struct {
 	Policy string  `json:"policy"`
 	Mode   string  `json:"mode"`
 	D      float64 `json:"d"`
+	// Gang is K, the workers a task needs at once (1: one).
+	Gang int `json:"gang"`
 	// Overhead is o; Alpha the α the row is scored at; Timeout the τ of a
 	// timeout policy (hindsight-timeout's choice), NaN otherwise.
 	Overhead  float64 `json:"overhead"`
@@ -56,12 +58,18 @@ func (e *Engine) Finish(end float64) *Result {
 	e.advance(math.Max(end, e.now))
 	for _, w := range e.order {
 		if w.idle {
-			e.endSpell(w, e.now)
+			if e.gang == nil {
+				e.endSpell(w, e.now)
+			}
+			w.idle = false
 			e.idleN--
 		}
 	}
+	if e.gang != nil && e.gang.idle {
+		e.endSpell(e.gang, e.now)
+	}
 	// Wait mode: tasks that overran the run's end complete.
-	for _, w := range e.order {
+	for _, w := range e.active() {
 		w.idle = false
 		e.run(w, math.Inf(1))
 	}
@@ -98,7 +106,7 @@ func (e *Engine) table() *Result {
 				return (s - ref) / (ustar - ref)
 			}
 			row := func(p string, l *lane, tau float64, causal bool) Row {
-				r := Row{Policy: p, Mode: string(e.cfg.Mode), D: d, Overhead: e.cfg.Overhead, Alpha: a, Timeout: tau,
+				r := Row{Policy: p, Mode: string(e.cfg.Mode), D: d, Gang: max(e.cfg.Gang, 1), Overhead: e.cfg.Overhead, Alpha: a, Timeout: tau,
 					OracleHarvest: ustar, GreedyScore: sGreedy, IdleWorkerSeconds: e.idleSum, Causal: causal}
 				if l != nil {
 					r.Launches, r.Completed, r.Harvest, r.Waste, r.Delay = l.launches, l.completed, l.u, l.w, l.delay
@@ -139,7 +147,8 @@ func (l *lane) score(alpha float64, m Mode) float64 {
 // from its start; it emits their decisions when emit is set.
 func (e *Engine) oracle(d, c float64, emit bool) (float64, *lane) {
 	l := &lane{policy: Oracle, alpha: math.NaN(), tau: math.NaN(), d: d, c: c}
-	for _, w := range e.order {
+	emit = emit && e.gang == nil // which workers a gang held is not kept
+	for _, w := range e.active() {
 		for k := 0; k < len(w.spells); k += 2 {
 			s, end := w.spells[k], w.spells[k+1]
 			n := math.Floor((end - s + timeEps) / c)
@@ -181,7 +190,8 @@ func (e *Engine) hindsight(d, c, alpha float64, ai int) (float64, *lane) {
 // worker until it ends).
 func (e *Engine) replay(d, c, tau, alpha float64, emit bool) *lane {
 	l := &lane{policy: HindsightTimeout, alpha: alpha, tau: tau, d: d, c: c}
-	for _, w := range e.order {
+	emit = emit && e.gang == nil
+	for _, w := range e.active() {
 		free := math.Inf(-1)
 		for k := 0; k < len(w.spells); k += 2 {
 			s, end := w.spells[k], w.spells[k+1]

@@ -47,7 +47,7 @@ func newBackfillCmd() *cobra.Command {
 	var tasks, timeouts, spells []string
 	var overhead, every, out string
 	cmd := &cobra.Command{
-		Use:   "backfill TRACE --task D... [--mode kill|wait] [--overhead O] [--alpha A]... [--policy P]... [-o DIR]",
+		Use:   "backfill TRACE --task D... [--mode kill|wait] [--overhead O] [--gang K] [--alpha A]... [--policy P]... [-o DIR]",
 		Short: "Put back-end tasks on idle workers by each policy, and measure what it is worth",
 		Long: `backfill replays a trace and, for each back-end task length --task d,
 runs every --policy causally (each decides at time t from the trace up to
@@ -61,7 +61,8 @@ this trace) and oracle (knows every spell).
 
 In --mode kill a task still running when the primary takes its worker back
 is killed (waste W); in --mode wait it completes and the primary waits
-(delay D). Score S = U − α·W or U − α·D (U: the completed tasks' work);
+(delay D). With --gang K a task needs K workers at once: it runs while at
+least K workers are idle. Score S = U − α·W or U − α·D (U: the completed tasks' work);
 value V = (S − S_ref)/(S_oracle − S_ref), S_ref the better of never and
 greedy: 1 is the oracle, 0 no better than the better of never and greedy.
 
@@ -121,6 +122,7 @@ docs/backfill.md.`,
 	fl.StringVar(&o.Rules, "rules", o.Rules, "state classes and selected containers: auto, starpu or smpi")
 	fl.StringArrayVar(&tasks, "task", nil, "back-end task length d, a duration with a unit: 1ms, 10ms (repeatable)")
 	fl.StringVar(&overhead, "overhead", "", "set-up cost o of a back-end task, spent before its work starts (wasted if it is killed)")
+	fl.IntVar(&o.Gang, "gang", 0, "K ≥ 2: a back-end task needs K idle workers at once for its whole length (the spells of 'at least K idle')")
 	fl.StringVar(&o.Mode, "mode", o.Mode, "kill (the primary takes its worker back: the task is killed) or wait (the task completes; the primary waits)")
 	fl.Float64SliceVar(&o.Alphas, "alpha", []float64{1, 10}, "what one second of waste (kill) or delay (wait) costs, in seconds of back-end work (repeatable)")
 	fl.StringArrayVar(&o.Policies, "policy", nil, "never, greedy, timeout, online-timeout, residual, forecast, hindsight-timeout, oracle (repeatable; default: all)")

@@ -30,6 +30,7 @@ type Backfill struct {
 	Tasks    []float64
 	Overhead float64
 	Mode     string
+	Gang     int
 	Alphas   []float64
 	Policies []string
 	Timeouts []float64
@@ -106,7 +107,7 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 			werr = out.put(ctx, rec)
 		}
 	}
-	cfg := bf.Config{Run: run, Tasks: o.Tasks, Overhead: o.Overhead, Mode: bf.Mode(o.Mode), Alphas: o.Alphas,
+	cfg := bf.Config{Run: run, Tasks: o.Tasks, Overhead: o.Overhead, Mode: bf.Mode(o.Mode), Gang: o.Gang, Alphas: o.Alphas,
 		Policies: o.Policies, Timeouts: o.Timeouts, Every: o.Every, SpellLengths: o.Spells, KeepSpells: true}
 	eng, err := bf.New(cfg, bf.Sink{
 		Decision: func(d tracecast.Decision) { put(dec, d) },
@@ -275,7 +276,7 @@ func rowJSON(r bf.Row) map[string]any {
 		}
 		return f
 	}
-	return map[string]any{"record": "value", "policy": r.Policy, "mode": r.Mode, "d": r.D, "overhead": r.Overhead, "gang": 1,
+	return map[string]any{"record": "value", "policy": r.Policy, "mode": r.Mode, "d": r.D, "overhead": r.Overhead, "gang": r.Gang,
 		"alpha": r.Alpha, "timeout": num(r.Timeout), "launches": r.Launches, "completed": r.Completed,
 		"harvest": r.Harvest, "waste": r.Waste, "delay": r.Delay, "score": r.Score, "value": num(r.Value),
 		"oracle_harvest": r.OracleHarvest, "greedy_score": r.GreedyScore, "idle_worker_seconds": r.IdleWorkerSeconds, "causal": r.Causal}

@@ -50,6 +50,13 @@ func WriteValuePlot(w io.Writer, res *bf.Result) error {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = plot.LogTicks{}
 		p.Y.Min, p.Y.Max = clipV, 1
+		// A fixed range: autoscaling one α would reach 0, not on a log axis.
+		p.X.Min, p.X.Max = math.Inf(1), math.Inf(-1)
+		for _, r := range res.Rows {
+			if r.Alpha > 0 {
+				p.X.Min, p.X.Max = math.Min(p.X.Min, r.Alpha/2), math.Max(p.X.Max, r.Alpha*2)
+			}
+		}
 		p.Add(plotter.NewGrid())
 		for k, pol := range bf.Policies {
 			var xys plotter.XYs

@@ -29,6 +29,8 @@ type StageConfig struct {
 	Overhead string `yaml:"overhead"`
 	// Mode: kill or wait.
 	Mode string `yaml:"mode"`
+	// Gang K ≥ 2: a task needs K idle workers at once.
+	Gang int `yaml:"gang"`
 	// Alphas are the costs of waste or delay the α policies decide for.
 	Alphas []float64 `yaml:"alphas"`
 	// Policies: the causal ones (never, greedy, timeout, online-timeout,
@@ -78,7 +80,7 @@ func (o *StageConfig) config() (bf.Config, error) {
 		}
 		return v
 	}
-	cfg := bf.Config{Tasks: durs("tasks", o.Tasks), Mode: bf.Mode(o.Mode), Alphas: o.Alphas, Policies: o.Policies,
+	cfg := bf.Config{Tasks: durs("tasks", o.Tasks), Mode: bf.Mode(o.Mode), Gang: o.Gang, Alphas: o.Alphas, Policies: o.Policies,
 		Timeouts: durs("timeouts", o.Timeouts), SpellLengths: durs("spells", o.Spells)}
 	if o.Overhead != "" {
 		cfg.Overhead = durs("overhead", []string{o.Overhead})[0]
