@@ -16,7 +16,7 @@ PURE_RE = tracecast/(stats(/.*)?|forecast|models(/.*)?|report)$$
 RACE_PKGS = $$($(GO) list $(PKGS) | grep -Ev '$(PURE_RE)')
 PURE_PKGS = $$($(GO) list $(PKGS) | grep -E '$(PURE_RE)')
 
-.PHONY: all build test test-long deps vet lint fmt bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval backfill-eval chaos hostile
+.PHONY: all build test test-long deps vet lint fmt docs bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval backfill-eval chaos hostile
 
 all: build
 
@@ -116,6 +116,12 @@ test-long: deps
 	$(call fuzzpass,FuzzDecode,90000x,50x,./ingest/kafka)
 	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces|BrokerDiskFull)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
+
+# docs regenerates the command reference (docs/commands/, one page per
+# command, from the commands' own help texts and flags, with cobra's doc
+# generator); cmd/tracecast's TestCommandDocs fails when it is stale.
+docs:
+	$(GO) run ./cmd/tracecast gen-docs docs/commands
 
 vet:
 	$(GO) vet $(PKGS)

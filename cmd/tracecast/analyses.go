@@ -331,7 +331,7 @@ func newStatesCmd() *cobra.Command {
 prints every container, state, variable, event and link it resolves: as
 pajeng's pj_dump prints them (--format pjdump, in completion order: sort
 both to compare), as CSV with a header row, JSON lines, an Arrow IPC file
-or a Parquet file (schemas in the README). It streams: memory is bounded by the live
+or a Parquet file (schemas in docs/reading.md and docs/outputs.md). It streams: memory is bounded by the live
 containers, open states and pending links, not by the trace's length.
 Variable samples up to --reorder-horizon late are put back in order, so raw
 StarPU traces, which pj_dump rejects, are read as written.`,
