@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/forecast/spell"
@@ -25,6 +26,7 @@ type lane struct {
 	d, c        float64 // c = o + d
 	di, ai      int     // indexes of d and α in the config
 	quiet       bool    // run for the table only (greedy, S_ref): no decisions out
+	id          string  // its decisions' id prefix
 	launches    int
 	completed   int
 	u, w, delay float64
@@ -81,12 +83,16 @@ type Engine struct {
 	version  int // the model's epoch the plans were made in
 	// otScore[di][ai][k] is the score timeout TauGrid[k] would have made
 	// on the completed spells (online-timeout's choice).
-	otScore [][][]float64
-	longest float64
-	idleSum float64 // idle worker-seconds of the completed spells
-	spellsN int
-	ended   bool
-	scorer  *spellScorer // the spell forecasts' scores (offline)
+	otScore     [][][]float64
+	longest     float64
+	idleSum     float64 // idle worker-seconds of the completed spells
+	spellsN     int
+	ended       bool
+	scorer      *spellScorer              // the spell forecasts' scores (offline)
+	atStart     map[uint16]*spellForecast // spellAt's, at elapsed 0
+	spellLabels []string                  // the spell lengths' labels (ids)
+	idBuf       []byte
+	issues      int64 // spell forecast issues so far (their ids' N)
 	// gang is the aggregate worker of Config.Gang ≥ 2: the policies run on
 	// it alone, its spells those of [X ≥ K] (X the idle workers).
 	gang *worker
@@ -119,6 +125,10 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 				}
 			}
 		}
+	}
+	e.atStart = map[uint16]*spellForecast{}
+	for _, d := range cfg.SpellLengths {
+		e.spellLabels = append(e.spellLabels, label(d))
 	}
 	if cfg.Gang >= 2 {
 		e.gang = e.newWorker(fmt.Sprintf("idle>=%d", cfg.Gang))
@@ -372,14 +382,17 @@ func (e *Engine) decide(w *worker, l *lane, ls *laneState, outcome string) {
 }
 
 func (e *Engine) decision(l *lane, worker string, start, p float64, outcome string, tau float64) tracecast.Decision {
-	id := fmt.Sprintf("%s/%s/%s", e.cfg.Run, l.policy, label(l.d))
-	if !math.IsNaN(l.alpha) {
-		id += "/a" + fmt.Sprint(l.alpha)
+	if l.id == "" || l.policy == HindsightTimeout {
+		l.id = fmt.Sprintf("%s/%s/%s", e.cfg.Run, l.policy, label(l.d))
+		if !math.IsNaN(l.alpha) {
+			l.id += "/a" + fmt.Sprint(l.alpha)
+		}
+		if l.policy == Timeout {
+			l.id += "/t" + label(tau)
+		}
+		l.id += "/"
 	}
-	if l.policy == Timeout {
-		id += "/t" + label(tau)
-	}
-	return tracecast.Decision{ID: fmt.Sprintf("%s/%d", id, l.seq), Policy: l.policy, Run: e.cfg.Run, Worker: worker,
+	return tracecast.Decision{ID: l.id + strconv.FormatInt(l.seq, 10), Policy: l.policy, Run: e.cfg.Run, Worker: worker,
 		Start: start, D: l.d, Overhead: e.cfg.Overhead, Mode: string(e.cfg.Mode), Alpha: l.alpha, Timeout: tau, Outcome: outcome, P: p}
 }
 
@@ -519,21 +532,51 @@ func (e *Engine) issueSpells(w *worker, t float64) {
 		return
 	}
 	elapsed := t - w.start
-	dist := e.model.Predict(elapsed, e.features(w).Stratum())
-	q10, q50 := dist.Quantile(0.1), dist.Quantile(0.5)
+	key := e.features(w).Stratum()
+	f := e.spellAt(elapsed, key)
+	e.issues++
 	for i, d := range e.cfg.SpellLengths {
-		p := dist.Survival(d)
+		p := f.p[i]
 		if e.scorer != nil {
-			e.scorer.issue(w.name, t, elapsed, i, p, q10, q50)
+			e.scorer.issue(w.name, t, elapsed, i, p, f.q10, f.q50)
 		}
 		if e.sink.Spell == nil {
 			continue
 		}
+		e.idBuf = append(append(append(append(append(e.idBuf[:0], e.cfg.Run...), '/'), w.name...), '/'), e.spellLabels[i]...)
+		e.idBuf = strconv.AppendInt(append(e.idBuf, '/'), e.issues, 10)
 		e.sink.Spell(tracecast.SpellForecast{
-			ID:  fmt.Sprintf("%s/%s/%s/%.9g", e.cfg.Run, w.name, label(d), t),
+			ID:  string(e.idBuf),
 			Run: e.cfg.Run, Worker: w.name, IssuedAt: t, Elapsed: elapsed, D: d,
-			P: p, Q10: q10, Q50: q50, Method: "spell"})
+			P: p, Q10: f.q10, Q50: f.q50, Method: "spell"})
 	}
+}
+
+// spellForecast is what a spell forecast says for the lengths asked.
+type spellForecast struct {
+	version  int
+	p        []float64
+	q10, q50 float64
+}
+
+// spellAt forecasts a spell of the given age in stratum key. Most
+// forecasts are issued as a spell starts: those are kept per stratum for
+// the model's epoch (two quantiles cost thirty histogram reads).
+func (e *Engine) spellAt(elapsed float64, key uint16) *spellForecast {
+	if elapsed == 0 {
+		if f := e.atStart[key]; f != nil && f.version == e.model.Version() {
+			return f
+		}
+	}
+	dist := e.model.Predict(elapsed, key)
+	f := &spellForecast{version: e.model.Version(), q10: dist.Quantile(0.1), q50: dist.Quantile(0.5), p: make([]float64, len(e.cfg.SpellLengths))}
+	for i, d := range e.cfg.SpellLengths {
+		f.p[i] = dist.Survival(d)
+	}
+	if elapsed == 0 {
+		e.atStart[key] = f
+	}
+	return f
 }
 
 // plan sets lane i's next launch on idle worker w from time now on.
@@ -572,15 +615,12 @@ func (e *Engine) plan(w *worker, i int, now float64) {
 		ls.planKey = key
 		pc := e.planCache(key, i)
 		k := gridIndex(x)
-		if pc.positive(e, k) {
+		if pc.launch(k) {
 			ls.plan, ls.planP = now, pc.p[k]
 			return
 		}
-		for k++; k < len(planGrid); k++ {
-			if pc.positive(e, k) {
-				ls.plan, ls.planP = w.start+planGrid[k], pc.p[k]
-				return
-			}
+		if k = int(pc.next[k]); k < len(planGrid) {
+			ls.plan, ls.planP = w.start+planGrid[k], pc.p[k]
 		}
 	}
 }
@@ -611,12 +651,14 @@ func gridIndex(x float64) int {
 // planCache holds a policy's decisions at the grid's points for one
 // stratum, computed when first needed in a model epoch.
 type planCache struct {
-	version    int
-	lane       *lane
-	key        uint16
-	known, pos [2]uint64
-	p          [128]float64
-	solved     bool
+	version int
+	lane    *lane
+	key     uint16
+	pos     [2]uint64 // launch at planGrid[k]
+	// next[k] is the first k' > k where the policy launches
+	// (len(planGrid): none).
+	next [128]uint8
+	p    [128]float64
 }
 
 type planKey struct {
@@ -627,35 +669,37 @@ type planKey struct {
 func (e *Engine) planCache(key uint16, i int) *planCache {
 	pc := e.plans[planKey{key, i}]
 	if pc == nil {
-		pc = &planCache{lane: e.lanes[i], key: key}
+		pc = &planCache{lane: e.lanes[i], key: key, version: -1}
 		e.plans[planKey{key, i}] = pc
 	}
 	if v := e.model.Version(); pc.version != v {
-		pc.version, pc.known, pc.pos, pc.solved = v, [2]uint64{}, [2]uint64{}, false
+		pc.version, pc.pos = v, [2]uint64{}
+		if pc.lane.policy == Forecast {
+			pc.solve(e)
+		} else {
+			l := pc.lane
+			for k, x := range planGrid {
+				if pc.p[k] = e.model.Residual(x, l.c); pc.p[k] >= l.alpha/(1+l.alpha) {
+					pc.pos[k/64] |= 1 << (k % 64)
+				}
+			}
+		}
+		n := len(planGrid)
+		for k := n - 1; k >= 0; k-- {
+			pc.next[k] = uint8(n)
+			if k+1 < n {
+				pc.next[k] = pc.next[k+1]
+				if pc.launch(k + 1) {
+					pc.next[k] = uint8(k + 1)
+				}
+			}
+		}
 	}
 	return pc
 }
 
-// positive reports whether the policy launches at elapsed planGrid[k].
-func (pc *planCache) positive(e *Engine, k int) bool {
-	word, bit := k/64, uint64(1)<<(k%64)
-	if pc.lane.policy == Forecast {
-		if !pc.solved {
-			pc.solve(e)
-		}
-		return pc.pos[word]&bit != 0
-	}
-	if pc.known[word]&bit == 0 {
-		pc.known[word] |= bit
-		l, x := pc.lane, planGrid[k]
-		p := e.model.Residual(x, l.c)
-		pc.p[k] = p
-		if p >= l.alpha/(1+l.alpha) {
-			pc.pos[word] |= bit
-		}
-	}
-	return pc.pos[word]&bit != 0
-}
+// launch reports whether the policy launches at elapsed planGrid[k].
+func (pc *planCache) launch(k int) bool { return pc.pos[k/64]&(1<<(k%64)) != 0 }
 
 // solve decides the forecast policy's launches on the whole grid for one
 // stratum, as an optimal stopping problem (the features held as they are):
@@ -691,7 +735,6 @@ func (pc *planCache) solve(e *Engine) {
 		}
 		v = math.Max(g[k], wait)
 	}
-	pc.solved = true
 }
 
 // timeEps is how close two times are to count as equal (1 ns: traces

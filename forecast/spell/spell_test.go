@@ -76,3 +76,15 @@ func TestStratum(t *testing.T) {
 		t.Errorf("strata not told apart: %d %d %d %d", a, b, c, d)
 	}
 }
+
+func TestBinOf(t *testing.T) {
+	for _, r := range []float64{0, 1e-9, Min * 0.999, Min, Min * 1.2, 1e-3, 0.0123, 1, 99.9, 1e4, 1e6} {
+		want := 0
+		if r >= Min {
+			want = min(1+int(math.Floor(math.Log10(r/Min)*binsPerDecade+1e-12)), numBins-1)
+		}
+		if got := binOf(r); got != want || r < binEdges[got] || r >= binEdges[got+1] {
+			t.Errorf("binOf(%g) = %d, want %d (edges %g, %g)", r, got, want, binEdges[got], binEdges[got+1])
+		}
+	}
+}
