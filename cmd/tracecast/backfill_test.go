@@ -84,3 +84,40 @@ func TestBackfillMatchesIndependentScorer(t *testing.T) {
 		})
 	}
 }
+
+// TestPredictSpells: predict --spells writes the spell forecasts of every
+// idle worker (p in [0, 1], q10 ≤ q50) and their scores, and no decision.
+func TestPredictSpells(t *testing.T) {
+	dir := t.TempDir()
+	if r := run(t, nil, "predict", "../../testdata/smpi/jacobi-8.trace.gz", "--spells", "1ms", "--spells", "10ms", "-o", dir); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "decisions.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("predict --spells wrote decisions (%v)", err)
+	}
+	f, err := os.Open(filepath.Join(dir, "spells.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); n++ {
+		var rec struct {
+			Record string   `json:"record"`
+			P      float64  `json:"p"`
+			Q10    *float64 `json:"q10"`
+			Q50    *float64 `json:"q50"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil || rec.Record != "spell" || rec.P < 0 || rec.P > 1 ||
+			rec.Q10 != nil && rec.Q50 != nil && *rec.Q10 > *rec.Q50 {
+			t.Fatalf("line %d: %s (%v)", n+1, sc.Text(), err)
+		}
+	}
+	if n < 1000 {
+		t.Errorf("%d spell forecasts", n)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "spell_scores.jsonl"))
+	if err != nil || strings.Count(string(b), `"record":"spell_score"`) != 2 {
+		t.Errorf("spell_scores.jsonl: %s (%v)", b, err)
+	}
+}

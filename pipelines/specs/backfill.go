@@ -78,21 +78,21 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 	var dec, spl recordOut
 	switch {
 	case o.Out != "":
-		names := []string{"decisions"}
-		if len(o.Spells) > 0 {
-			names = append(names, "spells")
-		}
-		for _, name := range names {
-			r, err := openRecords(filepath.Join(o.Out, name+"."+format), format, r.Log)
+		for _, name := range []string{"decisions", "spells"} {
+			if name == "decisions" && len(o.Tasks) == 0 || name == "spells" && len(o.Spells) == 0 {
+				continue // predict --spells launches nothing; backfill without --spells forecasts none
+			}
+			out, err := openRecords(filepath.Join(o.Out, name+"."+format), format, r.Log)
 			if err != nil {
 				abort()
 				return nil, err
 			}
-			outs = append(outs, r)
-		}
-		dec = outs[0]
-		if len(outs) > 1 {
-			spl = outs[1]
+			outs = append(outs, out)
+			if name == "decisions" {
+				dec = out
+			} else {
+				spl = out
+			}
 		}
 	case o.Decisions != nil:
 		if format != "jsonl" {
@@ -133,11 +133,13 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 		return nil, werr
 	}
 	if o.Out != "" {
-		if err := output.WriteFile(filepath.Join(o.Out, "values.jsonl"), func(w io.Writer) error { return WriteRows(w, res.Rows) }); err != nil {
-			return nil, err
-		}
-		if err := output.WriteFile(filepath.Join(o.Out, "values.svg"), func(w io.Writer) error { return WriteValuePlot(w, res) }); err != nil {
-			return nil, err
+		if len(res.Rows) > 0 { // predict --spells runs no policy
+			if err := output.WriteFile(filepath.Join(o.Out, "values.jsonl"), func(w io.Writer) error { return WriteRows(w, res.Rows) }); err != nil {
+				return nil, err
+			}
+			if err := output.WriteFile(filepath.Join(o.Out, "values.svg"), func(w io.Writer) error { return WriteValuePlot(w, res) }); err != nil {
+				return nil, err
+			}
 		}
 		if len(res.SpellScores) > 0 {
 			if err := output.WriteFile(filepath.Join(o.Out, "spell_scores.jsonl"), func(w io.Writer) error { return writeSpellScores(w, res.SpellScores) }); err != nil {

@@ -1,6 +1,7 @@
 package specs
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -37,6 +38,9 @@ func WriteValuePlot(w io.Writer, res *bf.Result) error {
 		if !slices.Contains(ds, r.D) {
 			ds = append(ds, r.D)
 		}
+	}
+	if len(ds) == 0 {
+		return errors.New("no backfill result to plot")
 	}
 	const panelH = 4 * vg.Inch
 	width, height := 7*vg.Inch, vg.Length(len(ds))*panelH
