@@ -164,11 +164,20 @@ func TestDemo(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "2 workers") || !strings.Contains(r.stdout, "GEMM") {
 		t.Fatalf("demo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "prediction phase:") || !strings.Contains(r.stdout, "P(idle>=50%)") {
-		t.Errorf("demo summary lacks the predictions:\n%s", r.stdout)
+	// The product first: the forecasts' skill against the three
+	// baselines and the forecast policy's backfilling value; the KS
+	// windows after them.
+	for _, want := range []string{"vs KS windows", "vs persistence", "vs climatology", "the forecast policy 0.", "KS windows (Pallipuram et al. 2014):"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("demo summary lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Index(r.stdout, "vs persistence") > strings.Index(r.stdout, "KS windows (") {
+		t.Errorf("the KS windows come before the forecasts:\n%s", r.stdout)
 	}
 	for _, f := range []string{"replay-starpu/entities.arrow", "replay-starpu/entities.arrows", "replay-starpu/entities.jsonl",
-		"idle-starpu/windows.arrow", "idle-starpu/predictions.arrow", "idle-starpu/verdicts.arrow", "idle-starpu/alerts.arrow", "idle-starpu/records.jsonl"} {
+		"idle-starpu/windows.arrow", "idle-starpu/predictions.arrow", "idle-starpu/verdicts.arrow", "idle-starpu/alerts.arrow", "idle-starpu/records.jsonl",
+		"backfill/values.jsonl", "backfill/decisions.jsonl"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}

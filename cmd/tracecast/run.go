@@ -121,11 +121,14 @@ func newDemoCmd() *cobra.Command {
 		Use:   "demo [--out DIR]",
 		Short: "Run the built-in pipelines on the StarPU trace built into the binary",
 		Long: `demo needs nothing but the binary: it writes the StarPU trace built into it
-(a Cholesky factorisation on 2 CPU workers) to DIR, runs the built-in
-pipelines replay-starpu (its entities as Arrow and JSON lines) and
-idle-starpu (idle workers predicted window after window) on it, writes
-DIR/report.html (the HTML report, with the energy of the run's power stream
-built into the binary) and prints a summary and the files written.`,
+(a Cholesky factorisation on 2 CPU workers) to DIR and prints what tracecast
+makes of it: forecasts of idle capacity over three horizons with their skill
+against the KS windows, persistence and climatology; the value of
+backfilling 10 ms back-end tasks on the idle workers by the forecast policy
+(DIR/backfill/); the KS windows of the built-in pipeline idle-starpu; and
+the files written, among them those of replay-starpu (the entities as Arrow
+and JSON lines) and DIR/report.html (the HTML report, with the energy of
+the run's power stream built into the binary).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runner().Demo(cmd.Context(), out, !noProgress, os.Stdout)
