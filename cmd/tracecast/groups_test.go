@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/internal/clidoc"
 )
 
 // commandDocsDir is where the command reference is committed.
@@ -18,7 +18,7 @@ const commandDocsDir = "../../docs/commands"
 // `make docs`.
 func TestCommandDocs(t *testing.T) {
 	dir := t.TempDir()
-	if err := genDocs(newRootCmd(), dir); err != nil {
+	if err := clidoc.Generate(newRootCmd(), dir, perCore); err != nil {
 		t.Fatal(err)
 	}
 	names := func(d string) []string {
@@ -71,7 +71,7 @@ func TestCommandGroups(t *testing.T) {
 	}
 	var want []string
 	for _, g := range commandGroups {
-		want = append(want, g.id)
+		want = append(want, g.ID)
 	}
 	if !slices.Equal(ids, want) {
 		t.Errorf("groups %q, want %q", ids, want)
@@ -88,9 +88,8 @@ func TestCommandGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, g := range commandGroups {
-		if !bytes.Contains(out.Bytes(), []byte("\n"+g.title+"\n")) {
-			t.Errorf("--help has no heading %q:\n%s", g.title, out.String())
+		if !bytes.Contains(out.Bytes(), []byte("\n"+g.Title+"\n")) {
+			t.Errorf("--help has no heading %q:\n%s", g.Title, out.String())
 		}
 	}
-	_ = cobra.Command{}
 }

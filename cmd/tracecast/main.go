@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tracecast/tracecast/internal/buildinfo"
+	"github.com/tracecast/tracecast/internal/clidoc"
 	"github.com/tracecast/tracecast/internal/clilog"
 	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/internal/paths"
@@ -72,7 +73,7 @@ option, an invalid pipeline file).`,
 	root.AddCommand(studyCommands()...)
 	root.AddCommand(taskCommands()...)
 	root.AddCommand(newGenDocsCmd())
-	groupCommands(root)
+	clidoc.Apply(root, commandGroups)
 	root.SetHelpCommand(newHelpCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
 	usageArgs(root)
