@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +12,7 @@ import (
 	"github.com/tracecast/tracecast/models/eiger"
 	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/models/starpudir"
+	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/report"
 )
 
@@ -64,7 +63,7 @@ products of up to four factors chosen on held-out parameter combinations
 				if o.GroupBy != nil || o.Inputs != nil {
 					return usageErr(errors.New("--group and --inputs: with --starpu-dir the models are per codelet and arch, of every parameter (or of the data size)"))
 				}
-				return runFitStarPU(cmd.OutOrStdout(), cmd.ErrOrStderr(), starpuDir, o, writeBack, out, plots)
+				return specs.FitStarPU(cmd.OutOrStdout(), cmd.ErrOrStderr(), starpuDir, o, writeBack, out, plots)
 			case len(args) == 0:
 				return usageErr(errors.New("give a FILE to fit, or --starpu-dir DIR"))
 			case writeBack:
@@ -72,7 +71,7 @@ products of up to four factors chosen on held-out parameter combinations
 			case o.Target == "" && !modelio.IsStarPURaw(args[0]):
 				return usageErr(errors.New("--target is required"))
 			}
-			return runFitModel(cmd.OutOrStdout(), args[0], o, out, plots)
+			return specs.FitModel(cmd.OutOrStdout(), args[0], o, out, plots)
 		},
 	}
 	fl := cmd.Flags()
@@ -83,68 +82,6 @@ products of up to four factors chosen on held-out parameter combinations
 	fl.StringVar(&starpuDir, "starpu-dir", "", "fit every codelet of StarPU's sampling directory ($STARPU_HOME or its .starpu/sampling/codelets)")
 	fl.BoolVar(&writeBack, "write-back", false, "with --starpu-dir: write the least-squares coefficients of the declared monomials into StarPU's model files (a .bak of each kept)")
 	return cmd
-}
-
-func runFitStarPU(w, errw io.Writer, dir string, o modelio.TaskFit, writeBack bool, out, plots string) error {
-	if out != "" {
-		if err := checkOutputs([]string{dir}, out); err != nil {
-			return err
-		}
-	}
-	s, err := modelio.FitStarPUDir(dir, o, writeBack)
-	if s == nil {
-		return err
-	}
-	if werr := report.WriteTaskModelText(w, s.File); werr != nil {
-		return werr
-	}
-	if werr := report.WriteStarPUText(w, s); werr != nil {
-		return werr
-	}
-	if n := len(s.Dir.Skipped) - s.Dir.Backups(); n > 0 {
-		fmt.Fprintf(errw, "tracecast fit-model: %d file(s) of %s skipped (damaged or not StarPU's): listed above\n", n, s.Dir.Codelets)
-	}
-	if err != nil {
-		return err
-	}
-	return writeModelOutputs(w, s.File, out, plots)
-}
-
-func runFitModel(w io.Writer, path string, o modelio.TaskFit, out, plots string) error {
-	if out != "" {
-		if err := checkOutputs([]string{path}, out); err != nil {
-			return err
-		}
-	}
-	file, err := modelio.FitTaskFile(path, o)
-	if err != nil {
-		return err
-	}
-	if err := report.WriteTaskModelText(w, file); err != nil {
-		return err
-	}
-	return writeModelOutputs(w, file, out, plots)
-}
-
-// writeModelOutputs writes the plots (--plots) and the model file (-o).
-func writeModelOutputs(w io.Writer, file *eiger.File, out, plots string) error {
-	if plots != "" {
-		if err := os.MkdirAll(plots, 0o755); err != nil {
-			return err
-		}
-		names, err := report.WriteTaskModelPlots(plots, file)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "\nplots: %d group(s) in %s (.png, .svg)\n", len(names), plots)
-	}
-	if out != "" {
-		if err := modelio.WriteTaskModel(out, file); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "models: %s\n", out)
-	}
-	return nil
 }
 
 func newPredictTaskCmd() *cobra.Command {
