@@ -68,6 +68,8 @@ type Engine struct {
 	order   []*worker // by name
 	idleN   int
 	ready   int
+	// submitted is the tasks submitted and not completed (−1: unknown).
+	submitted int
 	model   *spell.Model
 	now     float64
 	started bool
@@ -104,7 +106,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, sink: sink, workers: map[string]*worker{},
-		model: spell.New(), ready: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, pending: map[*worker]bool{}, plans: map[planKey]*planCache{}}
+		model: spell.New(), ready: -1, submitted: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, pending: map[*worker]bool{}, plans: map[planKey]*planCache{}}
 	nan := math.NaN()
 	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
 	for di, d := range cfg.Tasks {
@@ -209,6 +211,14 @@ func (e *Engine) worker(name string) *worker {
 }
 
 // Ready records the number of ready tasks from t on.
+// Submitted records the number of tasks submitted and not completed from
+// t on.
+func (e *Engine) Submitted(t float64, n int) {
+	e.advance(t)
+	e.submitted = n
+	e.markAllIdle()
+}
+
 func (e *Engine) Ready(t float64, n int) {
 	e.advance(t)
 	e.ready = n
@@ -282,7 +292,11 @@ func (e *Engine) markAllIdle() {
 }
 
 func (e *Engine) features(w *worker) spell.Features {
-	return spell.Features{Ready: e.ready, Idle: e.idleN, Workers: len(e.order)}
+	f := spell.Features{Ready: e.ready, Idle: e.idleN, Workers: len(e.order), Waiting: -1}
+	if e.submitted >= 0 {
+		f.Waiting = e.submitted - (len(e.order) - e.idleN) // not running: ready or blocked
+	}
+	return f
 }
 
 // record notes the stratum of every idle worker at the landmarks of its

@@ -16,8 +16,9 @@
 // Gott's rule), so that a run's first spells are forecast too.
 //
 // Strata are few and coarse on purpose (a run has thousands of spells, not
-// millions): the ready tasks against the idle workers when the trace
-// records them, and the share of workers idle (Features.Stratum).
+// millions): the ready tasks and the tasks waiting (submitted, not running)
+// against the idle workers when the trace records them, and the share of
+// workers idle (Features.Stratum).
 package spell
 
 import (
@@ -112,6 +113,11 @@ type Features struct {
 	// Idle is the number of selected workers idle, this one included, and
 	// Workers the number selected.
 	Idle, Workers int
+	// Waiting is the tasks submitted and not completed less the workers
+	// busy: the tasks not running, ready or waiting for their inputs
+	// (StarPU's "Number of Submitted Uncompleted Tasks"; −1 unknown). None
+	// left means the run is draining: an idle worker waits for the end.
+	Waiting int
 }
 
 // Stratum is the key of the features' stratum.
@@ -135,7 +141,17 @@ func (f Features) Stratum() uint16 {
 	if f.Workers > 0 {
 		share = min(4*f.Idle/f.Workers, 3) // quarters of the workers idle
 	}
-	return uint16(ready<<2 | share)
+	var waiting int // unknown
+	switch {
+	case f.Waiting < 0:
+	case f.Waiting == 0:
+		waiting = 1
+	case f.Waiting < f.Idle:
+		waiting = 2
+	default:
+		waiting = 3
+	}
+	return uint16(waiting<<4 | ready<<2 | share)
 }
 
 // hist is the remaining times seen at each landmark, binned.

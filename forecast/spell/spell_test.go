@@ -72,8 +72,10 @@ func TestStratum(t *testing.T) {
 	b := Features{Ready: 5, Idle: 2, Workers: 12}.Stratum()
 	c := Features{Ready: -1, Idle: 2, Workers: 12}.Stratum()
 	d := Features{Ready: 0, Idle: 12, Workers: 12}.Stratum()
-	if a == b || a == c || a == d || b == c {
-		t.Errorf("strata not told apart: %d %d %d %d", a, b, c, d)
+	e := Features{Ready: 0, Idle: 2, Workers: 12, Waiting: 7}.Stratum()
+	f := Features{Ready: 0, Idle: 2, Workers: 12, Waiting: -1}.Stratum()
+	if a == b || a == c || a == d || b == c || a == e || a == f || e == f {
+		t.Errorf("strata not told apart: %d %d %d %d %d %d", a, b, c, d, e, f)
 	}
 }
 

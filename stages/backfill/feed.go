@@ -17,8 +17,12 @@ import (
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
-// ReadyVariable is StarPU's variable of the scheduler's ready tasks.
-const ReadyVariable = "Number of Ready Tasks"
+// ReadyVariable and SubmittedVariable are StarPU's variables of the
+// scheduler's ready tasks and of the tasks submitted and not completed.
+const (
+	ReadyVariable     = "Number of Ready Tasks"
+	SubmittedVariable = "Number of Submitted Uncompleted Tasks"
+)
 
 // rulesFor resolves auto by the first state of StarPU's or SMPI's type.
 func rulesFor(name string, es []tracecast.Entity) string {
@@ -123,8 +127,9 @@ type Feed struct {
 }
 
 type varChange struct {
-	t float64
-	n int
+	t         float64
+	n         int
+	submitted bool // SubmittedVariable, else ReadyVariable
 }
 
 // NewFeed returns a feed for rules (auto, starpu, smpi) and a time unit
@@ -172,8 +177,8 @@ func (f *Feed) Write(_ context.Context, b tracecast.Batch) error {
 	f.live.Add(es)
 	for i := range es {
 		e := &es[i]
-		if e.Nature == tracecast.NatureVariable && e.Type == ReadyVariable {
-			f.vars = append(f.vars, varChange{e.Start, int(e.Number)})
+		if e.Nature == tracecast.NatureVariable && (e.Type == ReadyVariable || e.Type == SubmittedVariable) {
+			f.vars = append(f.vars, varChange{e.Start, int(e.Number), e.Type == SubmittedVariable})
 		}
 	}
 	if !math.IsNaN(b.Watermark) {
@@ -205,7 +210,11 @@ func (f *Feed) sweep(w float64) {
 			f.begun = true
 		}
 		for vi < len(f.vars) && f.vars[vi].t <= c.T {
-			f.eng.Ready(f.time(f.vars[vi].t), f.vars[vi].n)
+			if v := f.vars[vi]; v.submitted {
+				f.eng.Submitted(f.time(v.t), v.n)
+			} else {
+				f.eng.Ready(f.time(v.t), v.n)
+			}
 			vi++
 		}
 		if c.First && f.begun {
