@@ -70,11 +70,11 @@ type Engine struct {
 	ready   int
 	// submitted is the tasks submitted and not completed (−1: unknown).
 	submitted int
-	model   *spell.Model
-	now     float64
-	started bool
-	t0      float64
-	dirty   []*worker
+	model     *spell.Model
+	now       float64
+	started   bool
+	t0        float64
+	dirty     []*worker
 	// pending are the changes at e.now, applied once time moves on.
 	pending      map[*worker]bool
 	pendingOrder []*worker
