@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -15,18 +16,16 @@ import (
 // standard output or DIR/spells.jsonl, and their scores.
 func predictSpells(cmd *cobra.Command, t specs.Trace, spells []string, every, runID, out, format string) error {
 	o := specs.Backfill{Rules: "auto", Mode: "wait", Alphas: []float64{1}, Policies: []string{"never"}, RunID: runID, Out: out, Format: format}
-	for _, s := range append(spells, every) {
-		if s == "" {
-			continue
-		}
-		d, err := fstage.ParseDuration(s)
-		if err != nil {
-			return fmt.Errorf("--spells: %w", err)
-		}
-		o.Spells = append(o.Spells, d)
+	var err error
+	if o.Spells, err = durations("spells", spells); err != nil {
+		return err
 	}
 	if every != "" {
-		o.Every, o.Spells = o.Spells[len(o.Spells)-1], o.Spells[:len(o.Spells)-1]
+		e, err := durations("every", []string{every})
+		if err != nil {
+			return err
+		}
+		o.Every = e[0]
 	}
 	tableTo := os.Stderr
 	if out != "" || isTerminal(os.Stdout) {
@@ -39,6 +38,21 @@ func predictSpells(cmd *cobra.Command, t specs.Trace, spells []string, every, ru
 		return err
 	}
 	return specs.WriteSpellScores(tableTo, res.SpellScores)
+}
+
+// durations reads a flag's durations with units (1ms, 500us) as seconds
+// (one per string, 0 where one is bad, and the first error).
+func durations(flag string, ss []string) ([]float64, error) {
+	v := make([]float64, len(ss))
+	var first error
+	for i, s := range ss {
+		d, err := fstage.ParseDuration(s)
+		if err != nil && first == nil {
+			first = fmt.Errorf("--%s %w", flag, err)
+		}
+		v[i] = d
+	}
+	return v, first
 }
 
 func newBackfillCmd() *cobra.Command {
@@ -74,26 +88,20 @@ forecasts (tracecast.spell/1) too, and scores them.
 docs/backfill.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			durs := func(flag string, ss []string) []float64 {
-				var v []float64
-				for _, s := range ss {
-					d, e := fstage.ParseDuration(s)
-					if e != nil && err == nil {
-						err = fmt.Errorf("--%s %w", flag, e)
-					}
-					v = append(v, d)
-				}
+			var errs []error
+			parse := func(flag string, ss []string) []float64 {
+				v, err := durations(flag, ss)
+				errs = append(errs, err)
 				return v
 			}
-			o.Tasks, o.Timeouts, o.Spells = durs("task", tasks), durs("timeout", timeouts), durs("spells", spells)
+			o.Tasks, o.Timeouts, o.Spells = parse("task", tasks), parse("timeout", timeouts), parse("spells", spells)
 			if overhead != "" {
-				o.Overhead = durs("overhead", []string{overhead})[0]
+				o.Overhead = parse("overhead", []string{overhead})[0]
 			}
 			if every != "" {
-				o.Every = durs("every", []string{every})[0]
+				o.Every = parse("every", []string{every})[0]
 			}
-			if err != nil {
+			if err := errors.Join(errs...); err != nil {
 				return err
 			}
 			ext := o.Format

@@ -121,3 +121,35 @@ func TestPredictSpells(t *testing.T) {
 		t.Errorf("spell_scores.jsonl: %s (%v)", b, err)
 	}
 }
+
+// TestBackfillBadOptions: every bad option is an error that names it, never
+// a crash.
+func TestBackfillBadOptions(t *testing.T) {
+	trace := "../../testdata/smpi/jacobi-8.trace.gz"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--task", "ten"}, "--task"},
+		{[]string{"--task", "1ms", "--overhead", "soon"}, "--overhead"},
+		{[]string{"--task", "1ms", "--every", "-1ms"}, "--every"},
+		{[]string{"--task", "-1ms"}, "--task"},
+		{[]string{}, "no back-end task length"},
+		{[]string{"--task", "1ms", "--mode", "both"}, "mode"},
+		{[]string{"--task", "1ms", "--alpha", "0"}, "alpha"},
+		{[]string{"--task", "1ms", "--policy", "magic"}, "magic"},
+		{[]string{"--task", "1ms", "--gang", "-2"}, "gang"},
+		{[]string{"--task", "1ms", "--format", "csv", "-o", "DIR"}, "csv"},
+	} {
+		args := append([]string{"backfill", trace}, tc.args...)
+		for i, a := range args {
+			if a == "DIR" {
+				args[i] = t.TempDir()
+			}
+		}
+		r := run(t, nil, args...)
+		if r.code == 0 || r.code == 2 && strings.Contains(r.stderr, "panic") || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want an error naming %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}

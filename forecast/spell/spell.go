@@ -127,31 +127,25 @@ type Features struct {
 // kind, ready tasks and share gave a mean V of 0.176, without the kind
 // 0.202, by share alone 0.197, pooled 0.122.
 func (f Features) Stratum() uint16 {
-	var ready int // unknown
-	switch {
-	case f.Ready < 0:
-	case f.Ready == 0:
-		ready = 1
-	case f.Ready < f.Idle:
-		ready = 2
-	default:
-		ready = 3
-	}
 	share := 0
 	if f.Workers > 0 {
 		share = min(4*f.Idle/f.Workers, 3) // quarters of the workers idle
 	}
-	var waiting int // unknown
+	return uint16(taskClass(f.Waiting, f.Idle)<<4 | taskClass(f.Ready, f.Idle)<<2 | share)
+}
+
+// taskClass puts a count of tasks in one of four classes against the idle
+// workers: unknown (negative), none, fewer, at least as many.
+func taskClass(n, idle int) int {
 	switch {
-	case f.Waiting < 0:
-	case f.Waiting == 0:
-		waiting = 1
-	case f.Waiting < f.Idle:
-		waiting = 2
-	default:
-		waiting = 3
+	case n < 0:
+		return 0
+	case n == 0:
+		return 1
+	case n < idle:
+		return 2
 	}
-	return uint16(waiting<<4 | ready<<2 | share)
+	return 3
 }
 
 // hist is the remaining times seen at each landmark, binned.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	bf "github.com/tracecast/tracecast/backfill"
+	fstage "github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
@@ -24,22 +25,13 @@ const (
 	SubmittedVariable = "Number of Submitted Uncompleted Tasks"
 )
 
-// rulesFor resolves auto by the first state of StarPU's or SMPI's type.
+// rulesFor resolves auto (or "") by the first state of StarPU's or SMPI's
+// type, as the forecast stage does.
 func rulesFor(name string, es []tracecast.Entity) string {
-	if name != "auto" && name != "" {
-		return name
+	if name == "" {
+		name = "auto"
 	}
-	for i := range es {
-		if es[i].Nature != tracecast.NatureState {
-			continue
-		}
-		for _, n := range []string{"starpu", "smpi"} {
-			if es[i].Type == signal.Presets[n]().StateType {
-				return n
-			}
-		}
-	}
-	return "auto"
+	return fstage.DetectRules(name, es)
 }
 
 // defaultUnit is the time unit of a rule set's traces.

@@ -271,9 +271,9 @@ func RunID(stream string) string {
 	return parts[len(parts)-1]
 }
 
-// detectRules resolves "auto" by the first state of StarPU's or SMPI's state
+// DetectRules resolves "auto" by the first state of StarPU's or SMPI's state
 // type in es ("auto" while neither came).
-func detectRules(name string, es []tracecast.Entity) string {
+func DetectRules(name string, es []tracecast.Entity) string {
 	if name != "auto" {
 		return name
 	}
@@ -293,7 +293,7 @@ func detectRules(name string, es []tracecast.Entity) string {
 // start picks the rules (auto: by the first state of StarPU's or SMPI's
 // state type) and builds the engine.
 func (st *stage) start(stream string, es []tracecast.Entity) error {
-	name := detectRules(st.o.Rules, es)
+	name := DetectRules(st.o.Rules, es)
 	if name == "auto" {
 		return nil // not yet known
 	}

@@ -50,7 +50,7 @@ func (s *StepsSink) Write(_ context.Context, b tracecast.Batch) error {
 		return nil
 	}
 	if s.live == nil {
-		name := detectRules(s.rules, es)
+		name := DetectRules(s.rules, es)
 		if name == "auto" {
 			return nil
 		}
