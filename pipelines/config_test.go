@@ -153,7 +153,7 @@ func TestCheckErrors(t *testing.T) {
 		{"unknown parser type", "version: 1\nsources:\n  a:\n    type: gen\n    parser: {type: pje}\nsinks:\n  o: {type: capture, inputs: [a]}\n",
 			[]string{`f.yaml:5: sources.a.parser.type: unknown parser type "pje" (known: iocall, num, paje, power)`}},
 		{"unknown stage type", "version: 1\nsources:\n  a: {type: gen}\nstages:\n  s: {type: nope, inputs: [a]}\nsinks:\n  o: {type: capture, inputs: [s]}\n",
-			[]string{`unknown stage type "nope" (known: energy, forecast, iotime, predict, signal, tag, taskmodel, tasks)`}},
+			[]string{`unknown stage type "nope" (known: backfill, energy, forecast, iotime, predict, signal, tag, taskmodel, tasks)`}},
 		{"unknown sink type", "version: 1\nsources:\n  a: {type: gen}\nsinks:\n  o: {type: orc, inputs: [a]}\n",
 			[]string{`unknown sink type "orc" (known: arrow, capture, csv, jsonl, kafka, parquet, pjdump)`}},
 		{"unknown option", "version: 1\nsources:\n  a:\n    type: file\n    path: x\n    sped: 2x\nsinks:\n  o: {type: capture, inputs: [a]}\n",

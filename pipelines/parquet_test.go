@@ -202,7 +202,7 @@ func TestParquetEqualsJSON(t *testing.T) {
 		if rt.Name == "hitrate" || rt.Name == "kstest" {
 			continue // the study's records: written below, as their commands write them
 		}
-		fmt.Fprintf(&sinks, "  pq-%s: {type: parquet, inputs: [trace, idle, fc, sig, energy, power, watts, tm], records: %s, path: %q, time_unit: ms}\n",
+		fmt.Fprintf(&sinks, "  pq-%s: {type: parquet, inputs: [trace, idle, fc, sig, energy, power, watts, tm, bf], records: %s, path: %q, time_unit: ms}\n",
 			rt.Plural, rt.Plural, filepath.Join(dir, rt.Name+".parquet"))
 	}
 	cfg, err := Parse(fmt.Appendf(nil, `version: 1
@@ -219,8 +219,9 @@ stages:
   energy: {type: energy, inputs: [trace, power], window: 0.5}
   tk: {type: tasks, inputs: [trace]}
   tm: {type: taskmodel, inputs: [tk], model: %q}
+  bf: {type: backfill, inputs: [trace], rules: starpu, tasks: [1ms], mode: kill, alphas: [1], policies: [greedy, forecast], spells: [1ms], every: 50ms, time_unit: ms}
 sinks:
-  jsonl: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power, watts, tm], path: %q}
+  jsonl: {type: jsonl, inputs: [trace, idle, fc, sig, energy, power, watts, tm, bf], path: %q}
   sweep: {type: sweep, inputs: [sig]}
 %s`, filepath.Join("testdata", "starpu-cholesky-2cpu.trace.gz"), filepath.Join("..", "testdata", "power", "cholesky-2cpu.rapl.csv.gz"),
 		filepath.Join("..", "testdata", "power", "cholesky-2cpu.watts.csv.gz"), filepath.Join("..", "testdata", "tasks", "cholesky-2cpu.duration.model.json"),
