@@ -35,7 +35,9 @@ func (b *Builder) Schema() *arrow.Schema { return b.b.rb.Schema() }
 func (b *Builder) Table() Table { return b.b.table }
 
 // Record builds one record from items (of the table's ItemsType); the
-// caller releases it. It returns nil, nil for an empty batch.
+// caller releases it before the next call: the record may hold the
+// builder's buffers, which the next call refills. It returns nil, nil for
+// an empty batch.
 func (b *Builder) Record(items any) (arrow.Record, error) { return b.b.record(items) }
 
 // Release frees the builder's buffers.

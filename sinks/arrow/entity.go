@@ -42,7 +42,7 @@ func EntitySchema(timeUnit string) *arrow.Schema {
 // EntityTable returns the table writing []tracecast.Entity batches with
 // EntitySchema(timeUnit).
 func EntityTable(timeUnit string) Table {
-	return NewTable(EntitySchema(timeUnit), bindEntity)
+	return &entityTable{schema: EntitySchema(timeUnit)}
 }
 
 func bindEntity(b *array.RecordBuilder) func(*tracecast.Entity) {

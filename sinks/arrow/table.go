@@ -69,20 +69,33 @@ type builder struct {
 	table  Table
 	rb     *array.RecordBuilder
 	encode func(items any) int
+	// rec builds the records of a recordingTable (entities).
+	rec recorder
 }
 
 // newBuilder builds records of t with schema: t's own, or t's with more
 // metadata (withMetadata).
 func newBuilder(mem memory.Allocator, t Table, schema *arrow.Schema) *builder {
 	rb := array.NewRecordBuilder(mem, schema)
-	return &builder{table: t, rb: rb, encode: t.encoder(rb)}
+	b := &builder{table: t, rb: rb, encode: t.encoder(rb)}
+	if r, ok := t.(recordingTable); ok {
+		b.rec = r.recorder(schema)
+	}
+	return b
 }
 
-// record builds a record from items; the caller releases it. It returns nil
+// record builds a record from items; the caller releases it, before the
+// next call (the record may hold the builder's buffers). It returns nil
 // for an empty batch.
 func (b *builder) record(items any) (arrow.Record, error) {
 	if reflect.TypeOf(items) != b.table.ItemsType() {
 		return nil, fmt.Errorf("items are %T, this output's schema takes %v", items, b.table.ItemsType())
+	}
+	if b.rec != nil {
+		if reflect.ValueOf(items).Len() == 0 {
+			return nil, nil
+		}
+		return b.rec.record(items), nil
 	}
 	if b.encode(items) == 0 {
 		return nil, nil
