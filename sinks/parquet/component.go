@@ -11,7 +11,7 @@ import (
 
 // Register registers the "parquet" sink.
 func Register(r *component.Registry) {
-	component.RegisterSink(r, "parquet", "records as a Parquet file (zstd; the Arrow outputs' schemas; footer on close)", DefaultSinkConfig, newSink)
+	component.RegisterSink(r, "parquet", "records as a Parquet file (snappy or zstd; the Arrow outputs' schemas; footer on close)", DefaultSinkConfig, newSink)
 }
 
 // SinkConfig are the options of a "parquet" sink.
@@ -25,16 +25,19 @@ type SinkConfig struct {
 	// ...); default: the type of the first batch (then another type is an
 	// error).
 	Records string `yaml:"records"`
+	// Compression is the pages' codec: snappy (default), zstd (smaller,
+	// slower) or none.
+	Compression string `yaml:"compression"`
 	// RowGroupRows ends a row group after this many rows.
 	RowGroupRows int64 `yaml:"row_group_rows"`
-	// RowGroupBytes ends a row group once it holds this many compressed
-	// bytes: a row group is held in memory until it ends.
+	// RowGroupBytes ends a row group once it holds this many bytes: a row
+	// group is held in memory until it ends.
 	RowGroupBytes int64 `yaml:"row_group_bytes"`
 }
 
 // DefaultSinkConfig has the default row group sizes.
 func DefaultSinkConfig() SinkConfig {
-	return SinkConfig{RowGroupRows: DefaultRowGroupRows, RowGroupBytes: DefaultRowGroupBytes}
+	return SinkConfig{Compression: string(Snappy), RowGroupRows: DefaultRowGroupRows, RowGroupBytes: DefaultRowGroupBytes}
 }
 
 // Validate checks the options.
@@ -45,6 +48,9 @@ func (o *SinkConfig) Validate() error {
 		errs = append(errs, errors.New("path: required"))
 	case "-":
 		errs = append(errs, errors.New("path: a Parquet file is read from its footer: standard output is not supported"))
+	}
+	if _, err := ParseCompression(o.Compression); err != nil {
+		errs = append(errs, fmt.Errorf("compression: %w", err))
 	}
 	if o.RowGroupRows <= 0 {
 		errs = append(errs, fmt.Errorf("row_group_rows: %d, want at least 1", o.RowGroupRows))
@@ -57,7 +63,7 @@ func (o *SinkConfig) Validate() error {
 }
 
 func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
-	s, err := New(Options{Path: o.Path, Tables: arrow.SinkTables(o.TimeUnit, o.Records),
+	s, err := New(Options{Path: o.Path, Tables: arrow.SinkTables(o.TimeUnit, o.Records), Compression: Compression(o.Compression),
 		RowGroupRows: o.RowGroupRows, RowGroupBytes: o.RowGroupBytes, Logger: env.Logger})
 	if err != nil {
 		return nil, err

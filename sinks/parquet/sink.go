@@ -7,26 +7,33 @@
 // arrow/go's pqarrow converts them: utf8 columns become Parquet strings,
 // float64 doubles, int32/int64 integers, timestamp[us, UTC] a UTC-adjusted
 // TIMESTAMP(MICROS); nullable columns are OPTIONAL, the others REQUIRED.
-// The sink writes the Arrow records it builds with sinks/arrow through
-// arrow/go's Parquet file writer (columns.go says why not through pqarrow).
 // The Arrow schema metadata ("tracecast.schema", "time_unit", a signal's
 // class, period, R, t0) is the file's key-value metadata, next to the
 // serialized Arrow schema ("ARROW:schema") that Arrow readers use to get
-// the exact types back. Columns are zstd-compressed, with statistics, in
-// version 2 data pages; string columns are dictionary-encoded while their
-// dictionary stays under 1 MiB.
+// the exact types back.
+//
+// The sink has its own writer of flat tables (writer.go, thrift.go,
+// encode.go): entities go straight from the batches to the columns
+// (entity.go), other records through the Arrow records sinks/arrow builds.
+// Pages are version 2 data pages of at most 128 KiB, compressed with
+// snappy (the default, as DuckDB's and pyarrow's writers) or zstd
+// (Options.Compression: smaller files, more CPU time), with chunk
+// statistics; string columns are dictionary-encoded while their
+// dictionary stays under 1 MiB, plain after. On the 41 MB StarPU trace
+// (957 k entities) `states --format parquet` takes about the time of
+// `--format pjdump`'s text (docs/performance.md) and writes 20.3 MB
+// (16.4 MB with zstd).
 //
 // # Bounded memory
 //
 // Parquet writes a row group column by column, so a row group is held in
 // memory (encoded and compressed) until it is complete. A row group ends
-// when it holds RowGroupRows rows or RowGroupBytes compressed bytes,
-// whichever comes first. Memory is bounded by these, whatever the length
-// of the run: the row group's compressed pages, plus per column the page
-// being filled and the dictionary (each at most RowGroupBytes/16 and 1
-// MiB), plus the dictionary indices of the row group (4 bytes per row and
-// string column). On the 41 MB StarPU trace (1.3 M entities) the defaults
-// make 11 row groups and a 16 MB file.
+// when it holds RowGroupRows rows or RowGroupBytes bytes (its compressed
+// pages, the pages being filled and its dictionaries), whichever comes
+// first. Memory is bounded by these, whatever the length of the run: the
+// row group, plus per column the page being filled (at most
+// RowGroupBytes/16 and 128 KiB, and one batch). On the 41 MB StarPU trace
+// the defaults make 8 row groups.
 //
 // # Atomicity
 //
@@ -47,11 +54,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	arrowlib "github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/memory"
-	pq "github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/file"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/output"
@@ -60,13 +63,39 @@ import (
 
 // Defaults of Options.
 const (
-	// DefaultRowGroupRows is 128 Ki rows: the 41 MB StarPU trace's 1.3 M
-	// entities make 11 row groups, which DuckDB reads in parallel.
+	// DefaultRowGroupRows is 128 Ki rows: the 41 MB StarPU trace's 957 k
+	// entities make 8 row groups, which DuckDB reads in parallel.
 	DefaultRowGroupRows = 128 << 10
-	// DefaultRowGroupBytes bounds the compressed bytes of a row group
-	// held in memory.
+	// DefaultRowGroupBytes bounds the bytes of a row group held in
+	// memory.
 	DefaultRowGroupBytes = 64 << 20
 )
+
+// Compression is the codec of a Parquet file's pages.
+type Compression string
+
+// The codecs.
+const (
+	// Snappy is the default, as in DuckDB's, pyarrow's and Spark's
+	// writers: cheap enough to write Parquet at the reader's speed.
+	Snappy Compression = "snappy"
+	// Zstd makes smaller files (16.4 against 20.3 MB on the 41 MB StarPU
+	// trace) for 0.45 s more CPU time on that trace (twice the time).
+	Zstd Compression = "zstd"
+	// Uncompressed stores the pages as they are.
+	Uncompressed Compression = "none"
+)
+
+// ParseCompression accepts "snappy", "zstd", "none" and "" (Snappy).
+func ParseCompression(s string) (Compression, error) {
+	switch c := Compression(s); c {
+	case "":
+		return Snappy, nil
+	case Snappy, Zstd, Uncompressed:
+		return c, nil
+	}
+	return "", fmt.Errorf("unknown compression %q (snappy, zstd or none)", s)
+}
 
 // Options configure a Sink.
 type Options struct {
@@ -76,15 +105,15 @@ type Options struct {
 	// non-empty batch selects one, and the first table is the schema of an
 	// output that received no record. Default: arrow.RecordTables("").
 	Tables []arrow.Table
+	// Compression is the pages' codec (default Snappy).
+	Compression Compression
 	// RowGroupRows and RowGroupBytes end a row group (see the package
 	// documentation); 0 means the default.
 	RowGroupRows  int64
 	RowGroupBytes int64
 	// Allocator allocates the Arrow records' buffers (default
 	// memory.NewGoAllocator()); tests pass a checked allocator. The Parquet
-	// writer's own buffers come from Go's allocator: arrow/go v15's
-	// buffered page writer leaves one buffer per column and row group to
-	// the garbage collector, which a checked allocator reports as a leak.
+	// writer's own buffers come from Go's allocator.
 	Allocator memory.Allocator
 	// Logger receives the warning about a stale PATH.tmp removed at the
 	// start; the zero value logs nothing.
@@ -100,20 +129,17 @@ type Sink struct {
 	out *output.File
 	buf *bufio.Writer
 
-	b   *arrow.Builder
-	w   *file.Writer
-	rgw file.BufferedRowGroupWriter // the row group being filled
-	cw  columnWriter
+	b *arrow.Builder
+	w *writer
+	// entities: the table is the entity table, whose batches are written
+	// straight to the columns (appendEntities), not through Arrow records.
+	entities bool
+	scratch  []byte
 	// meta is the first batches' Batch.Meta, added to the schema.
 	meta map[string]string
 
-	rows      int64
-	rowGroups int
-	// groupRows is the number of rows in the current row group; full says
-	// it reached its size: the next record starts another.
-	groupRows int64
-	full      bool
-	closed    bool
+	rows   int64
+	closed bool
 }
 
 // New creates PATH.tmp (and PATH's directory; a stale PATH.tmp left by a
@@ -132,6 +158,11 @@ func New(opts Options) (*Sink, error) {
 	if opts.RowGroupRows < 0 || opts.RowGroupBytes < 0 {
 		return nil, fmt.Errorf("parquet sink: negative row group size (%d rows, %d bytes)", opts.RowGroupRows, opts.RowGroupBytes)
 	}
+	codec, err := ParseCompression(string(opts.Compression))
+	if err != nil {
+		return nil, fmt.Errorf("parquet sink: %w", err)
+	}
+	opts.Compression = codec
 	if opts.RowGroupRows == 0 {
 		opts.RowGroupRows = DefaultRowGroupRows
 	}
@@ -159,13 +190,26 @@ func (s *Sink) Rows() int64 { return s.rows }
 
 // RowGroups is the number of row groups: those written out, plus the one
 // being filled.
-func (s *Sink) RowGroups() int { return s.rowGroups }
+func (s *Sink) RowGroups() int {
+	if s.w == nil {
+		return 0
+	}
+	n := len(s.w.groups)
+	if s.w.groupRows > 0 {
+		n++
+	}
+	return n
+}
 
 // DurableOnClose is true: without its footer the file is not readable.
 func (s *Sink) DurableOnClose() bool { return true }
 
-// Write appends the records of b to the current row group, and ends the
-// row group when it reached its size.
+// ForgetsItems: Write encodes the records before it returns, so that
+// their batch may be reused (tracecast.ItemsForgetter).
+func (s *Sink) ForgetsItems() bool { return true }
+
+// Write appends the records of b to the current row group, and writes the
+// row group out when it reached its size.
 func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	if s.closed {
 		return fmt.Errorf("parquet sink %s: write after close", s.opts.Path)
@@ -182,6 +226,17 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	if err := s.start(b.Items); err != nil {
 		return err
 	}
+	if es, ok := b.Items.([]tracecast.Entity); ok && s.entities {
+		for off := 0; off < len(es); {
+			n := int(min(int64(len(es)-off), s.opts.RowGroupRows-s.w.groupRows))
+			s.scratch = appendEntities(s.w.cols, es[off:off+n], s.scratch)
+			if err := s.advance(n); err != nil {
+				return err
+			}
+			off += n
+		}
+		return nil
+	}
 	rec, err := s.b.Record(b.Items)
 	if err != nil {
 		return output.Annotate("parquet sink", s.opts.Path, err)
@@ -191,44 +246,38 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	}
 	defer rec.Release()
 	for off := int64(0); off < rec.NumRows(); {
-		if s.rgw == nil || s.full {
-			// Writes out the current row group, if any.
-			s.rgw = s.w.AppendBufferedRowGroup()
-			s.rowGroups++
-			s.groupRows, s.full = 0, false
+		n := min(rec.NumRows()-off, s.opts.RowGroupRows-s.w.groupRows)
+		for i, col := range rec.Columns() {
+			if err := s.w.cols[i].appendArray(col, int(off), int(off+n)); err != nil {
+				return output.Annotate("parquet sink", s.opts.Path, err)
+			}
 		}
-		end := min(rec.NumRows(), off+s.opts.RowGroupRows-s.groupRows)
-		part := rec.NewSlice(off, end)
-		err := s.writeRecord(part)
-		part.Release()
-		if err != nil {
-			return output.Annotate("parquet sink", s.opts.Path, err)
+		if err := s.advance(int(n)); err != nil {
+			return err
 		}
-		s.rows += end - off
-		s.groupRows += end - off
-		off = end
-		s.full = s.groupRows >= s.opts.RowGroupRows || s.rgw.TotalCompressedBytes() >= s.opts.RowGroupBytes
+		off += n
 	}
 	return nil
 }
 
-// writeRecord appends every column of rec to the row group's.
-func (s *Sink) writeRecord(rec arrowlib.Record) error {
-	for i, col := range rec.Columns() {
-		w, err := s.rgw.Column(i)
-		if err != nil {
-			return err
-		}
-		if err := s.cw.write(w, col); err != nil {
-			return err
+// advance counts n rows appended to the columns: the pages that reached
+// their size are encoded, and the row group is written out once it holds
+// RowGroupRows rows or RowGroupBytes bytes.
+func (s *Sink) advance(n int) error {
+	s.rows += int64(n)
+	s.w.groupRows += int64(n)
+	s.w.endPages(false)
+	if s.w.groupRows >= s.opts.RowGroupRows || s.w.heldBytes() >= s.opts.RowGroupBytes {
+		if err := s.w.endRowGroup(); err != nil {
+			return output.Annotate("parquet sink", s.opts.Path, err)
 		}
 	}
 	return nil
 }
 
 // start selects the table for items (on the first batch; nil selects the
-// first table) and opens the Parquet writer with its schema and the first
-// batches' metadata.
+// first table) and starts the Parquet writer with its schema and the
+// first batches' metadata.
 func (s *Sink) start(items any) error {
 	if s.b != nil {
 		return nil
@@ -241,7 +290,7 @@ func (s *Sink) start(items any) error {
 		}
 	}
 	b := arrow.NewBuilder(s.opts.Allocator, t, s.meta)
-	root, err := parquetSchema(b.Schema())
+	cols, err := columnsOf(b.Schema())
 	if err != nil {
 		b.Release()
 		return output.Annotate("parquet sink", s.opts.Path, err)
@@ -251,37 +300,19 @@ func (s *Sink) start(items any) error {
 		b.Release()
 		return output.Annotate("parquet sink", s.opts.Path, err)
 	}
-	s.b = b
-	s.w = file.NewParquetWriter(s.buf, root, file.WithWriterProps(s.writerProperties(b.Schema())), file.WithWriteMetadata(kv))
+	// Pages and dictionaries of at most a sixteenth of the row group
+	// bound (the pages being filled are held on top of the row group),
+	// pages of 128 KiB and dictionaries of 1 MiB at most.
+	page := int(min(128<<10, max(4<<10, s.opts.RowGroupBytes/16)))
+	dict := int(min(1<<20, max(4<<10, s.opts.RowGroupBytes/16)))
+	w, err := newWriter(s.buf, cols, kv, page, dict, s.opts.Compression)
+	if err != nil {
+		b.Release()
+		return output.Annotate("parquet sink", s.opts.Path, err)
+	}
+	s.b, s.w = b, w
+	s.entities = t.ItemsType() == reflect.TypeFor[[]tracecast.Entity]() && isEntitySchema(cols)
 	return nil
-}
-
-// writerProperties are the Parquet settings for schema: zstd; data pages
-// version 2 (for version 1 pages, arrow/go v15 grows the buffer of a
-// nullable column's definition levels 4 bytes at a time, copying it each
-// time: a third more CPU time on the 41 MB StarPU trace); dictionary
-// encoding for the string columns only (names, states: few distinct values;
-// times and values are mostly distinct, and a dictionary that overflows
-// only costs time); pages and dictionaries of at most a sixteenth of the
-// row group bound, 1 MiB at most, since the bytes not yet in a page are
-// not counted in the row group's size.
-func (s *Sink) writerProperties(schema *arrowlib.Schema) *pq.WriterProperties {
-	page := min(1<<20, max(4<<10, s.opts.RowGroupBytes/16))
-	opts := []pq.WriterProperty{
-		pq.WithCompression(compress.Codecs.Zstd),
-		pq.WithDataPageVersion(pq.DataPageV2),
-		pq.WithMaxRowGroupLength(s.opts.RowGroupRows),
-		pq.WithDataPageSize(page),
-		pq.WithDictionaryPageSizeLimit(page),
-		pq.WithDictionaryDefault(false),
-		pq.WithCreatedBy("tracecast"),
-	}
-	for _, f := range schema.Fields() {
-		if f.Type.ID() == arrowlib.STRING {
-			opts = append(opts, pq.WithDictionaryFor(f.Name, true))
-		}
-	}
-	return pq.NewWriterProperties(opts...)
 }
 
 // Close writes the last row group and the footer, syncs, and renames
@@ -310,8 +341,11 @@ func (s *Sink) end(keep bool) error {
 	} else {
 		s.buf.Reset(io.Discard) // nothing more reaches the output: no footer
 	}
+	if s.w != nil && keep {
+		errs = append(errs, s.w.close())
+	}
 	if s.w != nil {
-		errs = append(errs, s.w.Close())
+		s.w.release()
 	}
 	if s.b != nil {
 		s.b.Release()
