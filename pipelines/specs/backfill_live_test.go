@@ -36,7 +36,7 @@ func TestLiveBackfillEqualsOffline(t *testing.T) {
 		dir := t.TempDir()
 		tr := DefaultTrace()
 		tr.Path = path
-		_, err := r.Backfill(t.Context(), tr, Backfill{Rules: "auto", Tasks: []float64{0.001, 0.01}, Mode: "wait", Alphas: []float64{10},
+		_, err := r.Backfill(t.Context(), tr, Backfill{Rules: "auto", Tasks: []float64{0.01}, Mode: "wait", Alphas: []float64{10},
 			Policies: []string{"forecast"}, RunID: id, Out: dir})
 		if err != nil {
 			t.Fatal(err)
@@ -100,7 +100,7 @@ func TestLiveBackfillEqualsOffline(t *testing.T) {
 	for _, id := range []string{"cholesky", "dynfarm"} {
 		unit := map[string]string{"cholesky": "ms", "dynfarm": "s"}[id]
 		ws, _ := json.Marshal(workers[id])
-		fmt.Fprintf(&stages, "  bf-%s: {type: backfill, inputs: [%s], tasks: [1ms, 10ms], mode: wait, alphas: [10], policies: [forecast], spells: [], run_id: %s, workers: %s, time_unit: %s}\n", id, id, id, ws, unit)
+		fmt.Fprintf(&stages, "  bf-%s: {type: backfill, inputs: [%s], tasks: [10ms], mode: wait, alphas: [10], policies: [forecast], spells: [], run_id: %s, workers: %s, time_unit: %s}\n", id, id, id, ws, unit)
 		fmt.Fprintf(&sinks, "  out-%s: {type: kafka, inputs: [bf-%s], records: decisions, brokers: [%q], topic: tracecast.decisions}\n", id, id, addr)
 	}
 	yaml := fmt.Sprintf(`version: 1
