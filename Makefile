@@ -96,6 +96,7 @@ test: deps
 	$(call fuzzpass,FuzzDocument,60000x,20x,./parsers/power)
 	$(call fuzzpass,FuzzProcessor,45000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzDecode,45000x,20x,./ingest/kafka)
+	$(call fuzzpass,FuzzEngine,20000x,20x,./backfill)
 	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces|BrokerDiskFull)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
@@ -114,6 +115,7 @@ test-long: deps
 	$(call fuzzpass,FuzzDocument,120000x,50x,./parsers/power)
 	$(call fuzzpass,FuzzProcessor,90000x,50x,./parsers/paje)
 	$(call fuzzpass,FuzzDecode,90000x,50x,./ingest/kafka)
+	$(call fuzzpass,FuzzEngine,80000x,50x,./backfill)
 	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces|BrokerDiskFull)' ./cmd/tracecast/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
