@@ -203,6 +203,7 @@ fuzz:
 	$(call fuzzpass,'FuzzRead$$',$(FUZZTIME),50x,./parsers/power)
 	$(call fuzzpass,FuzzProcessor,$(FUZZTIME),50x,./parsers/paje)
 	$(call fuzzpass,FuzzDecode,$(FUZZTIME),50x,./ingest/kafka)
+	$(call fuzzpass,FuzzEngine,$(FUZZTIME),50x,./backfill)
 
 demo:
 	$(GO) run ./cmd/tracecast demo
