@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -18,89 +17,11 @@ import (
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
-// PageCollector is a sink that keeps what the HTML report of one trace
-// needs: the states of the selected containers (StarPU workers or SMPI
-// ranks) and the counts of the trace's entities. It keeps 24 bytes per
-// selected state: use it offline.
-type PageCollector struct {
-	rules    []*signal.Rules
-	builders []*signal.Builder
-	spans    map[string][]pageSpan // by container, for every rule set
-	values   map[string]int        // state value → index
-	names    []string
-	folded   map[int]signal.Class // the "(other CLASS states)" values (MaxGanttValues)
-	counts   map[tracecast.Nature]int
-	start    float64
-	end      float64
-}
-
 type pageSpan struct {
 	start, end float64
 	value      int32
 	imb        int16
 	rules      int16 // index of the rule set that selected it
-}
-
-// NewPageCollector returns a collector for rules auto (StarPU workers when
-// the trace has their states, else SMPI ranks), starpu or smpi.
-func NewPageCollector(rules string) (*PageCollector, error) {
-	names := []string{rules}
-	if rules == "auto" {
-		names = []string{"starpu", "smpi"}
-	}
-	c := &PageCollector{spans: map[string][]pageSpan{}, values: map[string]int{}, counts: map[tracecast.Nature]int{},
-		start: math.Inf(1), end: math.Inf(-1)}
-	for _, n := range names {
-		mk, ok := signal.Presets[n]
-		if !ok {
-			return nil, fmt.Errorf("rules %q: want auto, starpu or smpi", rules)
-		}
-		r := mk()
-		if err := r.Compile(); err != nil {
-			return nil, err
-		}
-		c.rules = append(c.rules, r)
-		c.builders = append(c.builders, signal.NewBuilder(r))
-	}
-	return c, nil
-}
-
-// Write takes a batch of entities; other records pass by.
-func (c *PageCollector) Write(_ context.Context, b tracecast.Batch) error {
-	es, ok := b.Items.([]tracecast.Entity)
-	if !ok {
-		return nil
-	}
-	for _, bl := range c.builders {
-		bl.Add(es)
-	}
-	for i := range es {
-		e := &es[i]
-		c.counts[e.Nature]++
-		if e.Nature != tracecast.NatureContainer {
-			c.start, c.end = math.Min(c.start, e.Start), math.Max(c.end, e.End)
-		}
-		if e.Nature != tracecast.NatureState {
-			continue
-		}
-		for ri, r := range c.rules {
-			if e.Type != r.StateType {
-				continue
-			}
-			v, ok := c.values[e.Value]
-			if !ok {
-				v = c.value(e.Value, r)
-			}
-			sp := pageSpan{e.Start, e.End, int32(v), int16(e.Imbrication), int16(ri)}
-			ss := c.spans[e.Container]
-			if n := len(ss); n > 0 && ss[n-1].extends(sp) {
-				ss[n-1].end = sp.end
-				continue
-			}
-			c.spans[e.Container] = append(ss, sp)
-		}
-	}
-	return nil
 }
 
 // MaxGanttValues is how many distinct state values the Gantt chart names
@@ -110,35 +31,12 @@ func (c *PageCollector) Write(_ context.Context, b tracecast.Batch) error {
 // names made a 55 MB page and took 1 GB).
 const MaxGanttValues = 1000
 
-// value gives a new state value its index, or the index of its class's
-// "(other CLASS states)" beyond MaxGanttValues.
-func (c *PageCollector) value(name string, r *signal.Rules) int {
-	if len(c.names) >= MaxGanttValues {
-		cl := r.Classify(name)
-		name = "(other " + cl.String() + " states)"
-		if v, ok := c.values[name]; ok {
-			return v
-		}
-		if c.folded == nil {
-			c.folded = map[int]signal.Class{}
-		}
-		c.folded[len(c.names)] = cl
-	}
-	v := len(c.names)
-	c.values[name] = v
-	c.names = append(c.names, name)
-	return v
-}
-
 // extends reports whether b continues a (same value at level 0, from a's
-// end on): the Gantt shows one segment, and the collector keeps one span
+// end on): the Gantt shows one segment, and the summary counts one state
 // for a run of such states (as signal.Builder does).
 func (a pageSpan) extends(b pageSpan) bool {
 	return a.end == b.start && a.imb == 0 && b.imb == 0 && a.value == b.value && a.rules == b.rules
 }
-
-// Close does nothing: Page builds the report.
-func (c *PageCollector) Close(context.Context) error { return nil }
 
 // PageOptions configure the report.
 type PageOptions struct {
@@ -213,59 +111,32 @@ type forecastChart struct {
 	Observed []float64 `json:"observed"`
 }
 
-// Page builds the report from what was collected.
-func (c *PageCollector) Page(o PageOptions) (*Page, error) {
-	if o.MaxSegments == 0 {
-		o.MaxSegments = 60_000
-	}
-	if o.GanttBins == 0 {
-		o.GanttBins = 1500
-	}
-	if o.MaxPoints == 0 {
-		o.MaxPoints = 3000
-	}
-	ri, sig, err := c.signal()
-	if err != nil {
-		return nil, err
-	}
-	rules := c.rules[ri]
-	unit := o.Unit
-	if unit == "" {
-		unit = map[bool]string{true: "ms", false: "s"}[rules.Name == "starpu"]
-	}
-	perSec := tracecast.PerSecond(unit)
-	t0, t1 := sig.T0()/perSec, sig.End/perSec
+// Page builds the report from what was collected (after Close).
+func (c *PageCollector) Page() (*Page, error) {
+	o := c.o
+	t0, t1 := c.t0/c.perSec, c.end/c.perSec
 	p := &Page{Title: o.Title}
-	p.Gantt = c.gantt(ri, rules, sig, t0, t1, perSec, o)
-	p.Occ = occupancyOf(sig, perSec, o.MaxPoints)
-	if err := p.forecasts(sig, perSec, o); err != nil {
-		return nil, err
-	}
-	nStates := 0
-	for _, ss := range c.spans {
-		for _, s := range ss {
-			if int(s.rules) == ri {
-				nStates++
-			}
-		}
-	}
+	p.Gantt = c.gantt(t0, t1)
+	p.Occ = c.occupancy()
+	p.forecasts(c)
 	p.Summary = []SummaryItem{
 		{"trace", o.Title},
-		{"rules", rules.Name + ": " + rules.Describe()},
-		{"selected containers", fmt.Sprint(sig.R)},
-		{"their states", fmt.Sprint(nStates)},
+		{"rules", c.rules.Name + ": " + c.rules.Describe()},
+		{"selected containers", fmt.Sprint(c.r)},
+		{"their states", fmt.Sprint(c.nStates)},
 		{"run", fmt.Sprintf("%.6g s to %.6g s (%.4g s)", t0, t1, t1-t0)},
 		{"entities", fmt.Sprintf("%d containers, %d states, %d variables, %d events, %d links", c.counts[tracecast.NatureContainer],
 			c.counts[tracecast.NatureState], c.counts[tracecast.NatureVariable], c.counts[tracecast.NatureEvent], c.counts[tracecast.NatureLink])},
 	}
 	for cl := signal.Class(0); cl < signal.NumClasses; cl++ {
-		v := fmt.Sprintf("%.1f%% of the containers' time", 100*classShare(sig, cl))
-		if !(sig.End > sig.T0()) { // no time to share (0/0)
+		v := fmt.Sprintf("%.1f%% of the containers' time", 100*c.share[cl]/(float64(c.r)*(c.end-c.t0)))
+		if !(c.end > c.t0) { // no time to share (0/0)
 			v = "- (the run lasts 0 s)"
 		}
 		p.Summary = append(p.Summary, SummaryItem{cl.String() + " share", v})
 	}
 	if o.Energy != nil {
+		var err error
 		if p.Energy, err = o.Energy.section(t0, t1, o.MaxPoints); err != nil {
 			return nil, err
 		}
@@ -281,64 +152,58 @@ func (c *PageCollector) Page(o PageOptions) (*Page, error) {
 	return p, nil
 }
 
-// signal returns the first rule set that selects states, and its signal.
-func (c *PageCollector) signal() (int, *signal.Signal, error) {
-	var first error
-	for i, b := range c.builders {
-		sig, err := b.Build()
-		if err == nil {
-			return i, sig, nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return 0, nil, signal.NothingToCount(c.rules, first)
-}
-
-// gantt flattens each container's states to the innermost one at every
-// instant (what a Gantt chart shows), exactly or, past MaxSegments,
-// aggregated into bins.
-func (c *PageCollector) gantt(ri int, rules *signal.Rules, sig *signal.Signal, t0, t1, perSec float64, o PageOptions) gantt {
-	g := gantt{Rows: slices.Clone(sig.Containers), Values: c.names, T0: t0, T1: t1}
-	slices.SortFunc(g.Rows, naturalCompare) // CPU2 before CPU10
+// gantt is each container's innermost state at every instant (what a
+// Gantt chart shows), exactly or, past MaxSegments, aggregated into bins.
+func (c *PageCollector) gantt(t0, t1 float64) gantt {
+	g := gantt{Rows: c.rowNames, Values: c.names, T0: t0, T1: t1}
 	for i, v := range c.names {
 		cl, ok := c.folded[i]
 		if !ok {
-			cl = rules.Classify(v)
+			cl = c.rules.Classify(v)
 		}
 		g.Classes = append(g.Classes, cl.String())
 	}
-	flat := make([][]seg, len(g.Rows))
-	total := 0
-	for i, name := range g.Rows {
-		var ss []pageSpan
-		for _, s := range c.spans[name] {
-			if int(s.rules) == ri {
-				ss = append(ss, s)
+	if c.exact {
+		g.Segs = make([][]float64, len(c.rowNames))
+		for i, n := range c.rowNames {
+			g.Segs[i] = c.rows[n].segs
+			if g.Segs[i] == nil {
+				g.Segs[i] = []float64{}
 			}
-		}
-		flat[i] = innermost(ss, perSec)
-		total += len(flat[i])
-	}
-	if total <= o.MaxSegments {
-		g.Segs = make([][]float64, len(flat))
-		for i, segs := range flat {
-			row := make([]float64, 0, 3*len(segs))
-			for _, s := range segs {
-				row = append(row, round6(s.start-t0), round6(s.end-t0), float64(s.value))
-			}
-			g.Segs[i] = row
 		}
 		return g
 	}
 	g.Aggregated = true
-	g.Bins = make([][]int, len(flat))
-	width := (t1 - t0) / float64(o.GanttBins)
-	for i, segs := range flat {
-		g.Bins[i] = binDominant(segs, t0, width, o.GanttBins)
+	g.Bins = make([][]int, len(c.rowNames))
+	for i, n := range c.rowNames {
+		bins := make([]int, len(c.rows[n].bins))
+		for b, v := range c.rows[n].bins {
+			bins[b] = int(v)
+		}
+		g.Bins[i] = bins
 	}
 	return g
+}
+
+// occupancy is the mean class counts over MaxPoints bins.
+func (c *PageCollector) occupancy() occupancy {
+	o := occupancy{R: c.r}
+	for cl := signal.Class(0); cl < signal.NumClasses; cl++ {
+		o.Classes = append(o.Classes, cl.String())
+	}
+	if !(c.end > c.t0) {
+		return o
+	}
+	n := len(c.occ[0])
+	width := (c.end - c.t0) / float64(n)
+	o.Y = make([][]float64, signal.NumClasses)
+	for b := range n {
+		o.T = append(o.T, round6((c.t0+float64(b)*width)/c.perSec))
+		for cl := range c.occ {
+			o.Y[cl] = append(o.Y[cl], round6(c.occ[cl][b]/width))
+		}
+	}
+	return o
 }
 
 type seg struct {
@@ -374,171 +239,42 @@ func digits(s string) int {
 	return n
 }
 
-// innermost turns a container's states (any order, nested) into the
-// sequence of its innermost state: at each instant the open state of the
-// highest imbrication decides ([start, end) intervals).
-func innermost(ss []pageSpan, perSec float64) []seg {
-	slices.SortStableFunc(ss, func(a, b pageSpan) int {
-		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.imb, b.imb))
+// forecasts sets the forecast chart (the middle horizon's forecasts of
+// idle>=25%, at most MaxPoints of them, and their outcomes) and the skill
+// table (the engine's scores at the end of the run).
+func (p *Page) forecasts(c *PageCollector) {
+	p.Fc = forecastChart{Query: "idle>=25%", Horizon: forecast.HorizonLabel(c.mid)}
+	stride := max(1, len(c.chart)/c.o.MaxPoints)
+	for i := 0; i < len(c.chart); i += stride {
+		f := c.chart[i]
+		p.Fc.T = append(p.Fc.T, round6(f.t))
+		p.Fc.P = append(p.Fc.P, round6(f.p))
+		p.Fc.Lo = append(p.Fc.Lo, nanAs(f.lo, -1))
+		p.Fc.Hi = append(p.Fc.Hi, nanAs(f.hi, -1))
+		p.Fc.Observed = append(p.Fc.Observed, nanAs(f.obs, -1))
+	}
+	for _, k := range c.skills {
+		sc := forecast.Score{Run: k.Run, Query: k.Query, Horizon: k.Horizon, Method: k.Method, N: k.N, MSEP: k.MSEP, MSEMean: k.MSEMean,
+			MSEPersistence: k.MSEPersistence, MSEClimatology: k.MSEClimatology, MSEKSPaper: k.MSEKSPaper,
+			SkillPersistence: k.SkillPersistence, SkillClimatology: k.SkillClimatology, SkillKSPaper: k.SkillKSPaper, Coverage: k.Coverage}
+		if rel := c.rel[skillKey{k.Query, k.Horizon}]; rel != nil {
+			sc.Reliability = *rel
+		}
+		for b := range sc.Reliability {
+			bin := &sc.Reliability[b]
+			bin.Lo = float64(b) / 10
+			if bin.N > 0 {
+				bin.MeanP /= float64(bin.N)
+				bin.MeanOutcome /= float64(bin.N)
+			} else {
+				bin.MeanP, bin.MeanOutcome = math.NaN(), math.NaN()
+			}
+		}
+		p.Skill = append(p.Skill, sc)
+	}
+	slices.SortFunc(p.Skill, func(a, b forecast.Score) int {
+		return cmp.Or(strings.Compare(a.Query, b.Query), cmp.Compare(a.Horizon, b.Horizon))
 	})
-	var out []seg
-	var stack []pageSpan
-	emit := func(a, b float64, v int32) {
-		if b <= a {
-			return
-		}
-		if n := len(out); n > 0 && out[n-1].value == v && out[n-1].end == a/perSec {
-			out[n-1].end = b / perSec
-			return
-		}
-		out = append(out, seg{a / perSec, b / perSec, v})
-	}
-	now := math.Inf(-1)
-	advance := func(t float64) { // close the states that end by t
-		for len(stack) > 0 {
-			top := stack[len(stack)-1]
-			e := math.Min(top.end, t)
-			emit(math.Max(now, top.start), e, top.value)
-			now = math.Max(now, e)
-			if top.end > t {
-				return
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
-	for _, s := range ss {
-		advance(s.start)
-		for len(stack) > 0 && stack[len(stack)-1].imb >= s.imb {
-			stack = stack[:len(stack)-1]
-		}
-		now = math.Max(now, s.start)
-		stack = append(stack, s)
-	}
-	advance(math.Inf(1))
-	return out
-}
-
-// binDominant gives, per bin of width seconds from t0, the value covering
-// most of it (−1 for none).
-func binDominant(segs []seg, t0, width float64, n int) []int {
-	out := make([]int, n)
-	cover := map[int32]float64{}
-	j := 0
-	for b := range n {
-		lo, hi := t0+float64(b)*width, t0+float64(b+1)*width
-		clear(cover)
-		for j < len(segs) && segs[j].end <= lo {
-			j++
-		}
-		for k := j; k < len(segs) && segs[k].start < hi; k++ {
-			cover[segs[k].value] += math.Min(segs[k].end, hi) - math.Max(segs[k].start, lo)
-		}
-		best, bestD := int32(-1), 0.0
-		for v, d := range cover {
-			if d > bestD || d == bestD && v < best {
-				best, bestD = v, d
-			}
-		}
-		out[b] = int(best)
-	}
-	return out
-}
-
-// occupancyOf averages the class counts over at most n bins.
-func occupancyOf(sig *signal.Signal, perSec float64, n int) occupancy {
-	o := occupancy{R: sig.R}
-	for cl := signal.Class(0); cl < signal.NumClasses; cl++ {
-		o.Classes = append(o.Classes, cl.String())
-	}
-	t0, t1 := sig.T0(), sig.End
-	if !(t1 > t0) {
-		return o
-	}
-	width := (t1 - t0) / float64(n)
-	o.Y = make([][]float64, signal.NumClasses)
-	i := 0
-	for b := range n {
-		lo, hi := t0+float64(b)*width, t0+float64(b+1)*width
-		var acc [signal.NumClasses]float64
-		for i+1 < len(sig.Steps) && sig.Steps[i+1].T <= lo {
-			i++
-		}
-		for k := i; k < len(sig.Steps) && sig.Steps[k].T < hi; k++ {
-			a := math.Max(sig.Steps[k].T, lo)
-			e := hi
-			if k+1 < len(sig.Steps) {
-				e = math.Min(e, sig.Steps[k+1].T)
-			}
-			for cl := range acc {
-				acc[cl] += float64(sig.Steps[k].Count[cl]) * (e - a)
-			}
-		}
-		o.T = append(o.T, round6(lo/perSec))
-		for cl := range acc {
-			o.Y[cl] = append(o.Y[cl], round6(acc[cl]/width))
-		}
-	}
-	return o
-}
-
-// classShare is the share of the containers' time in a class.
-func classShare(sig *signal.Signal, cl signal.Class) float64 {
-	var in float64
-	for k, st := range sig.Steps {
-		e := sig.End
-		if k+1 < len(sig.Steps) {
-			e = sig.Steps[k+1].T
-		}
-		in += float64(st.Count[cl]) * (e - st.T)
-	}
-	return in / (float64(sig.R) * (sig.End - sig.T0()))
-}
-
-// forecasts runs the default forecaster on the idle signal (idle>=25%)
-// over the horizons, scores it, and keeps the middle horizon's series.
-func (p *Page) forecasts(sig *signal.Signal, perSec float64, o PageOptions) error {
-	var steps forecast.Steps
-	for _, st := range sig.Steps {
-		steps.Add(st.T/perSec, int(st.Count[signal.Idle]), sig.R)
-	}
-	steps.End = sig.End / perSec
-	hs := o.Horizons
-	if len(hs) == 0 {
-		hs = forecast.DefaultHorizons(steps.End - steps.T[0])
-	}
-	q, _ := forecast.ParseQuery("idle>=25%")
-	var fs []tracecast.Forecast
-	e, err := forecast.New(forecast.Config{Run: p.Title, Class: "idle", Queries: []forecast.Query{q}, Horizons: hs,
-		Every: slices.Min(hs) / 10}, forecast.Sink{Forecast: func(f tracecast.Forecast) { fs = append(fs, f) }})
-	if err != nil {
-		return err
-	}
-	for i := range steps.T {
-		e.Change(steps.T[i], steps.X[i], steps.R[i])
-	}
-	e.Finish(steps.End)
-	if p.Skill, err = forecast.Verify(&steps, fs); err != nil {
-		return err
-	}
-	mid := hs[len(hs)/2]
-	var chart []tracecast.Forecast
-	for _, f := range fs {
-		if f.Horizon == mid {
-			chart = append(chart, f)
-		}
-	}
-	obs := forecast.Outcomes(&steps, chart)
-	stride := max(1, len(chart)/o.MaxPoints)
-	p.Fc = forecastChart{Query: q.Text, Horizon: forecast.HorizonLabel(mid)}
-	for i := 0; i < len(chart); i += stride {
-		f := chart[i]
-		p.Fc.T = append(p.Fc.T, round6(f.IssuedAt))
-		p.Fc.P = append(p.Fc.P, round6(f.P))
-		p.Fc.Lo = append(p.Fc.Lo, nanAs(f.Lo, -1))
-		p.Fc.Hi = append(p.Fc.Hi, nanAs(f.Hi, -1))
-		p.Fc.Observed = append(p.Fc.Observed, nanAs(obs[i], -1))
-	}
-	return nil
 }
 
 func round6(x float64) float64 {

@@ -30,32 +30,41 @@ const demoTrace = "../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"
 // page collector, the power streams and the trace into the energy stage
 // (EnergyInputs.AddTo), and builds the page.
 func buildEnergyPage(trace string, in EnergyInputs) (*Page, error) {
-	c, err := NewPageCollector("auto")
+	// The first pass: the trace alone.
+	sv, err := NewPageSurvey("auto")
 	if err != nil {
 		return nil, err
 	}
-	spec := pipelines.Spec{Name: "report",
-		Sources: []pipelines.Node{{ID: "trace", Type: "file", Options: map[string]any{"path": trace}, Parser: &pipelines.Node{Type: "paje"}}},
-		Sinks:   []pipelines.Node{{ID: "page", Type: "page", Inputs: []string{"trace"}}}}
+	run := func(spec pipelines.Spec, sinks map[string]tracecast.Sink) error {
+		reg := builtin.Registry()
+		for id, s := range sinks {
+			component.RegisterSinkValue(reg, id, s)
+		}
+		cfg, err := spec.Config()
+		if err != nil {
+			return err
+		}
+		return pipelines.Run(context.Background(), cfg, pipelines.RunOptions{Registry: reg, Logger: zerolog.Nop(), Embedded: true})
+	}
+	source := pipelines.Node{ID: "trace", Type: "file", Options: map[string]any{"path": trace}, Parser: &pipelines.Node{Type: "paje"}}
+	if err := run(pipelines.Spec{Name: "survey", Sources: []pipelines.Node{source},
+		Sinks: []pipelines.Node{{ID: "survey", Type: "survey", Inputs: []string{"trace"}}}}, map[string]tracecast.Sink{"survey": sv}); err != nil {
+		return nil, err
+	}
+	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{source},
+		Sinks: []pipelines.Node{{ID: "page", Type: "page", Inputs: []string{"trace"}}}}
 	if err := in.AddTo(&spec, "trace", "energy-page"); err != nil {
 		return nil, err
 	}
 	ec := NewEnergyPageCollector(in)
-	reg := builtin.Registry()
-	component.RegisterSinkValue(reg, "page", c)
-	component.RegisterSinkValue(reg, "energy-page", ec)
-	cfg, err := spec.Config()
+	c, err := sv.Collector(PageOptions{Title: trace, Energy: ec})
 	if err != nil {
 		return nil, err
 	}
-	if err := pipelines.Run(context.Background(), cfg, pipelines.RunOptions{Registry: reg, Logger: zerolog.Nop(), Embedded: true}); err != nil {
+	if err := run(spec, map[string]tracecast.Sink{"page": c, "energy-page": ec}); err != nil {
 		return nil, err
 	}
-	p, err := c.Page(PageOptions{Title: trace, Energy: ec})
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return c.Page()
 }
 
 func energyPage(t *testing.T, trace string, in EnergyInputs) *Page {

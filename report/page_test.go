@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,26 +21,74 @@ import (
 // page builds the report of a shipped trace.
 func page(t *testing.T, path string, o PageOptions) *Page {
 	t.Helper()
-	c, err := NewPageCollector("auto")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := paje.Read(f, paje.DefaultOptions(), func(es []tracecast.Entity) error {
-		return c.Write(context.Background(), tracecast.Batch{Items: es})
-	}); err != nil {
-		t.Fatal(err)
-	}
 	o.Title = path
-	p, err := c.Page(o)
+	p, err := pageOfFile(path, "auto", o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// readTrace hands a trace file's entities to sink in the parser's batches
+// (without watermarks: the collector draws everything at Close).
+func readTrace(path string, sink tracecast.Sink) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = paje.Read(f, paje.DefaultOptions(), func(es []tracecast.Entity) error {
+		return sink.Write(context.Background(), tracecast.Batch{Items: es, Watermark: math.NaN()})
+	})
+	return err
+}
+
+// pageOfFile is the report of a trace file, read twice as the report
+// command reads it.
+func pageOfFile(path, rules string, o PageOptions) (*Page, error) {
+	s, err := NewPageSurvey(rules)
+	if err != nil {
+		return nil, err
+	}
+	if err := readTrace(path, s); err != nil {
+		return nil, err
+	}
+	c, err := s.Collector(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := readTrace(path, c); err != nil {
+		return nil, err
+	}
+	if err := c.Close(context.Background()); err != nil {
+		return nil, err
+	}
+	return c.Page()
+}
+
+// pageOfBatches is the report of batches of entities, given twice.
+func pageOfBatches(rules string, o PageOptions, batches ...tracecast.Batch) (*Page, *PageCollector, error) {
+	s, err := NewPageSurvey(rules)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, b := range batches {
+		s.Write(context.Background(), b)
+	}
+	c, err := s.Collector(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, b := range batches {
+		if err := c.Write(context.Background(), b); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := c.Close(context.Background()); err != nil {
+		return nil, nil, err
+	}
+	p, err := c.Page()
+	return p, c, err
 }
 
 func TestInnermost(t *testing.T) {

@@ -1,8 +1,8 @@
 package report
 
 import (
-	"context"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -15,10 +15,6 @@ import (
 // the collector keeps one span per run of one value (2M codelets made a
 // 55 MB page and took 1 GB).
 func TestPageBoundsValues(t *testing.T) {
-	c, err := NewPageCollector("starpu")
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 3 * MaxGanttValues
 	st := func(cont string, s, e float64, v string) tracecast.Entity {
 		return tracecast.Entity{Nature: tracecast.NatureState, Container: cont, Type: "Worker State", Start: s, End: e, Value: v}
@@ -28,20 +24,20 @@ func TestPageBoundsValues(t *testing.T) {
 		es = append(es, st("w0", float64(i), float64(i+1), fmt.Sprintf("codelet_%d", i)))
 	}
 	es = append(es, st("w0", float64(n), float64(n+1), "FetchingInput"), st("w1", 0, float64(n+1), "Sleeping"))
-	if err := c.Write(context.Background(), tracecast.Batch{Items: es}); err != nil {
+	p, c, err := pageOfBatches("starpu", PageOptions{Title: "values"}, tracecast.Batch{Items: es, Watermark: math.NaN()})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c.names) > MaxGanttValues+3 {
 		t.Fatalf("%d state values kept, want at most %d and one per class", len(c.names), MaxGanttValues)
 	}
 	// codelet_0 .. codelet_999, the other codelets as one span, and the
-	// FetchingInput.
-	if got := len(c.spans["w0"]); got != MaxGanttValues+2 {
-		t.Fatalf("%d spans kept for w0, want %d", got, MaxGanttValues+2)
+	// FetchingInput; w1's Sleeping.
+	if c.nStates != MaxGanttValues+3 {
+		t.Fatalf("%d states counted, want %d", c.nStates, MaxGanttValues+3)
 	}
-	p, err := c.Page(PageOptions{Title: "values"})
-	if err != nil {
-		t.Fatal(err)
+	if got := len(c.rows["w0"].segs) / 3; got != MaxGanttValues+2 {
+		t.Fatalf("%d segments for w0, want %d", got, MaxGanttValues+2)
 	}
 	g := p.Gantt
 	i := slices.Index(g.Values, "(other compute states)")

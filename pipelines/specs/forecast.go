@@ -257,7 +257,12 @@ func (p ReportPower) inputs(lenient bool, rules string) (*report.EnergyInputs, e
 // page (report.PageCollector), with forecasts over horizons (seconds; nil:
 // 0.1%, 1% and 10% of the run).
 func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []float64, power ReportPower) (*report.Page, error) {
-	c, err := report.NewPageCollector(rules)
+	if t.Path == "-" {
+		// The page's bins, R and the default horizons come from a first
+		// pass over the file: memory does not grow with the trace.
+		return nil, &OptionError{[]string{"report reads the trace twice (its run's span and containers first): give a file, not standard input"}}
+	}
+	survey, err := report.NewPageSurvey(rules)
 	if err != nil {
 		return nil, &OptionError{[]string{err.Error()}}
 	}
@@ -265,9 +270,13 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 	if err != nil {
 		return nil, err
 	}
-	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("page", "trace")}}
-	sinks := map[string]tracecast.Sink{"page": c}
+	first := pipelines.Spec{Name: "report-survey", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("survey", "trace")}}
+	if err := r.Run(ctx, first, map[string]tracecast.Sink{"survey": survey}); err != nil {
+		return nil, err
+	}
 	o := report.PageOptions{Title: t.Path, Horizons: horizons}
+	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("page", "trace")}}
+	sinks := map[string]tracecast.Sink{}
 	if ein != nil {
 		if err := ein.AddTo(&spec, "trace", "energy-page"); err != nil {
 			return nil, &OptionError{[]string{err.Error()}}
@@ -275,15 +284,37 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 		o.Energy = report.NewEnergyPageCollector(*ein)
 		sinks["energy-page"] = o.Energy
 	}
-	if err := r.Run(ctx, spec, sinks); err != nil {
-		return nil, err
-	}
-	page, err := c.Page(o)
+	c, err := survey.Collector(o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
-	return page, nil
+	sinks["page"] = pageSink{c}
+	if err := r.Run(ctx, spec, sinks); err != nil {
+		return nil, err
+	}
+	return c.Page()
 }
+
+// pageSink runs the two halves of the page collector's Write (the Gantt
+// chart's, and the class counts' with the forecasts) on two goroutines:
+// alone, the collector took longer than the reader on the second pass.
+type pageSink struct{ c *report.PageCollector }
+
+func (p pageSink) Write(_ context.Context, b tracecast.Batch) error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.c.WriteCounts(b)
+	}()
+	p.c.WriteStates(b)
+	<-done
+	return nil
+}
+
+// ForgetsItems: the collector keeps nothing of a batch.
+func (p pageSink) ForgetsItems() bool { return true }
+
+func (p pageSink) Close(ctx context.Context) error { return p.c.Close(ctx) }
 
 // Verify scores the forecast records of a JSON-lines file (other records
 // skipped) against the trace: those of run (all of them when run is "",

@@ -456,6 +456,21 @@ func (l *Live) Changes(w float64, fn func(t float64, x, r int)) {
 	}
 }
 
+// CountChanges is Changes with the counts of every class: fn gets, at
+// every change of a count or of R, the counts after it (valid during the
+// call). The HTML report draws every class's occupancy from them.
+func (l *Live) CountChanges(w float64, fn func(t float64, counts *[NumClasses]int32, r int)) {
+	first := l.sweep(w)
+	if !l.started && !math.IsInf(first, 1) {
+		l.t0, l.started = first, true
+	}
+	for _, ch := range l.changes {
+		if l.apply(ch) {
+			fn(ch.t, &l.counts, l.r)
+		}
+	}
+}
+
 // apply applies a change to the counts; false when it changes nothing (a
 // container's first state, counted from the start already: FromStart).
 func (l *Live) apply(ch change) bool {
