@@ -40,8 +40,7 @@ type laneState struct {
 	workers          []byte  // a gang task's workers (a JSON list)
 	p                float64 // the p the running task was launched on
 	overran          bool
-	plan             float64 // next launch (or reconsideration) time
-	launch           bool    // plan is a launch (else a time to plan again)
+	plan             float64 // next launch time
 	planP            float64
 	planKey          uint16
 }
@@ -73,7 +72,6 @@ type Engine struct {
 	model     *spell.Model
 	now       float64
 	started   bool
-	t0        float64
 	dirty     []*worker
 	// pending are the changes at e.now, applied once time moves on.
 	pending      map[*worker]bool
@@ -153,7 +151,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 // pass over a file): each is in the rules' no-state class from t0 on, idle
 // when idleOutside. Without Begin a worker counts from its first change.
 func (e *Engine) Begin(t0 float64, workers []string, idleOutside bool) {
-	e.started, e.t0, e.now = true, t0, t0
+	e.started, e.now = true, t0
 	for _, n := range workers {
 		w := e.worker(n)
 		if idleOutside {
@@ -229,7 +227,7 @@ func (e *Engine) Ready(t float64, n int) {
 // time order.
 func (e *Engine) Change(t float64, name string, idle bool) {
 	if !e.started {
-		e.started, e.t0, e.now = true, t, t
+		e.started, e.now = true, t
 	}
 	e.advance(t)
 	w := e.worker(name)
@@ -327,7 +325,7 @@ func (e *Engine) endSpell(w *worker, t float64) {
 	length := t - w.start
 	for i, l := range e.lanes {
 		ls := &w.lanes[i]
-		ls.plan, ls.launch = math.Inf(1), false
+		ls.plan = math.Inf(1)
 		if !ls.running || ls.until <= t+timeEps || ls.overran {
 			continue // an overrun counts once, against its own spell
 		}
@@ -508,7 +506,7 @@ func (e *Engine) run(w *worker, t float64) {
 			if w.gang {
 				ls.workers = e.gangWorkers()
 			}
-			ls.plan, ls.launch = math.Inf(1), false
+			ls.plan = math.Inf(1)
 		}
 	}
 	e.updateNext(w)
@@ -596,7 +594,7 @@ func (e *Engine) spellAt(elapsed float64, key uint16) *spellForecast {
 // plan sets lane i's next launch on idle worker w from time now on.
 func (e *Engine) plan(w *worker, i int, now float64) {
 	l, ls := e.lanes[i], &w.lanes[i]
-	ls.plan, ls.launch, ls.planP = math.Inf(1), true, math.NaN()
+	ls.plan, ls.planP = math.Inf(1), math.NaN()
 	x := now - w.start
 	switch l.policy {
 	case Greedy:
