@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	bf "github.com/tracecast/tracecast/backfill"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/pipelines/specs"
 	fstage "github.com/tracecast/tracecast/stages/forecast"
@@ -27,17 +29,25 @@ func predictSpells(cmd *cobra.Command, t specs.Trace, spells []string, every, ru
 		}
 		o.Every = e[0]
 	}
+	res, tableTo, err := runBackfill(cmd, t, o)
+	if err != nil {
+		return err
+	}
+	return specs.WriteSpellScores(tableTo, res.SpellScores)
+}
+
+// runBackfill runs the engine on a trace: records on standard output when
+// there is no -o DIR and it is not a terminal, and then the tables on
+// standard error.
+func runBackfill(cmd *cobra.Command, t specs.Trace, o specs.Backfill) (*bf.Result, io.Writer, error) {
 	tableTo := os.Stderr
-	if out != "" || isTerminal(os.Stdout) {
+	if o.Out != "" || isTerminal(os.Stdout) {
 		tableTo = os.Stdout
 	} else {
 		o.Decisions = os.Stdout
 	}
 	res, err := runner().Backfill(cmd.Context(), t, o)
-	if err != nil {
-		return err
-	}
-	return specs.WriteSpellScores(tableTo, res.SpellScores)
+	return res, tableTo, err
 }
 
 // durations reads a flag's durations with units (1ms, 500us) as seconds
@@ -112,13 +122,7 @@ docs/backfill.md.`,
 				return err
 			}
 			t.Path, o.Out = args[0], out
-			tableTo := os.Stderr
-			if out != "" || isTerminal(os.Stdout) {
-				tableTo = os.Stdout
-			} else {
-				o.Decisions = os.Stdout
-			}
-			res, err := runner().Backfill(cmd.Context(), t, o)
+			res, tableTo, err := runBackfill(cmd, t, o)
 			if err != nil {
 				return err
 			}
