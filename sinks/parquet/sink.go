@@ -80,7 +80,7 @@ const (
 	// writers: cheap enough to write Parquet at the reader's speed.
 	Snappy Compression = "snappy"
 	// Zstd makes smaller files (16.4 against 20.3 MB on the 41 MB StarPU
-	// trace) for 0.45 s more CPU time on that trace (twice the time).
+	// trace) for 0.3 s more CPU time on that trace (about twice the time).
 	Zstd Compression = "zstd"
 	// Uncompressed stores the pages as they are.
 	Uncompressed Compression = "none"
