@@ -162,16 +162,17 @@ type PageCollector struct {
 
 	// The forecasts: the engine, fed the steps of the idle count as
 	// forecast.Steps.Add keeps them (idle).
-	engine  *forecast.Engine
-	idle    stepsFeed
-	hs      []float64
-	mid     float64
-	chart   []chartPoint
-	every   int64 // with decimated: the chart keeps every every-th forecast
-	nChart  int64
-	obsNext int // the next chart point whose outcome is due
-	skills  []tracecast.Skill
-	rel     map[skillKey]*[10]forecast.Bin
+	engine   *forecast.Engine
+	idle     stepsFeed
+	hs       []float64
+	mid      float64
+	chart    []chartPoint
+	maxChart int   // maxChartPoints (tests lower it)
+	every    int64 // the chart keeps every every-th forecast
+	nChart   int64
+	obsNext  int // the next chart point whose outcome is due
+	skills   []tracecast.Skill
+	rel      map[skillKey]*[10]forecast.Bin
 }
 
 type valueCacheEntry struct {
@@ -210,7 +211,7 @@ func newPageCollector(sv *surveyCand, o PageOptions) (*PageCollector, error) {
 	}
 	c := &PageCollector{o: o, rules: sv.rules, perSec: tracecast.PerSecond(unit), t0: sv.t0, end: sv.end, r: len(sv.containers),
 		rows: map[string]*ganttRow{}, values: map[string]int{}, exact: true,
-		ganttW: math.Inf(-1), countsW: math.Inf(-1), lastT: math.Inf(-1), every: 1, rel: map[skillKey]*[10]forecast.Bin{}}
+		ganttW: math.Inf(-1), countsW: math.Inf(-1), lastT: math.Inf(-1), every: 1, maxChart: maxChartPoints, rel: map[skillKey]*[10]forecast.Bin{}}
 	for i := range c.valueCache {
 		c.valueCache[i].n = -1
 	}
@@ -452,12 +453,12 @@ func (c *PageCollector) forecast(f tracecast.Forecast) {
 		return
 	}
 	c.chart = append(c.chart, chartPoint{f.IssuedAt, f.P, f.Lo, f.Hi, math.NaN()})
-	if len(c.chart) == maxChartPoints {
+	if len(c.chart) == c.maxChart {
 		for i := range len(c.chart) / 2 {
 			c.chart[i] = c.chart[2*i]
 		}
 		c.chart = c.chart[:len(c.chart)/2]
-		c.obsNext = min(c.obsNext, len(c.chart))
+		c.obsNext = (c.obsNext + 1) / 2 // the first kept point without its outcome
 		c.every *= 2
 	}
 }

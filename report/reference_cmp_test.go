@@ -179,3 +179,40 @@ func TestPageMatchesReference(t *testing.T) {
 		})
 	}
 }
+
+// TestChartDecimation: past its bound the chart keeps every other
+// forecast, then every fourth..., each with its own outcome (that of the
+// same forecast in a chart never decimated).
+func TestChartDecimation(t *testing.T) {
+	collector := func(max int) *PageCollector {
+		s, err := NewPageSurvey("auto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := readTrace(demoTrace, s); err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Collector(PageOptions{Horizons: []float64{0.5, 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.maxChart = max
+		if err := readTrace(demoTrace, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	all, few := collector(1<<20), collector(64)
+	if all.every != 1 || few.every < 2 || len(few.chart) >= 64 || len(few.chart) < 32 {
+		t.Fatalf("%d points kept of %d (every %d)", len(few.chart), len(all.chart), few.every)
+	}
+	for i, p := range few.chart {
+		q := all.chart[int64(i)*few.every]
+		if p.t != q.t || p.p != q.p || fmt.Sprint(p.obs) != fmt.Sprint(q.obs) {
+			t.Fatalf("point %d: %+v, want %+v", i, p, q)
+		}
+	}
+}
