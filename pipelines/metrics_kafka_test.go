@@ -302,6 +302,18 @@ sinks:
 	if total, _ := lag(sc); total != 0 {
 		t.Errorf("lag %v once everything published was read", total)
 	}
+	// The positions: the 10 messages (one line each) handled, over the
+	// partitions.
+	offsets := func(sc scrapeOf) (total float64, parts int) {
+		for _, s := range sc.all("tracecast_kafka_consumer_offset", "component", "in", "topic", "lines") {
+			total += s.value
+			parts++
+		}
+		return total, parts
+	}
+	if total, parts := offsets(sc); total != 10 || parts != 4 {
+		t.Errorf("consumer offsets sum to %v over %d partitions once the 10 messages were read, want 10 over 4", total, parts)
+	}
 
 	// Hold the sink; publish message by message until every queue is
 	// full, then one more: the source is blocked emitting it.
@@ -334,6 +346,11 @@ sinks:
 	}
 	if total, parts := lag(second); total < 20 || parts != 4 {
 		t.Errorf("lag %v over %d partitions while blocked, want at least 20 over 4", total, parts)
+	}
+	// Blocked, the source has not handled the last 20 messages (nor the
+	// one it is blocked emitting).
+	if total, _ := offsets(second); total > float64(next-20) {
+		t.Errorf("consumer offsets sum to %v while blocked, %d messages published: want at most %d", total, next, next-20)
 	}
 	t.Logf("blocked: commit age %.2f s -> %.2f s, lag %v", age1, age2, func() float64 { v, _ := lag(second); return v }())
 	if err := stop(); err != nil {

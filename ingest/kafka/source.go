@@ -205,12 +205,9 @@ type partPosition struct {
 	hwm, logStart, latest int64
 }
 
-// lag is how many messages of the partition the source has not handled
-// yet, and whether it is known.
-func (p *partPosition) lag() (int64, bool) {
-	if p.hwm < 0 {
-		return 0, false
-	}
+// offset is the source's position in the partition: the offset of the
+// next message it will handle, and whether it is known.
+func (p *partPosition) offset() (int64, bool) {
 	pos := p.next
 	switch {
 	case pos >= 0:
@@ -221,6 +218,16 @@ func (p *partPosition) lag() (int64, bool) {
 	case p.start == kafkago.LastOffset && p.latest >= 0:
 		pos = p.latest
 	default:
+		return 0, false
+	}
+	return pos, true
+}
+
+// lag is how many messages of the partition the source has not handled
+// yet, and whether it is known.
+func (p *partPosition) lag() (int64, bool) {
+	pos, ok := p.offset()
+	if p.hwm < 0 || !ok {
 		return 0, false
 	}
 	return max(0, p.hwm-pos), true
@@ -538,21 +545,36 @@ func (s *Source) pollOffsets(ctx context.Context, parts []int) {
 // while the pipeline holds it back).
 func (s *Source) LiveMetrics(add func(component.Metric)) {
 	type lag struct {
-		p int
-		n int64
+		p             int
+		n, pos        int64
+		lagOK, offset bool
 	}
 	var lags []lag
 	s.lagMu.Lock()
 	for p, pp := range s.parts {
-		if n, ok := pp.lag(); ok {
-			lags = append(lags, lag{p, n})
+		l := lag{p: p}
+		l.n, l.lagOK = pp.lag()
+		l.pos, l.offset = pp.offset()
+		if l.lagOK || l.offset {
+			lags = append(lags, l)
 		}
 	}
 	s.lagMu.Unlock()
 	sort.Slice(lags, func(i, j int) bool { return lags[i].p < lags[j].p })
 	for _, l := range lags {
-		add(component.Metric{Name: "kafka_consumer_lag", Help: "messages of an assigned partition not read yet: its high watermark minus the source's position",
-			Labels: []string{"topic", s.o.Topic, "partition", strconv.Itoa(l.p)}, Value: float64(l.n)})
+		labels := []string{"topic", s.o.Topic, "partition", strconv.Itoa(l.p)}
+		if l.lagOK {
+			add(component.Metric{Name: "kafka_consumer_lag", Help: "messages of an assigned partition not read yet: its high watermark minus the source's position",
+				Labels: labels, Value: float64(l.n)})
+		}
+		// The position itself, so that whoever watches the topic can tell
+		// the lag against its own, fresher, high watermark: the one above
+		// is as of the last poll, and stays as last known while the
+		// brokers cannot be asked.
+		if l.offset {
+			add(component.Metric{Name: "kafka_consumer_offset", Help: "the offset of the next message of an assigned partition the source will handle",
+				Labels: labels, Value: float64(l.pos)})
+		}
 	}
 	since := s.lastCommit.Load()
 	if since == 0 {
