@@ -1,7 +1,7 @@
 // Package clidoc arranges a cobra command tree for its readers: the
 // headings of its --help (command groups) and its reference in Markdown,
 // one page per command, generated from the commands themselves with
-// cobra's doc generator, the same on every machine and every day.
+// cobra/doc's page layout, the same on every machine and every day.
 package clidoc
 
 import (
@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
 	"github.com/spf13/pflag"
 )
 
@@ -49,7 +48,7 @@ func Apply(root *cobra.Command, groups []Group) {
 }
 
 // Generate writes root's reference into dir (created if need be): a page
-// per command (cobra's GenMarkdownTree), the pages of commands that are
+// per command (cobra/doc's GenMarkdownTree pages: markdown.go), the pages of commands that are
 // gone removed, and README.md, the commands under their headings. The
 // pages must not depend on the machine or the day: no generation date,
 // and a flag of perCore whose default is this machine's GOMAXPROCS says
@@ -81,7 +80,7 @@ func Generate(root *cobra.Command, dir string, perCore map[string]bool) error {
 		}
 	}
 	prepare(root)
-	if err := doc.GenMarkdownTree(root, dir); err != nil {
+	if err := genMarkdownTree(root, dir); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "README.md"), index(root), 0o644)
