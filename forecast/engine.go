@@ -69,6 +69,11 @@ type Engine struct {
 	lags []float64
 	// keepAll keeps every change point (tests compare both).
 	keepAll bool
+	// ctxFn, when set, gives the trace's context at each issue time
+	// (SetContext); ctx is the last one, read at ctxAt.
+	ctxFn ContextFunc
+	ctx   Context
+	ctxAt float64
 }
 
 // group is one (query, horizon): its learners and the forecasts waiting for
@@ -207,6 +212,33 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 		e.keep = math.Max(e.keep, 2*e.cfg.RegimeWindow+cfg.Every)
 	}
 	return e, nil
+}
+
+// SetContext gives the engine a feature feed: fn is called once per issue
+// time, and the auto method's learners read its features beside the
+// occupancy's (the other methods ignore them). Call it before the first
+// Change. Without it, auto learns from the occupancy alone.
+func (e *Engine) SetContext(fn ContextFunc) {
+	if e.started || fn == nil {
+		return
+	}
+	e.ctxFn, e.ctxAt = fn, math.NaN()
+	e.ctx.Reset()
+	e.fp, e.fm = make([]float64, numFeatP+numCtx), make([]float64, numFeatM+numCtx)
+	for _, g := range e.groups {
+		g.rp = newRidge(numFeatP+numCtx, priorKS(numFeatP+numCtx), autoLambda, autoAlphaFor(g.h, e.cfg.Every))
+		g.rm = newRidge(numFeatM+numCtx, priorKS(numFeatM+numCtx), autoLambda, autoAlphaFor(g.h, e.cfg.Every))
+	}
+}
+
+// Advance issues every forecast due before t and every outcome known by
+// then, as a change at t would, without changing the count: a feature feed
+// calls it before it applies what happens at t, so that the forecasts
+// issued before t see the trace before t only.
+func (e *Engine) Advance(t float64) {
+	if e.started && t > e.now {
+		e.advance(t)
+	}
 }
 
 // HorizonLabel writes a horizon in seconds for ids and tables: "10ms", "1s".
@@ -361,6 +393,15 @@ func (e *Engine) issue(g *group, t float64) {
 	fp[featAbove1] = b2f(e.x >= k+1)
 	fp[featAbove2] = b2f(e.x >= k+2)
 	fp[featBelow1] = b2f(e.x >= k-1)
+	if e.ctxFn != nil {
+		if e.ctxAt != t {
+			e.ctx.Reset()
+			e.ctxFn(t, &e.ctx)
+			e.ctxAt = t
+		}
+		contextFeatures(&e.ctx, h, k, e.x, e.r, fp[numFeatP:])
+		copy(fm[numFeatM:], fp[numFeatP:])
+	}
 
 	var p, m float64
 	var aux [4]float64 // auto: the learner's and the prior's p and mean

@@ -350,8 +350,9 @@ func (p *Parser) Pending() int {
 	return len(p.sim.out)
 }
 
-// TypeWatermarks is Watermark per state type name: the earliest start of an
-// open state of that type, bounded like Watermark.
+// TypeWatermarks is Watermark per state or variable type name: the
+// earliest start of an open state (a variable's current piece) of that
+// type, bounded like Watermark.
 func (p *Parser) TypeWatermarks() map[string]float64 {
 	_, m := p.Watermarks()
 	return m
@@ -390,7 +391,7 @@ func (p *Parser) Watermarks() (float64, map[string]float64) {
 			if sl.vhead < len(sl.vbuf) {
 				w = min(w, sl.vbuf[sl.vhead].t)
 			}
-			if sl.t.kind != tkState {
+			if sl.t.kind != tkState && sl.t.kind != tkVariable {
 				continue
 			}
 			tw, ok := m[sl.t.name]
@@ -399,6 +400,16 @@ func (p *Parser) Watermarks() (float64, map[string]float64) {
 			}
 			if len(sl.stack) > 0 {
 				tw = min(tw, sl.stack[0].start)
+			}
+			// A variable's current piece is emitted at its next change:
+			// the type's watermark waits for it (and for the pieces
+			// buffered), so that a stage reading task counts knows every
+			// piece that starts before it.
+			if sl.hasVar {
+				tw = min(tw, sl.varStart)
+			}
+			if sl.vhead < len(sl.vbuf) {
+				tw = min(tw, sl.vbuf[sl.vhead].t)
 			}
 			m[sl.t.name] = tw
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/stages/features"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
@@ -69,12 +70,22 @@ type StageConfig struct {
 	TimeUnit string `yaml:"time_unit"`
 	// MaxStreams bounds the runs forecast at once (a Kafka source).
 	MaxStreams int `yaml:"max_streams"`
+	// Features: the auto method also reads the trace's context (ready
+	// and submitted tasks, the kinds of idle, running tasks and their
+	// expected remaining time, the application's phase; stages/features).
+	// false: the occupancy only.
+	Features bool `yaml:"features"`
+	// FeatureMaxPending bounds the entities the feature feed holds until
+	// the watermark passes them (0: features.DefaultMaxPending); past it
+	// the features get staler, the forecasts go on.
+	FeatureMaxPending int `yaml:"feature_max_pending"`
 }
 
 // DefaultStageConfig are the defaults: the consumers' usual horizons.
 func DefaultStageConfig() StageConfig {
 	return StageConfig{Rules: "auto", Queries: []string{"idle>=25%"}, Horizons: []string{"10ms", "100ms", "1s"},
-		Method: string(fc.Auto), Coverage: 0.9, OpportunityThreshold: 0.8, RegimeAlpha: 0.01, SkillEvery: "10s", MaxStreams: component.DefaultMaxStreams}
+		Method: string(fc.Auto), Coverage: 0.9, OpportunityThreshold: 0.8, RegimeAlpha: 0.01, SkillEvery: "10s", MaxStreams: component.DefaultMaxStreams,
+		Features: true}
 }
 
 // ParseDuration reads a duration with a unit (500us, 10ms, 2s) as seconds.
@@ -156,6 +167,9 @@ func (o *StageConfig) engineConfig() (fc.Config, error) {
 	if o.MaxStreams < 0 {
 		errs = append(errs, fmt.Errorf("max_streams: %d is negative", o.MaxStreams))
 	}
+	if o.FeatureMaxPending < 0 {
+		errs = append(errs, fmt.Errorf("feature_max_pending: %d is negative", o.FeatureMaxPending))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return cfg, err
 	}
@@ -200,12 +214,14 @@ func (ps *perStream) FirstPass(rereadable bool) (tracecast.Processor, error) {
 
 // stage forecasts one run (stream).
 type stage struct {
-	o      StageConfig
-	cfg    fc.Config
-	env    component.Env
-	rules  *signal.Rules
-	live   *signal.Live
-	eng    *fc.Engine
+	o     StageConfig
+	cfg   fc.Config
+	env   component.Env
+	rules *signal.Rules
+	live  *signal.Live
+	eng   *fc.Engine
+	// feed is the trace's context for the auto method (nil: none).
+	feed   *features.Feed
 	perSec float64
 	// outside: the class counted is the rules' no-state class.
 	outside bool
@@ -324,6 +340,10 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 		return err
 	}
 	st.rules, st.live, st.eng, st.perSec, st.last = r, signal.NewLive(r, class, 0), eng, tracecast.PerSecond(unit), math.Inf(-1)
+	if st.o.Features && cfg.Method == fc.Auto {
+		st.feed = features.New(r, class, st.perSec, features.Limits{MaxPending: st.o.FeatureMaxPending})
+		eng.SetContext(st.feed.Context)
+	}
 	st.run = cfg.Run
 	st.outside = class == r.Outside
 	st.env.Logger.Debug().Str("run", cfg.Run).Str("rules", name).Str("unit", unit).Msg("forecast")
@@ -344,13 +364,39 @@ func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast
 	w := in.Watermark
 	if tw, ok := in.TypeWatermarks[st.rules.StateType]; ok {
 		w = tw
+		if st.feed != nil {
+			// The feed reads the task counts and the application
+			// thread's states too: the counts wait for the slowest of
+			// those types, so that both are swept to one instant
+			// whatever the batches (a type not listed has nothing
+			// open: nothing of it can start before tw).
+			w = features.Watermark(in, tw)
+		}
 	}
 	st.live.Add(es)
+	if st.feed != nil {
+		st.feed.Add(es)
+	}
 	return st.running(ctx, emit, func() {
 		if !math.IsNaN(w) {
-			st.live.Changes(w, st.change)
+			st.sweep(w)
 		}
 	})
+}
+
+// sweep gives the engine the changes before w (trace units), and the
+// feed's events before w in time order with them.
+func (st *stage) sweep(w float64) {
+	if st.feed == nil {
+		st.live.Changes(w, st.change)
+		return
+	}
+	st.feed.Sweep(w)
+	st.live.Changes(w, func(t float64, x, r int) {
+		st.feed.ApplyThrough(t/st.perSec, st.eng.Advance)
+		st.change(t, x, r)
+	})
+	st.feed.ApplyAll(st.eng.Advance)
 }
 
 func (st *stage) change(t float64, x, r int) {
@@ -397,9 +443,13 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 		how = tracecast.EndMarker
 	}
 	err := st.running(ctx, emit, func() {
-		st.live.Changes(math.Inf(1), st.change)
+		st.sweep(math.Inf(1))
 		st.eng.FinishBy(math.Max(st.live.End()/st.perSec, st.last), how)
 	})
+	if st.feed != nil && st.feed.Dropped() > 0 {
+		st.env.Logger.Warn().Int("entities", st.feed.Dropped()).Int("feature_max_pending", st.o.FeatureMaxPending).
+			Msg("forecast: the feature feed held its limit of entities behind the watermark and dropped the rest (raise feature_max_pending): the context features were staler")
+	}
 	if st.late > 0 {
 		st.env.Logger.Warn().Int("changes", st.late).Msg("forecast: states arrived after the parser's watermark (raise the reorder horizon or sort the trace); counted at the latest time seen")
 	}

@@ -1,0 +1,427 @@
+// Package features reads from a trace, causally, what a forecaster can
+// know at time t besides the occupancy of a class (forecast.Context): the
+// runtime's ready and submitted task counts (StarPU's variables, by type
+// name), what each selected container is doing — the kind of its idle
+// state and how long its spell has lasted, the state it computes in and
+// how much longer a per-state duration model learnt online from the
+// states already finished in the run expects it to last —, the
+// application thread's state (submitting, waiting for every task) and the
+// time since the last submission.
+//
+// A Feed takes entity batches as they are read (Add), moves those that
+// start before the reader's watermark into a time-ordered queue (Sweep)
+// and applies them in time order (ApplyThrough), calling back before each
+// so that a forecast engine issues what is due first: the context at t is
+// made of the trace up to t only. A state's duration is learnt at its end,
+// not when the state is read (a state arrives complete, with its end in
+// the future of its start). A trace without a feature (SimGrid has no
+// task counts) gives the others; the forecaster reads the missing ones as
+// absent.
+package features
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+// StarPU's names: the scheduler's variables and the application thread's
+// state type and values.
+const (
+	ReadyVariable     = "Number of Ready Tasks"
+	SubmittedVariable = "Number of Submitted Uncompleted Tasks"
+	UserThreadType    = "User Thread State"
+	SubmittingState   = "Submitting task"
+	WaitingAllState   = "Waiting all tasks"
+)
+
+// Limits bound a Feed's memory.
+type Limits struct {
+	// MaxPending is how many entities a Feed holds until the watermark
+	// passes them (default DefaultMaxPending); past it, entities are
+	// dropped (Dropped counts them) and the features get staler, the
+	// forecasts go on.
+	MaxPending int
+	// MaxValues is how many distinct state values the duration model
+	// learns (default DefaultMaxValues): codelets and MPI calls are few;
+	// a trace naming every state differently learns no more than that.
+	MaxValues int
+}
+
+// The default limits.
+const (
+	DefaultMaxPending = 1 << 20
+	DefaultMaxValues  = 4096
+)
+
+// Feed is the feature feed of one run.
+type Feed struct {
+	rules  *signal.Rules
+	class  signal.Class
+	perSec float64
+	lim    Limits
+
+	conts map[string]*cont // selected containers and application threads
+	order []*cont          // by name, for a deterministic sweep
+	dirty bool             // order needs sorting
+	vars  []varItem        // variable pieces not swept
+	queue []event          // swept, not applied, in time order
+	qhead int
+	seq   uint64
+	held  int // entities held (pending states and variables)
+
+	ready, submitted map[string]float64 // by container
+	model            map[string]*duration
+	lastSubmit       float64
+	user             bool // an application thread is in the trace
+	dropped          int
+}
+
+// cont is a container whose states the feed follows: a selected one
+// (worker, rank) or an application thread.
+type cont struct {
+	name    string
+	user    bool
+	pending []item // states not swept, in arrival order
+	stack   []item // open states, innermost last
+	// Applied state: the innermost state's value, since when, its class
+	// and since when the container has been in it.
+	value      string
+	since      float64
+	cls        signal.Class
+	classSince float64
+	seen       bool
+}
+
+type item struct {
+	start, end float64
+	imb        int
+	value      string
+	seq        uint64
+}
+
+type varItem struct {
+	t, v      float64
+	container string
+	submitted bool
+	seq       uint64
+}
+
+type eventKind uint8
+
+const (
+	evTop     eventKind = iota // a container's innermost state changes
+	evLearn                    // a state ended: its duration is known
+	evVar                      // a task count changes
+	evSubmit                   // the application starts submitting a task
+	evUserTop                  // the application thread's state changes
+)
+
+type event struct {
+	t         float64
+	kind      eventKind
+	c         *cont
+	value     string
+	x         float64 // duration, count
+	container string
+	submitted bool
+	seq       uint64
+}
+
+// duration is a state value's duration model: an exponentially weighted
+// mean of the durations seen (the weight 1/n until 1/64, so that it
+// follows a run whose tasks slow down or speed up).
+type duration struct {
+	n    int
+	mean float64
+}
+
+func (d *duration) add(x float64) {
+	d.n++
+	d.mean += (x - d.mean) / float64(min(d.n, 64))
+}
+
+// remaining is the expected remaining time of a state of that value
+// begun age ago: the mean minus the age, and once past the mean a
+// quarter of the age (a state that outlasted its usual length is in a
+// long tail: the longer it ran, the longer it goes on).
+func (d *duration) remaining(age float64) float64 {
+	return math.Max(d.mean-age, 0.25*age)
+}
+
+// New returns a feed for the selected containers of rules (compiled), the
+// counted class, and a trace's units per second.
+func New(rules *signal.Rules, class signal.Class, perSec float64, lim Limits) *Feed {
+	if lim.MaxPending <= 0 {
+		lim.MaxPending = DefaultMaxPending
+	}
+	if lim.MaxValues <= 0 {
+		lim.MaxValues = DefaultMaxValues
+	}
+	return &Feed{rules: rules, class: class, perSec: perSec, lim: lim, conts: map[string]*cont{},
+		ready: map[string]float64{}, submitted: map[string]float64{}, model: map[string]*duration{}, lastSubmit: math.NaN()}
+}
+
+// Watermark is the instant before which a Feed has every entity it reads
+// in a batch whose selected containers' state type has the watermark tw
+// (trace units): the least of tw and the batch's watermarks of the other
+// types it reads (a type not listed has nothing open, and its next
+// entity starts at or after tw).
+func Watermark(b tracecast.Batch, tw float64) float64 {
+	for _, ty := range []string{UserThreadType, ReadyVariable, SubmittedVariable} {
+		if w, ok := b.TypeWatermarks[ty]; ok {
+			tw = min(tw, w)
+		}
+	}
+	return tw
+}
+
+// Dropped is the number of entities dropped at MaxPending.
+func (f *Feed) Dropped() int { return f.dropped }
+
+// Add takes a batch of entities (times in the trace's units).
+func (f *Feed) Add(es []tracecast.Entity) {
+	for i := range es {
+		e := &es[i]
+		switch {
+		case e.Nature == tracecast.NatureState && (e.Type == f.rules.StateType || e.Type == UserThreadType):
+		case e.Nature == tracecast.NatureVariable && (e.Type == ReadyVariable || e.Type == SubmittedVariable):
+		default:
+			continue
+		}
+		if f.held >= f.lim.MaxPending {
+			f.dropped++
+			continue
+		}
+		start, end := e.Start/f.perSec, e.End/f.perSec
+		if e.Nature == tracecast.NatureVariable {
+			f.held++
+			f.seq++
+			f.vars = append(f.vars, varItem{t: start, v: e.Number, container: e.Container, submitted: e.Type == SubmittedVariable, seq: f.seq})
+			continue
+		}
+		c := f.conts[e.Container]
+		if c == nil {
+			c = &cont{name: e.Container, user: e.Type == UserThreadType, cls: f.rules.Outside}
+			f.conts[e.Container], f.order, f.dirty = c, append(f.order, c), true
+		}
+		if c.user != (e.Type == UserThreadType) {
+			continue // a container with both types: the first one decides
+		}
+		f.held++
+		f.seq++
+		c.pending = append(c.pending, item{start: start, end: end, imb: e.Imbrication, value: e.Value, seq: f.seq})
+	}
+}
+
+// Sweep moves what starts before w (trace units) into the queue, with the
+// ends of states before w, in time order.
+func (f *Feed) Sweep(w float64) {
+	w /= f.perSec
+	if f.dirty {
+		slices.SortFunc(f.order, func(a, b *cont) int { return cmp.Compare(a.name, b.name) })
+		f.dirty = false
+	}
+	// Drop the applied events before adding.
+	n := copy(f.queue, f.queue[f.qhead:])
+	f.queue, f.qhead = f.queue[:n], 0
+	from := len(f.queue)
+	for _, c := range f.order {
+		f.sweepCont(c, w)
+	}
+	slices.SortStableFunc(f.vars, func(a, b varItem) int { return cmp.Compare(a.t, b.t) })
+	k := 0
+	for _, v := range f.vars {
+		if !(v.t < w) {
+			break
+		}
+		f.queue = append(f.queue, event{t: v.t, kind: evVar, x: v.v, container: v.container, submitted: v.submitted, seq: v.seq})
+		k++
+	}
+	f.held -= k
+	f.vars = append(f.vars[:0], f.vars[k:]...)
+	// The events of one sweep are in time order per container; across
+	// containers and variables, by time, then by arrival.
+	fresh := f.queue[from:]
+	slices.SortStableFunc(fresh, func(a, b event) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+}
+
+// sweepCont runs a container's states that start before w through its
+// stack (a state at a level at or below the top replaces those above it;
+// a state ends at its end), queueing its changes of innermost state and
+// the durations of the states that ended before w.
+func (f *Feed) sweepCont(c *cont, w float64) {
+	slices.SortStableFunc(c.pending, func(a, b item) int {
+		if x := cmp.Compare(a.start, b.start); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.imb, b.imb)
+	})
+	k := 0
+	for ; k < len(c.pending) && c.pending[k].start < w; k++ {
+		s := c.pending[k]
+		f.closeUntil(c, s.start)
+		for len(c.stack) > 0 && c.stack[len(c.stack)-1].imb >= s.imb {
+			top := c.stack[len(c.stack)-1]
+			c.stack = c.stack[:len(c.stack)-1]
+			f.learn(c, top, math.Min(top.end, s.start))
+		}
+		c.stack = append(c.stack, s)
+		f.top(c, s.start, s.seq)
+		if c.user && s.value == SubmittingState {
+			f.queue = append(f.queue, event{t: s.start, kind: evSubmit, c: c, seq: s.seq})
+		}
+	}
+	f.held -= k
+	c.pending = append(c.pending[:0], c.pending[k:]...)
+	f.closeUntil(c, w)
+}
+
+// closeUntil ends the open states that end by t.
+func (f *Feed) closeUntil(c *cont, t float64) {
+	for len(c.stack) > 0 && c.stack[len(c.stack)-1].end <= t {
+		top := c.stack[len(c.stack)-1]
+		c.stack = c.stack[:len(c.stack)-1]
+		f.learn(c, top, top.end)
+		f.top(c, top.end, top.seq)
+	}
+}
+
+// learn queues a state's duration, known at its end.
+func (f *Feed) learn(c *cont, s item, end float64) {
+	if !c.user {
+		f.queue = append(f.queue, event{t: end, kind: evLearn, value: s.value, x: end - s.start, seq: s.seq})
+	}
+}
+
+// top queues the container's innermost state from t (none: the rules'
+// no-state class).
+func (f *Feed) top(c *cont, t float64, seq uint64) {
+	v := ""
+	if len(c.stack) > 0 {
+		v = c.stack[len(c.stack)-1].value
+	}
+	kind := evTop
+	if c.user {
+		kind = evUserTop
+	}
+	f.queue = append(f.queue, event{t: t, kind: kind, c: c, value: v, seq: seq})
+}
+
+// ApplyThrough applies the queued events at or before t (seconds), in
+// time order, calling before(time) ahead of each: a forecast engine's
+// Advance, so that what is due before an event is issued without it.
+func (f *Feed) ApplyThrough(t float64, before func(float64)) {
+	for f.qhead < len(f.queue) && f.queue[f.qhead].t <= t {
+		ev := &f.queue[f.qhead]
+		if before != nil {
+			before(ev.t)
+		}
+		f.apply(ev)
+		*ev = event{}
+		f.qhead++
+	}
+}
+
+// ApplyAll applies every queued event (ApplyThrough +Inf).
+func (f *Feed) ApplyAll(before func(float64)) { f.ApplyThrough(math.Inf(1), before) }
+
+func (f *Feed) apply(ev *event) {
+	switch ev.kind {
+	case evTop:
+		c := ev.c
+		cls := f.rules.Outside
+		if ev.value != "" {
+			cls = f.rules.Classify(ev.value)
+		}
+		if !c.seen || cls != c.cls {
+			c.classSince = ev.t
+		}
+		if !c.seen || ev.value != c.value {
+			c.since = ev.t
+		}
+		c.seen, c.value, c.cls = true, ev.value, cls
+	case evUserTop:
+		ev.c.seen, ev.c.value, ev.c.since = true, ev.value, ev.t
+		f.user = true
+	case evSubmit:
+		f.lastSubmit = ev.t
+	case evLearn:
+		d := f.model[ev.value]
+		if d == nil {
+			if len(f.model) >= f.lim.MaxValues {
+				return
+			}
+			d = &duration{}
+			f.model[ev.value] = d
+		}
+		d.add(ev.x)
+	case evVar:
+		if ev.submitted {
+			f.submitted[ev.container] = ev.x
+		} else {
+			f.ready[ev.container] = ev.x
+		}
+	}
+}
+
+// Context fills c with the context at t (seconds): the events applied so
+// far. It is the engine's forecast.ContextFunc.
+func (f *Feed) Context(t float64, c *fc.Context) {
+	c.Reset()
+	if len(f.ready) > 0 {
+		c.Ready = sum(f.ready)
+	}
+	if len(f.submitted) > 0 {
+		c.Submitted = sum(f.submitted)
+	}
+	if f.user {
+		c.Draining = 0
+	}
+	if !math.IsNaN(f.lastSubmit) {
+		c.SinceSubmit = t - f.lastSubmit
+	}
+	for _, k := range f.order {
+		if !k.seen {
+			continue
+		}
+		if k.user {
+			if k.value == WaitingAllState {
+				c.Draining = 1
+			}
+			continue
+		}
+		rem := math.NaN()
+		if d := f.model[k.value]; d != nil && k.value != "" {
+			rem = d.remaining(t - k.since)
+		}
+		switch {
+		case k.cls == f.class:
+			c.Idle = append(c.Idle, fc.Spell{Age: t - k.classSince, Remaining: rem})
+		case k.cls == signal.Compute:
+			if math.IsNaN(rem) {
+				rem = math.Inf(1) // a task of a codelet never seen ending: not ending soon
+			}
+			c.Busy = append(c.Busy, rem)
+		case k.cls == signal.Comm:
+			c.Comm++
+		}
+	}
+}
+
+func sum(m map[string]float64) float64 {
+	s := 0.0
+	for _, v := range m {
+		s += v
+	}
+	return s
+}

@@ -1,0 +1,154 @@
+package features_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"github.com/tracecast/tracecast"
+	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
+	"github.com/tracecast/tracecast/stages/features"
+	"github.com/tracecast/tracecast/stages/signal"
+)
+
+func state(c, ty string, start, end float64, v string) tracecast.Entity {
+	return tracecast.Entity{Nature: tracecast.NatureState, Container: c, Type: ty, Start: start, End: end, Value: v}
+}
+
+func variable(c, ty string, start, end, n float64) tracecast.Entity {
+	return tracecast.Entity{Nature: tracecast.NatureVariable, Container: c, Type: ty, Start: start, End: end, Number: n}
+}
+
+func newFeed(t *testing.T) *features.Feed {
+	t.Helper()
+	r := signal.StarPU()
+	if err := r.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	return features.New(r, signal.Idle, 1, features.Limits{})
+}
+
+// The context at t is the trace up to t: a state's duration is learnt at
+// its end (a state arrives complete), counts and states from their start.
+func TestContextIsCausal(t *testing.T) {
+	f := newFeed(t)
+	f.Add([]tracecast.Entity{
+		state("W0", "Worker State", 0, 10, "GEMM"),
+		state("W0", "Worker State", 10, 30, "GEMM"),
+		state("W1", "Worker State", 0, 4, "Scheduling"),
+		state("W1", "Worker State", 4, 40, "Sleeping"),
+		state("W2", "Worker State", 2, 40, "FetchingInput"),
+		variable("sched", features.ReadyVariable, 0, 6, 3),
+		variable("sched", features.ReadyVariable, 6, 40, 0),
+		variable("sched", features.SubmittedVariable, 0, 40, 5),
+		state("UT", features.UserThreadType, 1, 2, features.SubmittingState),
+		state("UT", features.UserThreadType, 20, 40, features.WaitingAllState),
+	})
+	f.Sweep(100)
+	var c fc.Context
+	at := func(t float64) {
+		f.ApplyThrough(t, nil)
+		f.Context(t, &c)
+	}
+	at(5)
+	if c.Ready != 3 || c.Submitted != 5 || c.Draining != 0 || c.SinceSubmit != 4 || c.Comm != 1 {
+		t.Fatalf("at 5: %+v", c)
+	}
+	if len(c.Busy) != 1 || !math.IsInf(c.Busy[0], 1) {
+		t.Fatalf("at 5 GEMM has never ended: busy %v, want [+Inf]", c.Busy)
+	}
+	if len(c.Idle) != 1 || c.Idle[0].Age != 5 || !math.IsNaN(c.Idle[0].Remaining) {
+		t.Fatalf("at 5 W1 idle for 5 s in Sleeping, never ended: %+v", c.Idle)
+	}
+	at(12)
+	if c.Ready != 0 || len(c.Busy) != 1 || c.Busy[0] != 8 {
+		t.Fatalf("at 12 (a GEMM of 10 s ended at 10, the next began at 10): %+v", c)
+	}
+	at(25)
+	if c.Draining != 1 || c.SinceSubmit != 24 {
+		t.Fatalf("at 25: %+v", c)
+	}
+	// Past the mean, the remaining time grows with the age.
+	if c.Busy[0] != 0.25*15 {
+		t.Fatalf("at 25 a GEMM of age 15 (mean 10): remaining %v", c.Busy[0])
+	}
+}
+
+// A feed that reaches its limit drops entities, counts them and goes on.
+func TestFeedBounded(t *testing.T) {
+	r := signal.StarPU()
+	if err := r.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	f := features.New(r, signal.Idle, 1, features.Limits{MaxPending: 3})
+	for i := 0; i < 10; i++ {
+		f.Add([]tracecast.Entity{state("W0", "Worker State", float64(i), float64(i+1), "GEMM")})
+	}
+	if f.Dropped() != 7 {
+		t.Fatalf("dropped %d, want 7", f.Dropped())
+	}
+	f.Sweep(math.Inf(1))
+	f.ApplyAll(nil)
+	for i := 10; i < 12; i++ {
+		f.Add([]tracecast.Entity{state("W0", "Worker State", float64(i), float64(i+1), "GEMM")})
+	}
+	if f.Dropped() != 7 {
+		t.Fatalf("dropped %d after a sweep freed the buffer, want 7", f.Dropped())
+	}
+}
+
+// The paje parser's watermark of a variable type holds for the pieces
+// that come later (Watermark relies on it): on a StarPU trace, no ready or
+// submitted count, no application thread's state, starts before the
+// watermark of a batch it comes after.
+func TestTypeWatermarksHoldForVariables(t *testing.T) {
+	var batches []tracecast.Batch
+	reg := builtin.Registry()
+	component.RegisterSinkValue(reg, "keep", pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
+		if es, ok := b.Items.([]tracecast.Entity); ok {
+			b.Items = append([]tracecast.Entity(nil), es...)
+			b.Recycle = nil
+			batches = append(batches, b)
+		}
+		return nil
+	}))
+	spec := pipelines.Spec{Name: "t",
+		Sources: []pipelines.Node{{ID: "trace", Type: "file", Options: map[string]any{"path": "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"},
+			Parser: &pipelines.Node{Type: "paje"}}},
+		Sinks: []pipelines.Node{{ID: "keep", Type: "keep", Inputs: []string{"trace"}}}}
+	cfg, err := spec.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pipelines.Run(context.Background(), cfg, pipelines.RunOptions{Registry: reg, Logger: zerolog.Nop(), Embedded: true}); err != nil {
+		t.Fatal(err)
+	}
+	if len(batches) < 10 {
+		t.Fatalf("%d batches: too few to test", len(batches))
+	}
+	w := math.Inf(-1)
+	checked, listed := 0, 0
+	for _, b := range batches {
+		for _, e := range b.Items.([]tracecast.Entity) {
+			if e.Type == features.ReadyVariable || e.Type == features.SubmittedVariable || e.Type == features.UserThreadType {
+				checked++
+				if e.Start < w {
+					t.Fatalf("%s at %g after a batch whose feature watermark was %g", e.Type, e.Start, w)
+				}
+			}
+		}
+		if tw, ok := b.TypeWatermarks["Worker State"]; ok {
+			if _, ok := b.TypeWatermarks[features.ReadyVariable]; ok {
+				listed++
+			}
+			w = max(w, features.Watermark(b, tw))
+		}
+	}
+	if checked < 1000 || listed == 0 {
+		t.Fatalf("%d entities checked, %d batches listing the ready count's watermark", checked, listed)
+	}
+}
