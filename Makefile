@@ -16,7 +16,7 @@ PURE_RE = tracecast/(stats(/.*)?|forecast|models(/.*)?|report)$$
 RACE_PKGS = $$($(GO) list $(PKGS) | grep -Ev '$(PURE_RE)')
 PURE_PKGS = $$($(GO) list $(PKGS) | grep -E '$(PURE_RE)')
 
-.PHONY: all build test test-long deps vet lint fmt docs bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval backfill-eval chaos hostile
+.PHONY: all build test test-long deps vet lint fmt docs bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval backfill-eval chaos hostile soak
 
 all: build
 
@@ -98,6 +98,7 @@ test: deps
 	$(call fuzzpass,FuzzDecode,45000x,20x,./ingest/kafka)
 	$(call fuzzpass,FuzzEngine,20000x,20x,./backfill)
 	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces|BrokerDiskFull)' ./cmd/tracecast/
+	SOAK=1m $(GO) test -count=1 -timeout 10m -run '^TestSoak$$' ./tools/soak/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
 # test-long runs what make test leaves out: every test without -short (real
@@ -144,6 +145,19 @@ lint: vet
 # and duplicated per kind, the restart time and the pipelines' peak RSS.
 chaos:
 	$(GO) test -tags chaos -count=1 -v -timeout 30m -run 'TestChaos' ./cmd/tracecast/
+
+# soak runs the live service for SOAK (30m) under a stream of short runs
+# (4 publishers at once, the real StarPU trace one run in ten), a broker
+# restart and a full broker disk in turn every 3 minutes, sampling the
+# service's resident set, goroutines, open descriptors, consumer lag and
+# records out every 10 s: out/soak/soak.csv, soak.svg and summary.txt;
+# exit 1 unless the last third's resources are within the first third's
+# + 10 %, every run's records equal the offline replay's and the service
+# has read its input again within 10 s of each fault (tools/soak; the
+# full disk needs root for its tmpfs). make test runs it for a minute.
+SOAK ?= 30m
+soak: build
+	$(GO) run ./tools/soak -binary $(BIN) -duration $(SOAK) -out out/soak
 
 # hostile runs the hostile-input corpus against the real binary, generated
 # on the fly: newline floods (plain, gzip), zeros, a 200 MB line, containers
