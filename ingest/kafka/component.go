@@ -33,6 +33,12 @@ type SourceConfig struct {
 	// which lets a dead producer hold its partition's commits back); see
 	// ingest/kafka.Options.
 	TraceTimeout time.Duration `yaml:"trace_timeout"`
+	// MaxOpenTraces bounds the traces open at once (default 65536): one
+	// more evicts the least recently active for good, its records
+	// missing downstream, counted in kafka_traces_evicted_total; the
+	// bound that holds with trace_timeout 0s. See
+	// ingest/kafka.Options.MaxOpenTraces.
+	MaxOpenTraces int `yaml:"max_open_traces"`
 	// TLS and SASL secure the connections: `tls: {ca: ca.pem, cert:
 	// client.pem, key: client-key.pem}` (`tls: {}` for TLS with the
 	// system's CAs), `sasl: {mechanism: SCRAM-SHA-256, user: tracecast,
@@ -51,12 +57,13 @@ const DefaultTraceTimeout = 10 * time.Minute
 func DefaultSourceConfig() SourceConfig {
 	return SourceConfig{Brokers: []string{"127.0.0.1:9092"}, Topic: "tracecast.traces", Group: "tracecast",
 		Start: "earliest", CommitInterval: time.Second, MaxWait: 250 * time.Millisecond, SessionTimeout: 6 * time.Second, BatchLines: 4096,
-		TraceTimeout: DefaultTraceTimeout}
+		TraceTimeout: DefaultTraceTimeout, MaxOpenTraces: DefaultMaxOpenTraces}
 }
 
 func (o *SourceConfig) ingest() Options {
 	return Options{Brokers: o.Brokers, Topic: o.Topic, Group: o.Group, Start: o.Start, CommitInterval: o.CommitInterval,
-		MaxWait: o.MaxWait, SessionTimeout: o.SessionTimeout, BatchLines: o.BatchLines, TraceTimeout: o.TraceTimeout}
+		MaxWait: o.MaxWait, SessionTimeout: o.SessionTimeout, BatchLines: o.BatchLines, TraceTimeout: o.TraceTimeout,
+		MaxOpenTraces: o.MaxOpenTraces}
 }
 
 // Validate checks the options (the tls files and the sasl password are
@@ -64,6 +71,9 @@ func (o *SourceConfig) ingest() Options {
 func (o *SourceConfig) Validate() error {
 	if o.BatchLines <= 0 {
 		return fmt.Errorf("batch_lines: must be positive (got %d)", o.BatchLines)
+	}
+	if o.MaxOpenTraces <= 0 {
+		return fmt.Errorf("max_open_traces: must be positive (got %d)", o.MaxOpenTraces)
 	}
 	_, err := New(o.ingest())
 	return errors.Join(err, o.TLS.Check(), o.SASL.Check())

@@ -46,6 +46,7 @@ package kafka
 
 import (
 	"bytes"
+	"container/list"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -108,6 +109,15 @@ type Options struct {
 	// (Stats.TimedOut). Later messages of that trace are skipped. 0 waits
 	// forever (the kafka component defaults to DefaultTraceTimeout).
 	TraceTimeout time.Duration
+	// MaxOpenTraces bounds the traces open at once (begun, not ended):
+	// one more evicts the least recently active, for good, as a stage
+	// evicts beyond its max_streams — dropped downstream (its records
+	// missing, never changed), its later messages skipped, counted
+	// (Stats.Evicted) — and its partition's commits go on past it.
+	// TraceTimeout ends dead runs too, but with TraceTimeout 0 this is the
+	// only bound on a service that sees runs die without their end marker
+	// for days. Default DefaultMaxOpenTraces.
+	MaxOpenTraces int
 	// TLS (nil: plaintext) and SASL (nil: none) secure the connections to
 	// the brokers (see internal/kafkaconn for building them from options).
 	TLS    *tls.Config
@@ -146,8 +156,16 @@ func (o *Options) defaults() error {
 	if o.BatchLines <= 0 {
 		o.BatchLines = 4096
 	}
+	if o.MaxOpenTraces <= 0 {
+		o.MaxOpenTraces = DefaultMaxOpenTraces
+	}
 	return nil
 }
+
+// DefaultMaxOpenTraces is Options.MaxOpenTraces's default: 16 times the
+// stages' max_streams (4096), so that the stages, which hold far more per
+// trace, evict first; an open trace costs the source about 200 bytes.
+const DefaultMaxOpenTraces = 65536
 
 // Stats counts what a Source consumed.
 type Stats struct {
@@ -164,16 +182,22 @@ type Stats struct {
 	// by their tracecast-seq; LinesLost the traces dropped because lines
 	// were missing before a message.
 	Repeated, LinesLost int64
+	// Evicted counts the traces dropped for room (MaxOpenTraces).
+	Evicted int64
 }
 
 // Source is a tracecast.Source reading trace lines from a topic.
 type Source struct {
 	o                                              Options
 	messages, lines, bytes, skipped, commits, gens atomic.Int64
-	timedOut, repeated, linesLost                  atomic.Int64
+	timedOut, repeated, linesLost, evicted         atomic.Int64
 
 	// open lists the traces the last generation left unfinished.
 	open []string
+	// evictWarned is when evictions were last warned about, at which
+	// count (evictWarnedAt); used by the Run goroutine only.
+	evictWarned   time.Time
+	evictWarnedAt int64
 
 	// acked is the newest released checkpoint, for the Run loop to commit.
 	mu      sync.Mutex
@@ -250,7 +274,7 @@ func New(o Options) (*Source, error) {
 func (s *Source) Stats() Stats {
 	return Stats{Messages: s.messages.Load(), Lines: s.lines.Load(), Bytes: s.bytes.Load(), Skipped: s.skipped.Load(),
 		Commits: s.commits.Load(), Generations: s.gens.Load(), TimedOut: s.timedOut.Load(),
-		Repeated: s.repeated.Load(), LinesLost: s.linesLost.Load()}
+		Repeated: s.repeated.Load(), LinesLost: s.linesLost.Load(), Evicted: s.evicted.Load()}
 }
 
 // checkpoint is what a barrier commits once released.
@@ -330,6 +354,8 @@ type traceState struct {
 	// that numbers its messages rather than their lines would look like
 	// one that repeats them, and its lines would be dropped.
 	repeated bool
+	// lru is its place in genState.lru (most recently active first).
+	lru *list.Element
 }
 
 // genState is everything that lives for one generation.
@@ -337,6 +363,9 @@ type genState struct {
 	gen    *kafkago.Generation
 	parts  map[int]*partState
 	traces map[string]*traceState
+	// lru orders the open traces by activity, the least recent last: the
+	// one evicted beyond MaxOpenTraces, found without a scan.
+	lru list.List
 	// skipping holds the traces whose later messages are skipped (ended
 	// by timeout, lines lost, begun before the start position) until they
 	// start again or end: at most component.MaxDropped, the oldest
@@ -588,6 +617,7 @@ func (s *Source) LiveMetrics(add func(component.Metric)) {
 	add(component.Metric{Name: "kafka_commits_total", Help: "offset commits", Labels: []string{"topic", s.o.Topic}, Value: float64(s.commits.Load()), Counter: true})
 	add(component.Metric{Name: "kafka_traces_timed_out_total", Help: "traces ended by trace_timeout, without their end marker", Labels: []string{"topic", s.o.Topic}, Value: float64(s.timedOut.Load()), Counter: true})
 	add(component.Metric{Name: "kafka_repeated_lines_total", Help: "trace lines read again (a producer's retry after a broker failure), dropped by their tracecast-seq", Labels: []string{"topic", s.o.Topic}, Value: float64(s.repeated.Load()), Counter: true})
+	add(component.Metric{Name: "kafka_traces_evicted_total", Help: "open traces dropped for room beyond max_open_traces (their records missing downstream, their later messages skipped)", Labels: []string{"topic", s.o.Topic}, Value: float64(s.evicted.Load()), Counter: true})
 	add(component.Metric{Name: "kafka_traces_lines_lost_total", Help: "traces dropped because lines were missing before a message (tracecast-seq ahead of the lines read)", Labels: []string{"topic", s.o.Topic}, Value: float64(s.linesLost.Load()), Counter: true})
 }
 
@@ -639,7 +669,15 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 			s.o.Logger.Warn().Str("trace", id).Msg("trace started again before its end marker: previous run dropped")
 		}
 		g.skipping.Delete(id)
+		if tr != nil {
+			g.forget(id)
+		} else if len(g.traces) >= s.o.MaxOpenTraces {
+			if err := s.evict(ctx, g, id, emit); err != nil {
+				return err
+			}
+		}
 		tr = &traceState{part: m.Partition}
+		tr.lru = g.lru.PushFront(id)
 		g.traces[id] = tr
 		ps.open[id] = m.Offset
 	}
@@ -653,6 +691,7 @@ func (s *Source) handle(g *genState, m kafkago.Message, ctx context.Context, emi
 		return nil
 	}
 	tr.last = time.Now()
+	g.lru.MoveToFront(tr.lru)
 	data := m.Value
 	if v, ok := header(&m, HeaderSeq); ok {
 		if seq, err := strconv.ParseInt(string(v), 10, 64); err == nil && seq != tr.lines {
@@ -715,11 +754,47 @@ func (s *Source) linesMissing(ctx context.Context, g *genState, id string, seq i
 	n := s.linesLost.Add(1)
 	s.o.Logger.Error().Str("trace", id).Int64("lines_read", tr.lines).Int64("message_seq", seq).Int64("traces_lines_lost", n).
 		Msg("lines missing in a trace (its producer lost messages): the trace is dropped, its records will be missing downstream, and its later messages skipped")
-	delete(g.traces, id)
-	delete(g.parts[tr.part].open, id)
+	g.forget(id)
 	g.skipping.Set(id, struct{}{})
 	return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamDrop{Reason: tracecast.DropLinesLost}, Watermark: math.NaN()})
 }
+
+// forget removes an open trace from the generation's books: the open
+// traces, their order of activity, its partition's open list.
+func (g *genState) forget(id string) {
+	tr := g.traces[id]
+	if tr == nil {
+		return
+	}
+	delete(g.traces, id)
+	delete(g.parts[tr.part].open, id)
+	g.lru.Remove(tr.lru)
+}
+
+// evict drops the least recently active open trace to make room for
+// trace id (MaxOpenTraces), as linesMissing drops one: downstream drops
+// it too, its later messages are skipped, and its partition's commits no
+// longer wait for it. Warned once, then once per evictWarnEvery with the
+// count, since a flood of dead runs would log a line each.
+func (s *Source) evict(ctx context.Context, g *genState, id string, emit tracecast.Emit) error {
+	old := g.lru.Back().Value.(string)
+	if err := s.flush(ctx, g, emit); err != nil {
+		return err
+	}
+	g.forget(old)
+	g.skipping.Set(old, struct{}{})
+	n := s.evicted.Add(1)
+	if now := time.Now(); n == 1 || now.Sub(s.evictWarned) >= evictWarnEvery {
+		s.o.Logger.Warn().Str("evicted", old).Str("for", id).Int("max_open_traces", s.o.MaxOpenTraces).Int64("evicted_total", n).
+			Int64("since_last_warning", n-s.evictWarnedAt).
+			Msg("too many traces open (begun, no end marker yet): the least recently active is dropped for good, its records missing downstream and its later messages skipped (raise max_open_traces, or set a trace_timeout so that dead runs end); warned once per 30s, counted in kafka_traces_evicted_total")
+		s.evictWarned, s.evictWarnedAt = now, n
+	}
+	return emit(ctx, tracecast.Batch{Stream: old, Items: tracecast.StreamDrop{Reason: tracecast.DropEvicted}, Watermark: math.NaN()})
+}
+
+// evictWarnEvery is how often evictions are warned about while they go on.
+const evictWarnEvery = 30 * time.Second
 
 // endTrace flushes a trace's lines and sends its end marker, with why
 // (tracecast.StreamEnd.Reason): it no longer holds its partition's commits
@@ -728,9 +803,7 @@ func (s *Source) endTrace(ctx context.Context, g *genState, id, reason string, e
 	if err := s.flush(ctx, g, emit); err != nil {
 		return err
 	}
-	tr := g.traces[id]
-	delete(g.traces, id)
-	delete(g.parts[tr.part].open, id)
+	g.forget(id)
 	return emit(ctx, tracecast.Batch{Stream: id, Items: tracecast.StreamEnd{Reason: reason}, Watermark: math.NaN()})
 }
 
