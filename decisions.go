@@ -12,79 +12,34 @@ import "encoding/json"
 // it had one; Alpha the cost ratio it decided for and Timeout its τ, when
 // it depends on them.
 type Decision struct {
-	ID       string
-	Policy   string
-	Run      string
-	Worker   string          `tracecast:"nullable"`
-	Workers  json.RawMessage `tracecast:"nullable"`
-	Start    float64
-	D        float64
-	Overhead float64
-	Mode     string
-	Alpha    float64 `tracecast:"nullable"`
-	Timeout  float64 `tracecast:"nullable"`
-	Outcome  string
-	P        float64 `tracecast:"nullable"`
+	ID       string          `json:"id" desc:"unique: RUN/POLICY/D[/aALPHA][/tTAU]/N"`
+	Policy   string          `json:"policy" desc:"the policy that launched it" schema:"enum=greedy|timeout|online-timeout|residual|forecast|hindsight-timeout|oracle"`
+	Run      string          `json:"run" desc:"the run id"`
+	Worker   string          `json:"worker" tracecast:"nullable" desc:"the container's name as tracecast states prints it; null for a gang task"`
+	Workers  json.RawMessage `json:"workers" tracecast:"nullable" desc:"a gang task's workers; null otherwise" schema:"type=array,items=string"`
+	Start    float64         `json:"start" desc:"launch time, seconds on the trace's clock"`
+	D        float64         `json:"d" desc:"the task's length (seconds of work)" schema:"minimum=0"`
+	Overhead float64         `json:"overhead" desc:"its set-up cost o, seconds, spent before its work starts" schema:"minimum=0"`
+	Mode     string          `json:"mode" desc:"kill: the task is killed when the primary takes its worker back; wait: it completes and the primary waits" schema:"enum=kill|wait"`
+	Alpha    float64         `json:"alpha" tracecast:"nullable" desc:"the cost ratio α the policy decided for; null for policies that do not depend on it" schema:"minimum=0"`
+	Timeout  float64         `json:"timeout" tracecast:"nullable" desc:"the timeout τ (timeout and hindsight-timeout), seconds; null otherwise" schema:"minimum=0"`
+	Outcome  string          `json:"outcome" desc:"completed within the spell, killed at its end (kill mode), or overran it (wait mode)" schema:"enum=completed|killed|overran"`
+	P        float64         `json:"p" tracecast:"nullable" desc:"the probability the policy acted on (the spell outlasts the task), when it had one" schema:"minimum=0,maximum=1"`
 }
-
-// AppendJSON writes the decision as one JSON object, "record" first.
-func (d Decision) AppendJSON(b []byte) []byte {
-	b = append(b, `{"record":"decision"`...)
-	b = appendStr(b, "id", d.ID)
-	b = appendStr(b, "policy", d.Policy)
-	b = appendStr(b, "run", d.Run)
-	b = appendStrOrNull(b, "worker", d.Worker)
-	if len(d.Workers) == 0 {
-		b = appendNull(b, "workers")
-	} else {
-		b = append(appendKey(b, "workers"), d.Workers...)
-	}
-	b = appendF(b, "start", d.Start)
-	b = appendF(b, "d", d.D)
-	b = appendF(b, "overhead", d.Overhead)
-	b = appendStr(b, "mode", d.Mode)
-	b = appendF(b, "alpha", d.Alpha)
-	b = appendF(b, "timeout", d.Timeout)
-	b = appendStr(b, "outcome", d.Outcome)
-	b = appendF(b, "p", d.P)
-	return append(b, '}')
-}
-
-// MarshalJSON is AppendJSON, for encoding/json users.
-func (d Decision) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil), nil }
 
 // SpellForecast is a forecast of how much longer an idle worker stays idle
 // (docs/backfill.md), issued at IssuedAt when its spell had lasted Elapsed
 // seconds: P that it lasts at least D more, and the 10% and 50% quantiles
 // of its remaining idle time (Q10, Q50; null beyond the model's range).
 type SpellForecast struct {
-	ID       string
-	Run      string
-	Worker   string
-	IssuedAt float64
-	Elapsed  float64
-	D        float64
-	P        float64
-	Q10      float64 `tracecast:"nullable"`
-	Q50      float64 `tracecast:"nullable"`
-	Method   string
+	ID       string  `json:"id" desc:"unique: RUN/WORKER/D/N, N counting the run's issues"`
+	Run      string  `json:"run" desc:"the run id"`
+	Worker   string  `json:"worker" desc:"the container's name as tracecast states prints it"`
+	IssuedAt float64 `json:"issued_at" desc:"issue time, seconds on the trace's clock"`
+	Elapsed  float64 `json:"elapsed" desc:"how long the spell has lasted at issued_at, seconds" schema:"minimum=0"`
+	D        float64 `json:"d" desc:"the length asked about, seconds" schema:"minimum=0"`
+	P        float64 `json:"p" desc:"P(the spell lasts at least d more)" schema:"minimum=0,maximum=1"`
+	Q10      float64 `json:"q10" tracecast:"nullable" desc:"10% quantile of the remaining idle time, seconds; null beyond the model's range" schema:"minimum=0"`
+	Q50      float64 `json:"q50" tracecast:"nullable" desc:"median remaining idle time, seconds; null beyond the model's range" schema:"minimum=0"`
+	Method   string  `json:"method" desc:"the forecaster (spell)"`
 }
-
-// AppendJSON writes the forecast as one JSON object, "record" first.
-func (s SpellForecast) AppendJSON(b []byte) []byte {
-	b = append(b, `{"record":"spell"`...)
-	b = appendStr(b, "id", s.ID)
-	b = appendStr(b, "run", s.Run)
-	b = appendStr(b, "worker", s.Worker)
-	b = appendF(b, "issued_at", s.IssuedAt)
-	b = appendF(b, "elapsed", s.Elapsed)
-	b = appendF(b, "d", s.D)
-	b = appendF(b, "p", s.P)
-	b = appendF(b, "q10", s.Q10)
-	b = appendF(b, "q50", s.Q50)
-	b = appendStr(b, "method", s.Method)
-	return append(b, '}')
-}
-
-// MarshalJSON is AppendJSON, for encoding/json users.
-func (s SpellForecast) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }

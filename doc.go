@@ -5,3 +5,7 @@
 // the runtime lives in package pipelines, the components in ingest/, parsers/,
 // stages/ and sinks/.
 package tracecast
+
+// The record types' JSON encoders and JSON Schemas are derived from their
+// structs' tags (internal/recordgen).
+//go:generate go run ./tools/recordgen

@@ -15,96 +15,47 @@ import (
 // mean fraction of containers in Class over that interval, and [Lo, Hi] an
 // interval meant to contain the outcome of P with the run's coverage.
 type Forecast struct {
-	ID        string
-	Run       string
-	Class     string
-	Query     string
-	Threshold int
-	Workers   int
+	ID        string `json:"id" desc:"RUN/QUERY/HORIZON/N: unique, N counts the issue times"`
+	Run       string `json:"run" desc:"the run id"`
+	Class     string `json:"class" desc:"the class forecast (idle)"`
+	Query     string `json:"query" desc:"the query, e.g. idle>=25%"`
+	Threshold int    `json:"threshold" desc:"k, in containers" schema:"minimum=0"`
+	Workers   int    `json:"workers" desc:"R, the selected containers at issued_at" schema:"minimum=0"`
 	// IssuedAt and Horizon are seconds on the trace's own clock.
-	IssuedAt float64
-	Horizon  float64
-	P        float64
-	Mean     float64
+	IssuedAt float64 `json:"issued_at" desc:"issue time t, seconds on the trace's clock"`
+	Horizon  float64 `json:"horizon" desc:"H, seconds" schema:"exclusiveMinimum=0"`
+	P        float64 `json:"p" desc:"forecast of the fraction of [t, t+H) during which at least k containers are in the class" schema:"minimum=0,maximum=1"`
+	Mean     float64 `json:"mean" desc:"forecast of the mean fraction of containers in the class over [t, t+H)" schema:"minimum=0,maximum=1"`
 	// WorkerSeconds = Mean·Workers·Horizon: the expected idle worker-seconds.
-	WorkerSeconds float64
+	WorkerSeconds float64 `json:"worker_seconds" desc:"mean·R·H: expected idle worker-seconds" schema:"minimum=0"`
 	// Lo and Hi are NaN (null) for an empty interval.
-	Lo     float64 `tracecast:"nullable"`
-	Hi     float64 `tracecast:"nullable"`
-	Method string
+	Lo     float64 `json:"lo" tracecast:"nullable" desc:"lower bound of the interval meant to contain the outcome of p; null: an empty interval" schema:"minimum=0,maximum=1"`
+	Hi     float64 `json:"hi" tracecast:"nullable" desc:"upper bound; null: an empty interval" schema:"minimum=0,maximum=1"`
+	Method string  `json:"method" desc:"the forecaster (auto, ks-paper, persistence, climatology, markov)"`
 }
 
 // Outcome is what happened over a forecast's interval, published once the
 // interval is over (its own id: the forecast's id with "/outcome").
 type Outcome struct {
-	ID         string
-	ForecastID string
-	Run        string
-	Query      string
-	Threshold  int
-	Workers    int
-	IssuedAt   float64
-	Horizon    float64
+	ID         string  `json:"id" desc:"the forecast's id with /outcome"`
+	ForecastID string  `json:"forecast_id" desc:"the forecast scored"`
+	Run        string  `json:"run" desc:"the run id"`
+	Query      string  `json:"query" desc:"the query"`
+	Threshold  int     `json:"threshold" desc:"k" schema:"minimum=0"`
+	Workers    int     `json:"workers" desc:"R" schema:"minimum=0"`
+	IssuedAt   float64 `json:"issued_at" desc:"the forecast's issue time, seconds"`
+	Horizon    float64 `json:"horizon" desc:"H, seconds" schema:"exclusiveMinimum=0"`
 	// P, Lo, Hi and Mean are the forecast's; ObservedP and ObservedMean
 	// what happened; Inside says whether ObservedP fell in [Lo, Hi].
-	P            float64
-	Lo           float64 `tracecast:"nullable"`
-	Hi           float64 `tracecast:"nullable"`
-	Mean         float64
-	ObservedP    float64
-	ObservedMean float64
-	Inside       bool
-	Method       string
+	P            float64 `json:"p" desc:"the forecast's p" schema:"minimum=0,maximum=1"`
+	Lo           float64 `json:"lo" tracecast:"nullable" desc:"the forecast's lower bound; null: an empty interval" schema:"minimum=0,maximum=1"`
+	Hi           float64 `json:"hi" tracecast:"nullable" desc:"the forecast's upper bound; null: an empty interval" schema:"minimum=0,maximum=1"`
+	Mean         float64 `json:"mean" desc:"the forecast's mean" schema:"minimum=0,maximum=1"`
+	ObservedP    float64 `json:"observed_p" desc:"the fraction of [t, t+H) during which at least k containers were in the class" schema:"minimum=0,maximum=1"`
+	ObservedMean float64 `json:"observed_mean" desc:"the mean fraction of containers in the class over [t, t+H)" schema:"minimum=0,maximum=1"`
+	Inside       bool    `json:"inside" desc:"whether observed_p fell in [lo, hi]"`
+	Method       string  `json:"method" desc:"the forecaster"`
 }
-
-// AppendJSON writes the forecast as one JSON object with the field names of
-// the forecast contract, "record" first; a non-finite number is null.
-func (f Forecast) AppendJSON(b []byte) []byte {
-	b = append(b, `{"record":"forecast"`...)
-	b = appendStr(b, "id", f.ID)
-	b = appendStr(b, "run", f.Run)
-	b = appendStr(b, "class", f.Class)
-	b = appendStr(b, "query", f.Query)
-	b = appendI64(b, "threshold", int64(f.Threshold))
-	b = appendI64(b, "workers", int64(f.Workers))
-	b = appendF(b, "issued_at", f.IssuedAt)
-	b = appendF(b, "horizon", f.Horizon)
-	b = appendF(b, "p", f.P)
-	b = appendF(b, "mean", f.Mean)
-	b = appendF(b, "worker_seconds", f.WorkerSeconds)
-	b = appendF(b, "lo", f.Lo)
-	b = appendF(b, "hi", f.Hi)
-	b = appendStr(b, "method", f.Method)
-	return append(b, '}')
-}
-
-// MarshalJSON is AppendJSON, for encoding/json users (the Kafka sink).
-func (f Forecast) MarshalJSON() ([]byte, error) { return f.AppendJSON(nil), nil }
-
-// AppendJSON writes the outcome as one JSON object, "record" first.
-func (o Outcome) AppendJSON(b []byte) []byte {
-	b = append(b, `{"record":"outcome"`...)
-	b = appendStr(b, "id", o.ID)
-	b = appendStr(b, "forecast_id", o.ForecastID)
-	b = appendStr(b, "run", o.Run)
-	b = appendStr(b, "query", o.Query)
-	b = appendI64(b, "threshold", int64(o.Threshold))
-	b = appendI64(b, "workers", int64(o.Workers))
-	b = appendF(b, "issued_at", o.IssuedAt)
-	b = appendF(b, "horizon", o.Horizon)
-	b = appendF(b, "p", o.P)
-	b = appendF(b, "lo", o.Lo)
-	b = appendF(b, "hi", o.Hi)
-	b = appendF(b, "mean", o.Mean)
-	b = appendF(b, "observed_p", o.ObservedP)
-	b = appendF(b, "observed_mean", o.ObservedMean)
-	b = appendBool(b, "inside", o.Inside)
-	b = appendStr(b, "method", o.Method)
-	return append(b, '}')
-}
-
-// MarshalJSON is AppendJSON, for encoding/json users.
-func (o Outcome) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
 
 func appendStr(b []byte, k, v string) []byte {
 	b = appendKey(b, k)
@@ -134,38 +85,18 @@ func appendStr(b []byte, k, v string) []byte {
 // Horizon seconds more than the run's own past moves, at level Threshold;
 // Value is the change).
 type Episode struct {
-	ID        string
-	Run       string
-	Kind      string
-	Query     string
-	Horizon   float64
-	State     string
-	Start     float64
-	End       float64 `tracecast:"nullable"` // NaN (null) while open
-	Value     float64
-	Threshold float64
-	Message   string
+	ID        string  `json:"id" desc:"unique; the closing announcement's ends with /closed"`
+	Run       string  `json:"run" desc:"the run id"`
+	Kind      string  `json:"kind" desc:"what the episode is" schema:"enum=idle-opportunity|regime-change"`
+	Query     string  `json:"query" desc:"the query (idle-opportunity) or the class watched"`
+	Horizon   float64 `json:"horizon" desc:"the horizon or window length, seconds" schema:"minimum=0"`
+	State     string  `json:"state" desc:"open or closed" schema:"enum=open|closed"`
+	Start     float64 `json:"start" desc:"when the episode started, seconds on the trace's clock"`
+	End       float64 `json:"end" tracecast:"nullable" nullif:"state=open" desc:"when it ended; null while open"` // NaN (null) while open
+	Value     float64 `json:"value" desc:"the highest p of the episode (idle-opportunity) or the change of occupancy (regime-change)"`
+	Threshold float64 `json:"threshold" desc:"the threshold (p) or the test level (regime-change)"`
+	Message   string  `json:"message" desc:"the episode in words"`
 }
-
-// AppendJSON writes the episode as one JSON object, "record" first.
-func (e Episode) AppendJSON(b []byte) []byte {
-	b = append(b, `{"record":"episode"`...)
-	b = appendStr(b, "id", e.ID)
-	b = appendStr(b, "run", e.Run)
-	b = appendStr(b, "kind", e.Kind)
-	b = appendStr(b, "query", e.Query)
-	b = appendF(b, "horizon", e.Horizon)
-	b = appendStr(b, "state", e.State)
-	b = appendF(b, "start", e.Start)
-	b = appendF(b, "end", e.End)
-	b = appendF(b, "value", e.Value)
-	b = appendF(b, "threshold", e.Threshold)
-	b = appendStr(b, "message", e.Message)
-	return append(b, '}')
-}
-
-// MarshalJSON is AppendJSON, for encoding/json users.
-func (e Episode) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 
 // Skill is a run's rolling verification of one (query, horizon), from the
 // outcomes known so far (Until: the end of the last interval scored): the
@@ -178,55 +109,29 @@ func (e Episode) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
 // The json tags name the fields as AppendJSON does, and so the Arrow and
 // Parquet columns, where the Go names' initialisms (MSEP) would not split.
 type Skill struct {
-	ID               string  `json:"id"`
-	Run              string  `json:"run"`
-	Query            string  `json:"query"`
-	Horizon          float64 `json:"horizon"`
-	Method           string  `json:"method"`
-	Until            float64 `json:"until"`
-	N                int     `json:"n"`
-	MSEP             float64 `json:"mse_p" tracecast:"nullable"`
-	MSEMean          float64 `json:"mse_mean" tracecast:"nullable"`
-	MSEPersistence   float64 `json:"mse_persistence" tracecast:"nullable"`
-	MSEClimatology   float64 `json:"mse_climatology" tracecast:"nullable"`
-	MSEKSPaper       float64 `json:"mse_ks_paper" tracecast:"nullable"`
-	SkillPersistence float64 `json:"skill_persistence" tracecast:"nullable"`
-	SkillClimatology float64 `json:"skill_climatology" tracecast:"nullable"`
-	SkillKSPaper     float64 `json:"skill_ks_paper" tracecast:"nullable"`
-	Coverage         float64 `json:"coverage" tracecast:"nullable"`
+	ID               string  `json:"id" desc:"RUN/QUERY/HORIZON/skill/N"`
+	Run              string  `json:"run" desc:"the run id"`
+	Query            string  `json:"query" desc:"the query"`
+	Horizon          float64 `json:"horizon" desc:"H, seconds" schema:"exclusiveMinimum=0"`
+	Method           string  `json:"method" desc:"the forecaster"`
+	Until            float64 `json:"until" desc:"end of the last interval scored, seconds"`
+	N                int     `json:"n" desc:"outcomes scored" schema:"minimum=0"`
+	MSEP             float64 `json:"mse_p" tracecast:"nullable" desc:"mean squared error of p; null when nothing is scored" schema:"minimum=0"`
+	MSEMean          float64 `json:"mse_mean" tracecast:"nullable" desc:"mean squared error of mean; null when nothing is scored" schema:"minimum=0"`
+	MSEPersistence   float64 `json:"mse_persistence" tracecast:"nullable" desc:"persistence's MSE of p at the same issue times" schema:"minimum=0"`
+	MSEClimatology   float64 `json:"mse_climatology" tracecast:"nullable" desc:"climatology's MSE of p" schema:"minimum=0"`
+	MSEKSPaper       float64 `json:"mse_ks_paper" tracecast:"nullable" desc:"the seed's (ks-paper) MSE of p" schema:"minimum=0"`
+	SkillPersistence float64 `json:"skill_persistence" tracecast:"nullable" desc:"1 − mse_p/mse_persistence; null when the baseline is exact"`
+	SkillClimatology float64 `json:"skill_climatology" tracecast:"nullable" desc:"1 − mse_p/mse_climatology; null when the baseline is exact"`
+	SkillKSPaper     float64 `json:"skill_ks_paper" tracecast:"nullable" desc:"1 − mse_p/mse_ks_paper; null when the baseline is exact"`
+	Coverage         float64 `json:"coverage" tracecast:"nullable" desc:"fraction of outcomes inside [lo, hi]; null when nothing is scored" schema:"minimum=0,maximum=1"`
 	// End is "" (null) on the rolling records, while the run is open; on
 	// the last records of a run, how it ended: EndMarker (its end marker,
 	// or the end of a file) or EndTimeout (silent for the Kafka source's
 	// trace_timeout: a producer that died, the records from the lines
 	// received).
-	End string `json:"end" tracecast:"nullable"`
+	End string `json:"end" tracecast:"nullable" desc:"null while the run is open (rolling records); on the run's last records, how it ended: marker (its end marker, or the end of a file) or timeout (silent for trace_timeout: a producer that died; the records are those of the lines received)" schema:"enum=marker|timeout"`
 }
-
-// AppendJSON writes the skill as one JSON object, "record" first.
-func (s Skill) AppendJSON(b []byte) []byte {
-	b = append(b, `{"record":"skill"`...)
-	b = appendStr(b, "id", s.ID)
-	b = appendStr(b, "run", s.Run)
-	b = appendStr(b, "query", s.Query)
-	b = appendF(b, "horizon", s.Horizon)
-	b = appendStr(b, "method", s.Method)
-	b = appendF(b, "until", s.Until)
-	b = appendI64(b, "n", int64(s.N))
-	b = appendF(b, "mse_p", s.MSEP)
-	b = appendF(b, "mse_mean", s.MSEMean)
-	b = appendF(b, "mse_persistence", s.MSEPersistence)
-	b = appendF(b, "mse_climatology", s.MSEClimatology)
-	b = appendF(b, "mse_ks_paper", s.MSEKSPaper)
-	b = appendF(b, "skill_persistence", s.SkillPersistence)
-	b = appendF(b, "skill_climatology", s.SkillClimatology)
-	b = appendF(b, "skill_ks_paper", s.SkillKSPaper)
-	b = appendF(b, "coverage", s.Coverage)
-	b = appendStrOrNull(b, "end", s.End)
-	return append(b, '}')
-}
-
-// MarshalJSON is AppendJSON, for encoding/json users.
-func (s Skill) MarshalJSON() ([]byte, error) { return s.AppendJSON(nil), nil }
 
 // UnmarshalJSON reads a forecast written by AppendJSON (null bounds: an
 // empty interval, NaN).

@@ -141,32 +141,27 @@ type Chunk struct {
 // Sample is one value of an event-occurrence signal: X of the selected
 // containers were in the signal's class at T = T0 + K·Δ (trace time units).
 type Sample struct {
-	K int64   `json:"k"`
-	T float64 `json:"t"`
-	X int32   `json:"x"`
+	K int64   `json:"k" desc:"sample index" schema:"minimum=0"`
+	T float64 `json:"t" desc:"sample time, in trace units"`
+	X int32   `json:"x" desc:"number of containers in the class" schema:"minimum=0"`
 }
 
 // Window is the KS comparison of one window of a signal with the one before:
 // samples [Index·N, (Index+1)·N), trace times [Start, End).
 type Window struct {
-	Trace string  `json:"trace"`
-	Class string  `json:"class"`
-	Index int64   `json:"index"`
-	Start float64 `json:"start"`
-	End   float64 `json:"end"`
-	N     int     `json:"n"`
+	Trace string  `json:"trace" desc:"the trace (stream) id"`
+	Class string  `json:"class" desc:"the signal's class (idle, compute, comm, other)"`
+	Index int64   `json:"index" desc:"window index" schema:"minimum=0"`
+	Start float64 `json:"start" desc:"window start, trace units"`
+	End   float64 `json:"end" desc:"window end, trace units"`
+	N     int     `json:"n" desc:"samples per window" schema:"minimum=1"`
 	// D is the two-sample KS statistic against window Index−1, P its
 	// p-value; Hit is true when H0 (same distribution) is not rejected.
 	// Window 0 has nothing to compare with: Compared is false.
-	D        float64 `json:"d" tracecast:"nullable"`
-	P        float64 `json:"p" tracecast:"nullable"`
-	Hit      bool    `json:"hit" tracecast:"nullable"`
-	Compared bool    `json:"compared"`
-}
-
-// Absent: d, p and hit do not apply to a window compared with none.
-func (w *Window) Absent(column string) bool {
-	return !w.Compared && (column == "d" || column == "p" || column == "hit")
+	D        float64 `json:"d" tracecast:"nullable" nullif:"compared=false" desc:"two-sample KS statistic against window index−1; null for a window compared with none" schema:"minimum=0,maximum=1"`
+	P        float64 `json:"p" tracecast:"nullable" nullif:"compared=false" desc:"its p-value; null for a window compared with none" schema:"minimum=0,maximum=1"`
+	Hit      bool    `json:"hit" tracecast:"nullable" nullif:"compared=false" desc:"true when H0 (same distribution) is not rejected; null for a window compared with none"`
+	Compared bool    `json:"compared" desc:"false for the first window, which has nothing to compare with"`
 }
 
 // Prediction says, from the ECDF of the last complete window, how likely
@@ -174,20 +169,20 @@ func (w *Window) Absent(column string) bool {
 // Likelihood = P(X ≥ AtLeast). Window, Start and End are those of the
 // predicted window; HorizonS is its length in seconds.
 type Prediction struct {
-	ID         string  `json:"id"`
-	Trace      string  `json:"trace"`
-	Window     int64   `json:"window"`
-	Start      float64 `json:"start"`
-	End        float64 `json:"end"`
-	HorizonS   float64 `json:"horizon_s"`
-	Class      string  `json:"class"`
-	Query      string  `json:"query"`
-	AtLeast    int     `json:"at_least"`
-	R          int     `json:"r"`
-	Likelihood float64 `json:"likelihood"`
+	ID         string  `json:"id" desc:"TRACE/w<window>/<query>: consumers de-duplicate on it"`
+	Trace      string  `json:"trace" desc:"the trace (stream) id"`
+	Window     int64   `json:"window" desc:"the predicted window" schema:"minimum=0"`
+	Start      float64 `json:"start" desc:"predicted window start, trace units"`
+	End        float64 `json:"end" desc:"predicted window end, trace units"`
+	HorizonS   float64 `json:"horizon_s" desc:"the predicted window's length, seconds" schema:"minimum=0"`
+	Class      string  `json:"class" desc:"the signal's class"`
+	Query      string  `json:"query" desc:"the query, e.g. idle>=25%"`
+	AtLeast    int     `json:"at_least" desc:"k: the query's threshold in containers" schema:"minimum=0"`
+	R          int     `json:"r" desc:"R: the number of selected containers" schema:"minimum=0"`
+	Likelihood float64 `json:"likelihood" desc:"P(X ≥ at_least) over the predicted window" schema:"minimum=0,maximum=1"`
 	// EmittedAt is when the record was produced (UTC wall clock; not part
 	// of the id); null when zero.
-	EmittedAt time.Time `json:"emitted_at" tracecast:"nullable"`
+	EmittedAt time.Time `json:"emitted_at" tracecast:"nullable" desc:"when the record was produced (UTC wall clock, RFC 3339; not part of the id); null when unknown"`
 }
 
 // Verdict is published when a predicted window completes: the KS test
@@ -196,25 +191,25 @@ type Prediction struct {
 type Verdict struct {
 	// ID is the verdict's own id (the prediction's with "/verdict"), so a
 	// subscriber that de-duplicates on id keeps both; PredictionID links it.
-	ID           string    `json:"id"`
-	PredictionID string    `json:"prediction_id"`
-	Trace        string    `json:"trace"`
-	Window       int64     `json:"window"`
-	Query        string    `json:"query"`
-	Likelihood   float64   `json:"likelihood"`
-	Observed     float64   `json:"observed"` // P(X ≥ AtLeast) in the predicted window
-	D            float64   `json:"d"`
-	P            float64   `json:"p"`
-	Hit          bool      `json:"hit"`
-	Method       string    `json:"method"`
-	Start        float64   `json:"start"`
-	End          float64   `json:"end"`
-	PredictedAt  int64     `json:"predicted_at"` // window the prediction came from
-	AtLeast      int       `json:"at_least"`
-	Class        string    `json:"class"`
-	HorizonS     float64   `json:"horizon_s"`
-	MissesInARow int       `json:"misses_in_a_row"`
-	EmittedAt    time.Time `json:"emitted_at" tracecast:"nullable"`
+	ID           string    `json:"id" desc:"the prediction's id with /verdict"`
+	PredictionID string    `json:"prediction_id" desc:"the prediction this verdict scores"`
+	Trace        string    `json:"trace" desc:"the trace (stream) id"`
+	Window       int64     `json:"window" desc:"the predicted window" schema:"minimum=0"`
+	Query        string    `json:"query" desc:"the query"`
+	Likelihood   float64   `json:"likelihood" desc:"the prediction's likelihood" schema:"minimum=0,maximum=1"`
+	Observed     float64   `json:"observed" desc:"P(X ≥ at_least) observed in the predicted window" schema:"minimum=0,maximum=1"` // P(X ≥ AtLeast) in the predicted window
+	D            float64   `json:"d" desc:"KS statistic between the two windows" schema:"minimum=0,maximum=1"`
+	P            float64   `json:"p" desc:"its p-value" schema:"minimum=0,maximum=1"`
+	Hit          bool      `json:"hit" desc:"true when H0 (same distribution) is not rejected"`
+	Method       string    `json:"method" desc:"the p-value method (matlab, scipy, r)"`
+	Start        float64   `json:"start" desc:"predicted window start, trace units"`
+	End          float64   `json:"end" desc:"predicted window end, trace units"`
+	PredictedAt  int64     `json:"predicted_at" desc:"the window the prediction came from" schema:"minimum=0"` // window the prediction came from
+	AtLeast      int       `json:"at_least" desc:"k" schema:"minimum=0"`
+	Class        string    `json:"class" desc:"the signal's class"`
+	HorizonS     float64   `json:"horizon_s" desc:"window length, seconds" schema:"minimum=0"`
+	MissesInARow int       `json:"misses_in_a_row" desc:"consecutive KS misses up to this verdict" schema:"minimum=0"`
+	EmittedAt    time.Time `json:"emitted_at" tracecast:"nullable" desc:"when the record was produced (UTC, RFC 3339); null when unknown"`
 }
 
 // Alert is raised for schedulers: an idle opportunity (a prediction's
@@ -222,17 +217,17 @@ type Verdict struct {
 // misses). ID is deterministic (trace, window, kind, query) so consumers
 // can de-duplicate.
 type Alert struct {
-	ID        string    `json:"id"`
-	Trace     string    `json:"trace"`
-	Window    int64     `json:"window"`
-	Kind      string    `json:"kind"` // "idle-opportunity" or "regime-change"
-	Query     string    `json:"query"`
-	Value     float64   `json:"value"` // the likelihood, or the number of misses in a row
-	Threshold float64   `json:"threshold"`
-	Start     float64   `json:"start"`
-	End       float64   `json:"end"`
-	Message   string    `json:"message"`
-	EmittedAt time.Time `json:"emitted_at" tracecast:"nullable"`
+	ID        string    `json:"id" desc:"TRACE/w<window>/<kind>/<query>"`
+	Trace     string    `json:"trace" desc:"the trace (stream) id"`
+	Window    int64     `json:"window" desc:"the window concerned" schema:"minimum=0"`
+	Kind      string    `json:"kind" desc:"what the alert is" schema:"enum=idle-opportunity|regime-change"` // "idle-opportunity" or "regime-change"
+	Query     string    `json:"query" desc:"the query"`
+	Value     float64   `json:"value" desc:"the likelihood (idle-opportunity) or the number of misses in a row (regime-change)"` // the likelihood, or the number of misses in a row
+	Threshold float64   `json:"threshold" desc:"the threshold value reached"`
+	Start     float64   `json:"start" desc:"window start, trace units"`
+	End       float64   `json:"end" desc:"window end, trace units"`
+	Message   string    `json:"message" desc:"the alert in words"`
+	EmittedAt time.Time `json:"emitted_at" tracecast:"nullable" desc:"when the record was produced (UTC, RFC 3339); null when unknown"`
 }
 
 // PerSecond is UnitsPerSecond for a unit already checked (or where an
@@ -261,33 +256,27 @@ func UnitsPerSecond(unit string) (n float64, ok bool) {
 // PowerSample is one power reading of one node (a power parser's record).
 type PowerSample struct {
 	// T is the time in seconds.
-	T    float64
-	Node string
+	T    float64 `json:"t" desc:"time, seconds"`
+	Node string  `json:"node" desc:"the node"`
 	// Watts is the instantaneous power at T, or, when Mean is set, the mean
 	// power over (the node's previous sample's T, T] — what energy counters
 	// (RAPL) give.
-	Watts float64
-	Mean  bool
+	Watts float64 `json:"watts" desc:"instantaneous power at t, or the mean power over (since, t] when mean is true"`
+	Mean  bool    `json:"mean" desc:"the reading is a mean over an interval (energy counters: RAPL)"`
 	// Since is, for Mean samples, the start of the interval they cover
 	// (absent otherwise).
-	Since float64 `tracecast:"nullable"`
+	Since float64 `json:"since" tracecast:"nullable" nullif:"mean=false" desc:"mean readings: the start of the interval they cover; null otherwise"`
 }
-
-// Absent: since applies to mean samples only.
-func (p *PowerSample) Absent(column string) bool { return column == "since" && !p.Mean }
 
 // EnergyRow (an energy stage's record) is the energy of one class on one node in one window.
 // Window is -1 on the rows of totals over the run (absent: null in every
 // output).
 type EnergyRow struct {
-	Node       string  `json:"node"`
-	Window     int64   `json:"window" tracecast:"nullable"`
-	Start      float64 `json:"start"`
-	End        float64 `json:"end"`
-	Class      string  `json:"class"`
-	EnergyJ    float64 `json:"energy_j"`
-	OccupancyS float64 `json:"occupancy_s"`
+	Node       string  `json:"node" desc:"the node"`
+	Window     int64   `json:"window" tracecast:"nullable" desc:"window index; null on the rows of totals over the whole run (in Arrow and Parquet too)" schema:"minimum=0"`
+	Start      float64 `json:"start" desc:"window start, seconds"`
+	End        float64 `json:"end" desc:"window end, seconds"`
+	Class      string  `json:"class" desc:"the state class (idle, compute, comm, other, storage)"`
+	EnergyJ    float64 `json:"energy_j" desc:"energy attributed to the class, joules"`
+	OccupancyS float64 `json:"occupancy_s" desc:"worker-seconds spent in the class" schema:"minimum=0"`
 }
-
-// Absent: the totals over the run (Window -1) have no window.
-func (e *EnergyRow) Absent(column string) bool { return column == "window" && e.Window < 0 }

@@ -23,8 +23,8 @@ import (
 // and a json.RawMessage are utf8 columns holding a JSON object (keys
 // sorted), as the entity table's extra. Fields tagged `tracecast:"nullable"`
 // are nullable columns: null where the record says the field is absent
-// (tracecast.Partial), or holds NaN, the zero time or an empty string, as
-// in the JSON outputs. The schema metadata
+// (tracecast.Partial), or holds NaN, a negative integer, the zero time or
+// an empty string, as in the JSON outputs. The schema metadata
 // carries "tracecast.schema" = name (versioned, like "tracecast.prediction/1")
 // plus meta. Reflection runs once per column per record, not per byte: fine
 // for result records, which are few; hot record types (entities, samples)
@@ -115,7 +115,8 @@ func structTable(rt reflect.Type, name string, meta map[string]string) Table {
 
 // orNull wraps the appender of a nullable column (field i, column name):
 // null when the record says the field is absent (tracecast.Partial), or
-// holds NaN, the zero time or an empty string.
+// holds NaN, a negative integer, the zero time or an empty string — as
+// the generated JSON encoders write them (internal/recordgen).
 func orNull(add func(reflect.Value), b array.Builder, i int, name string, partial bool) func(reflect.Value) {
 	return func(v reflect.Value) {
 		absent := partial && v.CanAddr() && v.Addr().Interface().(tracecast.Partial).Absent(name)
@@ -123,6 +124,8 @@ func orNull(add func(reflect.Value), b array.Builder, i int, name string, partia
 		case absent:
 		case f.Kind() == reflect.Float64 || f.Kind() == reflect.Float32:
 			absent = math.IsNaN(f.Float())
+		case f.CanInt():
+			absent = f.Int() < 0 // -1: none (an energy row's window on the totals)
 		case f.Type() == reflect.TypeFor[time.Time]():
 			absent = f.Interface().(time.Time).IsZero()
 		case f.Kind() == reflect.String:
