@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,6 +26,8 @@ import (
 // truncated out.csv and --format parquet a stale out.parquet.tmp.
 func TestOutputsOnFullDisk(t *testing.T) {
 	trace, _ := filepath.Abs("../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz")
+	// The filesystem's size when 256 KiB would hold the whole output.
+	diskSize := map[string]int64{"backfill --format parquet -o DIR": 32 << 10}
 	power, _ := filepath.Abs("../../testdata/power/cholesky-2cpu.rapl.csv.gz")
 	for _, tc := range []struct {
 		name     string
@@ -55,9 +58,20 @@ func TestOutputsOnFullDisk(t *testing.T) {
 			return []string{"energy", "--trace", trace, "--power", power, "-o", d + "/energy"}
 		}, ""},
 		{"tasks csv", func(d string) []string { return []string{"tasks", trace, "--power", power, "-o", d + "/tasks.csv"} }, ""},
+		// 1.6 MB of decisions, spells, scores, the value table and its plot.
+		{"backfill -o DIR", func(d string) []string {
+			return []string{"backfill", trace, "--task", "10ms", "--mode", "wait", "--alpha", "10", "--spells", "10ms", "-o", d + "/backfill"}
+		}, ""},
+		// 67 kB: decisions.parquet (54 kB) fills 32 KiB.
+		{"backfill --format parquet -o DIR", func(d string) []string {
+			return []string{"backfill", trace, "--task", "10ms", "--format", "parquet", "-o", d + "/backfill"}
+		}, ""},
+		{"predict --spells -o DIR", func(d string) []string {
+			return []string{"predict", trace, "--spells", "10ms", "-o", d + "/spells"}
+		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := fulldisk.New(t, 256<<10)
+			d := fulldisk.New(t, cmp.Or(diskSize[tc.name], 256<<10))
 			if tc.previous != "" {
 				if err := os.WriteFile(filepath.Join(d.Dir, tc.previous), []byte("previous\n"), 0o644); err != nil {
 					t.Fatal(err)
@@ -140,6 +154,18 @@ func complete(path string) error {
 	case filepath.Ext(path) == ".json":
 		var v any
 		return json.Unmarshal(b, &v)
+	case filepath.Ext(path) == ".jsonl":
+		// Whole lines, each a JSON record.
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			return fmt.Errorf("does not end with a newline")
+		}
+		for i, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+			var v any
+			if err := json.Unmarshal(line, &v); err != nil {
+				return fmt.Errorf("line %d: %w", i+1, err)
+			}
+		}
+		return nil
 	case end == "":
 		return fmt.Errorf("no check for %s", filepath.Ext(path))
 	case !bytes.HasSuffix(b, []byte(end)):

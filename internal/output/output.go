@@ -323,13 +323,16 @@ func currentFault() Fault {
 	return fault
 }
 
-// Annotate prefixes err with what failed ("csv sink") and, unless err
-// already names it (an *Error), the output's name: "csv sink out.csv:
-// reason", or "csv sink: out.csv: no space left on device".
+// Annotate prefixes err with what failed ("csv sink") and the output's
+// name: "csv sink out.csv: reason". An *Error is returned as it is: it
+// names the file, the cause and what to do ("out.csv: no space left on
+// device (out.csv left as it was: ...)"), and is what the commands print
+// whatever wrote the file — a prefix said "parquet sink: " in backfill's
+// message and not in states'.
 func Annotate(what, name string, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
-		return fmt.Errorf("%s: %w", what, err)
+		return err
 	}
 	return fmt.Errorf("%s %s: %w", what, name, err)
 }

@@ -162,7 +162,10 @@ func TestErrorNamesPath(t *testing.T) {
 	if _, err := os.Stat(path); err == nil {
 		t.Error("a file under the final name")
 	}
-	if got := Annotate("csv sink", path, err).Error(); got != "csv sink: "+want {
+	if got := Annotate("csv sink", path, err).Error(); got != want {
+		t.Errorf("Annotate: %s, want the file's error as it is", got)
+	}
+	if got := Annotate("csv sink", path, errors.New("bad record")).Error(); got != "csv sink "+path+": bad record" {
 		t.Errorf("Annotate: %s", got)
 	}
 }
