@@ -136,22 +136,13 @@ type Skill struct {
 // UnmarshalJSON reads a forecast written by AppendJSON (null bounds: an
 // empty interval, NaN).
 func (f *Forecast) UnmarshalJSON(b []byte) error {
+	type fields Forecast // its fields and tags, not this method
 	var r struct {
-		Record        string   `json:"record"`
-		ID            string   `json:"id"`
-		Run           string   `json:"run"`
-		Class         string   `json:"class"`
-		Query         string   `json:"query"`
-		Threshold     int      `json:"threshold"`
-		Workers       int      `json:"workers"`
-		IssuedAt      float64  `json:"issued_at"`
-		Horizon       float64  `json:"horizon"`
-		P             float64  `json:"p"`
-		Mean          float64  `json:"mean"`
-		WorkerSeconds float64  `json:"worker_seconds"`
-		Lo            *float64 `json:"lo"`
-		Hi            *float64 `json:"hi"`
-		Method        string   `json:"method"`
+		Record string `json:"record"`
+		fields
+		// Shallower than fields' lo and hi: encoding/json fills these.
+		Lo *float64 `json:"lo"`
+		Hi *float64 `json:"hi"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		return err
@@ -165,8 +156,7 @@ func (f *Forecast) UnmarshalJSON(b []byte) error {
 		}
 		return *p
 	}
-	*f = Forecast{ID: r.ID, Run: r.Run, Class: r.Class, Query: r.Query, Threshold: r.Threshold, Workers: r.Workers,
-		IssuedAt: r.IssuedAt, Horizon: r.Horizon, P: r.P, Mean: r.Mean, WorkerSeconds: r.WorkerSeconds,
-		Lo: orNaN(r.Lo), Hi: orNaN(r.Hi), Method: r.Method}
+	*f = Forecast(r.fields)
+	f.Lo, f.Hi = orNaN(r.Lo), orNaN(r.Hi)
 	return nil
 }
