@@ -76,3 +76,5 @@ require (
 	google.golang.org/grpc v1.58.3 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+replace github.com/segmentio/kafka-go => ./third_party/kafka-go

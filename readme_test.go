@@ -827,9 +827,24 @@ func TestLayoutList(t *testing.T) {
 		}
 	}
 	packages, top := map[string]bool{}, map[string]bool{}
-	for _, f := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+	files := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	// A directory with a go.mod of its own (third_party/kafka-go) is another
+	// module: listed as one line, its packages are not this module's.
+	var modules []string
+	for _, f := range files {
+		if filepath.Base(f) == "go.mod" && f != "go.mod" {
+			modules = append(modules, filepath.Dir(f)+"/")
+		}
+	}
+	for _, f := range files {
 		if _, err := os.Lstat(f); err != nil {
 			continue // deleted in the working tree
+		}
+		if slices.ContainsFunc(modules, func(m string) bool { return strings.HasPrefix(f, m) }) {
+			if first, _, ok := strings.Cut(f, "/"); ok {
+				top[first] = true
+			}
+			continue
 		}
 		d := filepath.Dir(f)
 		if first, _, ok := strings.Cut(f, "/"); ok && !strings.HasPrefix(first, ".") {
