@@ -194,6 +194,9 @@ type Source struct {
 
 	// open lists the traces the last generation left unfinished.
 	open []string
+	// joinFails and fetchFails collapse the warnings of a broker outage:
+	// the group's join retried every 500 ms, each partition's fetch too.
+	joinFails, fetchFails kafkaconn.Repeats
 	// evictWarned is when evictions were last warned about, at which
 	// count (evictWarnedAt); used by the Run goroutine only.
 	evictWarned   time.Time
@@ -327,8 +330,15 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 			if err := client.Check(ctx, s.o.Brokers); err != nil {
 				return fmt.Errorf("kafka source: %w", err)
 			}
-			s.o.Logger.Warn().Err(err).Str("group", s.o.Group).Msg("joining the consumer group; retrying")
+			if warn, n := s.joinFails.Note(); warn {
+				s.o.Logger.Warn().Err(err).Str("group", s.o.Group).Strs("brokers", s.o.Brokers).Int("failed_attempts", n).
+					Msg("kafka source: cannot join the consumer group (the brokers are down or restarting?): retrying; warning every 30s while it lasts (check that a broker listens on --brokers)")
+			}
 			continue
+		}
+		if n, lasted := s.joinFails.Over(); n > 0 {
+			s.o.Logger.Info().Str("group", s.o.Group).Int("failed_attempts", n).Dur("after", lasted.Round(time.Millisecond)).
+				Msg("kafka source: joined the consumer group again")
 		}
 		s.gens.Add(1)
 		stop, err := s.runGeneration(ctx, gen, emit)
@@ -503,13 +513,20 @@ func (s *Source) readPartition(ctx context.Context, pa kafkago.PartitionAssignme
 			if ctx.Err() != nil {
 				return
 			}
-			s.o.Logger.Warn().Err(err).Int("partition", pa.ID).Msg("fetching; retrying")
+			if warn, n := s.fetchFails.Note(); warn {
+				s.o.Logger.Warn().Err(err).Str("topic", s.o.Topic).Int("partition", pa.ID).Strs("brokers", s.o.Brokers).Int("failed_attempts", n).
+					Msg("kafka source: fetching failed (the brokers are down or restarting?): retrying; warning every 30s for all partitions while it lasts")
+			}
 			select {
 			case <-ctx.Done():
 				return
 			case <-time.After(500 * time.Millisecond):
 			}
 			continue
+		}
+		if n, lasted := s.fetchFails.Over(); n > 0 {
+			s.o.Logger.Info().Str("topic", s.o.Topic).Int("partition", pa.ID).Int("failed_attempts", n).Dur("after", lasted.Round(time.Millisecond)).
+				Msg("kafka source: fetching again")
 		}
 		s.position(pa.ID, func(p *partPosition) { p.hwm = max(p.hwm, m.HighWaterMark) })
 		select {
