@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,7 +10,6 @@ import (
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models/eiger"
 	"github.com/tracecast/tracecast/models/modelio"
-	"github.com/tracecast/tracecast/models/starpudir"
 	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/report"
 )
@@ -53,23 +51,15 @@ products of up to four factors chosen on held-out parameter combinations
 			if err := o.Check(regressors); err != nil {
 				return usageErr(err)
 			}
-			switch {
-			case starpuDir != "" && len(args) > 0:
-				return usageErr(errors.New("give a FILE or --starpu-dir, not both"))
-			case starpuDir != "":
-				if o.Target != "" && o.Target != starpudir.DurationColumn {
-					return usageErr(fmt.Errorf("--target %s: with --starpu-dir the target is %s", o.Target, starpudir.DurationColumn))
-				}
-				if o.GroupBy != nil || o.Inputs != nil {
-					return usageErr(errors.New("--group and --inputs: with --starpu-dir the models are per codelet and arch, of every parameter (or of the data size)"))
-				}
+			file := ""
+			if len(args) > 0 {
+				file = args[0]
+			}
+			if err := o.CheckSources(file, starpuDir, writeBack); err != nil {
+				return usageErr(err)
+			}
+			if starpuDir != "" {
 				return specs.FitStarPU(cmd.OutOrStdout(), cmd.ErrOrStderr(), starpuDir, o, writeBack, out, plots)
-			case len(args) == 0:
-				return usageErr(errors.New("give a FILE to fit, or --starpu-dir DIR"))
-			case writeBack:
-				return usageErr(errors.New("--write-back needs --starpu-dir (the model files to write are there)"))
-			case o.Target == "" && !modelio.IsStarPURaw(args[0]):
-				return usageErr(errors.New("--target is required"))
 			}
 			return specs.FitModel(cmd.OutOrStdout(), args[0], o, out, plots)
 		},

@@ -2,12 +2,14 @@ package modelio
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tracecast/tracecast/models/eiger"
+	"github.com/tracecast/tracecast/models/starpudir"
 )
 
 // TaskFit are fit-model's options: which columns, and Eiger's.
@@ -70,6 +72,31 @@ func (o *TaskFit) Check(regressors string) error {
 	var err error
 	o.Pool, err = eiger.ParsePool(regressors)
 	return err
+}
+
+// CheckSources validates what fit-model is given to fit: a file, or
+// StarPU's sampling directory (whose models are per codelet and arch, of
+// every parameter, with the duration as target), not both; writeBack
+// needs the directory.
+func (o *TaskFit) CheckSources(file, starpuDir string, writeBack bool) error {
+	switch {
+	case starpuDir != "" && file != "":
+		return errors.New("give a FILE or --starpu-dir, not both")
+	case starpuDir != "":
+		if o.Target != "" && o.Target != starpudir.DurationColumn {
+			return fmt.Errorf("--target %s: with --starpu-dir the target is %s", o.Target, starpudir.DurationColumn)
+		}
+		if o.GroupBy != nil || o.Inputs != nil {
+			return errors.New("--group and --inputs: with --starpu-dir the models are per codelet and arch, of every parameter (or of the data size)")
+		}
+	case file == "":
+		return errors.New("give a FILE to fit, or --starpu-dir DIR")
+	case writeBack:
+		return errors.New("--write-back needs --starpu-dir (the model files to write are there)")
+	case o.Target == "" && !IsStarPURaw(file):
+		return errors.New("--target is required")
+	}
+	return nil
 }
 
 // FitTaskFile reads a task table (tasks JSON lines, Arrow, any CSV with a
