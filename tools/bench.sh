@@ -16,13 +16,22 @@
 # same input. The outputs of both tools are compared (sorted) on the
 # 41 MB trace.
 #
+# In the same rounds (issue 38): `states --format parquet|arrow` on the
+# first size, `report`, `predict` and `predict --horizon 10ms --horizon 1s`
+# on the first and the largest, printed in a second table as multiples of
+# `states` on the same input; then the start-up (`--version`, package
+# initializers).
+#
 # Usage: tools/bench.sh [TRACE.gz]. Environment: SHARED (../shared), RUNS
-# (3), SCALES ("1 10 50": copies of the trace per size), TMPDIR.
+# (3), SCALES ("1 10 50": copies of the trace per size), OTHERS (none: the
+# pj_dump table only), GOBENCH (none:
+# no Go benchmarks), TMPDIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared}
 src=${1:-$shared/traces/starpu-1.4.9-generated/cholesky_lws_12cpu_2numa_large/paje.trace.gz}
 runs=${RUNS:-3}
+OTHERS=${OTHERS:-all}
 scales=${SCALES:-1 10 50}
 for tool in pj_dump python3 go gzip; do
 	command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install pajeng python3 gzip)" >&2; exit 1; }
@@ -79,7 +88,10 @@ PY
 echo "preparing the inputs in $tmp (paje_sort.py, paje_scale.py)..." >&2
 python3 "$shared/tools/paje_sort.py" "$src" "$tmp/x1.trace"
 rows=$tmp/rows.txt
+others=$tmp/others.txt
 : >"$rows"
+: >"$others"
+largest=$(printf '%s\n' $scales | sort -n | tail -1)
 for n in $scales; do
 	f=$tmp/x$n.trace
 	[ -f "$f" ] || python3 "$shared/tools/paje_scale.py" "$tmp/x1.trace" "$n" "$f"
@@ -98,13 +110,32 @@ for n in $scales; do
 		cmds+=("$runs $tc states --format pjdump $(printf '%q' "$f.gz")")
 		labels+=("tracecast(gzip) $cores")
 	fi
+	# The other outputs and commands (issue 38), in the same rounds:
+	# Parquet and Arrow on the first size, the report and predict on the
+	# first and the largest; their rows go to the second table, as
+	# multiples of `states` on the same input.
+	ncmd=${#cmds[@]}
+	if [ "$n" = 1 ] && [ "$OTHERS" != none ]; then
+		cmds+=("$runs $tc states --format parquet -o /dev/null $(printf '%q' "$f")" "$runs $tc states --format arrow -o /dev/null $(printf '%q' "$f")")
+		labels+=("parquet $cores" "arrow $cores")
+	fi
+	if { [ "$n" = 1 ] || [ "$n" = "$largest" ]; } && [ "$OTHERS" != none ]; then
+		cmds+=("$runs $tc report -o /dev/null $(printf '%q' "$f")" "$runs $tc predict $(printf '%q' "$f")"
+			"$runs $tc predict --horizon 10ms --horizon 1s $(printf '%q' "$f")")
+		labels+=("report $cores" "predict $cores" "predict-h $cores")
+	fi
 	echo "x$n ($((size / 1000000)) MB): pj_dump ($pjr run(s)) and tracecast ($runs runs each), in turn..." >&2
 	mapfile -t results < <(measure "${cmds[@]}")
 	[ "${#results[@]}" = "${#cmds[@]}" ] || exit 1
 	read -r pt _ <<<"${results[0]}"
+	read -r st _ <<<"${results[1]}"
 	for k in "${!cmds[@]}"; do
 		read -r t m <<<"${results[$k]}"
-		echo "$n $size ${labels[$k]} $t $m $pt" >>"$rows"
+		if [ "$k" -lt "$ncmd" ]; then
+			echo "$n $size ${labels[$k]} $t $m $pt" >>"$rows"
+		else
+			echo "$n $size ${labels[$k]} $t $m $pt $st" >>"$others"
+		fi
 	done
 	if [ "$n" = 1 ]; then
 		same=no
@@ -126,9 +157,30 @@ awk -v cores="$cores" 'BEGIN{
 	ratio = ($3 == "pj_dump") ? "1" : sprintf("%.1f", $7 / $5)
 	printf "| %.0f MB (×%s) | %s | %s | %.3f | %.0f | %.1f | %s |\n", mb, $1, $3, $4, $5, mb / $5, $6 / 1024, ratio
 }' "$rows"
+if [ -s "$others" ]; then
+	echo
+	echo "Other outputs and commands, in the same rounds as the rows above (× states: wall time over that of \`states --format pjdump\` on the same input):"
+	echo
+	awk 'BEGIN{
+		printf "| input | command | threads | wall s | peak RSS MiB | × states | × pj_dump per byte |\n"
+		printf "|---|---|---|---|---|---|---|\n"
+	}
+	{
+		printf "| %.0f MB (×%s) | %s | %s | %.3f | %.1f | %.2f | %.1f |\n", $2 / 1e6, $1, $3, $4, $5, $6 / 1024, $5 / $8, $7 / $5
+	}' "$others"
+fi
+# Start-up: the best wall time of `--version` (fork to exit, the process's
+# fixed cost) and the package initializers' sum (GODEBUG=inittrace=1) in
+# the run with the smallest sum.
+startup=$(measure "$((runs * 10)) $(printf '%q' "$tmp/tracecast") --version" | cut -d' ' -f1)
+inits=$(for _ in $(seq $((runs * 10))); do GODEBUG=inittrace=1 "$tmp/tracecast" --version 2>&1 >/dev/null | awk '/^init /{s+=$5} END{printf "%.2f\n", s}'; done | sort -n | head -1)
+echo
+echo "start-up: tracecast --version $(awk -v s="$startup" 'BEGIN{printf "%.1f", s*1000}') ms (best of $((runs * 10))), package initializers $inits ms (sum, best run)"
+echo "load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) (now)"
 echo
 echo "identical records on x1 (sorted pj_dump and tracecast outputs): ${same:-not compared}"
 echo
+[ "${GOBENCH:-all}" = none ] && exit 0 # GOBENCH=none: the tables only
 echo "Go benchmarks (reader on the 41 MB trace, writers):"
 TRACECAST_BENCH_TRACE=$tmp/x1.trace go test -run '^$' -bench 'Tokenize|Resolve|StatesPjdump|LiveHeap' -benchmem -benchtime 3x ./parsers/paje
 go test -run '^$' -bench 'Writer|Fixed6' -benchmem ./sinks/pjdump
