@@ -10,7 +10,12 @@ import (
 
 // TestImportRules keeps the layers apart: what reads input knows nothing of
 // formats or analyses, a parser knows no other parser, an output knows no
-// analysis, and no package depends on the command line.
+// analysis, and no package depends on the command line. Dependencies run
+// one way: the runtime and the component SDK (pipelines/) sit below the
+// components (ingest/, parsers/, stages/, sinks/), which sit below what
+// assembles them (app/: the built-in registry, the commands' pipelines).
+// The rules hold for the packages' own code; the runtime's tests run real
+// pipelines with the built-in components (pipelines/registry_test.go).
 func TestImportRules(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not on PATH")
@@ -37,6 +42,18 @@ func TestImportRules(t *testing.T) {
 		{"parsers/", "parsers/", "a parser does not import another parser", true},
 		{"sinks/", "stages/", "sinks write records; they do not know analyses", false},
 		{"", "cmd/", "nothing imports the command line", false},
+	}
+	for _, below := range []string{"pipelines", "ingest/", "parsers/", "stages/", "sinks/"} {
+		rules = append(rules, struct {
+			from, to, why string
+			same          bool
+		}{below, "app/", "app/ assembles the components and the runtime: nothing below imports it", false})
+	}
+	for _, comp := range []string{"ingest/", "parsers/", "stages/", "sinks/"} {
+		rules = append(rules, struct {
+			from, to, why string
+			same          bool
+		}{"pipelines", comp, "the runtime and the component SDK sit below the components", false})
 	}
 	dec := json.NewDecoder(strings.NewReader(string(out)))
 	n := 0

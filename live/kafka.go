@@ -10,9 +10,9 @@ import (
 	"github.com/segmentio/kafka-go/sasl"
 	"github.com/spf13/pflag"
 
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/internal/kafkaconn"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 )
 
 // PasswordEnv is the environment variable the commands read the SASL

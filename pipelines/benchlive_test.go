@@ -39,9 +39,9 @@ import (
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/parsers/paje"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stages/predict"
 )

@@ -11,7 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
 

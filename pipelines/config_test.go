@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/ingest/file"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
 

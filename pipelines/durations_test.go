@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/tasks"
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
 

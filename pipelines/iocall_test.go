@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/parsers/iocall"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecast/tracecast/app/builtin"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/kafkaconn"
 	"github.com/tracecast/tracecast/internal/kafkatest"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
 )
 

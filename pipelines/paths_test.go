@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/app/builtin"
 )
 
 // TestOutputsNeverDestroyInputs: a sink writing one of the pipeline's

@@ -1,11 +1,11 @@
 package pipelines
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/tracecast/tracecast/internal/paths"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
 
@@ -110,18 +110,34 @@ func validate(opts any) error {
 }
 
 // Validate loads a pipeline file and checks it completely (structure, types,
-// options) without starting anything. reg nil means the built-in components
-// (builtin.Registry()). Errors are a *ConfigError.
+// options) against reg's components without starting anything. Errors are
+// a *ConfigError.
 func Validate(path string, reg *component.Registry) (*Config, error) {
 	cfg, err := Load(path)
 	if err != nil {
 		return nil, err
 	}
-	if reg == nil {
-		reg = builtin.Registry()
+	if reg, err = orTestRegistry(reg); err != nil {
+		return nil, err
 	}
 	if err := Check(reg, cfg); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// defaultTestRegistry is what Run and Validate use when given no registry: nil,
+// except in this package's tests, which run real pipelines with the
+// built-in components (registry_test.go sets it). The runtime itself
+// cannot import them: it sits below them (TestImportRules).
+var defaultTestRegistry func() *component.Registry
+
+func orTestRegistry(reg *component.Registry) (*component.Registry, error) {
+	switch {
+	case reg != nil:
+		return reg, nil
+	case defaultTestRegistry != nil:
+		return defaultTestRegistry(), nil
+	}
+	return nil, errors.New("pipelines: no component registry (RunOptions.Registry; app/builtin.Registry() has tracecast's own)")
 }

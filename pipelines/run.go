@@ -20,7 +20,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/pipelines/progress"
 )
@@ -46,10 +45,12 @@ type InputProcessor interface {
 	ProcessInput(ctx context.Context, input string, in tracecast.Batch, emit tracecast.Emit) error
 }
 
-// RunOptions tune Run. The zero value runs the built-in components, logs
+// RunOptions tune Run. Registry is required; the rest's zero value logs
 // nothing and shows no progress.
 type RunOptions struct {
-	// Registry resolves component types; nil means builtin.Registry().
+	// Registry resolves component types: a program's components
+	// (app/builtin.Registry() for tracecast's own). The runtime sits below
+	// the components and cannot name them itself (TestImportRules).
 	Registry *component.Registry
 	// Logger receives lifecycle, status and component logs.
 	Logger zerolog.Logger
@@ -108,9 +109,9 @@ func (g *graph) lifecycle() *zerolog.Event {
 // `stage "occ" (occurrence): ...`. A panicking component is recovered and
 // reported the same way. Configuration errors are a *ConfigError.
 func Run(ctx context.Context, cfg *Config, opts RunOptions) error {
-	reg := opts.Registry
-	if reg == nil {
-		reg = builtin.Registry()
+	reg, err := orTestRegistry(opts.Registry)
+	if err != nil {
+		return err
 	}
 	p, err := makePlan(reg, cfg)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/internal/kafkatest"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 
 	"github.com/apache/arrow/go/v15/arrow/ipc"

@@ -17,7 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/pipelines/builtin"
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stages/predict"
 	"github.com/tracecast/tracecast/stages/signal"

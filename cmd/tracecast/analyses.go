@@ -6,12 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/app/specs"
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/parsers/paje"
-	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/report"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/study"

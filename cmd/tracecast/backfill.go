@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracecast/tracecast/app/specs"
 	bf "github.com/tracecast/tracecast/backfill"
 	"github.com/tracecast/tracecast/internal/cliflags"
-	"github.com/tracecast/tracecast/pipelines/specs"
 	fstage "github.com/tracecast/tracecast/stages/forecast"
 )
 

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/models/modelio"
-	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/report"
 )
 

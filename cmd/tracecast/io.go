@@ -5,9 +5,9 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models/iobench"
-	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/stages/iotime"
 )
 

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/app/specs"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/specs"
 )
 
 func newLiveCmd() *cobra.Command {

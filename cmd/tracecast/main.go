@@ -15,13 +15,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/buildinfo"
 	"github.com/tracecast/tracecast/internal/clidoc"
 	"github.com/tracecast/tracecast/internal/clilog"
 	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/specs"
 	"github.com/tracecast/tracecast/study"
 )
 

@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracecast/tracecast/app/builtin"
+	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
-	"github.com/tracecast/tracecast/pipelines/specs"
 )
 
 func newRunCmd() *cobra.Command {

@@ -2,8 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/cliflags"
-	"github.com/tracecast/tracecast/pipelines/specs"
 )
 
 // taskCommands are the commands of issue 18: task records from traces and

@@ -95,3 +95,30 @@ func TestBrokerOutageWarnedOnce(t *testing.T) {
 	}
 	t.Logf("warnings over a 4 s outage: %v", warnings)
 }
+
+// TestSessionTimeoutRefused: a session_timeout the broker refuses (2 s
+// against kfake's 6 s minimum) ends Run with the setting to change.
+// Before, kafka-go retried the join for ever, its "Invalid Session
+// Timeout" logged at debug level: the service read nothing and said
+// nothing.
+func TestSessionTimeoutRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a broker (-short)")
+	}
+	b := kafkatest.StartRestartable(t, 4, "lines")
+	s, err := New(Options{Brokers: []string{b.Addr}, Topic: "lines", Group: "g", SessionTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := &collector{lines: map[string][]string{}, ends: map[string]int{}, reasons: map[string]string{}, drops: map[string]string{}}
+	err = s.Run(ctx, c.emit)
+	if ctx.Err() != nil {
+		t.Fatal("still joining 20 s later")
+	}
+	if err == nil || !strings.Contains(err.Error(), "session_timeout 2s") || !strings.Contains(err.Error(), "Invalid Session Timeout") {
+		t.Fatalf("Run: %v, want the refused session_timeout named", err)
+	}
+	t.Log(err)
+}

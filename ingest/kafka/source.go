@@ -54,6 +54,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -304,6 +305,12 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 		// The group reads it once it exists (it watches the partitions).
 		s.o.Logger.Warn().Str("topic", s.o.Topic).Msg("kafka source: " + why + ": nothing to read until then; waiting")
 	}
+	// A join the brokers refuse for the group's settings never succeeds
+	// however often kafka-go retries it (and it retries silently, its
+	// errors at debug level): such a refusal ends Run with the setting to
+	// change, as Kafka's own consumers fail on it.
+	joinCtx, refuse := context.WithCancelCause(ctx)
+	defer refuse(nil)
 	group, err := kafkago.NewConsumerGroup(kafkago.ConsumerGroupConfig{
 		ID: s.o.Group, Brokers: s.o.Brokers, Topics: []string{s.o.Topic}, Dialer: client.Dialer(),
 		SessionTimeout: s.o.SessionTimeout, HeartbeatInterval: s.o.HeartbeatInterval,
@@ -312,6 +319,9 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 		StartOffset: start, Timeout: 5 * time.Second,
 		ErrorLogger: kafkago.LoggerFunc(func(msg string, args ...any) {
 			s.o.Logger.Debug().Msgf("kafka group: "+msg, args...)
+			if refused := s.refusedJoin(args); refused != nil {
+				refuse(refused)
+			}
 		}),
 	})
 	if err != nil {
@@ -319,10 +329,13 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 	}
 	defer group.Close()
 	for {
-		gen, err := group.Next(ctx)
+		gen, err := group.Next(joinCtx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if joinCtx.Err() != nil {
+				return fmt.Errorf("kafka source: %w", context.Cause(joinCtx))
 			}
 			if errors.Is(err, kafkago.ErrGroupClosed) {
 				return err
@@ -346,6 +359,18 @@ func (s *Source) Run(ctx context.Context, emit tracecast.Emit) error {
 			return err
 		}
 	}
+}
+
+// refusedJoin is the error to stop on when the consumer group's join
+// failed with one of args for a setting of the source, nil otherwise.
+func (s *Source) refusedJoin(args []any) error {
+	for _, a := range args {
+		if err, ok := a.(error); ok && errors.Is(err, kafkago.InvalidSessionTimeout) {
+			return fmt.Errorf("the brokers %s refuse group %s's session_timeout %v (%v): set the source's session_timeout within the brokers' group.min.session.timeout.ms to group.max.session.timeout.ms (6s to 30m by default; tracecast broker's minimum is --min-session-timeout)",
+				strings.Join(s.o.Brokers, ","), s.o.Group, s.o.SessionTimeout, err)
+		}
+	}
+	return nil
 }
 
 // partState is a partition's reading position and its open traces.

@@ -7,9 +7,9 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/app/builtin"
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stages/features"
 	"github.com/tracecast/tracecast/stages/signal"

@@ -16,10 +16,10 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/app/builtin"
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 	fstage "github.com/tracecast/tracecast/stages/forecast"
 	"github.com/tracecast/tracecast/stages/signal"

@@ -6,9 +6,9 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 )
 
 // LoadPipeline reads a pipeline file, or a built-in pipeline by name,

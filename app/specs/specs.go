@@ -16,11 +16,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/internal/lineerr"
 	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/builtin"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
 

@@ -14,6 +14,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/app/builtin"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/internal/kafkatest"
@@ -118,7 +119,7 @@ stages:
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- pipelines.Run(ctx, cfg, pipelines.RunOptions{}) }()
+	go func() { done <- pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: builtin.Registry()}) }()
 	got, _ := kafkatest.ReadRecords(t, addr, "tracecast.decisions", "tracecast.decision/1", len(want), 90*time.Second)
 	cancel()
 	if err := <-done; err != nil && ctx.Err() == nil {
