@@ -271,6 +271,27 @@ func (r SpellForecast) AppendJSON(b []byte) []byte {
 // MarshalJSON is AppendJSON, for encoding/json users.
 func (r SpellForecast) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
 
+// AppendJSON writes the plan as one JSON object, "record" first (the record contract).
+func (r Plan) AppendJSON(b []byte) []byte {
+	b = append(b, `{"record":"plan"`...)
+	b = appendStr(b, "id", r.ID)
+	b = appendStr(b, "run", r.Run)
+	b = appendStr(b, "worker", r.Worker)
+	b = appendF(b, "issued_at", r.IssuedAt)
+	b = appendStr(b, "event", r.Event)
+	b = appendF(b, "spell_start", r.SpellStart)
+	b = appendF(b, "d", r.D)
+	b = appendF(b, "overhead", r.Overhead)
+	b = appendStr(b, "mode", r.Mode)
+	b = appendF(b, "alpha", r.Alpha)
+	b = appendRawJSON(b, "launch", r.Launch)
+	b = appendRawJSON(b, "p", r.P)
+	return append(b, '}')
+}
+
+// MarshalJSON is AppendJSON, for encoding/json users.
+func (r Plan) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
 // AppendJSON writes the energy as one JSON object, "record" first (the record contract).
 func (r EnergyRow) AppendJSON(b []byte) []byte {
 	b = append(b, `{"record":"energy"`...)

@@ -100,6 +100,8 @@ var recordTypes = []RecordType{
 		"A back-end task a backfill policy launched on an idle worker, and what became of it (docs/backfill.md)."),
 	declare[SpellForecast]("spell", "spells", "tracecast.spell/1", func(r *SpellForecast) string { return r.Run },
 		"A forecast of how much longer an idle worker stays idle, issued at issued_at when its spell had lasted elapsed seconds (docs/backfill.md)."),
+	declare[Plan]("plan", "plans", "tracecast.plan/1", func(r *Plan) string { return r.Run },
+		"The forecast backfill policy's plan for one idle worker and task length: the windows of elapsed idle in which a back-end task is worth launching; issued when a spell starts, when the windows change and when the spell or the run ends (docs/backfill.md)."),
 	declare[EnergyRow]("energy", "energy", "tracecast.energy/1", nil,
 		"The energy of one state class on one node in one window (or over the run), from an energy stage (docs/energy.md). Times in seconds."),
 	declare[PowerSample]("power", "power", "tracecast.power/1", nil,

@@ -17,6 +17,10 @@ type Sink struct {
 	Decision func(tracecast.Decision)
 	// Spell is called with each spell forecast (Config.SpellLengths).
 	Spell func(tracecast.SpellForecast)
+	// Plan is called with the forecast policy's plans (not for gangs):
+	// when an idle worker's launch windows change, and when its spell
+	// ends (tracecast.Plan).
+	Plan func(tracecast.Plan)
 }
 
 // lane is one policy for one task length (and α, τ): its totals.
@@ -31,6 +35,7 @@ type lane struct {
 	completed   int
 	u, w, delay float64
 	seq         int64
+	plans       int64 // plan records issued
 }
 
 // laneState is a lane's state on one worker.
@@ -43,6 +48,10 @@ type laneState struct {
 	plan             float64 // next launch time
 	planP            float64
 	planKey          uint16
+	// pub is the launch windows last published (Sink.Plan) in this spell,
+	// published whether any was.
+	pub       [2]uint64
+	published bool
 }
 
 type worker struct {
@@ -204,6 +213,7 @@ func (e *Engine) worker(name string) *worker {
 			return 0
 		})
 		e.order = slices.Insert(e.order, i, w)
+		e.markAllIdle() // the share of workers idle changed
 	}
 	return w
 }
@@ -326,6 +336,10 @@ func (e *Engine) endSpell(w *worker, t float64) {
 	for i, l := range e.lanes {
 		ls := &w.lanes[i]
 		ls.plan = math.Inf(1)
+		if ls.published {
+			ls.published = false
+			e.sendPlan(w, l, t, "busy", nil)
+		}
 		if !ls.running || ls.until <= t+timeEps || ls.overran {
 			continue // an overrun counts once, against its own spell
 		}
@@ -449,6 +463,9 @@ func (e *Engine) advance(t float64) {
 		if w.idle && (e.gang == nil || w.gang) {
 			all := e.dirtyAll[w]
 			for i, l := range e.lanes {
+				if l.policy == Forecast {
+					e.publishPlan(w, i)
+				}
 				if !w.lanes[i].running && (all || l.policy == Forecast && w.lanes[i].planKey != e.features(w).Stratum()) {
 					e.plan(w, i, e.now)
 				}
@@ -774,4 +791,67 @@ func gain(d spell.Dist, dur, c, alpha float64, m Mode) (float64, float64) {
 		return dur*p - alpha*(mm-c*p), p
 	}
 	return dur - alpha*(c-mm), p
+}
+
+// publishPlan publishes the launch windows forecast lane i would plan idle
+// worker w by, when they are not those it last published in the spell (a
+// running lane plans by them once its task completes: they are published
+// all the same).
+func (e *Engine) publishPlan(w *worker, i int) {
+	l, ls := e.lanes[i], &w.lanes[i]
+	// The windows are solved here whether or not they are published: a
+	// plan depends on when in the model's epoch it was solved, and the
+	// decisions must not depend on who listens.
+	pc := e.planCache(e.features(w).Stratum(), i)
+	if e.sink.Plan == nil || w.gang {
+		return
+	}
+	if ls.published && pc.pos == ls.pub {
+		return
+	}
+	event := "update"
+	if !ls.published {
+		event = "idle"
+	}
+	ls.pub, ls.published = pc.pos, true
+	e.sendPlan(w, l, e.now, event, pc)
+}
+
+// sendPlan writes a plan record; pc nil: no windows (the spell or the run
+// ended).
+func (e *Engine) sendPlan(w *worker, l *lane, t float64, event string, pc *planCache) {
+	l.plans++
+	p := tracecast.Plan{Run: e.cfg.Run, IssuedAt: t, Event: event, SpellStart: math.NaN(), D: l.d, Overhead: e.cfg.Overhead,
+		Mode: string(e.cfg.Mode), Alpha: l.alpha}
+	if w != nil {
+		p.Worker, p.SpellStart = w.name, w.start
+	}
+	p.ID = fmt.Sprintf("%s/plan/%s/a%v/%d", e.cfg.Run, label(l.d), l.alpha, l.plans)
+	if pc != nil {
+		p.Launch, p.P = []byte("["), []byte("[")
+		n := len(planGrid)
+		for k := 0; k < n; k++ {
+			if !pc.launch(k) || k > 0 && pc.launch(k-1) {
+				continue
+			}
+			end := k
+			for end < n && pc.launch(end) {
+				end++
+			}
+			if len(p.P) > 1 {
+				p.Launch, p.P = append(p.Launch, ','), append(p.P, ',')
+			}
+			p.Launch = tracecast.AppendJSONNumber(append(p.Launch, '['), planGrid[k])
+			p.Launch = append(p.Launch, ',')
+			if end < n {
+				p.Launch = tracecast.AppendJSONNumber(p.Launch, planGrid[end])
+			} else {
+				p.Launch = append(p.Launch, "null"...)
+			}
+			p.Launch = append(p.Launch, ']')
+			p.P = tracecast.AppendJSONNumber(p.P, pc.p[k])
+		}
+		p.Launch, p.P = append(p.Launch, ']'), append(p.P, ']')
+	}
+	e.sink.Plan(p)
 }

@@ -73,6 +73,13 @@ func (e *Engine) Finish(end float64) *Result {
 		w.idle = false
 		e.run(w, math.Inf(1))
 	}
+	if e.sink.Plan != nil && e.gang == nil {
+		for _, l := range e.lanes {
+			if l.policy == Forecast && !l.quiet {
+				e.sendPlan(nil, l, e.now, "end", nil)
+			}
+		}
+	}
 	e.ended = true
 	if !e.cfg.KeepSpells {
 		return nil

@@ -37,6 +37,8 @@ type Backfill struct {
 	Every    float64
 	Spells   []float64
 	RunID    string
+	// Plans also writes the forecast policy's plans (tracecast.plan/1).
+	Plans bool
 	// Out is the output directory ("": decisions as JSON lines on
 	// Decisions when it is set), Format its records' format (jsonl, the
 	// default, arrow or parquet).
@@ -75,11 +77,11 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 			r.abort()
 		}
 	}
-	var dec, spl recordOut
+	var dec, spl, pln recordOut
 	switch {
 	case o.Out != "":
-		for _, name := range []string{"decisions", "spells"} {
-			if name == "decisions" && len(o.Tasks) == 0 || name == "spells" && len(o.Spells) == 0 {
+		for _, name := range []string{"decisions", "spells", "plans"} {
+			if name == "decisions" && len(o.Tasks) == 0 || name == "spells" && len(o.Spells) == 0 || name == "plans" && !o.Plans {
 				continue // predict --spells launches nothing; backfill without --spells forecasts none
 			}
 			out, err := openRecords(filepath.Join(o.Out, name+"."+format), format, r.Log)
@@ -88,10 +90,13 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 				return nil, err
 			}
 			outs = append(outs, out)
-			if name == "decisions" {
+			switch name {
+			case "decisions":
 				dec = out
-			} else {
+			case "spells":
 				spl = out
+			default:
+				pln = out
 			}
 		}
 	case o.Decisions != nil:
@@ -100,6 +105,9 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 		}
 		dec = &jsonOut{w: bufio.NewWriterSize(o.Decisions, 1<<16)}
 		spl, outs = dec, []recordOut{dec}
+		if o.Plans {
+			pln = dec
+		}
 	}
 	var werr error
 	put := func(out recordOut, rec any) {
@@ -109,9 +117,13 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 	}
 	cfg := bf.Config{Run: run, Tasks: o.Tasks, Overhead: o.Overhead, Mode: bf.Mode(o.Mode), Gang: o.Gang, Alphas: o.Alphas,
 		Policies: o.Policies, Timeouts: o.Timeouts, Every: o.Every, SpellLengths: o.Spells, KeepSpells: true}
-	eng, err := bf.New(cfg, bf.Sink{
+	sink := bf.Sink{
 		Decision: func(d tracecast.Decision) { put(dec, d) },
-		Spell:    func(s tracecast.SpellForecast) { put(spl, s) }})
+		Spell:    func(s tracecast.SpellForecast) { put(spl, s) }}
+	if pln != nil {
+		sink.Plan = func(p tracecast.Plan) { put(pln, p) }
+	}
+	eng, err := bf.New(cfg, sink)
 	if err != nil {
 		abort()
 		return nil, &OptionError{strings.Split(err.Error(), "\n")}
@@ -216,6 +228,7 @@ type tableOut struct {
 	}
 	ds []tracecast.Decision
 	ss []tracecast.SpellForecast
+	ps []tracecast.Plan
 }
 
 const tableBatch = 4096
@@ -230,6 +243,10 @@ func (t *tableOut) put(ctx context.Context, rec any) error {
 		if t.ss = append(t.ss, r); len(t.ss) == tableBatch {
 			return t.flush(ctx)
 		}
+	case tracecast.Plan:
+		if t.ps = append(t.ps, r); len(t.ps) == tableBatch {
+			return t.flush(ctx)
+		}
 	}
 	return nil
 }
@@ -241,6 +258,8 @@ func (t *tableOut) flush(ctx context.Context) error {
 		items, t.ds = t.ds, nil
 	case len(t.ss) > 0:
 		items, t.ss = t.ss, nil
+	case len(t.ps) > 0:
+		items, t.ps = t.ps, nil
 	default:
 		return nil
 	}

@@ -29,7 +29,7 @@ import (
 // forecast`'s on each file: the decisions are a function of the trace alone,
 // however its lines arrive.
 func TestLiveBackfillEqualsOffline(t *testing.T) {
-	files := map[string]string{"cholesky": "../testdata/starpu-cholesky-2cpu.trace.gz", "dynfarm": "../../testdata/smpi/dynfarm-16.trace.gz"}
+	files := map[string]string{"cholesky": "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "dynfarm": "../../testdata/smpi/dynfarm-16.trace.gz"}
 	r := Runner{Log: zerolog.Nop()}
 	want := map[string]string{}
 	workers := map[string][]string{}

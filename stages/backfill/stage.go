@@ -44,6 +44,9 @@ type StageConfig struct {
 	// Every is the spell forecasts' cadence (default: a quarter of the
 	// shortest task or spell length).
 	Every string `yaml:"every"`
+	// Plans: publish the forecast policy's plans (tracecast.plan/1), what
+	// a scheduler acting on them needs (default true).
+	Plans bool `yaml:"plans"`
 	// RunID names the run (default: as the forecast stage names it).
 	RunID string `yaml:"run_id"`
 	// Workers names the selected containers when known in advance (a
@@ -62,7 +65,7 @@ type StageConfig struct {
 // decided by the forecast policy; spell forecasts for 1, 10 and 100 ms.
 func DefaultStageConfig() StageConfig {
 	return StageConfig{Rules: "auto", Tasks: []string{"10ms"}, Mode: string(bf.Wait), Alphas: []float64{10},
-		Policies: []string{bf.Forecast}, Spells: []string{"1ms", "10ms", "100ms"}, MaxStreams: component.DefaultMaxStreams}
+		Policies: []string{bf.Forecast}, Spells: []string{"1ms", "10ms", "100ms"}, Plans: true, MaxStreams: component.DefaultMaxStreams}
 }
 
 // config checks the options and returns the engine's configuration (Run
@@ -125,9 +128,13 @@ func newStage(env component.Env, o StageConfig) (tracecast.Processor, error) {
 		if c.Run == "" {
 			c.Run = fstage.StreamRunID(stream, ps.files)
 		}
-		eng, err := bf.New(c, bf.Sink{
+		sink := bf.Sink{
 			Decision: func(d tracecast.Decision) { st.ds = append(st.ds, d) },
-			Spell:    func(s tracecast.SpellForecast) { st.ss = append(st.ss, s) }})
+			Spell:    func(s tracecast.SpellForecast) { st.ss = append(st.ss, s) }}
+		if o.Plans {
+			sink.Plan = func(p tracecast.Plan) { st.ps = append(st.ps, p) }
+		}
+		eng, err := bf.New(c, sink)
 		if err != nil {
 			return nil, err
 		}
@@ -163,6 +170,7 @@ type stage struct {
 	feed   *Feed
 	ds     []tracecast.Decision
 	ss     []tracecast.SpellForecast
+	ps     []tracecast.Plan
 }
 
 func (st *stage) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Emit) error {
@@ -189,11 +197,16 @@ func (st *stage) emit(ctx context.Context, emit tracecast.Emit) error {
 			return err
 		}
 	}
+	if len(st.ps) > 0 {
+		if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: st.ps}); err != nil {
+			return err
+		}
+	}
 	if len(st.ds) > 0 {
 		if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: st.ds}); err != nil {
 			return err
 		}
 	}
-	st.ds, st.ss = nil, nil // downstream may keep the batches
+	st.ds, st.ss, st.ps = nil, nil, nil // downstream may keep the batches
 	return nil
 }
