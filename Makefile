@@ -28,10 +28,14 @@ all: build
 # static binary starts 1 ms sooner than one the dynamic loader links
 # against libc: −2.4% wall time on the 41 MB trace in 30 paired runs.
 # It also runs on any Linux of the architecture. (Tests keep cgo: -race
-# needs it.)
+# needs it.) -tags minimal: gonum/plot's root package then does not link
+# its EPS, PDF and TeX backends (go-pdf, encoding/gob), whose initializers
+# ran at every start (0.36 M instructions of tracecast --version, 1.3 MB of
+# binary); tracecast draws PNG and SVG only, whose backends report/ links
+# itself (issue 38, docs/performance.md).
 BIN ?= bin/tracecast
 GIT_DESCRIBE := $(shell git describe --always --dirty --abbrev=12 2>/dev/null)
-BUILD_FLAGS = -buildvcs=true -ldflags "-X github.com/tracecast/tracecast/internal/buildinfo.describe=$(GIT_DESCRIBE)"
+BUILD_FLAGS = -buildvcs=true -tags minimal -ldflags "-X github.com/tracecast/tracecast/internal/buildinfo.describe=$(GIT_DESCRIBE)"
 
 build:
 	CGO_ENABLED=0 $(GO) build $(BUILD_FLAGS) -o $(BIN) ./cmd/tracecast

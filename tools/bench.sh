@@ -40,7 +40,7 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracecast-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 go build -o "$tmp/tracecast" ./cmd/tracecast # as make build does (static)
+CGO_ENABLED=0 go build -tags minimal -o "$tmp/tracecast" ./cmd/tracecast # as make build does (static, without plot's unused backends)
 cores=$(nproc)
 
 # measure "RUNS CMD..."...: for each command (RUNS, then the command line,
