@@ -23,14 +23,30 @@ func flicker(e *Engine, n int, seed uint64) float64 {
 // (auto, 10 ms, issued every 1 ms), the cost the live service pays per
 // change; forecasts per second follow from the issue cadence.
 func BenchmarkEngine(b *testing.B) {
-	for _, m := range []Method{Auto, KSPaper} {
+	for _, m := range []Method{Auto, KSPaper, "auto+context"} {
 		b.Run(string(m), func(b *testing.B) {
 			q, _ := ParseQuery("idle>=25%")
 			forecasts := 0
-			e, err := New(Config{Run: "b", Class: "idle", Queries: []Query{q}, Horizons: []float64{0.01}, Every: 0.001, Method: m},
+			method := m
+			if m == "auto+context" {
+				method = Auto
+			}
+			e, err := New(Config{Run: "b", Class: "idle", Queries: []Query{q}, Horizons: []float64{0.01}, Every: 0.001, Method: method},
 				Sink{Forecast: func(f tracecast.Forecast) { forecasts++ }})
 			if err != nil {
 				b.Fatal(err)
+			}
+			if m == "auto+context" {
+				// Every feature, as a StarPU trace's feed gives them
+				// (12 workers: 6 busy, 6 idle).
+				e.SetContext(func(t float64, c *Context) {
+					c.Ready, c.Submitted, c.SinceSubmit = 3, 9, 0.002
+					for i := 0; i < 6; i++ {
+						c.Busy = append(c.Busy, 0.001*float64(i))
+						c.Idle = append(c.Idle, Spell{Age: 0.0001 * float64(i), Remaining: 0.002})
+					}
+					c.Comm = 1
+				})
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -96,3 +96,78 @@ func (c *conformal) interval(p float64) (lo, hi float64) {
 const slack = 1e-9
 
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+
+// mondrian is split conformal by category (Mondrian conformal prediction,
+// Vovk et al. 2003): each forecast falls in a category known at its issue
+// — how close its p is to 0 or 1, and whether the count is over the
+// threshold at t —, and its interval comes from the errors and the
+// adaptive level of its own category. Where the trace makes the outcome
+// predictable (p near 0 or 1 and the state agreeing: an idle worker with
+// nothing ready stays idle) the errors are small and the interval narrow;
+// it is wide only in the categories whose errors are. A category with
+// fewer than minResiduals errors uses the pooled ones.
+type mondrian struct {
+	all  *conformal
+	cats [numCats]*conformal
+}
+
+// The categories: five bins of p times the state at t.
+const (
+	numPBins = 5
+	numCats  = 2 * numPBins
+)
+
+// minCatResiduals is how many errors a category needs before its own
+// intervals are used.
+const minCatResiduals = 100
+
+func newMondrian(n int, coverage float64) *mondrian {
+	m := &mondrian{all: newConformal(n, coverage)}
+	for i := range m.cats {
+		m.cats[i] = newConformal(n, coverage)
+	}
+	return m
+}
+
+// category of a forecast p issued with the count over the threshold (z).
+func category(p float64, z bool) uint8 {
+	b := 0
+	switch {
+	case p < 0.02:
+	case p < 0.2:
+		b = 1
+	case p < 0.8:
+		b = 2
+	case p < 0.98:
+		b = 3
+	default:
+		b = 4
+	}
+	if z {
+		b += numPBins
+	}
+	return uint8(b)
+}
+
+func (m *mondrian) pick(cat uint8) *conformal {
+	if c := m.cats[cat]; len(c.sorted) >= minCatResiduals {
+		return c
+	}
+	return m.all
+}
+
+func (m *mondrian) interval(p float64, cat uint8) (float64, float64) {
+	return m.pick(cat).interval(p)
+}
+
+// outcome moves the level of the category's intervals (the pooled one's
+// too, which stands in for the categories still short of errors).
+func (m *mondrian) outcome(cat uint8, inside bool, coverage float64) {
+	m.cats[cat].outcome(inside, coverage)
+	m.all.outcome(inside, coverage)
+}
+
+func (m *mondrian) add(cat uint8, r float64) {
+	m.cats[cat].add(r)
+	m.all.add(r)
+}

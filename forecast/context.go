@@ -12,11 +12,7 @@ type Context struct {
 	// Ready and Submitted are the scheduler's ready tasks and the tasks
 	// submitted and not completed (StarPU's variables), NaN when absent.
 	Ready, Submitted float64
-	// Draining is 1 while the application thread waits for every task
-	// (StarPU's "Waiting all tasks"), 0 otherwise, NaN with no such
-	// thread in the trace.
-	Draining float64
-	// SinceSubmit is the time since the last task submission started
+	// SinceSubmit is the time since the last task submission ended
 	// (seconds), NaN before any or without submissions in the trace.
 	SinceSubmit float64
 	// Busy holds, per container computing at t, the expected remaining
@@ -40,7 +36,7 @@ type Spell struct {
 
 // Reset empties c (every field absent).
 func (c *Context) Reset() {
-	c.Ready, c.Submitted, c.Draining, c.SinceSubmit = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	c.Ready, c.Submitted, c.SinceSubmit = math.NaN(), math.NaN(), math.NaN()
 	c.Busy, c.Idle, c.Comm = c.Busy[:0], c.Idle[:0], 0
 }
 
@@ -58,7 +54,6 @@ const (
 	ctxReady     = iota // ready tasks / R, at most 2, halved
 	ctxWaiting          // (submitted − busy) / R in [0, 2], halved: tasks queued somewhere
 	ctxNoWait           // 1 when no task waits (submitted ≤ busy): idle workers stay idle
-	ctxDraining         // the application waits for every task
 	ctxPhase            // 1 − e^{−since last submission / H}: the run's end phase
 	ctxFreeSoon         // busy containers expected to end within H/2, / R
 	ctxIdleLong         // idle containers whose state is expected to outlast H, / R
@@ -69,11 +64,19 @@ const (
 )
 
 // contextFeatures writes the context features for horizon h, threshold k,
-// count x of r into f (numCtx values).
-func contextFeatures(c *Context, h float64, k, x, r int, f []float64) {
+// count x of r into f (numCtx values), and returns the queue's count: the
+// containers expected in the class by the middle of the horizon (ok false
+// without the task counts).
+//
+// The queue's count is max(0, x + f − w): the x idle containers and the f
+// busy ones expected to end within H/2, less one per task waiting (w =
+// submitted − busy), which an idle worker takes up. A worker that goes
+// idle with no task waiting stays idle until a running task ends; one that
+// goes idle with ten waiting does not.
+func contextFeatures(c *Context, h float64, k, x, r int, f []float64) (queue float64, ok bool) {
 	clear(f[:numCtx])
 	if r <= 0 {
-		return
+		return 0, false
 	}
 	rf := float64(r)
 	if !math.IsNaN(c.Ready) {
@@ -84,9 +87,6 @@ func contextFeatures(c *Context, h float64, k, x, r int, f []float64) {
 		w := (c.Submitted - float64(busy)) / rf
 		f[ctxWaiting] = math.Max(0, math.Min(w, 2)) / 2
 		f[ctxNoWait] = b2f(w <= 0)
-	}
-	if !math.IsNaN(c.Draining) {
-		f[ctxDraining] = c.Draining
 	}
 	if !math.IsNaN(c.SinceSubmit) {
 		f[ctxPhase] = -math.Expm1(-c.SinceSubmit / h)
@@ -112,4 +112,9 @@ func contextFeatures(c *Context, h float64, k, x, r int, f []float64) {
 	f[ctxComm] = float64(c.Comm) / rf
 	f[ctxCrossUp] = b2f(x+free >= k)
 	f[ctxCrossDown] = b2f(x-short >= k)
+	if math.IsNaN(c.Submitted) {
+		return 0, false
+	}
+	w := math.Max(0, c.Submitted-float64(busy))
+	return math.Min(rf, math.Max(0, float64(x+free)-w)), true
 }

@@ -74,6 +74,9 @@ type Engine struct {
 	ctxFn ContextFunc
 	ctx   Context
 	ctxAt float64
+	// queue is the queue's count at the last issue (contextFeatures).
+	queue   float64
+	queueOK bool
 }
 
 // group is one (query, horizon): its learners and the forecasts waiting for
@@ -83,7 +86,7 @@ type group struct {
 	h       float64
 	hLabel  string
 	rp, rm  *ridge
-	conf    *conformal
+	conf    *mondrian
 	pending []pending // oldest first
 	head    int
 	opp     opportunity
@@ -100,10 +103,11 @@ type pending struct {
 	p, lo, hi float64
 	mean      float64
 	fp, fm    []float64
-	aux       [4]float64
+	aux       experts
 	base      [3]float64 // persistence, climatology, ks-paper at t
 	c0        float64    // ∫[X ≥ k] up to t
 	missed    bool       // known to miss before its outcome is
+	cat       uint8      // its interval's category (mondrian)
 }
 
 // New checks the configuration and returns an Engine.
@@ -189,7 +193,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 			e.groups = append(e.groups, &group{q: q, h: h, hLabel: HorizonLabel(h),
 				rp:   newRidge(numFeatP, priorKS(numFeatP), autoLambda, autoAlphaFor(h, cfg.Every)),
 				rm:   newRidge(numFeatM, priorKS(numFeatM), autoLambda, autoAlphaFor(h, cfg.Every)),
-				conf: newConformal(cfg.Window, cfg.Coverage)})
+				conf: newMondrian(cfg.Window, cfg.Coverage)})
 		}
 	}
 	// The longest look-back (10 H) and the oldest pending outcome (H).
@@ -399,12 +403,12 @@ func (e *Engine) issue(g *group, t float64) {
 			e.ctxFn(t, &e.ctx)
 			e.ctxAt = t
 		}
-		contextFeatures(&e.ctx, h, k, e.x, e.r, fp[numFeatP:])
+		e.queue, e.queueOK = contextFeatures(&e.ctx, h, k, e.x, e.r, fp[numFeatP:])
 		copy(fm[numFeatM:], fp[numFeatP:])
 	}
 
 	var p, m float64
-	var aux [4]float64 // auto: the learner's and the prior's p and mean
+	var aux experts // auto: the experts' p and mean
 	switch e.cfg.Method {
 	case Persistence:
 		p, m = fp[featNow], fm[mfeatNow]
@@ -424,13 +428,19 @@ func (e *Engine) issue(g *group, t float64) {
 		g.rm.prior(mfeatKS, mfeatNow, gk)
 		pr, mr := g.rp.predict(fp), g.rm.predict(fm)
 		p0, m0 := g.rp.priorPredict(fp), g.rm.priorPredict(fm)
-		wp, wm := g.trust.weights()
-		p, m = p0+wp*(pr-p0), m0+wm*(mr-m0)
-		aux = [4]float64{clamp01(pr), clamp01(p0), clamp01(mr), clamp01(m0)}
+		pq, mq := p0, m0 // the queue's: the prior's without task counts
+		if e.ctxFn != nil && e.queueOK {
+			pq, mq = b2f(e.queue >= float64(k)), e.queue/float64(max(e.r, 1))
+		}
+		aux = experts{
+			{clamp01(pr), p0, fp[featKS], fp[featNow], fp[featClim], pq},
+			{clamp01(mr), m0, fm[mfeatKS], fm[mfeatNow], fm[mfeatClim], mq}}
+		p, m = g.trust.combine(&aux)
 	}
 	p, m = clamp01(p), clamp01(m)
 	e.earlyMisses(g, ind, k, t)
-	lo, hi := g.conf.interval(p)
+	cat := category(p, e.x >= k)
+	lo, hi := g.conf.interval(p, cat)
 	id := e.cfg.Run + "/" + g.q.Text + "/" + g.hLabel + "/" + strconv.FormatInt(e.j, 10)
 	if e.sink.Forecast != nil {
 		e.sink.Forecast(tracecast.Forecast{ID: id, Run: e.cfg.Run, Class: e.cfg.Class, Query: g.q.Text,
@@ -438,7 +448,7 @@ func (e *Engine) issue(g *group, t float64) {
 			Lo: lo, Hi: hi, Method: string(e.cfg.Method)})
 	}
 	e.opportunity(g, t, p)
-	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, mean: m, c0: ind.cum(t),
+	pd := pending{j: e.j, t: t, k: k, r: e.r, p: p, lo: lo, hi: hi, cat: cat, mean: m, c0: ind.cum(t),
 		base: [3]float64{fp[featNow], fp[featClim], fp[featKS]}}
 	if e.cfg.Method == Auto {
 		pd.fp, pd.fm = append([]float64(nil), fp...), append([]float64(nil), fm...)
@@ -507,36 +517,89 @@ func (e *Engine) earlyMisses(g *group, ind *track, k int, t float64) {
 		rest := (pd.t + g.h - t) / g.h
 		if math.IsNaN(pd.lo) || seen > pd.hi+slack || seen+rest < pd.lo-slack {
 			pd.missed = true
-			g.conf.outcome(false, e.cfg.Coverage)
+			g.conf.outcome(pd.cat, false, e.cfg.Coverage)
 		}
 	}
 }
 
-// trust weighs the learner against its prior by their known losses
-// (exponential weights over the two, per known outcome weighted by
-// every/H, the share of an independent outcome it carries): the learner
-// speaks only as loud as its record, so on a short run, or one it fits
-// badly, the forecast stays near the prior.
+// experts are the forecasts auto weighs, of p ([0]) and of mean ([1]):
+// the learner, its prior, ks-paper, persistence, climatology and the
+// queue (contextFeatures: the idle containers left once the tasks waiting
+// are taken up).
+type experts [2][numExperts]float64
+
+const (
+	expLearner = iota
+	expPrior
+	expKS
+	expPersistence
+	expClimatology
+	expQueue
+	numExperts
+)
+
+// trust weighs the experts by their known losses (exponential weights,
+// per known outcome weighted by every/H, the share of an independent
+// outcome it carries): the learner speaks only as loud as its record, so
+// on a short run, or one it fits badly, the forecast stays near the prior
+// — or moves to the baseline that has been best on this run (persistence
+// when the phases outlast H, climatology on a stationary run). The
+// baselines start with a handicap (trustStart), so that with nothing
+// known the forecast is the prior's.
 type trust struct {
-	lp, lm [2]float64 // discounted losses: learner, prior
+	l     [2][numExperts]float64 // discounted losses
+	begun bool
 }
 
 // trustEta is the learning rate of the weights, per unit of discounted
-// squared error.
-const trustEta = 4
+// squared error; trustForget the discount per known outcome.
+var (
+	trustEta    = 10.0
+	trustForget = 0.999
+	trustStart  = 0.3
+	// The queue starts level with the prior: a run's first change of
+	// phase (its workers waking to the first tasks) comes before any
+	// outcome could tell the two apart.
+	trustQueueStart = 0.0
+)
 
-func (t *trust) learn(aux [4]float64, y, ym, w float64) {
-	w = math.Min(w, 1)
-	const forget = 0.999
-	t.lp[0] = forget*t.lp[0] + w*(aux[0]-y)*(aux[0]-y)
-	t.lp[1] = forget*t.lp[1] + w*(aux[1]-y)*(aux[1]-y)
-	t.lm[0] = forget*t.lm[0] + w*(aux[2]-ym)*(aux[2]-ym)
-	t.lm[1] = forget*t.lm[1] + w*(aux[3]-ym)*(aux[3]-ym)
+func (t *trust) start() {
+	if t.begun {
+		return
+	}
+	t.begun = true
+	for i := range t.l {
+		for j := expKS; j < numExperts; j++ {
+			t.l[i][j] = trustStart
+		}
+		t.l[i][expQueue] = trustQueueStart
+	}
 }
 
-func (t *trust) weights() (float64, float64) {
-	f := func(l [2]float64) float64 { return 1 / (1 + math.Exp(-trustEta*(l[1]-l[0]))) }
-	return f(t.lp), f(t.lm)
+func (t *trust) learn(aux *experts, y, ym, w float64) {
+	t.start()
+	w = math.Min(w, 1)
+	for j := 0; j < numExperts; j++ {
+		t.l[0][j] = trustForget*t.l[0][j] + w*(aux[0][j]-y)*(aux[0][j]-y)
+		t.l[1][j] = trustForget*t.l[1][j] + w*(aux[1][j]-ym)*(aux[1][j]-ym)
+	}
+}
+
+// combine is the weighted forecast of p and of mean.
+func (t *trust) combine(aux *experts) (float64, float64) {
+	t.start()
+	var out [2]float64
+	for i := range out {
+		best := slices.Min(t.l[i][:])
+		sw, s := 0.0, 0.0
+		for j := 0; j < numExperts; j++ {
+			w := math.Exp(-trustEta * (t.l[i][j] - best))
+			sw += w
+			s += w * aux[i][j]
+		}
+		out[i] = s / sw
+	}
+	return out[0], out[1]
 }
 
 // markov is the two-state forecaster: occupancy π and switching over the
@@ -573,14 +636,14 @@ func (e *Engine) mature(g *group, t float64) {
 		if pd.fp != nil {
 			g.rp.learn(pd.fp, y)
 			g.rm.learn(pd.fm, ym)
-			g.trust.learn(pd.aux, y, ym, e.cfg.Every/g.h)
+			g.trust.learn(&pd.aux, y, ym, e.cfg.Every/g.h)
 		}
 		inside := y >= pd.lo && y <= pd.hi
 		g.score.add(pd, y, ym, inside)
 		if !pd.missed {
-			g.conf.outcome(inside, e.cfg.Coverage)
+			g.conf.outcome(pd.cat, inside, e.cfg.Coverage)
 		}
-		g.conf.add(y - pd.p)
+		g.conf.add(pd.cat, y-pd.p)
 		if e.sink.Outcome != nil {
 			id := e.cfg.Run + "/" + g.q.Text + "/" + g.hLabel + "/" + strconv.FormatInt(pd.j, 10)
 			e.sink.Outcome(tracecast.Outcome{ID: id + "/outcome", ForecastID: id, Run: e.cfg.Run, Query: g.q.Text,

@@ -63,5 +63,5 @@ func ExampleEngine() {
 	// Output:
 	// first forecast: {"record":"forecast","id":"example/idle>=25%/50ms/0","run":"example","class":"idle","query":"idle>=25%","threshold":2,"workers":8,"issued_at":0,"horizon":0.05,"p":1,"mean":0.25,"worker_seconds":0.1,"lo":0,"hi":1,"method":"auto"}
 	// forecasts: 2000 outcomes: 1996
-	// idle>=25% over 50ms: 1996 scored, skill vs persistence +0.83, vs climatology +0.85, vs KS windows +0.50, coverage 0.90
+	// idle>=25% over 50ms: 1996 scored, skill vs persistence +0.83, vs climatology +0.85, vs KS windows +0.50, coverage 0.91
 }

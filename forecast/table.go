@@ -16,13 +16,13 @@ import (
 // WriteTable prints scores as a table for people: per (query, horizon), the
 // forecasts scored, the MSE of p and of mean, the skill against each
 // baseline (1 − MSE/MSE_baseline: above 0 beats it) and the interval
-// coverage.
+// coverage and interval score.
 func WriteTable(w io.Writer, scores []Score) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "query\thorizon\tforecasts\tmse_p\tskill_vs_ks-paper\tskill_vs_persistence\tskill_vs_climatology\tcoverage\tmse_mean\t\n")
+	fmt.Fprintf(tw, "query\thorizon\tforecasts\tmse_p\tskill_vs_ks-paper\tskill_vs_persistence\tskill_vs_climatology\tcoverage\tinterval_score\tmse_mean\t\n")
 	for _, s := range scores {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.5f\t%s\t%s\t%s\t%.3f\t%.5f\t\n", s.Query, HorizonLabel(s.Horizon), s.N, s.MSEP,
-			pct(s.SkillKSPaper), pct(s.SkillPersistence), pct(s.SkillClimatology), s.Coverage, s.MSEMean)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.5f\t%s\t%s\t%s\t%.3f\t%.4f\t%.5f\t\n", s.Query, HorizonLabel(s.Horizon), s.N, s.MSEP,
+			pct(s.SkillKSPaper), pct(s.SkillPersistence), pct(s.SkillClimatology), s.Coverage, s.IntervalScore, s.MSEMean)
 	}
 	return tw.Flush()
 }
@@ -66,9 +66,10 @@ func (s Score) MarshalJSON() ([]byte, error) {
 		SkillClimatology *float64 `json:"skill_climatology"`
 		SkillKSPaper     *float64 `json:"skill_ks_paper"`
 		Coverage         *float64 `json:"coverage"`
+		IntervalScore    *float64 `json:"interval_score"`
 		Reliability      []bin    `json:"reliability"`
 	}{"score", s.Run, s.Query, s.Horizon, s.Method, s.N, s.MSEP, s.MSEMean, s.MSEPersistence, s.MSEClimatology, s.MSEKSPaper,
-		num(s.SkillPersistence), num(s.SkillClimatology), num(s.SkillKSPaper), num(s.Coverage), nil}
+		num(s.SkillPersistence), num(s.SkillClimatology), num(s.SkillKSPaper), num(s.Coverage), num(s.IntervalScore), nil}
 	for _, b := range s.Reliability {
 		// hi as a tenth written out (Lo + 0.1 is 0.30000000000000004).
 		out.Reliability = append(out.Reliability, bin{b.Lo, math.Round(10*b.Lo+1) / 10, b.N, num(b.MeanP), num(b.MeanOutcome)})

@@ -108,6 +108,12 @@ type Score struct {
 	SkillPersistence, SkillClimatology, SkillKSPaper float64
 	// Coverage is the share of outcomes inside [lo, hi].
 	Coverage float64
+	// IntervalScore is the mean interval score of [lo, hi] (Gneiting and
+	// Raftery 2007) at the level of Verify's coverage: the width, plus
+	// 2/α times the distance by which the outcome falls outside (α = 1 −
+	// coverage). Lower is better; it rewards narrow intervals that still
+	// hold the outcome, where coverage alone rewards [0, 1].
+	IntervalScore float64
 	// Reliability bins p into 10 bins: per bin, count, mean p, mean outcome.
 	Reliability [10]Bin
 }
@@ -124,6 +130,31 @@ type Bin struct {
 // interval ends after End are not scored. Groups come out sorted by query
 // and horizon.
 func Verify(s *Steps, fs []tracecast.Forecast) ([]Score, error) {
+	return VerifyAt(s, fs, DefaultCoverage)
+}
+
+// DefaultCoverage is the coverage the intervals are meant to have unless
+// told otherwise, and the level of Verify's interval score.
+const DefaultCoverage = 0.9
+
+// IntervalScore is the interval score of [lo, hi] at miscoverage alpha for
+// the outcome y. An empty interval (NaN bounds) is scored as the point
+// p: width 0, and 2/α times the distance to the outcome.
+func IntervalScore(p, lo, hi, y, alpha float64) float64 {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		lo, hi = p, p
+	}
+	is := hi - lo
+	if y < lo {
+		is += 2 / alpha * (lo - y)
+	} else if y > hi {
+		is += 2 / alpha * (y - hi)
+	}
+	return is
+}
+
+// VerifyAt is Verify with the interval score at the level coverage.
+func VerifyAt(s *Steps, fs []tracecast.Forecast, coverage float64) ([]Score, error) {
 	if len(s.T) == 0 {
 		return nil, fmt.Errorf("no state in the run: nothing to verify against")
 	}
@@ -176,6 +207,7 @@ func Verify(s *Steps, fs []tracecast.Forecast) ([]Score, error) {
 		if y >= f.Lo && y <= f.Hi {
 			inside[k]++
 		}
+		sc.IntervalScore += IntervalScore(f.P, f.Lo, f.Hi, y, 1-coverage)
 		b := min(int(f.P*10), 9)
 		bin := &sc.Reliability[b]
 		bin.N++
@@ -201,6 +233,7 @@ func Verify(s *Steps, fs []tracecast.Forecast) ([]Score, error) {
 		sc.SkillClimatology = skill(sc.MSEP, sc.MSEClimatology)
 		sc.SkillKSPaper = skill(sc.MSEP, sc.MSEKSPaper)
 		sc.Coverage = float64(inside[k]) / n
+		sc.IntervalScore /= n
 		for b := range sc.Reliability {
 			bin := &sc.Reliability[b]
 			bin.Lo = float64(b) / 10

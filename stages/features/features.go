@@ -5,8 +5,7 @@
 // state and how long its spell has lasted, the state it computes in and
 // how much longer a per-state duration model learnt online from the
 // states already finished in the run expects it to last —, the
-// application thread's state (submitting, waiting for every task) and the
-// time since the last submission.
+// time since the application thread last submitted a task.
 //
 // A Feed takes entity batches as they are read (Add), moves those that
 // start before the reader's watermark into a time-ordered queue (Sweep)
@@ -14,9 +13,12 @@
 // so that a forecast engine issues what is due first: the context at t is
 // made of the trace up to t only. A state's duration is learnt at its end,
 // not when the state is read (a state arrives complete, with its end in
-// the future of its start). A trace without a feature (SimGrid has no
-// task counts) gives the others; the forecaster reads the missing ones as
-// absent.
+// the future of its start); for the same reason the application thread's
+// submissions count from their end, and its long states ("Waiting all
+// tasks", open until the run drains) are not read at all: a stream knows
+// them only once they end, and waiting for them would hold every forecast
+// back until then. A trace without a feature (SimGrid has no task counts)
+// gives the others; the forecaster reads the missing ones as absent.
 package features
 
 import (
@@ -30,13 +32,12 @@ import (
 )
 
 // StarPU's names: the scheduler's variables and the application thread's
-// state type and values.
+// state type and submission state.
 const (
 	ReadyVariable     = "Number of Ready Tasks"
 	SubmittedVariable = "Number of Submitted Uncompleted Tasks"
 	UserThreadType    = "User Thread State"
 	SubmittingState   = "Submitting task"
-	WaitingAllState   = "Waiting all tasks"
 )
 
 // Limits bound a Feed's memory.
@@ -65,28 +66,40 @@ type Feed struct {
 	perSec float64
 	lim    Limits
 
-	conts map[string]*cont // selected containers and application threads
+	conts map[string]*cont // selected containers
+	byID  []*cont          // in order of appearance (event.who)
 	order []*cont          // by name, for a deterministic sweep
 	dirty bool             // order needs sorting
-	vars  []varItem        // variable pieces not swept
-	queue []event          // swept, not applied, in time order
-	qhead int
-	seq   uint64
-	held  int // entities held (pending states and variables)
+	// vars are the variable pieces and submissions not swept,
+	// vars[:varsSorted] by time.
+	vars       []varItem
+	varsSorted int
+	varScratch []varItem
+	queue      []event // swept, not applied, in time order
+	qhead      int
+	seq        uint64
+	held       int // entities held (pending states and variables)
 
-	ready, submitted map[string]float64 // by container
+	// ready and submitted are the task counts by container (varIDs),
+	// NaN before the first.
+	varIDs           map[string]int32
+	ready, submitted []float64
 	model            map[string]*duration
 	lastSubmit       float64
-	user             bool // an application thread is in the trace
 	dropped          int
 }
 
-// cont is a container whose states the feed follows: a selected one
-// (worker, rank) or an application thread.
+// cont is a selected container (worker, rank) whose states the feed
+// follows.
 type cont struct {
-	name    string
-	user    bool
-	pending []item // states not swept, in arrival order
+	name string
+	id   int32
+	// pending are the states not swept: pending[:sorted] in (start,
+	// imbrication, arrival) order, the rest as they arrived since the
+	// last sweep (nested states come innermost first).
+	pending []item
+	sorted  int
+	scratch []item
 	stack   []item // open states, innermost last
 	// Applied state: the innermost state's value, since when, its class
 	// and since when the container has been in it.
@@ -104,32 +117,33 @@ type item struct {
 	seq        uint64
 }
 
+// varItem is a task count's piece (from its start) or, with submit set, a
+// submission (at its end).
 type varItem struct {
 	t, v      float64
-	container string
+	who       int32
 	submitted bool
+	submit    bool
 	seq       uint64
 }
 
 type eventKind uint8
 
 const (
-	evTop     eventKind = iota // a container's innermost state changes
-	evLearn                    // a state ended: its duration is known
-	evVar                      // a task count changes
-	evSubmit                   // the application starts submitting a task
-	evUserTop                  // the application thread's state changes
+	evTop    eventKind = iota // a container's innermost state changes
+	evLearn                   // a state ended: its duration is known
+	evVar                     // a task count changes
+	evSubmit                  // the application ends submitting a task
 )
 
+// event is 48 bytes: a sweep sorts hundreds of thousands of them.
 type event struct {
-	t         float64
-	kind      eventKind
-	c         *cont
-	value     string
-	x         float64 // duration, count
-	container string
-	submitted bool
+	t, x      float64 // time; duration or count
 	seq       uint64
+	value     string
+	who       int32 // the container (byID) or the count's container (varIDs)
+	kind      eventKind
+	submitted bool
 }
 
 // duration is a state value's duration model: an exponentially weighted
@@ -163,16 +177,18 @@ func New(rules *signal.Rules, class signal.Class, perSec float64, lim Limits) *F
 		lim.MaxValues = DefaultMaxValues
 	}
 	return &Feed{rules: rules, class: class, perSec: perSec, lim: lim, conts: map[string]*cont{},
-		ready: map[string]float64{}, submitted: map[string]float64{}, model: map[string]*duration{}, lastSubmit: math.NaN()}
+		varIDs: map[string]int32{}, model: map[string]*duration{}, lastSubmit: math.NaN()}
 }
 
 // Watermark is the instant before which a Feed has every entity it reads
 // in a batch whose selected containers' state type has the watermark tw
-// (trace units): the least of tw and the batch's watermarks of the other
-// types it reads (a type not listed has nothing open, and its next
-// entity starts at or after tw).
+// (trace units): the least of tw and the batch's watermarks of the task
+// counts (a type not listed has nothing open, and its next entity starts
+// at or after tw). The application thread's submissions count from their
+// end, which is before tw once tw passed it (tw is at most the latest
+// time read less the reorder horizon).
 func Watermark(b tracecast.Batch, tw float64) float64 {
-	for _, ty := range []string{UserThreadType, ReadyVariable, SubmittedVariable} {
+	for _, ty := range []string{ReadyVariable, SubmittedVariable} {
 		if w, ok := b.TypeWatermarks[ty]; ok {
 			tw = min(tw, w)
 		}
@@ -188,7 +204,8 @@ func (f *Feed) Add(es []tracecast.Entity) {
 	for i := range es {
 		e := &es[i]
 		switch {
-		case e.Nature == tracecast.NatureState && (e.Type == f.rules.StateType || e.Type == UserThreadType):
+		case e.Nature == tracecast.NatureState && e.Type == f.rules.StateType:
+		case e.Nature == tracecast.NatureState && e.Type == UserThreadType && e.Value == SubmittingState:
 		case e.Nature == tracecast.NatureVariable && (e.Type == ReadyVariable || e.Type == SubmittedVariable):
 		default:
 			continue
@@ -198,19 +215,29 @@ func (f *Feed) Add(es []tracecast.Entity) {
 			continue
 		}
 		start, end := e.Start/f.perSec, e.End/f.perSec
-		if e.Nature == tracecast.NatureVariable {
+		switch {
+		case e.Nature == tracecast.NatureVariable:
 			f.held++
 			f.seq++
-			f.vars = append(f.vars, varItem{t: start, v: e.Number, container: e.Container, submitted: e.Type == SubmittedVariable, seq: f.seq})
+			id, ok := f.varIDs[e.Container]
+			if !ok {
+				id = int32(len(f.ready))
+				f.varIDs[e.Container] = id
+				f.ready, f.submitted = append(f.ready, math.NaN()), append(f.submitted, math.NaN())
+			}
+			f.vars = append(f.vars, varItem{t: start, v: e.Number, who: id, submitted: e.Type == SubmittedVariable, seq: f.seq})
+			continue
+		case e.Type == UserThreadType:
+			f.held++
+			f.seq++
+			f.vars = append(f.vars, varItem{t: end, submit: true, seq: f.seq})
 			continue
 		}
 		c := f.conts[e.Container]
 		if c == nil {
-			c = &cont{name: e.Container, user: e.Type == UserThreadType, cls: f.rules.Outside}
+			c = &cont{name: e.Container, id: int32(len(f.byID)), cls: f.rules.Outside}
 			f.conts[e.Container], f.order, f.dirty = c, append(f.order, c), true
-		}
-		if c.user != (e.Type == UserThreadType) {
-			continue // a container with both types: the first one decides
+			f.byID = append(f.byID, c)
 		}
 		f.held++
 		f.seq++
@@ -233,25 +260,35 @@ func (f *Feed) Sweep(w float64) {
 	for _, c := range f.order {
 		f.sweepCont(c, w)
 	}
-	slices.SortStableFunc(f.vars, func(a, b varItem) int { return cmp.Compare(a.t, b.t) })
+	f.vars, f.varScratch = mergeNew(f.vars, f.varsSorted, f.varScratch, byTime)
 	k := 0
 	for _, v := range f.vars {
 		if !(v.t < w) {
 			break
 		}
-		f.queue = append(f.queue, event{t: v.t, kind: evVar, x: v.v, container: v.container, submitted: v.submitted, seq: v.seq})
+		kind := evVar
+		if v.submit {
+			kind = evSubmit
+		}
+		f.queue = append(f.queue, event{t: v.t, kind: kind, x: v.v, who: v.who, submitted: v.submitted, seq: v.seq})
 		k++
 	}
 	f.held -= k
 	f.vars = append(f.vars[:0], f.vars[k:]...)
+	f.varsSorted = len(f.vars)
 	// The events of one sweep are in time order per container; across
-	// containers and variables, by time, then by arrival.
-	fresh := f.queue[from:]
-	slices.SortStableFunc(fresh, func(a, b event) int {
+	// containers and variables, by time, then by arrival, then by kind (a
+	// state's end and the change it makes share its arrival): a total
+	// order, so an unstable sort is deterministic, and the same whatever
+	// the batches.
+	slices.SortFunc(f.queue[from:], func(a, b event) int {
 		if c := cmp.Compare(a.t, b.t); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.seq, b.seq)
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.kind, b.kind)
 	})
 }
 
@@ -260,12 +297,7 @@ func (f *Feed) Sweep(w float64) {
 // a state ends at its end), queueing its changes of innermost state and
 // the durations of the states that ended before w.
 func (f *Feed) sweepCont(c *cont, w float64) {
-	slices.SortStableFunc(c.pending, func(a, b item) int {
-		if x := cmp.Compare(a.start, b.start); x != 0 {
-			return x
-		}
-		return cmp.Compare(a.imb, b.imb)
-	})
+	c.pending, c.scratch = mergeNew(c.pending, c.sorted, c.scratch, byStart)
 	k := 0
 	for ; k < len(c.pending) && c.pending[k].start < w; k++ {
 		s := c.pending[k]
@@ -277,12 +309,10 @@ func (f *Feed) sweepCont(c *cont, w float64) {
 		}
 		c.stack = append(c.stack, s)
 		f.top(c, s.start, s.seq)
-		if c.user && s.value == SubmittingState {
-			f.queue = append(f.queue, event{t: s.start, kind: evSubmit, c: c, seq: s.seq})
-		}
 	}
 	f.held -= k
 	c.pending = append(c.pending[:0], c.pending[k:]...)
+	c.sorted = len(c.pending)
 	f.closeUntil(c, w)
 }
 
@@ -297,10 +327,57 @@ func (f *Feed) closeUntil(c *cont, t float64) {
 }
 
 // learn queues a state's duration, known at its end.
-func (f *Feed) learn(c *cont, s item, end float64) {
-	if !c.user {
-		f.queue = append(f.queue, event{t: end, kind: evLearn, value: s.value, x: end - s.start, seq: s.seq})
+func (f *Feed) learn(_ *cont, s item, end float64) {
+	f.queue = append(f.queue, event{t: end, kind: evLearn, value: s.value, x: end - s.start, seq: s.seq})
+}
+
+// mergeNew sorts s[n:], the items come since s[:n] was sorted, and merges
+// the two (into scratch, returned with s's old array as the next
+// scratch): O(new·log new + held) per sweep, not a sort of all held.
+func mergeNew[T any](s []T, n int, scratch []T, cmp func(a, b T) int) ([]T, []T) {
+	if n == len(s) {
+		return s, scratch
 	}
+	fresh := s[n:]
+	if !slices.IsSortedFunc(fresh, cmp) {
+		slices.SortFunc(fresh, cmp)
+	}
+	if n == 0 || cmp(s[n-1], fresh[0]) <= 0 {
+		return s, scratch
+	}
+	out := scratch[:0]
+	i, j := 0, n
+	for i < n && j < len(s) {
+		if cmp(s[j], s[i]) < 0 {
+			out = append(out, s[j])
+			j++
+		} else {
+			out = append(out, s[i])
+			i++
+		}
+	}
+	out = append(out, s[i:n]...)
+	out = append(out, s[j:]...)
+	return out, s[:0]
+}
+
+// byTime and byStart are total orders (arrival last): an unstable sort
+// gives what a stable one would.
+func byTime(a, b varItem) int {
+	if x := cmp.Compare(a.t, b.t); x != 0 {
+		return x
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+func byStart(a, b item) int {
+	if x := cmp.Compare(a.start, b.start); x != 0 {
+		return x
+	}
+	if x := cmp.Compare(a.imb, b.imb); x != 0 {
+		return x
+	}
+	return cmp.Compare(a.seq, b.seq)
 }
 
 // top queues the container's innermost state from t (none: the rules'
@@ -310,11 +387,7 @@ func (f *Feed) top(c *cont, t float64, seq uint64) {
 	if len(c.stack) > 0 {
 		v = c.stack[len(c.stack)-1].value
 	}
-	kind := evTop
-	if c.user {
-		kind = evUserTop
-	}
-	f.queue = append(f.queue, event{t: t, kind: kind, c: c, value: v, seq: seq})
+	f.queue = append(f.queue, event{t: t, kind: evTop, who: c.id, value: v, seq: seq})
 }
 
 // ApplyThrough applies the queued events at or before t (seconds), in
@@ -338,7 +411,7 @@ func (f *Feed) ApplyAll(before func(float64)) { f.ApplyThrough(math.Inf(1), befo
 func (f *Feed) apply(ev *event) {
 	switch ev.kind {
 	case evTop:
-		c := ev.c
+		c := f.byID[ev.who]
 		cls := f.rules.Outside
 		if ev.value != "" {
 			cls = f.rules.Classify(ev.value)
@@ -350,9 +423,6 @@ func (f *Feed) apply(ev *event) {
 			c.since = ev.t
 		}
 		c.seen, c.value, c.cls = true, ev.value, cls
-	case evUserTop:
-		ev.c.seen, ev.c.value, ev.c.since = true, ev.value, ev.t
-		f.user = true
 	case evSubmit:
 		f.lastSubmit = ev.t
 	case evLearn:
@@ -367,9 +437,9 @@ func (f *Feed) apply(ev *event) {
 		d.add(ev.x)
 	case evVar:
 		if ev.submitted {
-			f.submitted[ev.container] = ev.x
+			f.submitted[ev.who] = ev.x
 		} else {
-			f.ready[ev.container] = ev.x
+			f.ready[ev.who] = ev.x
 		}
 	}
 }
@@ -378,26 +448,12 @@ func (f *Feed) apply(ev *event) {
 // far. It is the engine's forecast.ContextFunc.
 func (f *Feed) Context(t float64, c *fc.Context) {
 	c.Reset()
-	if len(f.ready) > 0 {
-		c.Ready = sum(f.ready)
-	}
-	if len(f.submitted) > 0 {
-		c.Submitted = sum(f.submitted)
-	}
-	if f.user {
-		c.Draining = 0
-	}
+	c.Ready, c.Submitted = sum(f.ready), sum(f.submitted)
 	if !math.IsNaN(f.lastSubmit) {
 		c.SinceSubmit = t - f.lastSubmit
 	}
 	for _, k := range f.order {
 		if !k.seen {
-			continue
-		}
-		if k.user {
-			if k.value == WaitingAllState {
-				c.Draining = 1
-			}
 			continue
 		}
 		rem := math.NaN()
@@ -418,10 +474,16 @@ func (f *Feed) Context(t float64, c *fc.Context) {
 	}
 }
 
-func sum(m map[string]float64) float64 {
-	s := 0.0
-	for _, v := range m {
-		s += v
+// sum of the counts known (NaN when none is).
+func sum(xs []float64) float64 {
+	s, known := 0.0, false
+	for _, v := range xs {
+		if !math.IsNaN(v) {
+			s, known = s+v, true
+		}
+	}
+	if !known {
+		return math.NaN()
 	}
 	return s
 }

@@ -46,7 +46,8 @@ func TestContextIsCausal(t *testing.T) {
 		variable("sched", features.ReadyVariable, 6, 40, 0),
 		variable("sched", features.SubmittedVariable, 0, 40, 5),
 		state("UT", features.UserThreadType, 1, 2, features.SubmittingState),
-		state("UT", features.UserThreadType, 20, 40, features.WaitingAllState),
+		state("UT", features.UserThreadType, 18, 21, features.SubmittingState),
+		state("UT", features.UserThreadType, 21, 40, "Waiting all tasks"),
 	})
 	f.Sweep(100)
 	var c fc.Context
@@ -55,7 +56,7 @@ func TestContextIsCausal(t *testing.T) {
 		f.Context(t, &c)
 	}
 	at(5)
-	if c.Ready != 3 || c.Submitted != 5 || c.Draining != 0 || c.SinceSubmit != 4 || c.Comm != 1 {
+	if c.Ready != 3 || c.Submitted != 5 || c.SinceSubmit != 3 || c.Comm != 1 {
 		t.Fatalf("at 5: %+v", c)
 	}
 	if len(c.Busy) != 1 || !math.IsInf(c.Busy[0], 1) {
@@ -68,8 +69,12 @@ func TestContextIsCausal(t *testing.T) {
 	if c.Ready != 0 || len(c.Busy) != 1 || c.Busy[0] != 8 {
 		t.Fatalf("at 12 (a GEMM of 10 s ended at 10, the next began at 10): %+v", c)
 	}
+	at(20)
+	if c.SinceSubmit != 18 {
+		t.Fatalf("at 20 a submission began, to end at 21: since the last one %v, want 18", c.SinceSubmit)
+	}
 	at(25)
-	if c.Draining != 1 || c.SinceSubmit != 24 {
+	if c.SinceSubmit != 4 {
 		t.Fatalf("at 25: %+v", c)
 	}
 	// Past the mean, the remaining time grows with the age.
@@ -103,8 +108,8 @@ func TestFeedBounded(t *testing.T) {
 
 // The paje parser's watermark of a variable type holds for the pieces
 // that come later (Watermark relies on it): on a StarPU trace, no ready or
-// submitted count, no application thread's state, starts before the
-// watermark of a batch it comes after.
+// submitted count starts, and no submission ends, before the watermark of
+// a batch it comes after.
 func TestTypeWatermarksHoldForVariables(t *testing.T) {
 	var batches []tracecast.Batch
 	reg := builtin.Registry()
@@ -134,10 +139,14 @@ func TestTypeWatermarksHoldForVariables(t *testing.T) {
 	checked, listed := 0, 0
 	for _, b := range batches {
 		for _, e := range b.Items.([]tracecast.Entity) {
+			at := e.Start
+			if e.Type == features.UserThreadType {
+				at = e.End
+			}
 			if e.Type == features.ReadyVariable || e.Type == features.SubmittedVariable || e.Type == features.UserThreadType {
 				checked++
-				if e.Start < w {
-					t.Fatalf("%s at %g after a batch whose feature watermark was %g", e.Type, e.Start, w)
+				if at < w {
+					t.Fatalf("%s at %g after a batch whose feature watermark was %g", e.Type, at, w)
 				}
 			}
 		}
