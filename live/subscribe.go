@@ -82,8 +82,9 @@ func Subscribe(ctx context.Context, o SubscribeOptions, handle func(records [][]
 		return handle(recs)
 	}
 	done := func() bool { return o.Limit > 0 && n >= o.Limit }
+	fails := &fetchFails{log: o.Logger, topic: o.Topic, brokers: o.Brokers}
 	if o.Group == "" {
-		return subscribeAll(ctx, cfg, o.IdleExit, take, done)
+		return subscribeAll(ctx, cfg, o.IdleExit, take, done, fails)
 	}
 	r := kafkago.NewReader(cfg)
 	defer r.Close()
@@ -95,9 +96,12 @@ func Subscribe(ctx context.Context, o SubscribeOptions, handle func(records [][]
 			if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 				return nil
 			}
-			o.Logger.Warn().Err(err).Msg("fetch (retrying)")
+			if !fails.failed(ctx, -1, err) {
+				return nil
+			}
 			continue
 		}
+		fails.over(-1)
 		if err := take(m); err != nil {
 			return err
 		}
@@ -121,7 +125,7 @@ func withIdle(ctx context.Context, d time.Duration) (context.Context, context.Ca
 
 // subscribeAll reads every partition from the start, without a group,
 // until done.
-func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, idle time.Duration, take func(kafkago.Message) error, done func() bool) error {
+func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, idle time.Duration, take func(kafkago.Message) error, done func() bool, fails *fetchFails) error {
 	conn, err := cfg.Dialer.DialContext(ctx, "tcp", cfg.Brokers[0])
 	if err != nil {
 		return err
@@ -145,11 +149,12 @@ func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, idle time.Durat
 			for {
 				m, err := r.ReadMessage(ctx)
 				if err != nil {
-					if ctx.Err() != nil {
+					if ctx.Err() != nil || !fails.failed(ctx, c.Partition, err) {
 						return
 					}
 					continue
 				}
+				fails.over(c.Partition)
 				select {
 				case msgs <- m:
 				case <-ctx.Done():
@@ -175,6 +180,41 @@ func subscribeAll(ctx context.Context, cfg kafkago.ReaderConfig, idle time.Durat
 		}
 	}
 	return nil
+}
+
+// fetchFails reports a subscriber's failed fetches — a broker restarting,
+// say — once, then once per 30 s with the count (kafkaconn.Repeats), and
+// when fetching works again; a failure is retried after 500 ms. (A
+// group's failed fetch was warned about at every retry, and a partition
+// reader's retried at once, silently, in a loop.)
+type fetchFails struct {
+	log     zerolog.Logger
+	topic   string
+	brokers []string
+	r       kafkaconn.Repeats
+}
+
+// failed books a failed fetch (partition -1: the group's) and waits
+// before the retry; false when ctx ended meanwhile.
+func (f *fetchFails) failed(ctx context.Context, partition int, err error) bool {
+	if warn, n := f.r.Note(); warn {
+		f.log.Warn().Err(err).Str("topic", f.topic).Int("partition", partition).Strs("brokers", f.brokers).Int("failed_attempts", n).
+			Msg("subscribe: fetching failed (the brokers are down or restarting?): retrying; warning every 30s while it lasts")
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(500 * time.Millisecond):
+		return true
+	}
+}
+
+// over logs that fetching works again after failures.
+func (f *fetchFails) over(partition int) {
+	if n, lasted := f.r.Over(); n > 0 {
+		f.log.Info().Str("topic", f.topic).Int("partition", partition).Int("failed_attempts", n).Dur("after", lasted.Round(time.Millisecond)).
+			Msg("subscribe: fetching again")
+	}
 }
 
 // keep returns the records of m that pass the filters; an undecodable
