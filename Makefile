@@ -57,6 +57,7 @@ deps:
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v Rscript >/dev/null || missing="$$missing r-base-core"; \
+	python3 -c 'import confluent_kafka' 2>/dev/null || /usr/bin/python3 -c 'import confluent_kafka' 2>/dev/null || missing="$$missing python3-confluent-kafka"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -71,18 +72,16 @@ deps:
 # start processes and brokers, or read the 41 MB trace, skip themselves;
 # make test-long runs them), then without -short the README's command
 # blocks (TestREADMECommands: a fresh copy of the repository, its binary
-# built, every block run: 16 s with a warm build cache, 76 s cold) and
-# the Kafka commands against a broker requiring TLS and SCRAM
-# (TestKafkaSecureCommands, 10 s), short fuzzing smoke passes of the Paje
-# (whole and batched), strace and Kwollect-document readers and of the
-# Kafka source's message decoder, the fault suite (a broker down 10 s,
-# SIGKILL and SIGTERM of the pipeline, a group member killed, publication
-# at full speed into the running service, a producer dying mid-trace, 5000
-# short traces open at once, the broker's disk full for 8 s: about 2 min;
-# make chaos adds 5000 traces of
-# 1000 tasks, 4-7 min) and a reduced reproduction of the window-size study:
-# under 10 minutes on 2 cores. Tests that need ../shared (the study's real traces)
-# skip with a message when it is absent. The fuzzing passes run a number
+# built, every block run), the Kafka commands against a broker requiring
+# TLS and SCRAM (TestKafkaSecureCommands) and the two example schedulers,
+# Go and Python, acting live on the backfill plans
+# (TestSchedulersActLive), short fuzzing smoke passes of every parser and
+# of the backfill engine, a one-minute soak of the live service (broker
+# restarts and a full broker disk: tools/soak) and a reduced reproduction
+# of the window-size study: under 8 minutes on 2 cores. The fault suite
+# (make chaos, 4-7 min) is a longer check and has its own target, as
+# does the 30-minute soak (make soak). Tests that need ../shared skip
+# with a message when it is absent. The fuzzing passes run a number
 # of inputs (about 5 s each here), not a duration: with a duration, Go
 # 1.26's fuzzing coordinator can fail a clean run with a bare "context
 # deadline exceeded" as the time runs out (golang/go#75804, fixed in Go
@@ -92,7 +91,7 @@ test: deps
 	@! grep -rnE '^\s*go [a-zA-Z(]|\.Go\(' --include='*.go' stats forecast models report || { echo 'make test: a package tested without -race starts goroutines: take it out of PURE_RE'; exit 1; }
 	$(GO) test -race -short -count=1 $(RACE_PKGS)
 	$(GO) test -short -count=1 $(PURE_PKGS)
-	$(GO) test -count=1 -run '^(TestREADMECommands|TestKafkaSecureCommands)$$' . ./cmd/tracecast/
+	$(GO) test -count=1 -run '^(TestREADMECommands|TestKafkaSecureCommands|TestSchedulersActLive)$$' . ./cmd/tracecast/ ./examples/scheduler/
 	$(call fuzzpass,FuzzParse,20000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzParallel,15000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzChunkTokenize,20000x,20x,./parsers/paje)
@@ -101,7 +100,6 @@ test: deps
 	$(call fuzzpass,FuzzProcessor,45000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzDecode,45000x,20x,./ingest/kafka)
 	$(call fuzzpass,FuzzEngine,20000x,20x,./backfill)
-	$(GO) test -tags chaos -count=1 -timeout 15m -run 'TestChaos(MaxSpeed|ProducerDies|Faults|FiveThousandOpenShortTraces|BrokerDiskFull)' ./cmd/tracecast/
 	SOAK=1m $(GO) test -count=1 -timeout 10m -run '^TestSoak$$' ./tools/soak/
 	LOG_LEVEL=warn reproduce/run.sh ci
 
