@@ -92,7 +92,9 @@ sinks:
 	defer cancel()
 	done := make(chan error, 3)
 	go func() { done <- pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: builtin.Registry()}) }()
-	go func() { done <- fromKafka(ctx, []string{addr}, "go-scheduler", "tracecast.plans", "tracecast.decisions", 1) }()
+	go func() {
+		done <- fromKafka(ctx, []string{addr}, "go-scheduler", "tracecast.plans", "tracecast.decisions", 1)
+	}()
 	pyOut := &bytes.Buffer{}
 	cmd := exec.CommandContext(ctx, py, "backfill.py", "--brokers", addr, "--group", "py-scheduler", "--decisions", "tracecast.decisions.py", "--runs", "1")
 	cmd.Stdout, cmd.Stderr = pyOut, pyOut
