@@ -17,10 +17,23 @@ type Sink struct {
 	Decision func(tracecast.Decision)
 	// Spell is called with each spell forecast (Config.SpellLengths).
 	Spell func(tracecast.SpellForecast)
+	// Launch is called as a task is launched (its decision comes once its
+	// outcome is known): a closed loop that runs the primary needs to know
+	// at once that Worker is held until End.
+	Launch func(Launch)
 	// Plan is called with the forecast policy's plans (not for gangs):
 	// when an idle worker's launch windows change, and when its spell
 	// ends (tracecast.Plan).
 	Plan func(tracecast.Plan)
+}
+
+// Launch is a task as it is launched: on Worker (the aggregate's name for
+// a gang) from Start to End (its set-up and work), by Policy for length D
+// (Alpha, Timeout: NaN when the policy has none).
+type Launch struct {
+	Policy, Worker string
+	Start, End, D  float64
+	Alpha, Timeout float64
 }
 
 // lane is one policy for one task length (and α, τ): its totals.
@@ -522,6 +535,9 @@ func (e *Engine) run(w *worker, t float64) {
 			ls.running, ls.overran, ls.taskStart, ls.until, ls.p = true, false, ls.plan, ls.plan+l.c, ls.planP
 			if w.gang {
 				ls.workers = e.gangWorkers()
+			}
+			if e.sink.Launch != nil && !l.quiet {
+				e.sink.Launch(Launch{Policy: l.policy, Worker: w.name, Start: ls.taskStart, End: ls.until, D: l.d, Alpha: l.alpha, Timeout: l.tau})
 			}
 			ls.plan = math.Inf(1)
 		}
