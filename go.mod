@@ -78,3 +78,5 @@ require (
 )
 
 replace github.com/segmentio/kafka-go => ./third_party/kafka-go
+
+replace gonum.org/v1/plot => ./third_party/plot
