@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/rs/zerolog"
 
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/pipelines/progress"
 )
 
@@ -53,7 +54,9 @@ func (m *Metrics) SetReady(v bool) {
 // Interactive are the options of a pipeline run by a person or a service
 // manager (tracecast run, live, demo).
 type Interactive struct {
-	Logger zerolog.Logger
+	// Registry resolves component types (RunOptions.Registry).
+	Registry *component.Registry
+	Logger   zerolog.Logger
 	// Bar shows a progress bar (bytes, rate, ETA) on standard error when it
 	// is a terminal, with the logs written above it by a logger NewLogger
 	// makes.
@@ -68,7 +71,7 @@ type Interactive struct {
 func RunInteractive(ctx context.Context, cfg *Config, o Interactive) error {
 	ctx, hard, stop := WithSignals(ctx, o.Logger)
 	defer stop()
-	opts := RunOptions{Logger: o.Logger, HardStop: hard}
+	opts := RunOptions{Registry: o.Registry, Logger: o.Logger, HardStop: hard}
 	if o.Metrics != nil {
 		opts.Metrics, opts.Health = o.Metrics.Registry, o.Metrics.Health
 	}

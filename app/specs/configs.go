@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tracecast/tracecast/app/builtin"
+	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/pipelines"
 )
@@ -34,11 +35,33 @@ func LoadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 	return cfg, pipelines.Check(builtin.Registry(), cfg)
 }
 
+// SetRunOptions applies what `tracecast run` says on its command line to
+// a loaded pipeline: a soft memory limit (settings.memory_limit; "" keeps
+// the file's) and the replay pace of every file source ("" keeps theirs),
+// then checks the pipeline again. A bad value is an *OptionError.
+func SetRunOptions(cfg *pipelines.Config, memLimit, speed string) error {
+	if memLimit != "" {
+		if _, err := memlimit.Parse(memLimit); err != nil {
+			return &OptionError{[]string{"--memory-limit: " + err.Error()}}
+		}
+		cfg.Settings.MemoryLimit = memLimit
+	}
+	if speed == "" {
+		return nil
+	}
+	for _, c := range cfg.Sources {
+		if c.Type == "file" {
+			c.SetOption("speed", speed)
+		}
+	}
+	return pipelines.Check(builtin.Registry(), cfg)
+}
+
 // RunConfig runs a pipeline as a command does: the first SIGINT or SIGTERM
 // stops it gracefully, a second at once; with bar, a progress bar on a
 // terminal; metrics when m is not nil.
 func (r Runner) RunConfig(ctx context.Context, cfg *pipelines.Config, bar bool, m *pipelines.Metrics) error {
-	return pipelines.RunInteractive(ctx, cfg, pipelines.Interactive{Logger: r.Log, Bar: bar, Metrics: m, NewLogger: r.NewLogger})
+	return pipelines.RunInteractive(ctx, cfg, pipelines.Interactive{Registry: builtin.Registry(), Logger: r.Log, Bar: bar, Metrics: m, NewLogger: r.NewLogger})
 }
 
 // runBuiltin runs a built-in pipeline on trace with its outputs in

@@ -25,7 +25,7 @@ import (
 )
 
 const (
-	starpu = "../testdata/starpu-cholesky-2cpu.trace.gz"
+	starpu = "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"
 	ring   = "../../testdata/smpi/ring-4.trace"
 	strace = "../../testdata/iocall/dd_tt_y.strace"
 	rapl   = "../../testdata/power/cholesky-2cpu.rapl.csv.gz"

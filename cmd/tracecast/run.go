@@ -10,7 +10,6 @@ import (
 
 	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/app/specs"
-	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/component"
@@ -39,21 +38,8 @@ max: as fast as possible); --set overrides an option: --set trace.path=F.`,
 			if err := optionErr(kafka.Apply(cfg)); err != nil {
 				return err
 			}
-			if memLimit != "" {
-				if _, err := memlimit.Parse(memLimit); err != nil {
-					return usageErr(fmt.Errorf("--memory-limit: %w", err))
-				}
-				cfg.Settings.MemoryLimit = memLimit
-			}
-			if speed != "" {
-				for _, c := range cfg.Sources {
-					if c.Type == "file" {
-						c.SetOption("speed", speed)
-					}
-				}
-				if err := pipelines.Check(builtin.Registry(), cfg); err != nil {
-					return err
-				}
+			if err := specs.SetRunOptions(cfg, memLimit, speed); err != nil {
+				return err
 			}
 			return runPipeline(cmd.Context(), cfg, !noProgress, metricsAddr)
 		},
