@@ -72,12 +72,9 @@ p as MATLAB's kstest2 computes it (matlab, the default), as SciPy's
 ks_2samp (scipy) or as R's ks.test (r).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := ks.ParseMethod(method)
+			m, err := ks.ParseFlags(method, alpha)
 			if err != nil {
 				return usageErr(err)
-			}
-			if err := ks.CheckAlpha(alpha); err != nil {
-				return usageErr(fmt.Errorf("--alpha %w", err))
 			}
 			var samples [2][]int
 			for i, path := range args {
@@ -111,16 +108,13 @@ tracecast.hitrate/1 record (docs/schemas/hitrate.json); a table on a
 terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := ks.ParseMethod(method)
+			m, err := ks.ParseFlags(method, alpha)
 			if err != nil {
 				return usageErr(err)
 			}
 			ws, err := ks.ParseWindows(windows)
 			if err != nil {
 				return usageErr(err)
-			}
-			if err := ks.CheckAlpha(alpha); err != nil {
-				return usageErr(fmt.Errorf("--alpha %w", err))
 			}
 			t.Path = args[0]
 			h := &study.Hitrates{Trace: t.Name(), Windows: ws, Method: m, Alpha: alpha}

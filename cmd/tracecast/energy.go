@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -127,7 +125,7 @@ type predictor interface {
 func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, read func(string) (M, error)) *cobra.Command {
 	var path string
 	var cpu, freq, measured float64
-	cpuRange := map[bool]string{true: "[0, 1]", false: "(0, 1]"}[zeroCPU]
+	cpuRange := modelio.CPURange(zeroCPU)
 	cmd := &cobra.Command{
 		Use:   "predict --model FILE --cpu U --freq F [--measured X]",
 		Short: "Predict the " + what + " at a CPU " + share + " and frequency",
@@ -143,13 +141,8 @@ func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, re
 			if err != nil {
 				return err
 			}
-			if cpu > 1 {
-				cpu /= 100
-			}
-			// Written to fail on NaN (every comparison with it is false)
-			// and on an infinite frequency.
-			if !(cpu >= 0 && cpu <= 1) || (cpu == 0 && !zeroCPU) || !(freq > 0 && freq <= math.MaxFloat64) {
-				return usageErr(errors.New("--cpu must be in " + cpuRange + " (or a percentage) and --freq positive"))
+			if cpu, err = modelio.OperatingPoint(cpu, freq, zeroCPU); err != nil {
+				return usageErr(err)
 			}
 			var m *float64 // --measured, when given (0 is a measurement too)
 			if cmd.Flags().Changed("measured") {
@@ -212,20 +205,13 @@ energies (then with the parallel energy E_p = E_i/S_t + E_d).`,
 			if err := energyRequire(cmd, "time-speedup"); err != nil {
 				return err
 			}
-			var res map[string]float64
-			var err error
-			fl := cmd.Flags()
-			switch {
-			case fl.Changed("idle-fraction") && (fl.Changed("idle-energy") || fl.Changed("dynamic-energy")):
-				// two idle fractions: which one the answer is for cannot be told
-				return usageErr(errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy, not both"))
-			case cmd.Flags().Changed("idle-fraction"):
-				res, err = modelio.Speedup(st, s)
-			case cmd.Flags().Changed("idle-energy") && cmd.Flags().Changed("dynamic-energy"):
-				res, err = modelio.SpeedupFromEnergies(st, ei, ed)
-			default:
-				return usageErr(errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy"))
+			given := func(flag string, v *float64) *float64 {
+				if cmd.Flags().Changed(flag) {
+					return v
+				}
+				return nil
 			}
+			res, err := modelio.EnergySpeedup(st, given("idle-fraction", &s), given("idle-energy", &ei), given("dynamic-energy", &ed))
 			if err != nil {
 				return usageErr(err)
 			}

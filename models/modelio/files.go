@@ -2,6 +2,7 @@ package modelio
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -212,6 +213,39 @@ func Speedup(timeSpeedup, idleFraction float64) (map[string]float64, error) {
 	}
 	return map[string]float64{"time_speedup": timeSpeedup, "idle_fraction": idleFraction,
 		"energy_speedup": models.EnergySpeedup(timeSpeedup, idleFraction)}, nil
+}
+
+// EnergySpeedup is the answer of "energy-speedup" from what it was given
+// (nil: not given): the idle fraction, or the idle and dynamic energies —
+// one or the other, since two idle fractions could disagree.
+func EnergySpeedup(timeSpeedup float64, idleFraction, idle, dynamic *float64) (map[string]float64, error) {
+	switch {
+	case idleFraction != nil && (idle != nil || dynamic != nil):
+		return nil, errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy, not both")
+	case idleFraction != nil:
+		return Speedup(timeSpeedup, *idleFraction)
+	case idle != nil && dynamic != nil:
+		return SpeedupFromEnergies(timeSpeedup, *idle, *dynamic)
+	}
+	return nil, errors.New("give --idle-fraction, or --idle-energy and --dynamic-energy")
+}
+
+// CPURange is the range of a model's CPU share: [0, 1] when 0 is allowed.
+func CPURange(zeroCPU bool) string { return map[bool]string{true: "[0, 1]", false: "(0, 1]"}[zeroCPU] }
+
+// OperatingPoint checks a model's operating point as the predict commands
+// take it: cpu in [0, 1] ((0, 1] without zeroCPU), or a percentage above
+// 1, returned as a fraction; freq positive and finite.
+func OperatingPoint(cpu, freq float64, zeroCPU bool) (float64, error) {
+	if cpu > 1 {
+		cpu /= 100
+	}
+	// Written to fail on NaN (every comparison with it is false) and on an
+	// infinite frequency.
+	if !(cpu >= 0 && cpu <= 1) || (cpu == 0 && !zeroCPU) || !(freq > 0 && freq <= math.MaxFloat64) {
+		return 0, errors.New("--cpu must be in " + CPURange(zeroCPU) + " (or a percentage) and --freq positive")
+	}
+	return cpu, nil
 }
 
 // SpeedupFromEnergies is Speedup with the idle fraction computed from the

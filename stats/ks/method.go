@@ -40,6 +40,19 @@ func CheckAlpha(alpha float64) error {
 	return nil
 }
 
+// ParseFlags checks the --method and --alpha of the commands that run KS
+// tests: the method, or an error naming the flag at fault.
+func ParseFlags(method string, alpha float64) (Method, error) {
+	m, err := ParseMethod(method)
+	if err != nil {
+		return "", err
+	}
+	if err := CheckAlpha(alpha); err != nil {
+		return "", fmt.Errorf("--alpha %w", err)
+	}
+	return m, nil
+}
+
 // Methods lists the supported methods.
 var Methods = []Method{Matlab, SciPy, R}
 

@@ -3,6 +3,7 @@ package ks
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -232,6 +233,23 @@ func TestRejectAtAlpha(t *testing.T) {
 		}
 		if got, want := Test(a, b, m, p).Reject, m == Matlab; got != want {
 			t.Errorf("%s: p = alpha = %v: reject %v, want %v", m, p, got, want)
+		}
+	}
+}
+
+// TestParseFlags: the commands' --method and --alpha, with the flag at
+// fault named.
+func TestParseFlags(t *testing.T) {
+	if m, err := ParseFlags("scipy", 0.01); m != SciPy || err != nil {
+		t.Errorf("scipy, 0.01: %v %v", m, err)
+	}
+	for _, c := range []struct {
+		method string
+		alpha  float64
+		want   string
+	}{{"excel", 0.05, "excel"}, {"r", 0, "--alpha 0:"}, {"r", math.NaN(), "--alpha NaN:"}} {
+		if _, err := ParseFlags(c.method, c.alpha); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s, %g: error %v, want %q", c.method, c.alpha, err, c.want)
 		}
 	}
 }
