@@ -87,6 +87,17 @@ func (c *SynthConfig) plan() (*synthPlan, error) {
 	return &synthPlan{codelets: cs, dag: d, trace: tp}, nil
 }
 
+// Workload checks the options and draws the DAG and the run's parameters
+// exactly as synth does (the closed loop, backfill/closedloop, runs the
+// same DAG with the same draws); errors are *UsageError.
+func (c *SynthConfig) Workload() (*synth.DAG, synth.TraceParams, error) {
+	p, err := c.plan()
+	if err != nil {
+		return nil, synth.TraceParams{}, err
+	}
+	return p.dag, p.trace, nil
+}
+
 // synthUsageErr is a usage error naming the option of a synth.ParamError.
 func synthUsageErr(err error) error {
 	var pe *synth.ParamError

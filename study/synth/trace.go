@@ -179,11 +179,12 @@ type Summary struct {
 
 // line kinds
 const (
-	kSet    = iota // 10 <state>
-	kTask          // 10 <codelet> + 20 <codelet ...>
-	kPush          // 11 Sc
-	kPop           // 12
-	kFinish        // simulation: the worker is free (no line)
+	kSet      = iota // 10 <state>
+	kTask            // 10 <codelet> + 20 <codelet ...>
+	kPush            // 11 Sc
+	kPop             // 12
+	kFinish          // simulation: the worker is free (no line)
+	kBackfill        // 10 Backfill: a back-end task (closed loop)
 )
 
 type ev struct {
@@ -192,7 +193,8 @@ type ev struct {
 	w     int32
 	kind  uint8
 	state string
-	task  int32
+	task  int32 // −1: a line of the worker going to sleep
+	dead  bool  // cancelled (closed loop: a back-end task took the worker)
 }
 
 type evHeap []ev
@@ -237,8 +239,16 @@ func (h *intHeap) Pop() any {
 // in time order; the memory held is the DAG plus a few pending lines per
 // worker.
 func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
+	s, err := simulate(out, d, p, nil)
+	return s.Summary, err
+}
+
+// simulate is WriteTrace, with a second queue of back-end tasks when be is
+// not nil (RunClosedLoop); without one it writes what WriteTrace always
+// wrote (TestWriteTraceGolden).
+func simulate(out io.Writer, d *DAG, p TraceParams, be BackEnd) (LoopSummary, error) {
 	if err := p.Check(); err != nil {
-		return Summary{}, err
+		return LoopSummary{}, err
 	}
 	R := p.Workers
 	if len(p.Codelets) == 0 {
@@ -264,6 +274,10 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 		totalW += c.Weight
 	}
 	sum := Summary{Workers: R}
+	var loop *loopState
+	if be != nil {
+		loop = newLoopState(be, R, n, p.StartMS)
+	}
 	for i := 0; i < n; i++ {
 		u := r.Float64() * totalW
 		k := 0
@@ -329,9 +343,27 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 	push := func(t float64, w int, k uint8, state string, task int) {
 		seq++
 		heap.Push(&pending, ev{t: t, seq: seq, w: int32(w), kind: k, state: state, task: int32(task)})
+		if k == kFinish && loop != nil {
+			heap.Push(&loop.finishes, t)
+		}
 	}
 	write := func(e ev) {
+		if loop != nil {
+			if e.dead {
+				return
+			}
+			e.t = loop.monotone(e.t)
+		}
 		switch e.kind {
+		case kBackfill:
+			if !loop.defined {
+				loop.defined = true
+				put([]byte("6\tBackfill\tWS\tBackfill\t\"0.600000 0.600000 0.600000\" \n"))
+			}
+			buf = append(buf[:0], "10\t"...)
+			buf = ts(buf, e.t)
+			buf = fmt.Appendf(buf, "\tw%d\tWS\t\"Backfill\"\n", e.w)
+			put(buf)
 		case kSet:
 			buf = append(buf[:0], "10\t"...)
 			buf = ts(buf, e.t)
@@ -407,9 +439,14 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 		for head < len(ready) && idle.Len() > 0 {
 			task := int(ready[head])
 			head++
-			w := int(heap.Pop(&idle).(int32))
-			running[w] = int32(task)
+			var w int
 			t := now
+			if loop == nil {
+				w = int(heap.Pop(&idle).(int32))
+			} else {
+				w, t = loop.claim(&idle, now)
+			}
+			running[w] = int32(task)
 			if sleeping[w] {
 				push(t, w, kSet, "P", task)
 				t += o
@@ -431,6 +468,9 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 			t += o
 			push(t, w, kTask, "", task)
 			first = math.Min(first, t)
+			if loop != nil {
+				loop.starts[task] = t
+			}
 			t += dur[task]
 			last = math.Max(last, t)
 			push(t, w, kSet, "B", task)
@@ -448,6 +488,20 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 				push(now, int(w), kSet, "P", -1)
 				push(now+o, int(w), kSet, "Sc", -1)
 				push(now+2*o, int(w), kSet, "Sl", -1)
+				if loop != nil {
+					loop.be.Idle(now, int(w), true)
+				}
+			}
+		}
+		if loop != nil {
+			// The back-end's launches before the next primary event, so
+			// that their lines are written in time order with the
+			// primary's; at the run's end, the back-end's end.
+			loop.be.Counts(now, len(ready)-head, n-done)
+			if next, ok := loop.nextFinish(); ok {
+				loop.launched(loop.be.Advance(next), next, push, pending)
+			} else {
+				loop.launched(loop.be.Finish(now), math.Inf(1), push, pending)
 			}
 		}
 		// Write lines up to the next time a worker becomes free.
@@ -459,6 +513,9 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 				continue
 			}
 			now = e.t
+			if loop != nil {
+				loop.finished()
+			}
 			heap.Push(&idle, e.w)
 			done++
 			for _, c := range d.Children[e.task] {
@@ -477,9 +534,13 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 		}
 	}
 	if done != n {
-		return sum, fmt.Errorf("synth: %d of %d tasks ran (cycle?)", done, n)
+		return LoopSummary{Summary: sum}, fmt.Errorf("synth: %d of %d tasks ran (cycle?)", done, n)
 	}
 	end := now + 3*o
+	if loop != nil {
+		loop.sum.PrimaryEndMS = last
+		end = math.Max(now, loop.lastEnd) + 3*o
+	}
 	buf = append(buf[:0], "9\t"...)
 	buf = ts(buf, end+o)
 	buf = append(buf, "\tprog_event\tp\t\"stop_profiling\"\n"...)
@@ -493,5 +554,9 @@ func WriteTrace(out io.Writer, d *DAG, p TraceParams) (Summary, error) {
 	sum.EndMS = end
 	sum.MakespanMS = last - first
 	sum.Lines = lines
-	return sum, bw.Flush()
+	ls := LoopSummary{Summary: sum}
+	if loop != nil {
+		ls.TaskStarts, ls.Launches, ls.BackEndMS, ls.Held, ls.PrimaryEndMS = loop.starts, loop.sum.Launches, loop.sum.BackEndMS, loop.sum.Held, last
+	}
+	return ls, bw.Flush()
 }
