@@ -12,7 +12,7 @@ import (
 var commandGroups = []clidoc.Group{
 	{ID: "start", Title: "Start here:", Commands: []string{"demo", "report"}},
 	{ID: "read", Title: "Read traces:", Commands: []string{"states", "signal", "ks", "hitrate"}},
-	{ID: "forecast", Title: "Forecast and decide:", Commands: []string{"predict", "verify", "backfill"}},
+	{ID: "forecast", Title: "Forecast and decide:", Commands: []string{"predict", "verify", "backfill", "closed-loop"}},
 	{ID: "live", Title: "The live service:", Commands: []string{"live", "broker", "publish", "subscribe", "topics"}},
 	{ID: "pipelines", Title: "Pipelines:", Commands: []string{"run", "validate", "components"}},
 	{ID: "energy", Title: "Energy:", Commands: []string{"energy", "powermodel", "ctmodel", "energy-speedup", "pareto"}},

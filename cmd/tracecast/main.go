@@ -66,7 +66,7 @@ option, an invalid pipeline file).`,
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console, json")
-	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newBackfillCmd(), newVerifyCmd(), newReportCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
+	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newBackfillCmd(), newClosedLoopCmd(), newVerifyCmd(), newReportCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
 	root.AddCommand(newBrokerCmd(), newPublishCmd(), newSubscribeCmd(), newLiveCmd(), newTopicsCmd())
 	root.AddCommand(newIOCallsCmd(), newIOTimeCmd(), newIOBenchCmd(), newIOPredictCmd())
 	root.AddCommand(energyCommands()...)
