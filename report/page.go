@@ -71,6 +71,8 @@ type Page struct {
 	Energy  *energySection   `json:"energy,omitempty"`
 	// starpu is the section SetStarPU adds (tables only: not in DATA).
 	starpu *starpuSection
+	// backfill is the section SetBackfill adds (not in DATA).
+	backfill *backfillSection
 }
 
 // SummaryItem is one line of the trace's summary.
@@ -313,14 +315,15 @@ func (p *Page) WriteHTML(w io.Writer) error {
 		return err
 	}
 	return pageTmpl().Execute(w, map[string]any{
-		"Title":   p.Title,
-		"Summary": p.Summary,
-		"Skill":   skillRows(p.Skill),
-		"Energy":  p.Energy,
-		"StarPU":  p.starpu,
-		"Data":    template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
-		"Script":  template.JS(pageJS),
-		"Agg":     p.Gantt.Aggregated,
+		"Title":    p.Title,
+		"Summary":  p.Summary,
+		"Skill":    skillRows(p.Skill),
+		"Energy":   p.Energy,
+		"StarPU":   p.starpu,
+		"Backfill": p.backfill,
+		"Data":     template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
+		"Script":   template.JS(pageJS),
+		"Agg":      p.Gantt.Aggregated,
 	})
 }
 

@@ -2,6 +2,7 @@ package specs
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/tracecast/tracecast/internal/output"
 	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/report"
 	arrowsink "github.com/tracecast/tracecast/sinks/arrow"
 	"github.com/tracecast/tracecast/sinks/parquet"
 	stage "github.com/tracecast/tracecast/stages/backfill"
@@ -405,4 +407,40 @@ func num3(f float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", f)
+}
+
+// ReportAlphas are the α the report's backfill section scores at: its
+// plot draws V against them, its table shows ReportAlpha's rows.
+var ReportAlphas = []float64{1, 3, 10, 30, 100}
+
+// ReportAlpha is the α of the report's backfill table (the stage's
+// default: a second of the primary's delay costs ten of back-end work).
+const ReportAlpha = 10.0
+
+// BackfillSection runs `backfill --mode wait` with back-end tasks of the
+// given lengths at ReportAlphas on the trace (every policy; no records
+// written) and returns what adds its table and value plot to a report.
+func (r Runner) BackfillSection(ctx context.Context, t Trace, rules string, tasks []float64) (func(*report.Page), error) {
+	res, err := r.Backfill(ctx, t, Backfill{Rules: rules, Tasks: tasks, Mode: string(bf.Wait), Alphas: ReportAlphas})
+	if err != nil {
+		return nil, err
+	}
+	return backfillSection(res)
+}
+
+// backfillSection is the report's section of a backfill result scored at
+// ReportAlphas: the plot of every α, the table of ReportAlpha's rows.
+func backfillSection(res *bf.Result) (func(*report.Page), error) {
+	var svg bytes.Buffer
+	if err := WriteValuePlot(&svg, res); err != nil {
+		return nil, err
+	}
+	table := *res
+	table.Rows = nil
+	for _, row := range res.Rows {
+		if row.Alpha == ReportAlpha {
+			table.Rows = append(table.Rows, row)
+		}
+	}
+	return func(p *report.Page) { p.SetBackfill(&table, svg.Bytes()) }, nil
 }

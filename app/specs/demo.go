@@ -67,20 +67,25 @@ func (r Runner) Demo(ctx context.Context, dir string, bar bool, w io.Writer) err
 	if err := writeBytes(power.Powers[0], pipelines.DemoPower()); err != nil {
 		return err
 	}
+	bfDir := filepath.Join(dir, "backfill")
+	if d.backfill, err = r.Backfill(ctx, Trace{Path: trace}, Backfill{Rules: "auto", Tasks: []float64{demoTask}, Mode: string(bf.Wait),
+		Alphas: ReportAlphas, Out: bfDir}); err != nil {
+		return err
+	}
+	addBackfill, err := backfillSection(d.backfill)
+	if err != nil {
+		return err
+	}
 	page, err := r.Page(ctx, Trace{Path: trace}, "auto", nil, power)
 	if err != nil {
 		return err
 	}
+	addBackfill(page)
 	pagePath := filepath.Join(dir, "report.html")
 	if err := output.WriteFile(pagePath, page.WriteHTML); err != nil {
 		return err
 	}
 	d.skill = page.Skill
-	bfDir := filepath.Join(dir, "backfill")
-	if d.backfill, err = r.Backfill(ctx, Trace{Path: trace}, Backfill{Rules: "auto", Tasks: []float64{demoTask}, Mode: string(bf.Wait),
-		Alphas: []float64{demoAlpha}, Out: bfDir}); err != nil {
-		return err
-	}
 	if err := d.write(w, took); err != nil {
 		return err
 	}
@@ -149,7 +154,9 @@ func (d demoSummary) backfillLine() string {
 	}
 	value := map[string]float64{}
 	for _, row := range d.backfill.Rows {
-		value[row.Policy] = row.Value
+		if row.Alpha == demoAlpha {
+			value[row.Policy] = row.Value
+		}
 	}
 	v, ok := value[bf.Forecast]
 	if !ok {

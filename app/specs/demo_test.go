@@ -24,7 +24,7 @@ func TestDemoSummary(t *testing.T) {
 			{Query: "idle>=25%", Horizon: 0.005, N: 100, MSEP: 0.001, SkillKSPaper: 0.1, SkillPersistence: 0.5, SkillClimatology: 0.9, Coverage: 0.9},
 			{Query: "idle>=25%", Horizon: 0.5, N: 10, MSEP: 0.03, SkillKSPaper: math.NaN(), SkillPersistence: -0.25, SkillClimatology: 0.125, Coverage: 0.85},
 		},
-		backfill: &bf.Result{Rows: []bf.Row{{Policy: bf.Forecast, Value: 0.549}, {Policy: bf.HindsightTimeout, Value: math.NaN()}}},
+		backfill: &bf.Result{Rows: []bf.Row{{Policy: bf.Forecast, Alpha: 1, Value: 0.9}, {Policy: bf.Forecast, Alpha: demoAlpha, Value: 0.549}, {Policy: bf.HindsightTimeout, Alpha: demoAlpha, Value: math.NaN()}}},
 	}
 	var out bytes.Buffer
 	if err := d.write(&out, 46*time.Millisecond); err != nil {

@@ -262,7 +262,7 @@ by --run-id, a Kafka key), and only them.`,
 func newReportCmd() *cobra.Command {
 	t := specs.DefaultTrace()
 	var out, rules, starpuDir string
-	var horizons []string
+	var horizons, bfTasks []string
 	power := specs.ReportPower{Attribution: specs.DefaultAttribution()}
 	cmd := &cobra.Command{
 		Use:   "report TRACE [--power FILE]... -o report.html",
@@ -277,7 +277,9 @@ stays small. With --power (one power-meter stream per file, as tracecast
 energy reads them and with its options), the page also shows the power over
 time and each node's energy by state class (docs/report.md). With
 --starpu-dir, it also shows the task models of StarPU's sampling directory
-(fit-model --starpu-dir: docs/tasks.md).`,
+(fit-model --starpu-dir: docs/tasks.md). With --backfill D, it also shows
+what backfilling back-end tasks of length D on the idle workers is worth,
+policy by policy (tracecast backfill in wait mode: docs/backfill.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, f := range []string{"power-format", "metric", "node", "map", "node-type", "offset", "max-gap", "lateness"} {
@@ -297,6 +299,17 @@ time and each node's energy by state class (docs/report.md). With
 				}
 				sections = append(sections, func(p *report.Page) { p.SetStarPU(s) })
 			}
+			if len(bfTasks) > 0 {
+				ds, err := durations("backfill", bfTasks)
+				if err != nil {
+					return usageErr(err)
+				}
+				add, err := runner().BackfillSection(cmd.Context(), t, rules, ds)
+				if err != nil {
+					return err
+				}
+				sections = append(sections, add)
+			}
 			if err := runner().WriteReport(cmd.Context(), t, rules, horizons, power, out, sections...); err != nil {
 				return err
 			}
@@ -310,6 +323,7 @@ time and each node's energy by state class (docs/report.md). With
 	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi")
 	cmd.Flags().StringArrayVar(&horizons, "horizon", nil, "forecast horizons, durations with a unit (default: 0.1%, 1% and 10% of the run)")
 	cmd.Flags().StringVar(&starpuDir, "starpu-dir", "", "also show the task models of StarPU's sampling directory ($STARPU_HOME), as fit-model --starpu-dir fits them")
+	cmd.Flags().StringArrayVar(&bfTasks, "backfill", nil, "also show what backfilling back-end tasks of this length is worth, policy by policy (wait mode; repeatable)")
 	return cmd
 }
 
