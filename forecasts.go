@@ -125,6 +125,9 @@ type Skill struct {
 	SkillClimatology float64 `json:"skill_climatology" tracecast:"nullable" desc:"1 − mse_p/mse_climatology; null when the baseline is exact"`
 	SkillKSPaper     float64 `json:"skill_ks_paper" tracecast:"nullable" desc:"1 − mse_p/mse_ks_paper; null when the baseline is exact"`
 	Coverage         float64 `json:"coverage" tracecast:"nullable" desc:"fraction of outcomes inside [lo, hi]; null when nothing is scored" schema:"minimum=0,maximum=1"`
+	// IntervalScore is the mean interval score of [lo, hi] at the run's
+	// coverage (forecast.IntervalScore): lower is better.
+	IntervalScore float64 `json:"interval_score" tracecast:"nullable" desc:"mean interval score of [lo, hi] (Gneiting and Raftery 2007) at the run's coverage: width plus 2/(1 − coverage) times the distance of an outcome outside; lower is better; null when nothing is scored" schema:"minimum=0"`
 	// End is "" (null) on the rolling records, while the run is open; on
 	// the last records of a run, how it ended: EndMarker (its end marker,
 	// or the end of a file) or EndTimeout (silent for the Kafka source's

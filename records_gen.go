@@ -223,6 +223,7 @@ func (r Skill) AppendJSON(b []byte) []byte {
 	b = appendF(b, "skill_climatology", r.SkillClimatology)
 	b = appendF(b, "skill_ks_paper", r.SkillKSPaper)
 	b = appendF(b, "coverage", r.Coverage)
+	b = appendF(b, "interval_score", r.IntervalScore)
 	b = appendStrOrNull(b, "end", r.End)
 	return append(b, '}')
 }

@@ -94,7 +94,7 @@ var recordTypes = []RecordType{
 		"What happened over a forecast's interval, published once it is over. Id: the forecast's with /outcome."),
 	declare[Episode]("episode", "episodes", "tracecast.episode/1", func(r *Episode) string { return r.Run },
 		"An alert that lasts: announced when it opens (state open, end null) and again, under its own id, when it closes (state closed, with end)."),
-	declare[Skill]("skill", "skills", "tracecast.skill/2", func(r *Skill) string { return r.Run },
+	declare[Skill]("skill", "skills", "tracecast.skill/3", func(r *Skill) string { return r.Run },
 		"A run's rolling verification of one (query, horizon) from the outcomes known so far; the last one of a run covers all its outcomes and says how the run ended (end)."),
 	declare[Decision]("decision", "decisions", "tracecast.decision/1", func(r *Decision) string { return r.Run },
 		"A back-end task a backfill policy launched on an idle worker, and what became of it (docs/backfill.md)."),

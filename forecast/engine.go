@@ -461,11 +461,12 @@ func (e *Engine) issue(g *group, t float64) {
 type rolling struct {
 	n               int
 	p, mean, inside float64
+	is              float64 // interval scores
 	pers, clim, ks  float64
 	until           float64
 }
 
-func (r *rolling) add(pd *pending, y, ym float64, inside bool) {
+func (r *rolling) add(pd *pending, y, ym float64, inside bool, alpha float64) {
 	sq := func(a float64) float64 { return (a - y) * (a - y) }
 	r.n++
 	r.p += sq(pd.p)
@@ -476,6 +477,7 @@ func (r *rolling) add(pd *pending, y, ym float64, inside bool) {
 	if inside {
 		r.inside++
 	}
+	r.is += IntervalScore(pd.p, pd.lo, pd.hi, y, alpha)
 	r.until = pd.t
 }
 
@@ -495,7 +497,7 @@ func (e *Engine) publishSkillEnd(g *group, how string) {
 	e.sink.Skill(tracecast.Skill{ID: id, Run: e.cfg.Run, Query: g.q.Text, Horizon: g.h, Method: string(e.cfg.Method),
 		Until: r.until + g.h, N: r.n, MSEP: r.p / n, MSEMean: r.mean / n, MSEPersistence: r.pers / n, MSEClimatology: r.clim / n,
 		MSEKSPaper: r.ks / n, SkillPersistence: skill(r.p, r.pers), SkillClimatology: skill(r.p, r.clim), SkillKSPaper: skill(r.p, r.ks),
-		Coverage: r.inside / n, End: how})
+		Coverage: r.inside / n, IntervalScore: r.is / n, End: how})
 }
 
 // earlyMisses tells the intervals of the misses known before their
@@ -637,7 +639,7 @@ func (e *Engine) mature(g *group, t float64) {
 			g.trust.learn(&pd.aux, y, ym, e.cfg.Every/g.h)
 		}
 		inside := y >= pd.lo && y <= pd.hi
-		g.score.add(pd, y, ym, inside)
+		g.score.add(pd, y, ym, inside, 1-e.cfg.Coverage)
 		if !pd.missed {
 			g.conf.outcome(pd.cat, inside, e.cfg.Coverage)
 		}

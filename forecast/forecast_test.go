@@ -264,7 +264,7 @@ func TestRollingSkillMatchesVerify(t *testing.T) {
 	for _, sc := range scores {
 		k := last[sc.Query+HorizonLabel(sc.Horizon)]
 		for _, c := range [][2]float64{{k.MSEP, sc.MSEP}, {k.MSEMean, sc.MSEMean}, {k.MSEPersistence, sc.MSEPersistence},
-			{k.MSEClimatology, sc.MSEClimatology}, {k.MSEKSPaper, sc.MSEKSPaper}, {k.Coverage, sc.Coverage}} {
+			{k.MSEClimatology, sc.MSEClimatology}, {k.MSEKSPaper, sc.MSEKSPaper}, {k.Coverage, sc.Coverage}, {k.IntervalScore, sc.IntervalScore}} {
 			if math.Abs(c[0]-c[1]) > 1e-9 || k.N != sc.N {
 				t.Fatalf("%s %g: rolling %+v\nverify %+v", sc.Query, sc.Horizon, k, sc)
 			}

@@ -153,8 +153,12 @@ func IntervalScore(p, lo, hi, y, alpha float64) float64 {
 	return is
 }
 
-// VerifyAt is Verify with the interval score at the level coverage.
+// VerifyAt is Verify with the interval score at the level coverage (one
+// outside (0, 1): DefaultCoverage).
 func VerifyAt(s *Steps, fs []tracecast.Forecast, coverage float64) ([]Score, error) {
+	if !(coverage > 0 && coverage < 1) {
+		coverage = DefaultCoverage
+	}
 	if len(s.T) == 0 {
 		return nil, fmt.Errorf("no state in the run: nothing to verify against")
 	}

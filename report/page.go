@@ -258,7 +258,7 @@ func (p *Page) forecasts(c *PageCollector) {
 	for _, k := range c.skills {
 		sc := forecast.Score{Run: k.Run, Query: k.Query, Horizon: k.Horizon, Method: k.Method, N: k.N, MSEP: k.MSEP, MSEMean: k.MSEMean,
 			MSEPersistence: k.MSEPersistence, MSEClimatology: k.MSEClimatology, MSEKSPaper: k.MSEKSPaper,
-			SkillPersistence: k.SkillPersistence, SkillClimatology: k.SkillClimatology, SkillKSPaper: k.SkillKSPaper, Coverage: k.Coverage}
+			SkillPersistence: k.SkillPersistence, SkillClimatology: k.SkillClimatology, SkillKSPaper: k.SkillKSPaper, Coverage: k.Coverage, IntervalScore: k.IntervalScore}
 		if rel := c.rel[skillKey{k.Query, k.Horizon}]; rel != nil {
 			sc.Reliability = *rel
 		}
@@ -328,7 +328,7 @@ func (p *Page) WriteHTML(w io.Writer) error {
 }
 
 type skillRow struct {
-	Query, Horizon, N, MSE, KS, Pers, Clim, Coverage string
+	Query, Horizon, N, MSE, KS, Pers, Clim, Coverage, IntervalScore string
 }
 
 func skillRows(ss []forecast.Score) []skillRow {
@@ -341,7 +341,8 @@ func skillRows(ss []forecast.Score) []skillRow {
 	var out []skillRow
 	for _, s := range ss {
 		out = append(out, skillRow{s.Query, forecast.HorizonLabel(s.Horizon), fmt.Sprint(s.N), fmt.Sprintf("%.5f", s.MSEP),
-			pct(s.SkillKSPaper), pct(s.SkillPersistence), pct(s.SkillClimatology), fmt.Sprintf("%.3f", s.Coverage)})
+			pct(s.SkillKSPaper), pct(s.SkillPersistence), pct(s.SkillClimatology), fmt.Sprintf("%.3f", s.Coverage),
+			fmt.Sprintf("%.3f", s.IntervalScore)})
 	}
 	return out
 }

@@ -177,7 +177,7 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		return run, err
 	}
 	var err error
-	if run.Scores, err = fc.Verify(steps, run.Kept.Forecasts); err != nil {
+	if run.Scores, err = fc.VerifyAt(steps, run.Kept.Forecasts, o.Coverage); err != nil {
 		return nil, err
 	}
 	r.warnUnscored(steps, run.Kept.Forecasts, run.Scores)

@@ -118,7 +118,7 @@ func TestChaosProducerDiesMidTrace(t *testing.T) {
 	// but the last ones say it ended by timeout, where the replay's (the
 	// end of the file) say "marker".
 	wantSkills := offlineForecastStage(t, e.dir, "skills", dead)
-	gotSkills, _, _ := readRecords(t, e.addr, "tracecast.forecasts", "tracecast.skill/2", func(key []byte) bool { return string(key) == "dead-run" },
+	gotSkills, _, _ := readRecords(t, e.addr, "tracecast.forecasts", "tracecast.skill/3", func(key []byte) bool { return string(key) == "dead-run" },
 		len(wantSkills), 60*time.Second)
 	last := 0
 	for id, w := range wantSkills {

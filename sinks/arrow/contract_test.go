@@ -86,7 +86,7 @@ func TestAbsentIsNull(t *testing.T) {
 		{"empty interval", []tracecast.Forecast{{ID: "f", Lo: nan, Hi: nan, P: 0.5}}, "[f||||0|0|0|0|0.5|0|0|null|null|]"},
 		{"open episode", []tracecast.Episode{{ID: "e", State: "open", End: nan}}, "[e||||0|open|0|null|0|0|]"},
 		{"rolling and last skill", []tracecast.Skill{{ID: "s/0", N: 1, MSEP: 0.5, End: ""}, {ID: "s/1", N: 2, MSEP: 0.5, End: tracecast.EndTimeout}},
-			"[s/0|||0||0|1|0.5|0|0|0|0|0|0|0|0|null s/1|||0||0|2|0.5|0|0|0|0|0|0|0|0|timeout]"},
+			"[s/0|||0||0|1|0.5|0|0|0|0|0|0|0|0|0|null s/1|||0||0|2|0.5|0|0|0|0|0|0|0|0|0|timeout]"},
 		{"emission time", []tracecast.Alert{{ID: "a"}, {ID: "b", EmittedAt: at}}, "[a||0|||0|0|0|0||null b||0|||0|0|0|0||2026-01-02 03:04:05Z]"},
 	}
 	for _, tt := range tests {
