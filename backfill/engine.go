@@ -61,8 +61,8 @@ type laneState struct {
 	plan             float64 // next launch time
 	planP            float64
 	planKey          uint16
-	// pub is the launch windows last published (Sink.Plan) in this spell,
-	// published whether any was.
+	// pub holds the launch windows last published (Sink.Plan) in this
+	// spell; published says whether any were.
 	pub       [2]uint64
 	published bool
 }
