@@ -16,7 +16,7 @@ PURE_RE = tracecast/(stats(/.*)?|forecast|models(/.*)?|report)$$
 RACE_PKGS = $$($(GO) list $(PKGS) | grep -Ev '$(PURE_RE)')
 PURE_PKGS = $$($(GO) list $(PKGS) | grep -E '$(PURE_RE)')
 
-.PHONY: all build test test-long deps vet lint fmt docs bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval backfill-eval chaos hostile soak
+.PHONY: all build test test-long deps vet lint fmt docs bench bench-live fuzz demo clean reproduce reproduce-ci forecast-eval backfill-eval closed-loop chaos hostile soak
 
 all: build
 
@@ -182,6 +182,12 @@ forecast-eval:
 # smpirun for the generated runs; about 3 minutes).
 backfill-eval:
 	tools/backfill-eval.sh
+
+# closed-loop runs tracecast closed-loop on synthetic DAGs (3 sizes x
+# R in {4, 16}, two duration spreads, 5 DAGs each) and prints the table of
+# docs/backfill.md#closed-loop (about 3 minutes on 2 idle cores).
+closed-loop:
+	tools/closed-loop.sh
 
 # bench prints the scaling table — tracecast states --format pjdump against
 # pj_dump on the 41 MB StarPU trace and its events repeated to 420 MB and

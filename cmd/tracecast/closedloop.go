@@ -29,13 +29,14 @@ whose delay propagates through the DAG. Policies: never, greedy, timeout
 three decide by --alpha).
 
 It prints, per policy, the back-end work U, the primary's makespan T and
-slowdown ΔT/T, the back-end throughput U/T, the p99 of the primary tasks'
-start delays, and whether forecast harvests more than every timeout of
-equal or lower slowdown; with --seeds K, the means over K DAGs (seeds
-SEED to SEED+K-1). -o DIR writes every run's row and the means to
-DIR/closedloop.jsonl and the frontier (slowdown against throughput) to
-DIR/frontier.svg; --traces keeps every run's trace in DIR/traces (the
-back-end tasks are "Backfill" states). docs/backfill.md#closed-loop.`,
+its slowdown (T - T0)/T0 against the run without back-end tasks, the
+back-end throughput U/T, the p99 of the primary tasks' start delays, and
+whether forecast harvests more than every timeout of equal or lower
+slowdown; with --seeds K, the means over K DAGs (seeds SEED to SEED+K-1).
+-o DIR writes every run's row and the means to DIR/closedloop.jsonl and
+the frontier (slowdown against throughput) to DIR/frontier.svg; --traces
+keeps every run's trace in DIR/traces (the back-end tasks are "Backfill"
+states). docs/backfill.md#closed-loop.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if traces && out == "" {
