@@ -182,7 +182,9 @@ func WritePlot(w io.Writer, res *Result) error {
 			p.Add(s)
 			p.Legend.Add(pol, s)
 		}
-		p.Legend.Top, p.Legend.Left = false, false
+		// Top left: high throughput at no slowdown, the corner no policy
+		// reaches.
+		p.Legend.Top, p.Legend.Left = true, true
 		p.X.Min = math.Min(p.X.Min, 0)
 		top := height - vg.Length(i)*panelH
 		p.Draw(draw.Crop(dc, 0, 0, top-panelH, -(height - top)))
