@@ -47,7 +47,7 @@ for cv in ("0.3", "1"):
                 total += 1
                 idle = f["base_idle_worker_seconds"] / (R * f["base_makespan"])
                 cell = lambda r: "%.3f, %+.2f%%" % (r["throughput"], 100 * r["slowdown"])
-                b = "—" if best is None else "%gms: %s" % (best["timeout"] * 1e3, cell(best))
+                b = "—" if best is None else "%.3g ms: %s" % (best["timeout"] * 1e3, cell(best))
                 print("| 10 ms, CV %s | %d | %d | %.0f%% | %g ms | %s | %s | %s | %s | %s | %s |" % (
                     cv, T, R, 100 * idle, d * 1e3, cell(f), b, cell(pol["greedy"]), cell(pol["online-timeout"]),
                     cell(pol["residual"]), "yes" if ok else "**no**"))
