@@ -336,3 +336,39 @@ func Annotate(what, name string, err error) error {
 	}
 	return fmt.Errorf("%s %s: %w", what, name, err)
 }
+
+// Finish ends a sink's output f once its writers are closed, errs being
+// what closing them returned: with keep and no error PATH.tmp becomes PATH
+// (Commit); otherwise it is removed (Abort), and without keep what was
+// written and its errors are discarded. The error is Annotate's.
+func Finish(f *File, keep bool, what, name string, errs ...error) error {
+	err := errors.Join(errs...)
+	switch {
+	case !keep:
+		err = f.Abort() // what it wrote is discarded, errors too
+	case err != nil:
+		f.Abort()
+	default:
+		err = f.Commit()
+	}
+	if err != nil {
+		return Annotate(what, name, err)
+	}
+	return nil
+}
+
+// AbortSink is a sink's Abort (tracecast.Aborter) for a sink that writes
+// f and sets *closed when it is closed: PATH.tmp is removed and PATH left
+// as it was; an output written in place (standard output, a pipe, a live
+// pipeline's file) is closed by close instead, keeping what was written.
+// Once closed, it does nothing.
+func AbortSink(f *File, closed *bool, close func() error) error {
+	if *closed {
+		return nil
+	}
+	if !f.Temp() {
+		return close()
+	}
+	*closed = true
+	return f.Abort()
+}

@@ -282,19 +282,7 @@ func (s *Sink) end(keep bool) error {
 		s.b.release()
 	}
 	errs = append(errs, s.buf.Flush())
-	err := errors.Join(errs...)
-	switch {
-	case !keep:
-		err = s.out.Abort() // what it wrote is discarded, errors too
-	case err != nil:
-		s.out.Abort()
-	default:
-		err = s.out.Commit()
-	}
-	if err != nil {
-		return output.Annotate("arrow sink", s.name, err)
-	}
-	return nil
+	return output.Finish(s.out, keep, "arrow sink", s.name, errs...)
 }
 
 // posWriter gives a buffered writer the one Seek that ipc.FileWriter uses:

@@ -130,14 +130,7 @@ func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
 // file) is closed instead, keeping what was written: a prefix of the
 // whole output.
 func (s *Sink) Abort() error {
-	if s.closed {
-		return nil
-	}
-	if !s.out.Temp() {
-		return s.Close(context.Background())
-	}
-	s.closed = true
-	return s.out.Abort()
+	return output.AbortSink(s.out, &s.closed, func() error { return s.Close(context.Background()) })
 }
 
 // Close flushes the output and renames PATH.tmp to PATH (never closes

@@ -201,14 +201,7 @@ func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
 // output written in place (standard output, a pipe, a live pipeline's
 // file) is closed, keeping what was written.
 func (s *Sink) Abort() error {
-	if s.closed {
-		return nil
-	}
-	if !s.out.Temp() {
-		return s.Close(context.Background())
-	}
-	s.closed = true
-	return s.out.Abort()
+	return output.AbortSink(s.out, &s.closed, func() error { return s.Close(context.Background()) })
 }
 
 // Close flushes the buffer and renames PATH.tmp to PATH (standard output

@@ -351,17 +351,5 @@ func (s *Sink) end(keep bool) error {
 		s.b.Release()
 	}
 	errs = append(errs, s.buf.Flush())
-	err := errors.Join(errs...)
-	switch {
-	case !keep:
-		err = s.out.Abort() // what it wrote is discarded, errors too
-	case err != nil:
-		s.out.Abort()
-	default:
-		err = s.out.Commit()
-	}
-	if err != nil {
-		return output.Annotate("parquet sink", s.opts.Path, err)
-	}
-	return nil
+	return output.Finish(s.out, keep, "parquet sink", s.opts.Path, errs...)
 }
