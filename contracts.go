@@ -17,9 +17,11 @@ type Batch struct {
 	// Watermark is an event-time low watermark: no later batch on this edge
 	// carries a record older than it. NaN when unknown.
 	Watermark float64
-	// TypeWatermarks refines Watermark per entity type name: for a type
-	// listed, no later batch carries an entity of that type starting before
-	// it. (One long-open state of another type holds Watermark back; a
+	// TypeWatermarks refines Watermark per entity type name: for a state
+	// type listed, no later batch carries a state of that type starting
+	// before it; for a variable type, no later batch carries a piece
+	// ending before it (the piece in force is emitted at the variable's
+	// next change). (One long-open state of another type holds Watermark back; a
 	// stage that reads one type needs only that type's.)
 	TypeWatermarks map[string]float64
 	// Meta describes the records of the stream, when their producer knows

@@ -350,9 +350,10 @@ func (p *Parser) Pending() int {
 	return len(p.sim.out)
 }
 
-// TypeWatermarks is Watermark per state or variable type name: the
-// earliest start of an open state (a variable's current piece) of that
-// type, bounded like Watermark.
+// TypeWatermarks is Watermark per state or variable type name: for a state
+// type, the earliest start of an open state of that type; for a variable
+// type, the earliest change not applied yet (no piece ending before it
+// comes later); bounded like Watermark.
 func (p *Parser) TypeWatermarks() map[string]float64 {
 	_, m := p.Watermarks()
 	return m
@@ -401,13 +402,11 @@ func (p *Parser) Watermarks() (float64, map[string]float64) {
 			if len(sl.stack) > 0 {
 				tw = min(tw, sl.stack[0].start)
 			}
-			// A variable's current piece is emitted at its next change:
-			// the type's watermark waits for it (and for the pieces
-			// buffered), so that a stage reading task counts knows every
-			// piece that starts before it.
-			if sl.hasVar {
-				tw = min(tw, sl.varStart)
-			}
+			// A variable type's watermark is on the pieces' ends: a
+			// piece is emitted when the change that ends it is applied,
+			// and the changes wait in vbuf for the reorder horizon. (The
+			// current piece, whose end is not known, is not waited for:
+			// a count that stays put would hold its type back.)
 			if sl.vhead < len(sl.vbuf) {
 				tw = min(tw, sl.vbuf[sl.vhead].t)
 			}

@@ -13,8 +13,10 @@
 // so that a forecast engine issues what is due first: the context at t is
 // made of the trace up to t only. A state's duration is learnt at its end,
 // not when the state is read (a state arrives complete, with its end in
-// the future of its start); for the same reason the application thread's
-// submissions count from their end, and its long states ("Waiting all
+// the future of its start); for the same reason the task counts are known
+// from the end of their pieces (a piece is read at the count's next
+// change: the feed knows the value before the last change) and the
+// application thread's submissions from their end, and its long states ("Waiting all
 // tasks", open until the run drains) are not read at all: a stream knows
 // them only once they end, and waiting for them would hold every forecast
 // back until then. A trace without a feature (SimGrid has no task counts)
@@ -117,8 +119,8 @@ type item struct {
 	seq        uint64
 }
 
-// varItem is a task count's piece (from its start) or, with submit set, a
-// submission (at its end).
+// varItem is a task count's piece or, with submit set, a submission, both
+// at their end.
 type varItem struct {
 	t, v      float64
 	who       int32
@@ -182,11 +184,11 @@ func New(rules *signal.Rules, class signal.Class, perSec float64, lim Limits) *F
 
 // Watermark is the instant before which a Feed has every entity it reads
 // in a batch whose selected containers' state type has the watermark tw
-// (trace units): the least of tw and the batch's watermarks of the task
-// counts (a type not listed has nothing open, and its next entity starts
-// at or after tw). The application thread's submissions count from their
-// end, which is before tw once tw passed it (tw is at most the latest
-// time read less the reorder horizon).
+// (trace units): the least of tw and the task counts' watermarks, which
+// are on the pieces' ends (the feed reads a piece at its end; a type not
+// listed has no change waiting). The application thread's submissions
+// count from their end too, before tw once tw passed it (tw is at most the
+// latest time read less the reorder horizon).
 func Watermark(b tracecast.Batch, tw float64) float64 {
 	for _, ty := range []string{ReadyVariable, SubmittedVariable} {
 		if w, ok := b.TypeWatermarks[ty]; ok {
@@ -225,7 +227,12 @@ func (f *Feed) Add(es []tracecast.Entity) {
 				f.varIDs[e.Container] = id
 				f.ready, f.submitted = append(f.ready, math.NaN()), append(f.submitted, math.NaN())
 			}
-			f.vars = append(f.vars, varItem{t: start, v: e.Number, who: id, submitted: e.Type == SubmittedVariable, seq: f.seq})
+			// A piece is read when the count changes again (its end):
+			// waiting for the piece in force would hold every forecast
+			// back while a count stays put (the ready count at 0 through
+			// a run's drain). The feed knows a count from the end of its
+			// piece: the value it had before its last change.
+			f.vars = append(f.vars, varItem{t: end, v: e.Number, who: id, submitted: e.Type == SubmittedVariable, seq: f.seq})
 			continue
 		case e.Type == UserThreadType:
 			f.held++

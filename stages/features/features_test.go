@@ -33,7 +33,8 @@ func newFeed(t *testing.T) *features.Feed {
 }
 
 // The context at t is the trace up to t: a state's duration is learnt at
-// its end (a state arrives complete), counts and states from their start.
+// its end (a state arrives complete), a count at the end of its piece (the
+// value before its last change), states from their start.
 func TestContextIsCausal(t *testing.T) {
 	f := newFeed(t)
 	f.Add([]tracecast.Entity{
@@ -42,9 +43,11 @@ func TestContextIsCausal(t *testing.T) {
 		state("W1", "Worker State", 0, 4, "Scheduling"),
 		state("W1", "Worker State", 4, 40, "Sleeping"),
 		state("W2", "Worker State", 2, 40, "FetchingInput"),
-		variable("sched", features.ReadyVariable, 0, 6, 3),
+		variable("sched", features.ReadyVariable, 0, 2, 1),
+		variable("sched", features.ReadyVariable, 2, 6, 3),
 		variable("sched", features.ReadyVariable, 6, 40, 0),
-		variable("sched", features.SubmittedVariable, 0, 40, 5),
+		variable("sched", features.SubmittedVariable, 0, 3, 4),
+		variable("sched", features.SubmittedVariable, 3, 40, 5),
 		state("UT", features.UserThreadType, 1, 2, features.SubmittingState),
 		state("UT", features.UserThreadType, 18, 21, features.SubmittingState),
 		state("UT", features.UserThreadType, 21, 40, "Waiting all tasks"),
@@ -55,8 +58,12 @@ func TestContextIsCausal(t *testing.T) {
 		f.ApplyThrough(t, nil)
 		f.Context(t, &c)
 	}
+	at(1)
+	if !math.IsNaN(c.Ready) || !math.IsNaN(c.Submitted) {
+		t.Fatalf("at 1 no count's piece has ended: %+v", c)
+	}
 	at(5)
-	if c.Ready != 3 || c.Submitted != 5 || c.SinceSubmit != 3 || c.Comm != 1 {
+	if c.Ready != 1 || c.Submitted != 4 || c.SinceSubmit != 3 || c.Comm != 1 {
 		t.Fatalf("at 5: %+v", c)
 	}
 	if len(c.Busy) != 1 || !math.IsInf(c.Busy[0], 1) {
@@ -66,7 +73,7 @@ func TestContextIsCausal(t *testing.T) {
 		t.Fatalf("at 5 W1 idle for 5 s in Sleeping, never ended: %+v", c.Idle)
 	}
 	at(12)
-	if c.Ready != 0 || len(c.Busy) != 1 || c.Busy[0] != 8 {
+	if c.Ready != 3 || len(c.Busy) != 1 || c.Busy[0] != 8 {
 		t.Fatalf("at 12 (a GEMM of 10 s ended at 10, the next began at 10): %+v", c)
 	}
 	at(20)
@@ -106,10 +113,11 @@ func TestFeedBounded(t *testing.T) {
 	}
 }
 
-// The paje parser's watermark of a variable type holds for the pieces
-// that come later (Watermark relies on it): on a StarPU trace, no ready or
-// submitted count starts, and no submission ends, before the watermark of
-// a batch it comes after.
+// On a StarPU trace, no ready or submitted count's piece and no submission
+// ends before the feed's watermark of a batch it comes after (the feed
+// reads them at their end; the paje parser's watermark of a variable type
+// is on the pieces' ends), and the counts' watermarks are not held back by
+// the piece in force (they follow the workers').
 func TestTypeWatermarksHoldForVariables(t *testing.T) {
 	var batches []tracecast.Batch
 	reg := builtin.Registry()
@@ -136,28 +144,30 @@ func TestTypeWatermarksHoldForVariables(t *testing.T) {
 		t.Fatalf("%d batches: too few to test", len(batches))
 	}
 	w := math.Inf(-1)
-	checked, listed := 0, 0
+	checked, listed, lagged := 0, 0, 0
 	for _, b := range batches {
 		for _, e := range b.Items.([]tracecast.Entity) {
-			at := e.Start
-			if e.Type == features.UserThreadType {
-				at = e.End
-			}
 			if e.Type == features.ReadyVariable || e.Type == features.SubmittedVariable || e.Type == features.UserThreadType {
 				checked++
-				if at < w {
-					t.Fatalf("%s at %g after a batch whose feature watermark was %g", e.Type, at, w)
+				if e.End < w {
+					t.Fatalf("%s ends at %g after a batch whose feature watermark was %g", e.Type, e.End, w)
 				}
 			}
 		}
 		if tw, ok := b.TypeWatermarks["Worker State"]; ok {
-			if _, ok := b.TypeWatermarks[features.ReadyVariable]; ok {
-				listed++
-			}
 			w = max(w, features.Watermark(b, tw))
+		}
+		if _, ok := b.TypeWatermarks[features.ReadyVariable]; ok {
+			listed++
+		}
+		if ww, ok := b.TypeWatermarks["Worker State"]; ok && features.Watermark(b, ww) < ww-1000 {
+			lagged++ // a second of trace time (ms) behind the workers'
 		}
 	}
 	if checked < 1000 || listed == 0 {
 		t.Fatalf("%d entities checked, %d batches listing the ready count's watermark", checked, listed)
+	}
+	if lagged > 0 {
+		t.Fatalf("in %d batches the feed's watermark was more than a second behind the workers'", lagged)
 	}
 }
