@@ -509,6 +509,8 @@ func TestEveryRecordTable(t *testing.T) {
 			{ID: "d2", Policy: "oracle", Workers: []byte(`["CPU0","CPU1"]`), Start: 2, D: 0.01, Mode: "wait", Alpha: nan, Timeout: nan, Outcome: "completed", P: nan}},
 		[]tracecast.SpellForecast{{ID: "s", Worker: "CPU0", IssuedAt: 1, Elapsed: 0.5, D: 0.01, P: 0.5, Q10: 0.001, Q50: 0.02, Method: "spell"},
 			{ID: "s2", Worker: "CPU1", P: 0.5, Q10: nan, Q50: nan, Method: "spell"}},
+		[]tracecast.Plan{{ID: "p", Run: "r", Worker: "CPU0", IssuedAt: 1, Event: "idle", SpellStart: 0.5, D: 0.01, Mode: "wait", Alpha: 10, Launch: []byte(`[[0.001,null]]`), P: []byte(`[0.9]`)},
+			{ID: "p2", Run: "r", Event: "end", SpellStart: nan, D: 0.01, Mode: "wait", Alpha: 10}},
 		[]tracecast.EnergyRow{{Node: "n", Window: -1, EnergyJ: 3}, {Node: "n", Window: 2}},
 		[]tracecast.PowerSample{{T: 1, Watts: 90}, {T: 2, Watts: 91, Mean: true, Since: 1}},
 		[]tracecast.Task{{ID: "r/1", Run: "r", Codelet: "GEMM", Worker: "CPU0", WorkerKind: "CPU", DurationS: 0.01, Params: map[string]float64{"Size": 4}},
