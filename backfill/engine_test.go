@@ -318,3 +318,52 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCutRunPlans: the plans issued before a cut are those of the whole
+// run (a plan is issued at e.now, once what happened then is known: the
+// records before the cut's last instant cannot change).
+func TestCutRunPlans(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	evs, _, end := randomRun(rng, 3, 2000)
+	plans := func(evs []event, end float64) []tracecast.Plan {
+		var ps []tracecast.Plan
+		cfg := Config{Run: "r", Tasks: []float64{0.001, 0.01}, Mode: Wait, Alphas: []float64{10}, Policies: []string{Forecast}}
+		e, err := New(cfg, Sink{Plan: func(p tracecast.Plan) { ps = append(ps, p) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range evs {
+			e.Change(ev.t, ev.w, ev.idle)
+		}
+		e.Finish(end)
+		return ps
+	}
+	all := plans(evs, end)
+	if len(all) < 100 {
+		t.Fatalf("only %d plans", len(all))
+	}
+	for _, frac := range []float64{0.2, 0.5, 0.8} {
+		c := end * frac
+		var cut []event
+		for _, ev := range evs {
+			if ev.t <= c {
+				cut = append(cut, ev)
+			}
+		}
+		last := cut[len(cut)-1].t // plans at the last instant wait for what comes after it
+		var got, want []string
+		for _, p := range plans(cut, c) {
+			if p.IssuedAt < last {
+				got = append(got, string(p.AppendJSON(nil)))
+			}
+		}
+		for _, p := range all {
+			if p.IssuedAt < last {
+				want = append(want, string(p.AppendJSON(nil)))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("cut at %.0f%%: %d plans before %g, the whole run has %d", 100*frac, len(got), last, len(want))
+		}
+	}
+}
