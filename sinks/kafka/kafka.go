@@ -153,6 +153,11 @@ func New(o Options) (*Sink, error) {
 		// A broker that creates topics on first use (Kafka's default,
 		// tracecast broker's) creates the output topic.
 		AllowAutoTopicCreation: true,
+		// One attempt per call: the Sender retries, with its backoff, and
+		// counts the outage from the first failure. kafka-go's own ten
+		// attempts hid a 10 s broker outage from /readyz and the outage
+		// metrics in 8 of 9 faults of a 30-minute soak.
+		MaxAttempts: 1,
 	}}
 	s.snd = &kafkaconn.Sender{W: s.w, Log: o.Log, What: "kafka sink", Brokers: o.Brokers, DeliveryTimeout: o.DeliveryTimeout}
 	return s, nil

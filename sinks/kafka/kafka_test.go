@@ -260,7 +260,18 @@ func TestFlushWaitsForBrokerRestart(t *testing.T) {
 	write("a/1")
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	err = s.Flush(ctx)
+	flushed := make(chan error, 1)
+	go func() { flushed <- s.Flush(ctx) }()
+	// The outage is told from the first failure (/readyz, the metrics), not
+	// once kafka-go's own attempts ran out: they hid most of a 10 s outage.
+	deadline := time.Now().Add(3 * time.Second)
+	for s.Unready() == "" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if s.Unready() == "" {
+		t.Error("the broker is down, the sink still says it is ready 3 s later")
+	}
+	err = <-flushed
 	<-restarted
 	if err != nil {
 		t.Fatalf("Flush gave up while the broker restarted: %v", err)
