@@ -13,6 +13,10 @@
 // Embedded structs contribute their fields (unless tagged `flag:"-"`);
 // untagged fields are skipped. `alias:"OLD"` also binds the deprecated,
 // hidden --OLD to the same value (a renamed flag that keeps working).
+//
+// A bad flag value found where the options are used is a UsageError
+// (Usage): the CLI exits with 2 on it, so the checks live beside the
+// options, not in the commands.
 package cliflags
 
 import (

@@ -108,3 +108,37 @@ func CheckOutputs(inputs []string, outputs ...string) error {
 	}
 	return errors.Join(Conflicts(uses)...)
 }
+
+// CheckNamed is Conflicts for a command with several output flags, each
+// Use naming its flag (Who) so that a conflict says which two flags write
+// one file: every Use is an output.
+func CheckNamed(uses ...Use) error {
+	for i := range uses {
+		uses[i].Output = true
+	}
+	return errors.Join(Conflicts(uses)...)
+}
+
+// InDir is what a command writes with -o DIR: DIR itself and the files
+// names in it (none when dir is "").
+func InDir(dir string, names ...string) []string {
+	if dir == "" {
+		return nil
+	}
+	outs := []string{dir}
+	for _, n := range names {
+		outs = append(outs, filepath.Join(dir, n))
+	}
+	return outs
+}
+
+// Given is the paths of ps that are given (not "").
+func Given(ps ...string) []string {
+	var out []string
+	for _, p := range ps {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

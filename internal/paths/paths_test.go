@@ -78,3 +78,28 @@ func TestCheckOutputs(t *testing.T) {
 		}
 	}
 }
+
+func TestInDirGiven(t *testing.T) {
+	if InDir("") != nil {
+		t.Error(`InDir("") is not empty`)
+	}
+	if got := InDir("d", "a", "b"); len(got) != 3 || got[0] != "d" || got[2] != filepath.Join("d", "b") {
+		t.Errorf("InDir: %q", got)
+	}
+	if got := Given("", "a", "", "b"); len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("Given: %q", got)
+	}
+}
+
+// TestCheckNamed: two flags naming one file conflict, by their names.
+func TestCheckNamed(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "x")
+	err := CheckNamed(Use{Who: "-o", Path: f}, Use{Who: "--dot", Path: f}, Use{Who: "--meta", Path: ""})
+	if err == nil || !strings.Contains(err.Error(), "-o") || !strings.Contains(err.Error(), "--dot") {
+		t.Errorf("CheckNamed: %v", err)
+	}
+	if err := CheckNamed(Use{Who: "-o", Path: f}, Use{Who: "--dot", Path: f + ".dot"}); err != nil {
+		t.Errorf("CheckNamed, two files: %v", err)
+	}
+}
