@@ -21,14 +21,15 @@ import (
 type ServeOptions struct {
 	// Kafka are the brokers, TLS and SASL (the --brokers flags); without
 	// brokers Serve starts one on Addr, persisting to DataDir.
-	Kafka         *Kafka
-	Addr, DataDir string
+	Kafka   *Kafka
+	Addr    string `flag:"addr" help:"where the broker listens (loopback only)"`
+	DataDir string `flag:"data-dir" help:"persist the broker's topics and offsets in DIR"`
 	// Trace, when set, is the file a live-tail pipeline follows.
-	Trace string
+	Trace string `flag:"trace" help:"follow this trace file (live-tail) instead of reading traces from Kafka"`
 	// Demo publishes the trace built into the binary to tracecast.traces,
 	// paced by Speed.
-	Demo   bool
-	Speed  string
+	Demo   bool   `flag:"demo" help:"publish the built-in StarPU trace to tracecast.traces, paced by --speed"`
+	Speed  string `flag:"speed" help:"pace of the --demo run: realtime, Nx or max"`
 	Logger zerolog.Logger
 	// Ready gets "READY broker ADDR" once a started broker listens.
 	Ready io.Writer

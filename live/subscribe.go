@@ -1,12 +1,14 @@
 package live
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -293,4 +295,18 @@ func Match(rec []byte, query, kind string) bool {
 		return false
 	}
 	return (query == "" || strings.EqualFold(m.Query, query)) && (kind == "" || m.Kind == kind)
+}
+
+// SubscribeLines is Subscribe writing every record to w as a line, flushed
+// after each batch: what the subscribe command prints.
+func SubscribeLines(ctx context.Context, o SubscribeOptions, w io.Writer) error {
+	out := bufio.NewWriter(w)
+	defer out.Flush()
+	return Subscribe(ctx, o, func(recs [][]byte) error {
+		for _, r := range recs {
+			out.Write(r)
+			out.WriteByte('\n')
+		}
+		return out.Flush()
+	})
 }

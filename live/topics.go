@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"io"
 	"slices"
 	"strings"
@@ -166,4 +167,29 @@ func liveTopics() map[string]Topic {
 		m[t.Name] = t
 	}
 	return m
+}
+
+// TopicsCommand is the topics command: with args "create [NAME[:PARTITIONS]]...",
+// CreateTopics, a line per topic created or already there on w; with no
+// args or "list", ListTopics written by WriteTopics. Another subcommand is
+// a usage error.
+func TopicsCommand(ctx context.Context, o TopicsOptions, args []string, w io.Writer) error {
+	if len(args) > 0 && args[0] == "create" {
+		created, existed, err := CreateTopics(ctx, o, args[1:])
+		for _, t := range created {
+			fmt.Fprintf(w, "created %s\n", t)
+		}
+		for _, t := range existed {
+			fmt.Fprintf(w, "exists  %s\n", t)
+		}
+		return err
+	}
+	if len(args) > 1 || len(args) == 1 && args[0] != "list" {
+		return cliflags.Usage(fmt.Errorf("unknown subcommand %q: list or create", args[0]))
+	}
+	topics, missing, err := ListTopics(ctx, o)
+	if err != nil {
+		return err
+	}
+	return WriteTopics(w, topics, missing)
 }
