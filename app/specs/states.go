@@ -15,11 +15,16 @@ import (
 // States are the states command's options: a trace read by the paje
 // parser into a pjdump, csv, jsonl or arrow output.
 type States struct {
-	Trace, Format, Out string
+	Trace  string
+	Format string `flag:"format" help:"output format: pjdump, csv, jsonl, arrow, parquet (needs -o)"`
+	Out    string `flag:"output,o" help:"output file (- for standard output)"`
 	// AllEntities: with the pjdump format, every entity, not pj_dump's
 	// window.
-	AllEntities bool
-	Parser      paje.ParserConfig
+	AllEntities bool `flag:"all-entities" help:"with --format pjdump: print every entity and end the trace at its latest time, instead of reproducing pj_dump's window"`
+	// MemLimit is the soft memory limit RunStates sets ("": derived from
+	// the parser's limits).
+	MemLimit string `flag:"memory-limit" help:"soft memory limit (512MiB, 2GiB, off; default: derived from the reader's limits; GOMEMLIMIT also works)"`
+	Parser   paje.ParserConfig
 	// Skipped, when set, gets the counts of bad lines skipped (lenient).
 	Skipped io.Writer
 }
