@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
-	"strings"
+	"github.com/tracecast/tracecast/internal/paths"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/cliflags"
-	"github.com/tracecast/tracecast/models"
 	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/report"
 )
@@ -27,24 +26,8 @@ share of the work, θ_f the CPU-sensitive share at f (docs/energy.md).`}
 	return []*cobra.Command{pm, ct, newParetoCmd(), newEnergyCmd(), newEnergySpeedupCmd()}
 }
 
-// energyRequire fails with a usage error when one of names was not given.
-func energyRequire(cmd *cobra.Command, names ...string) error {
-	var missing []string
-	for _, n := range names {
-		if !cmd.Flags().Changed(n) {
-			missing = append(missing, "--"+n)
-		}
-	}
-	if len(missing) > 0 {
-		return usageErr(fmt.Errorf("missing %s", strings.Join(missing, ", ")))
-	}
-	return nil
-}
-
 func newPowermodelFitCmd() *cobra.Command {
-	var in models.PowerInputs
-	var out, samples string
-	var fmax float64
+	var p modelio.PowerFit
 	cmd := &cobra.Command{
 		Use:   "fit (--fmin F --fmax F --p-idle-fmin W --p-idle-fmax W --p-full-fmin W --p-full-fmax W | --samples FILE.csv)",
 		Short: "Compute A, B and alpha from six measurements, or fit them to many",
@@ -53,39 +36,14 @@ measurements (idle and full-load power at the lowest and highest
 frequency), or fitted to --samples, a CSV with columns cpu, f, watts and a
 header row (then with the fit's RMSE and R²). Frequencies in any unit.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutputs(nonEmpty(samples), out); err != nil {
-				return err
-			}
-			if samples != "" {
-				mf, err := modelio.FitPowerModel(samples, fmax)
-				if err != nil {
-					return err
-				}
-				return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
-			}
-			if err := energyRequire(cmd, "fmin", "fmax", "p-idle-fmin", "p-idle-fmax", "p-full-fmin", "p-full-fmax"); err != nil {
-				return err
-			}
-			in.FMax = fmax
-			mf, err := modelio.PowerModelFromInputs(in)
-			if err != nil {
-				return usageErr(err)
-			}
-			return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return p.Run(cmd.OutOrStdout(), cmd.Flags()) },
 	}
-	f := cmd.Flags()
-	cliflags.Bind(f, &in)
-	f.Float64Var(&fmax, "fmax", 0, "highest frequency")
-	f.StringVar(&samples, "samples", "", "CSV of measurements (cpu, f, watts) to fit by least squares")
-	f.StringVarP(&out, "output", "o", "", "also write the model to this JSON file")
+	cliflags.Bind(cmd.Flags(), &p)
 	return cmd
 }
 
 func newCTFitCmd() *cobra.Command {
-	var in models.CTInputs
-	var out string
+	var c modelio.CTFit
 	cmd := &cobra.Command{
 		Use:   "fit --fmin F --fmax F --x X --ct-full-fmin S --ct-full-fmax S --ct-x-fmin S --ct-x-fmax S [-o FILE]",
 		Short: "Compute U, θ_fmin and θ_fmax from seven inputs",
@@ -94,37 +52,17 @@ a task's completion times at 100% and at --x of the CPU (0.2 or 20 for
 20%), at the lowest and highest frequency (any time unit: predictions come
 out in the same one).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := energyRequire(cmd, "fmin", "fmax", "x", "ct-full-fmin", "ct-full-fmax", "ct-x-fmin", "ct-x-fmax"); err != nil {
-				return err
-			}
-			if in.X >= 1 {
-				in.X /= 100
-			}
-			mf, err := modelio.CTModelFromInputs(in)
-			if err != nil {
-				return usageErr(err)
-			}
-			return modelio.WriteJSON(cmd.OutOrStdout(), out, mf)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return c.Run(cmd.OutOrStdout(), cmd.Flags()) },
 	}
-	f := cmd.Flags()
-	cliflags.Bind(f, &in)
-	f.StringVarP(&out, "output", "o", "", "also write the model to this JSON file")
+	cliflags.Bind(cmd.Flags(), &c)
 	return cmd
-}
-
-// predictor is a model file that predicts at a CPU share and a frequency.
-type predictor interface {
-	Prediction(cpu, freq float64, measured *float64) (map[string]float64, error)
 }
 
 // newModelPredictCmd is the predict command of powermodel and ctmodel: the
 // model file their fit -o wrote (read by read), evaluated at --cpu and
 // --freq; what is the predicted quantity, share the CPU share's name.
-func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, read func(string) (M, error)) *cobra.Command {
-	var path string
-	var cpu, freq, measured float64
+func newModelPredictCmd[M modelio.Predictor](model, what, share string, zeroCPU bool, read func(string) (M, error)) *cobra.Command {
+	var q modelio.ModelQuery
 	cpuRange := modelio.CPURange(zeroCPU)
 	cmd := &cobra.Command{
 		Use:   "predict --model FILE --cpu U --freq F [--measured X]",
@@ -134,32 +72,14 @@ func newModelPredictCmd[M predictor](model, what, share string, zeroCPU bool, re
 --measured, it also prints the error |measured − predicted|/measured·100.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := energyRequire(cmd, "model", "cpu", "freq"); err != nil {
-				return err
-			}
-			mf, err := read(path)
-			if err != nil {
-				return err
-			}
-			if cpu, err = modelio.OperatingPoint(cpu, freq, zeroCPU); err != nil {
-				return usageErr(err)
-			}
-			var m *float64 // --measured, when given (0 is a measurement too)
-			if cmd.Flags().Changed("measured") {
-				m = &measured
-			}
-			p, err := mf.Prediction(cpu, freq, m)
-			if err != nil {
-				return err
-			}
-			return modelio.WriteJSON(cmd.OutOrStdout(), "", p)
+			return modelio.Predict(cmd.OutOrStdout(), cmd.Flags(), q, zeroCPU, read)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&path, "model", "", "model file written by "+model+" fit -o")
-	f.Float64Var(&cpu, "cpu", 0, "CPU "+share+", 0 to 1 (values above 1 are read as percentages)")
-	f.Float64Var(&freq, "freq", 0, "operating frequency (the model's unit)")
-	f.Float64Var(&measured, "measured", 0, "measured "+what+", to report the prediction's error")
+	f.StringVar(&q.Path, "model", "", "model file written by "+model+" fit -o")
+	f.Float64Var(&q.CPU, "cpu", 0, "CPU "+share+", 0 to 1 (values above 1 are read as percentages)")
+	f.Float64Var(&q.Freq, "freq", 0, "operating frequency (the model's unit)")
+	f.Float64Var(&q.Real, "measured", 0, "measured "+what+", to report the prediction's error")
 	return cmd
 }
 
@@ -173,18 +93,7 @@ func newParetoCmd() *cobra.Command {
 time and power, by increasing power: the fastest one for each power budget.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "csv" && format != "json" {
-				return usageErr(fmt.Errorf("unknown --format %q (csv, json)", format))
-			}
-			pts, err := modelio.ReadPoints(args[0])
-			if err != nil {
-				return err
-			}
-			front := models.Pareto(pts)
-			if format == "json" {
-				return modelio.WriteJSON(cmd.OutOrStdout(), "", front)
-			}
-			return modelio.WritePoints(cmd.OutOrStdout(), front)
+			return modelio.ParetoFront(cmd.OutOrStdout(), args[0], format)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "csv", "output: csv or json")
@@ -192,7 +101,7 @@ time and power, by increasing power: the fastest one for each power budget.`,
 }
 
 func newEnergySpeedupCmd() *cobra.Command {
-	var st, s, ei, ed float64
+	var in modelio.SpeedupInputs
 	cmd := &cobra.Command{
 		Use:   "energy-speedup --time-speedup S (--idle-fraction s | --idle-energy J --dynamic-energy J)",
 		Short: "Energy speedup of a parallel run from its time speedup and the idle share of the energy",
@@ -201,28 +110,9 @@ func newEnergySpeedupCmd() *cobra.Command {
 of the sequential run's energy, given or computed from the idle and dynamic
 energies (then with the parallel energy E_p = E_i/S_t + E_d).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := energyRequire(cmd, "time-speedup"); err != nil {
-				return err
-			}
-			given := func(flag string, v *float64) *float64 {
-				if cmd.Flags().Changed(flag) {
-					return v
-				}
-				return nil
-			}
-			res, err := modelio.EnergySpeedup(st, given("idle-fraction", &s), given("idle-energy", &ei), given("dynamic-energy", &ed))
-			if err != nil {
-				return usageErr(err)
-			}
-			return modelio.WriteJSON(cmd.OutOrStdout(), "", res)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return in.Run(cmd.OutOrStdout(), cmd.Flags()) },
 	}
-	f := cmd.Flags()
-	f.Float64Var(&st, "time-speedup", 0, "time speedup S_t = T_1/T_p")
-	f.Float64Var(&s, "idle-fraction", 0, "idle fraction s of the sequential run's energy, 0 to 1")
-	f.Float64Var(&ei, "idle-energy", 0, "idle energy E_i of the sequential run (J)")
-	f.Float64Var(&ed, "dynamic-energy", 0, "dynamic energy E_d of the sequential run (J)")
+	cliflags.Bind(cmd.Flags(), &in)
 	return cmd
 }
 
@@ -250,13 +140,13 @@ on --node unless --map or --node-type say otherwise. --io adds I/O calls
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "arrow" && format != "parquet" {
-				return usageErr(fmt.Errorf("unknown --format %q (arrow or parquet)", format))
+				return cliflags.Usage(fmt.Errorf("unknown --format %q (arrow or parquet)", format))
 			}
-			if err := energyRequire(cmd, "trace", "power"); err != nil {
+			if err := cliflags.Require(cmd.Flags(), "trace", "power"); err != nil {
 				return err
 			}
-			if err := checkOutputs(nonEmpty(o.Trace, o.Power, o.Params, o.IO),
-				inDir(out, "energy.arrow", "totals.arrow", "model.json", "energy.png", "energy.svg", "power.png", "power.svg")...); err != nil {
+			if err := checkOutputs(paths.Given(o.Trace, o.Power, o.Params, o.IO),
+				paths.InDir(out, "energy.arrow", "totals.arrow", "model.json", "energy.png", "energy.svg", "power.png", "power.svg")...); err != nil {
 				return err
 			}
 			o.Series = out != ""
