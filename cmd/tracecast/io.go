@@ -1,14 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models/iobench"
-	"github.com/tracecast/tracecast/stages/iotime"
 )
 
 func newIOCallsCmd() *cobra.Command {
@@ -70,9 +68,7 @@ table on a terminal, one JSON object otherwise.`,
 }
 
 func newIOBenchCmd() *cobra.Command {
-	f := specs.DefaultProfile()
-	var out, fileSize string
-	o := iobench.DefaultOptions()
+	o := specs.IOBench{Profile: specs.DefaultProfile(), Options: iobench.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "iobench --dir PATH --profile FILE -o BENCH.json [flags]",
 		Short: "Replay each I/O-call category of a profile on a directory and time it",
@@ -84,35 +80,14 @@ call to BENCH.json. --fsync, --direct, --file-size and --drop-cache keep the
 page cache out of it. Run it on the reference and the target, then
 iopredict. docs/io.md.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.Path == "" || out == "" {
-				return usageErr(fmt.Errorf("--profile and -o are required"))
-			}
-			if err := checkOutputs([]string{f.Path}, out); err != nil {
-				return err
-			}
-			if fileSize != "" {
-				v, err := iotime.ParseSize(fileSize)
-				if err != nil {
-					return usageErr(err)
-				}
-				o.FileSize = v
-			}
-			return runner().Bench(cmd.Context(), f, o, out)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runner().RunIOBench(cmd.Context(), o) },
 	}
-	cliflags.Bind(cmd.Flags(), &f)
-	fl := cmd.Flags()
-	fl.StringVar(&f.Path, "profile", "", "the application's I/O-call profile (strace, CSV or JSON lines)")
-	fl.StringVarP(&out, "output", "o", "", "BENCH.json to write")
-	fl.StringVar(&fileSize, "file-size", "", "least size of the test file (e.g. 8G: larger than the page cache)")
-	cliflags.Bind(fl, &o)
+	cliflags.Bind(cmd.Flags(), &o)
 	return cmd
 }
 
 func newIOPredictCmd() *cobra.Command {
-	f := specs.DefaultProfile()
-	var refPath, tgtPath, actualPath, stat, overhead string
+	o := specs.IOPredictCmd{Profile: specs.DefaultProfile(), Stat: "mean", Overhead: "0"}
 	cmd := &cobra.Command{
 		Use:   "iopredict --profile APP.strace --ref REF.json --target TARGET.json [--actual APP_ON_TARGET.strace]",
 		Short: "Predict an application's I/O time on a target system from benchmark ratios",
@@ -124,33 +99,9 @@ category not benchmarked keeps ratio 1. A table on a terminal, one JSON
 object otherwise. docs/io.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.Path == "" || refPath == "" || tgtPath == "" {
-				return usageErr(fmt.Errorf("--profile, --ref and --target are required"))
-			}
-			var po iobench.PredictOptions
-			if po.SetStat(stat) != nil {
-				return usageErr(fmt.Errorf("unknown --stat %q (mean or median)", stat))
-			}
-			if po.SetOverhead(overhead) != nil {
-				return usageErr(fmt.Errorf("bad --overhead %q (auto or a duration such as 2us)", overhead))
-			}
-			p, err := runner().IOPredict(cmd.Context(), f, refPath, tgtPath, actualPath, po)
-			if err != nil {
-				return err
-			}
-			if isTerminal(os.Stdout) {
-				return p.WriteTable(os.Stdout)
-			}
-			return iobench.WriteJSON(os.Stdout, p)
+			return runner().RunIOPredict(cmd.Context(), o, os.Stdout, isTerminal(os.Stdout))
 		},
 	}
-	cliflags.Bind(cmd.Flags(), &f)
-	fl := cmd.Flags()
-	fl.StringVar(&f.Path, "profile", "", "the application's I/O-call profile on the reference")
-	fl.StringVar(&refPath, "ref", "", "BENCH.json measured on the reference")
-	fl.StringVar(&tgtPath, "target", "", "BENCH.json measured on the target")
-	fl.StringVar(&actualPath, "actual", "", "profile of the application run on the target (for the error)")
-	fl.StringVar(&stat, "stat", "mean", "benchmark statistic: mean or median")
-	fl.StringVar(&overhead, "overhead", "0", "tracer cost per call taken out before scaling: 0 (none), auto (the shortest call in the profile), calibrated (the call-weighted median over categories of the traced mean minus the reference benchmark's) or a duration (2us)")
+	cliflags.Bind(cmd.Flags(), &o)
 	return cmd
 }
