@@ -1,23 +1,17 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/cliflags"
-	"github.com/tracecast/tracecast/models/eiger"
 	"github.com/tracecast/tracecast/models/modelio"
-	"github.com/tracecast/tracecast/report"
 )
 
 func newFitModelCmd() *cobra.Command {
-	o := modelio.DefaultTaskFit()
-	var regressors, out, plots, starpuDir string
-	var writeBack bool
+	o := specs.FitModelCmd{TaskFit: modelio.DefaultTaskFit()}
 	cmd := &cobra.Command{
 		Use:   "fit-model FILE.csv|TASKS.arrow|TASKS.jsonl|CODELET.out --target COLUMN [--group COLUMN] [--threshold T] [--clusters K] [--inputs a,b] [--pca] [--max-factors N] [-o model.json] | fit-model --starpu-dir DIR [--write-back]",
 		Short: "Fit models of a task's duration (or energy) from its parameters, one per codelet and worker kind",
@@ -48,29 +42,10 @@ products of up to four factors chosen on held-out parameter combinations
 (--max-factors, --select). A damaged or foreign file is reported and skipped.`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Check(regressors); err != nil {
-				return usageErr(err)
-			}
-			file := ""
-			if len(args) > 0 {
-				file = args[0]
-			}
-			if err := o.CheckSources(file, starpuDir, writeBack); err != nil {
-				return usageErr(err)
-			}
-			if starpuDir != "" {
-				return specs.FitStarPU(cmd.OutOrStdout(), cmd.ErrOrStderr(), starpuDir, o, writeBack, out, plots)
-			}
-			return specs.FitModel(cmd.OutOrStdout(), args[0], o, out, plots)
+			return o.Run(cmd.OutOrStdout(), cmd.ErrOrStderr(), strings.Join(args, ""))
 		},
 	}
-	fl := cmd.Flags()
-	cliflags.Bind(fl, &o)
-	fl.StringVar(&regressors, "regressors", "", "comma-separated pool functions allowed: "+strings.Join(eiger.PoolNames, ","))
-	fl.StringVarP(&out, "output", "o", "", "write the models here (JSON)")
-	fl.StringVar(&plots, "plots", "", "directory for measured-vs-predicted and residual plots (PNG, SVG)")
-	fl.StringVar(&starpuDir, "starpu-dir", "", "fit every codelet of StarPU's sampling directory ($STARPU_HOME or its .starpu/sampling/codelets)")
-	fl.BoolVar(&writeBack, "write-back", false, "with --starpu-dir: write the least-squares coefficients of the declared monomials into StarPU's model files (a .bak of each kept)")
+	cliflags.Bind(cmd.Flags(), &o)
 	return cmd
 }
 
@@ -89,23 +64,7 @@ value outside a term's domain (x^-1 at 0, log2 of a non-positive value) and
 a negative prediction (a duration or an energy below 0: the model does not
 hold there) are errors.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := q.Predict()
-			var qe *modelio.QueryError
-			if errors.As(err, &qe) {
-				return usageErr(err)
-			} else if err != nil {
-				return err
-			}
-			out := map[string]any{"group": p.Group, "target": p.Target, "value": p.Value, "cluster": p.Cluster,
-				"model": report.Formula(p.Target, p.Model), "n": p.Model.N, "rmse": p.Model.RMSE}
-			if len(p.Unused) > 0 {
-				out["unused_params"] = p.Unused
-			}
-			enc := json.NewEncoder(cmd.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return specs.PredictTask(cmd.OutOrStdout(), q) },
 	}
 	cliflags.Bind(cmd.Flags(), &q)
 	return cmd
