@@ -2,19 +2,17 @@ package main
 
 import (
 	"fmt"
+	"github.com/tracecast/tracecast/internal/paths"
 	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/app/specs"
-	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/internal/cliflags"
-	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/report"
 	"github.com/tracecast/tracecast/stats/ks"
-	"github.com/tracecast/tracecast/study"
 )
 
 // signalFlags are the flags of the commands that sample a signal;
@@ -74,7 +72,7 @@ ks_2samp (scipy) or as R's ks.test (r).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := ks.ParseFlags(method, alpha)
 			if err != nil {
-				return usageErr(err)
+				return cliflags.Usage(err)
 			}
 			var samples [2][]int
 			for i, path := range args {
@@ -93,8 +91,7 @@ ks_2samp (scipy) or as R's ks.test (r).`,
 func newHitrateCmd() *cobra.Command {
 	t := specs.DefaultTrace()
 	var s specs.Signal
-	var method, windows string
-	var alpha float64
+	o := specs.Hitrate{Method: "matlab", Alpha: 0.05, Windows: "1000:50000:1000"}
 	cmd := &cobra.Command{
 		Use:   "hitrate [flags] TRACE",
 		Short: "KS hit-rate of consecutive windows for many window sizes, in one pass",
@@ -108,29 +105,12 @@ tracecast.hitrate/1 record (docs/schemas/hitrate.json); a table on a
 terminal.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := ks.ParseFlags(method, alpha)
-			if err != nil {
-				return usageErr(err)
-			}
-			ws, err := ks.ParseWindows(windows)
-			if err != nil {
-				return usageErr(err)
-			}
 			t.Path = args[0]
-			h := &study.Hitrates{Trace: t.Name(), Windows: ws, Method: m, Alpha: alpha}
-			if err := runner().Hitrates(cmd.Context(), t, s, h); err != nil {
-				return err
-			}
-			if cl, ok := h.Classification(); ok {
-				log.Info().Str("trace", h.Trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state")
-			}
-			return h.WriteResults(os.Stdout, isTerminal(os.Stdout))
+			return runner().RunHitrate(cmd.Context(), t, s, o, os.Stdout, isTerminal(os.Stdout))
 		},
 	}
 	signalFlags(cmd, &t, &s, 10_000_000)
-	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
-	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level, in (0, 1)")
-	cmd.Flags().StringVar(&windows, "windows", "1000:50000:1000", "window sizes in samples: a list (1000,2000) or FROM:TO:STEP; at most 10000 sizes")
+	cliflags.Bind(cmd.Flags(), &o)
 	return cmd
 }
 
@@ -165,43 +145,15 @@ Standard output carries the lines -o DIR writes to records.jsonl: windows,
 predictions, verdicts and alerts.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format := f.Format
-			if format == "" {
-				format = "jsonl"
-			}
-			outs := inDir(out, "forecasts."+format, "outcomes."+format, "episodes."+format, "skills."+format, "scores.jsonl",
-				"windows.arrow", "predictions.arrow", "verdicts.arrow", "alerts.arrow", "records.jsonl")
-			if err := checkOutputs(append(args, nonEmpty(w.Model)...), outs...); err != nil {
+			t.Path = args[0]
+			p := specs.Predict{Trace: t, Windows: w, Forecasts: f, Out: out, Verify: verify, Terminal: isTerminal(os.Stdout)}
+			if err := p.Prepare(append(args, paths.Given(w.Model)...)); err != nil {
 				return err
 			}
-			if out != "" {
-				if err := os.MkdirAll(out, 0o755); err != nil {
-					return err
-				}
-			}
-			t.Path = args[0]
 			if len(spells) > 0 {
 				return predictSpells(cmd, t, spells, f.Every, f.RunID, out, f.Format)
 			}
-			if w.Window != 0 || w.Model != "" {
-				if w.Method == "" {
-					w.Method = "matlab"
-				}
-				res, err := runner().Windows(cmd.Context(), t, w, out, f.Format)
-				if err != nil || out != "" {
-					return err
-				}
-				return res.WriteJSONL(os.Stdout, true) // the lines of -o DIR/records.jsonl
-			}
-			if w.Method == "" {
-				w.Method = string(fc.Auto)
-			}
-			f.Rules, f.Queries, f.Method, f.Threshold, f.Out, f.Score, f.Terminal = w.Rules, w.Queries, w.Method, w.IdleThreshold, out, verify, isTerminal(os.Stdout)
-			run, err := runner().Forecast(cmd.Context(), t, f)
-			if err != nil {
-				return err
-			}
-			return run.Report(os.Stdout, os.Stderr)
+			return runner().Predict(cmd.Context(), p, os.Stdout, os.Stderr)
 		},
 	}
 	signalFlags(cmd, &t, &w.Signal, 10_000_000)
@@ -217,8 +169,7 @@ predictions, verdicts and alerts.`,
 
 func newVerifyCmd() *cobra.Command {
 	t := specs.DefaultTrace()
-	var rules, format, runID string
-	var workers int
+	o := specs.Verify{Rules: "auto", Format: "table"}
 	cmd := &cobra.Command{
 		Use:   "verify TRACE FORECASTS.jsonl",
 		Short: "Score forecasts (from predict or a live pipeline) against what happened in the trace",
@@ -237,25 +188,12 @@ trace's (its run id as predict names it: docs/forecasts.md, Run ids);
 by --run-id, a Kafka key), and only them.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "table" && format != "jsonl" {
-				return usageErr(fmt.Errorf("--format %q: want table or jsonl", format))
-			}
 			t.Path = args[0]
-			scores, err := runner().Verify(cmd.Context(), t, rules, workers, args[1], runID)
-			if err != nil {
-				return err
-			}
-			if format == "table" {
-				return fc.WriteTable(os.Stdout, scores)
-			}
-			return fc.WriteScores(os.Stdout, scores)
+			return runner().RunVerify(cmd.Context(), t, o, args[1], os.Stdout)
 		},
 	}
 	cliflags.Bind(cmd.Flags(), &t)
-	cmd.Flags().StringVar(&rules, "rules", "auto", "state classes: auto, starpu, smpi (as the forecasts used)")
-	cmd.Flags().StringVar(&format, "format", "table", "table or jsonl (score records)")
-	cmd.Flags().IntVar(&workers, "workers", 0, "R, the selected containers (default: counted in the trace)")
-	cmd.Flags().StringVar(&runID, "run", "", "score the forecasts of this run id only, against TRACE whatever its own run id (default: the file's forecasts, which must be of TRACE's run)")
+	cliflags.Bind(cmd.Flags(), &o)
 	return cmd
 }
 
@@ -284,7 +222,7 @@ policy by policy (tracecast backfill in wait mode: docs/backfill.md).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, f := range []string{"power-format", "metric", "node", "map", "node-type", "offset", "max-gap", "lateness"} {
 				if len(power.Powers) == 0 && cmd.Flags().Changed(f) {
-					return usageErr(fmt.Errorf("--%s is an option of the power streams: give --power", f))
+					return cliflags.Usage(fmt.Errorf("--%s is an option of the power streams: give --power", f))
 				}
 			}
 			if err := checkOutputs(append(args, power.Powers...), out); err != nil {
@@ -302,7 +240,7 @@ policy by policy (tracecast backfill in wait mode: docs/backfill.md).`,
 			if len(bfTasks) > 0 {
 				ds, err := durations("backfill", bfTasks)
 				if err != nil {
-					return usageErr(err)
+					return cliflags.Usage(err)
 				}
 				add, err := runner().BackfillSection(cmd.Context(), t, rules, ds)
 				if err != nil {
@@ -328,10 +266,8 @@ policy by policy (tracecast backfill in wait mode: docs/backfill.md).`,
 }
 
 func newStatesCmd() *cobra.Command {
-	var format, out, memLimit string
-	var allEntities bool
-	parser := paje.DefaultParserConfig()
-	parser.ReorderHorizon = new(tracecast.TraceUnits(-1)) // -1: the reader's default
+	o := specs.States{Format: "pjdump", Out: "-", Parser: paje.DefaultParserConfig(), Skipped: os.Stderr}
+	o.Parser.ReorderHorizon = new(tracecast.TraceUnits(-1)) // -1: the reader's default
 	cmd := &cobra.Command{
 		Use:   "states [flags] TRACE|-",
 		Short: "Resolve a Paje trace into containers, states, variables, events and links (a pj_dump replacement)",
@@ -345,25 +281,11 @@ Variable samples up to --reorder-horizon late are put back in order, so raw
 StarPU traces, which pj_dump rejects, are read as written.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// The reader's live heap is bounded by its limits; a soft
-			// memory limit derived from them keeps the collector from
-			// letting the process grow to twice that between collections
-			// (--memory-limit or GOMEMLIMIT override it).
-			if _, err := memlimit.Set(memLimit, parser.HeapBound()); err != nil {
-				return usageErr(err)
-			}
-			if err := checkOutputs(args, out, out+".tmp"); err != nil {
-				return err
-			}
-			_, err := runner().States(cmd.Context(), specs.States{Trace: args[0], Format: format, Out: out, AllEntities: allEntities, Parser: parser, Skipped: os.Stderr})
-			return err
+			o.Trace = args[0]
+			return runner().RunStates(cmd.Context(), o)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&format, "format", "pjdump", "output format: pjdump, csv, jsonl, arrow, parquet (needs -o)")
-	f.StringVarP(&out, "output", "o", "-", "output file (- for standard output)")
-	f.StringVar(&memLimit, "memory-limit", "", "soft memory limit (512MiB, 2GiB, off; default: derived from the reader's limits; GOMEMLIMIT also works)")
-	cliflags.Bind(f, &parser)
-	f.BoolVar(&allEntities, "all-entities", false, "with --format pjdump: print every entity and end the trace at its latest time, instead of reproducing pj_dump's window")
+	cliflags.Bind(cmd.Flags(), &o)
+	cliflags.Bind(cmd.Flags(), &o.Parser)
 	return cmd
 }
