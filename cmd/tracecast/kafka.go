@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -18,10 +16,7 @@ import (
 )
 
 func newLiveCmd() *cobra.Command {
-	var addr, dataDir, tracePath, speed, metricsAddr string
-	var sets []string
-	var kafka *live.Kafka
-	var demo, noProgress bool
+	o := specs.Live{ServeOptions: live.ServeOptions{Addr: "127.0.0.1:9092", Speed: "realtime", Ready: os.Stdout}}
 	cmd := &cobra.Command{
 		Use:   "live [--demo | --trace PATH] [--addr 127.0.0.1:9092 | --brokers ADDR,...]",
 		Short: "Run the live setup in one process: broker, live pipeline and, with --demo, a run replayed in real time",
@@ -35,45 +30,16 @@ predictions to tracecast.predictions, alerts to tracecast.alerts: watch
 them with 'tracecast subscribe'. --set overrides pipeline options as in
 'tracecast run'. Ctrl-C stops gracefully.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			name := "live-kafka"
-			if tracePath != "" {
-				name = "live-tail"
-			}
-			cfg, err := specs.LoadPipeline(name, sets)
-			if err != nil {
-				return err
-			}
-			m, err := startMetrics(metricsAddr)
-			if err != nil {
-				return err
-			}
-			defer m.Stop()
-			o := live.ServeOptions{Kafka: kafka, Addr: addr, DataDir: dataDir, Trace: tracePath, Demo: demo, Speed: speed, Logger: log, Ready: os.Stdout}
-			if m != nil {
-				o.Metrics = m.Registry // the broker's, when live starts one
-			}
-			return optionErr(live.Serve(cmd.Context(), cfg, o, func(ctx context.Context, cfg *pipelines.Config) error {
-				return runner().RunConfig(ctx, cfg, !noProgress, m)
-			}))
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runner().Live(cmd.Context(), o) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:9092", "where the broker listens (loopback only)")
-	f.StringVar(&dataDir, "data-dir", "", "persist the broker's topics and offsets in DIR")
-	kafka = live.AddKafkaFlags(f, "use these Kafka brokers instead of starting one")
-	f.StringVar(&tracePath, "trace", "", "follow this trace file (live-tail) instead of reading traces from Kafka")
-	f.BoolVar(&demo, "demo", false, "publish the built-in StarPU trace to tracecast.traces, paced by --speed")
-	f.StringVar(&speed, "speed", "realtime", "pace of the --demo run: realtime, Nx or max")
-	f.StringArrayVar(&sets, "set", nil, "override a pipeline option: ID.KEY=VALUE (repeatable)")
-	f.BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")
-	f.StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
+	cliflags.Bind(cmd.Flags(), &o)
+	o.Kafka = live.AddKafkaFlags(cmd.Flags(), "use these Kafka brokers instead of starting one")
 	return cmd
 }
 
 func newBrokerCmd() *cobra.Command {
 	o := live.BrokerOptions{Addr: "127.0.0.1:9092", Partitions: 4, MinSessionTimeout: time.Second}
-	var metricsAddr string
+	var metrics specs.Metrics
 	cmd := &cobra.Command{
 		Use:   "broker [--addr 127.0.0.1:9092] [--data-dir DIR] [--topics NAME[:PARTITIONS],...]",
 		Short: "Run a Kafka-protocol broker for development, tests, CI and the demo",
@@ -84,7 +50,7 @@ messages and offsets across restarts. It prints "READY ADDR" when it
 accepts connections and stops on SIGINT/SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := startMetrics(metricsAddr)
+			m, err := runner().Start(metrics)
 			if err != nil {
 				return err
 			}
@@ -92,7 +58,7 @@ accepts connections and stops on SIGINT/SIGTERM.`,
 			if m != nil {
 				o.Metrics = m.Registry
 			}
-			return optionErr(live.ServeBroker(cmd.Context(), o, log, func(addrs []string) {
+			return specs.FlagError(live.ServeBroker(cmd.Context(), o, log, func(addrs []string) {
 				m.SetReady(true)
 				fmt.Printf("READY %s\n", strings.Join(addrs, ","))
 			}))
@@ -100,18 +66,8 @@ accepts connections and stops on SIGINT/SIGTERM.`,
 	}
 	f := cmd.Flags()
 	cliflags.Bind(f, &o)
-	f.StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
+	cliflags.Bind(f, &metrics)
 	return cmd
-}
-
-// optionErr makes a bad option of package live a usage error naming its
-// flag: --addr "x": reason.
-func optionErr(err error) error {
-	var oe *live.OptionError
-	if errors.As(err, &oe) {
-		return usageErr(fmt.Errorf("--%w", oe))
-	}
-	return err
 }
 
 func newPublishCmd() *cobra.Command {
@@ -129,16 +85,16 @@ message format: package ingest/kafka.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Logger = log
 			if o.DeliveryTimeout <= 0 { // never "the default"
-				return usageErr(fmt.Errorf("--delivery-timeout %v: must be positive", o.DeliveryTimeout))
+				return cliflags.Usage(fmt.Errorf("--delivery-timeout %v: must be positive", o.DeliveryTimeout))
 			}
 			var err error
 			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
-				return optionErr(err)
+				return specs.FlagError(err)
 			}
 			ctx, stop := withSignals(cmd.Context())
 			defer stop()
 			_, err = live.Publish(ctx, args[0], o)
-			return optionErr(err)
+			return specs.FlagError(err)
 		},
 	}
 	f := cmd.Flags()
@@ -165,26 +121,9 @@ you want (--replication-factor 3 on a production cluster).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
 			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
-				return optionErr(err)
+				return specs.FlagError(err)
 			}
-			if len(args) > 0 && args[0] == "create" {
-				created, existed, err := live.CreateTopics(cmd.Context(), o, args[1:])
-				for _, t := range created {
-					fmt.Printf("created %s\n", t)
-				}
-				for _, t := range existed {
-					fmt.Printf("exists  %s\n", t)
-				}
-				return optionErr(err)
-			}
-			if len(args) > 1 || len(args) == 1 && args[0] != "list" {
-				return usageErr(fmt.Errorf("unknown subcommand %q: list or create", args[0]))
-			}
-			topics, missing, err := live.ListTopics(cmd.Context(), o)
-			if err != nil {
-				return optionErr(err)
-			}
-			return live.WriteTopics(os.Stdout, topics, missing)
+			return specs.FlagError(live.TopicsCommand(cmd.Context(), o, args, os.Stdout))
 		},
 	}
 	f := cmd.Flags()
@@ -206,22 +145,14 @@ lines — what a scheduler receives. Each has "schema" and a deterministic
 commits what it printed. examples/scheduler is the same loop in Go.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out := bufio.NewWriter(os.Stdout)
-			defer out.Flush()
 			o.Logger = log
 			var err error
 			if o.Brokers, o.TLS, o.SASL, err = kafka.Connect(); err != nil {
-				return optionErr(err)
+				return specs.FlagError(err)
 			}
 			ctx, stop := withSignals(cmd.Context())
 			defer stop()
-			return live.Subscribe(ctx, o, func(recs [][]byte) error {
-				for _, r := range recs {
-					out.Write(r)
-					out.WriteByte('\n')
-				}
-				return out.Flush()
-			})
+			return live.SubscribeLines(ctx, o, os.Stdout)
 		},
 	}
 	f := cmd.Flags()

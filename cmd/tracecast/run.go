@@ -1,8 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"os"
 	"strings"
 
@@ -16,10 +16,7 @@ import (
 )
 
 func newRunCmd() *cobra.Command {
-	var sets []string
-	var noProgress bool
-	var speed, metricsAddr, memLimit string
-	var kafka *live.Kafka
+	var o specs.RunFile
 	cmd := &cobra.Command{
 		Use:   "run [flags] PIPELINE",
 		Short: "Run a pipeline declared in YAML",
@@ -30,26 +27,10 @@ second at once. A progress bar on a terminal, else a status line every
 status_interval. --speed paces file sources by trace time (realtime, 10x;
 max: as fast as possible); --set overrides an option: --set trace.path=F.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := specs.LoadPipeline(args[0], sets)
-			if err != nil {
-				return err
-			}
-			if err := optionErr(kafka.Apply(cfg)); err != nil {
-				return err
-			}
-			if err := specs.SetRunOptions(cfg, memLimit, speed); err != nil {
-				return err
-			}
-			return runPipeline(cmd.Context(), cfg, !noProgress, metricsAddr)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runner().RunFile(cmd.Context(), args[0], o) },
 	}
-	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", metricsHelp)
-	cmd.Flags().StringVar(&memLimit, "memory-limit", "", "soft memory limit while the pipeline runs (512MiB, 2GiB, off; default: settings.memory_limit; GOMEMLIMIT also works)")
-	kafka = live.AddKafkaFlags(cmd.Flags(), "point every kafka source and sink of the pipeline at these brokers")
-	cmd.Flags().StringVar(&speed, "speed", "", "replay pace of every file source: max, realtime or Nx (10x, 0.5x), by trace time")
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "override an option: ID.KEY=VALUE (repeatable)")
-	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress bar, even on a terminal")
+	cliflags.Bind(cmd.Flags(), &o)
+	o.Kafka = live.AddKafkaFlags(cmd.Flags(), "point every kafka source and sink of the pipeline at these brokers")
 	return cmd
 }
 
@@ -93,7 +74,7 @@ name, that type), with each option's YAML key, type and default: what
 				}
 			}
 			if len(ds) == 0 {
-				return usageErr(fmt.Errorf("no component type %q", args[0]))
+				return cliflags.Usage(fmt.Errorf("no component type %q", args[0]))
 			}
 			return component.WriteTable(os.Stdout, ds)
 		},
@@ -123,25 +104,4 @@ the run's power stream built into the binary).`,
 	cmd.Flags().StringVar(&out, "out", "tracecast-demo", "directory for the trace and the outputs")
 	cmd.Flags().BoolVar(&noProgress, "no-progress", false, "no progress bar")
 	return cmd
-}
-
-// metricsHelp documents --metrics-addr.
-const metricsHelp = "serve Prometheus metrics on http://ADDR/metrics, and /healthz, /readyz (a loopback address: 127.0.0.1:9464)"
-
-// startMetrics serves metrics on addr ("": none); a bad address is a usage
-// error.
-func startMetrics(addr string) (*pipelines.Metrics, error) {
-	m, err := pipelines.StartMetrics(addr, log)
-	return m, usageErrOrNil(err)
-}
-
-// runPipeline runs cfg with signal handling, on a terminal a progress bar,
-// and metrics on metricsAddr when given.
-func runPipeline(ctx context.Context, cfg *pipelines.Config, bar bool, metricsAddr string) error {
-	m, err := startMetrics(metricsAddr)
-	if err != nil {
-		return err
-	}
-	defer m.Stop()
-	return runner().RunConfig(ctx, cfg, bar, m)
 }
