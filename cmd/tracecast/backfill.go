@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/paths"
 	"io"
 	"os"
 
@@ -120,7 +121,7 @@ docs/backfill.md.`,
 			if ext == "" {
 				ext = "jsonl"
 			}
-			if err := checkOutputs(args, inDir(out, "decisions."+ext, "spells."+ext, "plans."+ext, "values.jsonl")...); err != nil {
+			if err := checkOutputs(args, paths.InDir(out, "decisions."+ext, "spells."+ext, "plans."+ext, "values.jsonl")...); err != nil {
 				return err
 			}
 			t.Path, o.Out = args[0], out

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tracecast/tracecast/internal/paths"
 	"os"
 	"path/filepath"
 
@@ -40,9 +41,9 @@ states). docs/backfill.md#closed-loop.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if traces && out == "" {
-				return usageErr(fmt.Errorf("--traces needs -o DIR"))
+				return cliflags.Usage(fmt.Errorf("--traces needs -o DIR"))
 			}
-			if err := checkOutputs(nil, inDir(out, "closedloop.jsonl", "frontier.svg", "traces")...); err != nil {
+			if err := checkOutputs(nil, paths.InDir(out, "closedloop.jsonl", "frontier.svg", "traces")...); err != nil {
 				return err
 			}
 			var tr closedloop.Traces

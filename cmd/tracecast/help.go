@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,7 +19,7 @@ func newHelpCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, _, err := c.Root().Find(args)
 			if cmd == nil || err != nil {
-				return usageErr(fmt.Errorf("unknown help topic %q: 'tracecast --help' lists the commands", strings.Join(args, " ")))
+				return cliflags.Usage(fmt.Errorf("unknown help topic %q: 'tracecast --help' lists the commands", strings.Join(args, " ")))
 			}
 			cmd.InitDefaultHelpFlag()
 			cmd.InitDefaultVersionFlag()
