@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -18,6 +17,7 @@ import (
 	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/buildinfo"
 	"github.com/tracecast/tracecast/internal/clidoc"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/internal/clilog"
 	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/internal/paths"
@@ -61,7 +61,7 @@ option, an invalid pipeline file).`,
 		Version:       buildinfo.Version(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) (err error) {
 			log, logConsole, err = clilog.Setup(os.Stderr, logLevel, logFormat)
-			return usageErrOrNil(err)
+			return cliflags.Usage(err)
 		},
 	}
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -75,41 +75,16 @@ option, an invalid pipeline file).`,
 	root.AddCommand(newGenDocsCmd())
 	clidoc.Apply(root, commandGroups)
 	root.SetHelpCommand(newHelpCmd())
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
-	usageArgs(root)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return cliflags.Usage(err) })
+	cliflags.UsageArgs(root)
 	return root
-}
-
-// usageArgs makes a wrong number of arguments, in every command, a usage
-// error (exit 2) like a bad flag.
-func usageArgs(c *cobra.Command) {
-	if check := c.Args; check != nil {
-		c.Args = func(cmd *cobra.Command, args []string) error { return usageErrOrNil(check(cmd, args)) }
-	}
-	for _, sub := range c.Commands() {
-		usageArgs(sub)
-	}
-}
-
-// usageError is a usage error: a bad flag or argument (exit code 2).
-type usageError struct{ error }
-
-func (e usageError) Unwrap() error { return e.error }
-
-func usageErr(err error) error { return usageError{err} }
-
-func usageErrOrNil(err error) error {
-	if err == nil {
-		return nil
-	}
-	return usageErr(err)
 }
 
 // exitCode is the process exit code of a command's error: 2 for a usage
 // error (a bad flag, argument or option, an invalid pipeline file: bad
 // configuration is a usage error), 1 otherwise.
 func exitCode(err error) int {
-	var ue usageError
+	var ue cliflags.UsageError
 	var oe *specs.OptionError
 	var ce *pipelines.ConfigError
 	var se *study.UsageError
@@ -131,39 +106,5 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 // checkOutputs refuses, before anything is opened, output files that are
 // one of the inputs or each other (by their real paths): a usage error.
 func checkOutputs(inputs []string, outputs ...string) error {
-	return usageErrOrNil(paths.CheckOutputs(inputs, outputs...))
-}
-
-// checkNamedOutputs is checkOutputs for a command with several output
-// flags: each Use names its flag (Who), so that a conflict says which two
-// flags write one file.
-func checkNamedOutputs(uses ...paths.Use) error {
-	for i := range uses {
-		uses[i].Output = true
-	}
-	return usageErrOrNil(errors.Join(paths.Conflicts(uses)...))
-}
-
-// inDir is what a command writes with -o DIR: DIR itself and the files
-// names in it (none when dir is "").
-func inDir(dir string, names ...string) []string {
-	if dir == "" {
-		return nil
-	}
-	outs := []string{dir}
-	for _, n := range names {
-		outs = append(outs, filepath.Join(dir, n))
-	}
-	return outs
-}
-
-// nonEmpty is the paths of ps that are given.
-func nonEmpty(ps ...string) []string {
-	var out []string
-	for _, p := range ps {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return cliflags.Usage(paths.CheckOutputs(inputs, outputs...))
 }

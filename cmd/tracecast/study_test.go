@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/tracecast/tracecast/internal/cliflags"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,7 +28,7 @@ func studyExec(logs io.Writer, args ...string) (string, error) {
 	root := &cobra.Command{Use: "tracecast", SilenceUsage: true, SilenceErrors: true}
 	root.AddCommand(studyCommands()...)
 	root.AddCommand(newPredictCmd())
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(err) })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return cliflags.Usage(err) })
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetArgs(args)
