@@ -116,8 +116,10 @@ def from_file(path):
     for n, line in enumerate(src, 1):
         try:
             f.apply(json.loads(line))
-        except (ValueError, KeyError, TypeError) as e:
-            sys.exit("%s:%d: %s" % (path, n, e))
+        except KeyError as e:
+            sys.exit("%s:%d: not a plan record: no field %s" % (path, n, e))
+        except (ValueError, TypeError) as e:
+            sys.exit("%s:%d: not a plan record: %s" % (path, n, e))
 
 
 def from_kafka(brokers, group, plans, decisions, runs):
