@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/spf13/pflag"
+	"github.com/tracecast/tracecast/app/builtin"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stats/ks"
 	"github.com/tracecast/tracecast/study"
 	"io"
@@ -131,4 +134,65 @@ func (r Runner) RunHitrate(ctx context.Context, t Trace, s Signal, o Hitrate, w 
 		r.Log.Info().Str("trace", h.Trace).Str("state", string(cl.State)).Float64("idle_fraction", cl.IdleFraction).Msg("trace state")
 	}
 	return h.WriteResults(w, terminal)
+}
+
+// KSFiles is the ks command: the two-sample test on the samples of two
+// files (one non-negative integer per line), its record written to w. A
+// bad method or alpha is a usage error.
+func KSFiles(w io.Writer, method string, alpha float64, files [2]string) error {
+	m, err := ks.ParseFlags(method, alpha)
+	if err != nil {
+		return cliflags.Usage(err)
+	}
+	var samples [2][]int
+	for i, path := range files {
+		if samples[i], err = ks.ReadSampleFile(path); err != nil {
+			return err
+		}
+	}
+	return ks.TestSamples(samples[0], samples[1], m, alpha).WriteJSON(w, alpha)
+}
+
+// Validate is the validate command: every pipeline file loaded and
+// checked as LoadPipeline does (the first bad one stops it), a line per
+// file on w and its warnings on errw.
+func Validate(w, errw io.Writer, files []string) error {
+	for _, a := range files {
+		cfg, err := LoadPipeline(a, nil)
+		if err != nil {
+			return err
+		}
+		for _, warn := range cfg.Warnings {
+			fmt.Fprintf(errw, "%s: warning: %s\n", a, warn)
+		}
+		fmt.Fprintf(w, "%s: ok (%d sources, %d stages, %d sinks)\n", a, len(cfg.Sources), len(cfg.Stages), len(cfg.Sinks))
+	}
+	return nil
+}
+
+// Components is the components command: the built-in component types (all
+// of them, or the one named), with their options, as a table on w. An
+// unknown name is a usage error.
+func Components(w io.Writer, names []string) error {
+	var ds []component.Description
+	for _, d := range builtin.Registry().Describe() {
+		if len(names) == 0 || d.Name == names[0] {
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) == 0 {
+		return cliflags.Usage(fmt.Errorf("no component type %q", names[0]))
+	}
+	return component.WriteTable(w, ds)
+}
+
+// Check refuses, as a usage error, an option of the power streams given
+// (fs says which were) without a power stream.
+func (p ReportPower) Check(fs *pflag.FlagSet) error {
+	for _, f := range []string{"power-format", "metric", "node", "map", "node-type", "offset", "max-gap", "lateness"} {
+		if len(p.Powers) == 0 && fs.Changed(f) {
+			return cliflags.Usage(fmt.Errorf("--%s is an option of the power streams: give --power", f))
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package specs
 import (
 	"bytes"
 	"errors"
+	"github.com/spf13/pflag"
 	"github.com/tracecast/tracecast/models/eiger"
 	"github.com/tracecast/tracecast/models/modelio"
 	"os"
@@ -99,5 +100,50 @@ func TestMovedChecks(t *testing.T) {
 	var out bytes.Buffer
 	if err := r.RunHitrate(ctx, Trace{Path: ring}, DefaultSignal(1_000_000), Hitrate{Method: "matlab", Alpha: 0.05, Windows: "2,4"}, &out, false); err != nil || strings.Count(out.String(), "\n") != 2 {
 		t.Errorf("hitrate: %v\n%s", err, out.String())
+	}
+}
+
+// TestListingCommands: ks, validate and components from their options,
+// and report's power-stream options without --power.
+func TestListingCommands(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.WriteFile(a, []byte("1\n2\n3\n"), 0o644)
+	os.WriteFile(b, []byte("1\n2\n9\n"), 0o644)
+	var out, errw bytes.Buffer
+	if err := KSFiles(&out, "scipy", 0.05, [2]string{a, b}); err != nil || !strings.Contains(out.String(), `"n1":3`) {
+		t.Errorf("ks: %v %s", err, out.String())
+	}
+	if err := KSFiles(&out, "sas", 0.05, [2]string{a, b}); !usage(err) {
+		t.Errorf("ks --method sas: %v", err)
+	}
+	out.Reset()
+	if err := Validate(&out, &errw, []string{"replay-starpu"}); err != nil || !strings.HasPrefix(out.String(), "replay-starpu: ok (") {
+		t.Errorf("validate: %v %s", err, out.String())
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("bogus: 1\n"), 0o644)
+	if err := Validate(&out, &errw, []string{"replay-starpu", bad}); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Errorf("validate of a bad file: %v", err)
+	}
+	out.Reset()
+	if err := Components(&out, []string{"paje"}); err != nil || !strings.Contains(out.String(), "paje") {
+		t.Errorf("components paje: %v %s", err, out.String())
+	}
+	if err := Components(&out, []string{"nothing"}); !usage(err) || err.Error() != `no component type "nothing"` {
+		t.Errorf("components nothing: %v", err)
+	}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	p := ReportPower{Attribution: DefaultAttribution()}
+	cliflags.Bind(fs, &p)
+	if err := fs.Parse([]string{"--node", "n0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(fs); !usage(err) || err.Error() != "--node is an option of the power streams: give --power" {
+		t.Errorf("report --node without --power: %v", err)
+	}
+	p.Powers = []string{"p.csv"}
+	if err := p.Check(fs); err != nil {
+		t.Errorf("with --power: %v", err)
 	}
 }

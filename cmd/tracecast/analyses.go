@@ -12,7 +12,6 @@ import (
 	"github.com/tracecast/tracecast/models/modelio"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/report"
-	"github.com/tracecast/tracecast/stats/ks"
 )
 
 // signalFlags are the flags of the commands that sample a signal;
@@ -70,17 +69,7 @@ p as MATLAB's kstest2 computes it (matlab, the default), as SciPy's
 ks_2samp (scipy) or as R's ks.test (r).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			m, err := ks.ParseFlags(method, alpha)
-			if err != nil {
-				return cliflags.Usage(err)
-			}
-			var samples [2][]int
-			for i, path := range args {
-				if samples[i], err = ks.ReadSampleFile(path); err != nil {
-					return err
-				}
-			}
-			return ks.TestSamples(samples[0], samples[1], m, alpha).WriteJSON(os.Stdout, alpha)
+			return specs.KSFiles(os.Stdout, method, alpha, [2]string{args[0], args[1]})
 		},
 	}
 	cmd.Flags().StringVar(&method, "method", "matlab", "p-value method: matlab, scipy, r")
@@ -220,10 +209,8 @@ what backfilling back-end tasks of length D on the idle workers is worth,
 policy by policy (tracecast backfill in wait mode: docs/backfill.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, f := range []string{"power-format", "metric", "node", "map", "node-type", "offset", "max-gap", "lateness"} {
-				if len(power.Powers) == 0 && cmd.Flags().Changed(f) {
-					return cliflags.Usage(fmt.Errorf("--%s is an option of the power streams: give --power", f))
-				}
+			if err := power.Check(cmd.Flags()); err != nil {
+				return err
 			}
 			if err := checkOutputs(append(args, power.Powers...), out); err != nil {
 				return err

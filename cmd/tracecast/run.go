@@ -1,18 +1,15 @@
 package main
 
 import (
-	"fmt"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/component"
 )
 
 func newRunCmd() *cobra.Command {
@@ -42,19 +39,7 @@ func newValidateCmd() *cobra.Command {
 name the key and its line), checks the graph (inputs exist, no cycles) and
 every component's options. Exit code 2 when a file is invalid.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, a := range args {
-				cfg, err := specs.LoadPipeline(a, nil)
-				if err != nil {
-					return err
-				}
-				for _, w := range cfg.Warnings {
-					fmt.Fprintf(os.Stderr, "%s: warning: %s\n", a, w)
-				}
-				fmt.Fprintf(os.Stdout, "%s: ok (%d sources, %d stages, %d sinks)\n", a, len(cfg.Sources), len(cfg.Stages), len(cfg.Sinks))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return specs.Validate(os.Stdout, os.Stderr, args) },
 	}
 }
 
@@ -66,18 +51,7 @@ func newComponentsCmd() *cobra.Command {
 name, that type), with each option's YAML key, type and default: what
 'tracecast validate' accepts.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var ds []component.Description
-			for _, d := range builtin.Registry().Describe() {
-				if len(args) == 0 || d.Name == args[0] {
-					ds = append(ds, d)
-				}
-			}
-			if len(ds) == 0 {
-				return cliflags.Usage(fmt.Errorf("no component type %q", args[0]))
-			}
-			return component.WriteTable(os.Stdout, ds)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return specs.Components(os.Stdout, args) },
 	}
 }
 
