@@ -231,6 +231,29 @@ func (r Skill) AppendJSON(b []byte) []byte {
 // MarshalJSON is AppendJSON, for encoding/json users.
 func (r Skill) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
 
+// AppendJSON writes the explanation as one JSON object, "record" first (the record contract).
+func (r Explanation) AppendJSON(b []byte) []byte {
+	b = append(b, `{"record":"explanation"`...)
+	b = appendStr(b, "id", r.ID)
+	b = appendStr(b, "run", r.Run)
+	b = appendStr(b, "query", r.Query)
+	b = appendF(b, "horizon", r.Horizon)
+	b = appendStr(b, "method", r.Method)
+	b = appendStr(b, "kind", r.Kind)
+	b = appendStr(b, "name", r.Name)
+	b = appendBool(b, "present", r.Present)
+	b = appendI64(b, "n", int64(r.N))
+	b = appendF(b, "mse", r.MSE)
+	b = appendF(b, "weight", r.Weight)
+	b = appendF(b, "sd", r.SD)
+	b = appendF(b, "importance_learner", r.ImportanceLearner)
+	b = appendF(b, "importance_mix", r.ImportanceMix)
+	return append(b, '}')
+}
+
+// MarshalJSON is AppendJSON, for encoding/json users.
+func (r Explanation) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
 // AppendJSON writes the decision as one JSON object, "record" first (the record contract).
 func (r Decision) AppendJSON(b []byte) []byte {
 	b = append(b, `{"record":"decision"`...)

@@ -96,6 +96,8 @@ var recordTypes = []RecordType{
 		"An alert that lasts: announced when it opens (state open, end null) and again, under its own id, when it closes (state closed, with end)."),
 	declare[Skill]("skill", "skills", "tracecast.skill/3", func(r *Skill) string { return r.Run },
 		"A run's rolling verification of one (query, horizon) from the outcomes known so far; the last one of a run covers all its outcomes and says how the run ended (end)."),
+	declare[Explanation]("explanation", "explanations", "tracecast.explanation/1", func(r *Explanation) string { return r.Run },
+		"What carried a run's auto forecasts of one (query, horizon), at the run's end (predict --explain): the forecast's MSE, each expert's mean weight in the mix and MSE, each feature of the learner's permutation importance; a feature the trace lacks is present false (docs/forecasts.md)."),
 	declare[Decision]("decision", "decisions", "tracecast.decision/1", func(r *Decision) string { return r.Run },
 		"A back-end task a backfill policy launched on an idle worker, and what became of it (docs/backfill.md)."),
 	declare[SpellForecast]("spell", "spells", "tracecast.spell/1", func(r *SpellForecast) string { return r.Run },

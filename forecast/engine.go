@@ -46,6 +46,10 @@ type Sink struct {
 	Outcome  func(tracecast.Outcome)
 	Episode  func(tracecast.Episode)
 	Skill    func(tracecast.Skill)
+	// Explain, when set, receives at the run's end what carried the auto
+	// method's forecasts of each (query, horizon) (explain.go); without
+	// it the engine gathers nothing for it.
+	Explain func(tracecast.Explanation)
 }
 
 // Engine issues forecasts from the changes of a class count, in time order.
@@ -94,6 +98,7 @@ type group struct {
 	score   rolling
 	nextSk  float64 // when the next rolling score is due
 	skills  int
+	ex      *explainer // nil unless the sink explains
 }
 
 type pending struct {
@@ -196,6 +201,11 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 				conf: newMondrian(cfg.Window, cfg.Coverage)})
 		}
 	}
+	if sink.Explain != nil && cfg.Method == Auto {
+		for _, g := range e.groups {
+			g.ex = newExplainer(numFeatP, false)
+		}
+	}
 	// The longest look-back (10 H) and the oldest pending outcome (H).
 	e.keep = 10*hmax + cfg.Every
 	// The look-backs of issue: avg over 0.1, 0.3, 1, 3 and 10 H (and
@@ -232,6 +242,9 @@ func (e *Engine) SetContext(fn ContextFunc) {
 	for _, g := range e.groups {
 		g.rp = newRidge(numFeatP+numCtx, priorKS(numFeatP+numCtx), autoLambda, autoAlphaFor(g.h, e.cfg.Every))
 		g.rm = newRidge(numFeatM+numCtx, priorKS(numFeatM+numCtx), autoLambda, autoAlphaFor(g.h, e.cfg.Every))
+		if g.ex != nil {
+			g.ex = newExplainer(numFeatP+numCtx, true)
+		}
 	}
 }
 
@@ -307,6 +320,12 @@ func (e *Engine) FinishBy(end float64, how string) {
 		e.mature(g, end)
 		e.closeOpportunity(g, end)
 		e.publishSkillEnd(g, how)
+		if g.ex != nil && !g.ex.done {
+			g.ex.done = true
+			for _, x := range e.explanations(g) {
+				e.sink.Explain(x)
+			}
+		}
 	}
 	if e.regime != nil {
 		e.closeRegime(end)
@@ -436,6 +455,15 @@ func (e *Engine) issue(g *group, t float64) {
 			{clamp01(pr), p0, fp[featKS], fp[featNow], fp[featClim], pq},
 			{clamp01(mr), m0, fm[mfeatKS], fm[mfeatNow], fm[mfeatClim], mq}}
 		p, m = g.trust.combine(&aux)
+		if g.ex != nil {
+			var ws [numExperts]float64
+			g.trust.weights(0, &ws)
+			present := uint32(0)
+			if e.ctxFn != nil {
+				present = presentCtx(&e.ctx)
+			}
+			g.ex.issued(fp, g.rp.w, pr, &aux, &ws, clamp01(p), present, e.ctxFn != nil && e.queueOK)
+		}
 	}
 	p, m = clamp01(p), clamp01(m)
 	e.earlyMisses(g, ind, k, t)
@@ -602,6 +630,21 @@ func (t *trust) combine(aux *experts) (float64, float64) {
 	return out[0], out[1]
 }
 
+// weights are the experts' normalized weights in the mix of p (i = 0) or
+// mean (1), as combine weighs them.
+func (t *trust) weights(i int, out *[numExperts]float64) {
+	t.start()
+	best := slices.Min(t.l[i][:])
+	sw := 0.0
+	for j := 0; j < numExperts; j++ {
+		out[j] = math.Exp(-trustEta * (t.l[i][j] - best))
+		sw += out[j]
+	}
+	for j := range out {
+		out[j] /= sw
+	}
+}
+
 // markov is the two-state forecaster: occupancy π and switching over the
 // last 10 H give the relaxation rate κ = n / (2·T·π(1−π)) of a two-state
 // chain with n switches in T.
@@ -633,6 +676,9 @@ func (e *Engine) mature(g *group, t float64) {
 		ind := e.ind[pd.k]
 		y := snap(ind.mean(pd.t, pd.t+g.h))
 		ym := snap(e.mean.mean(pd.t, pd.t+g.h))
+		if g.ex != nil {
+			g.ex.matured(y)
+		}
 		if pd.fp != nil {
 			g.rp.learn(pd.fp, y)
 			g.rm.learn(pd.fm, ym)
