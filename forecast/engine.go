@@ -462,7 +462,7 @@ func (e *Engine) issue(g *group, t float64) {
 			if e.ctxFn != nil {
 				present = presentCtx(&e.ctx)
 			}
-			g.ex.issued(fp, g.rp.w, pr, &aux, &ws, clamp01(p), present, e.ctxFn != nil && e.queueOK)
+			g.ex.issued(fp, g.rp.w, pr, gk, &aux, &ws, clamp01(p), present, e.ctxFn != nil && e.queueOK)
 		}
 	}
 	p, m = clamp01(p), clamp01(m)

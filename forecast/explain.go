@@ -100,12 +100,12 @@ type explainer struct {
 // then these.
 const (
 	rowPR    = iota // the learner's w·x, unclamped
-	rowWL           // the learner's weight in the mix
-	rowRest         // the mix less the learner's share
+	rowG            // the prior's weight on persistence, G(κH)
 	rowMix          // the forecast p
 	rowY            // the outcome
 	rowExp          // the experts' p (numExperts)
-	rowExtra = rowExp + numExperts
+	rowW     = rowExp + numExperts // their weights in the mix (numExperts)
+	rowExtra = rowW + numExperts
 )
 
 func newExplainer(d int, ctx bool) *explainer {
@@ -113,9 +113,10 @@ func newExplainer(d int, ctx bool) *explainer {
 }
 
 // issued records an issue: the features fp, the learner's coefficients w
-// and unclamped forecast pr, the experts' p, their weights in the mix, the
-// forecast p; present says which context fields the trace had at t.
-func (x *explainer) issued(fp, w []float64, pr float64, aux *experts, ws *[numExperts]float64, p float64, present uint32, queueOK bool) {
+// and unclamped forecast pr, the prior's weight on persistence gk, the
+// experts' p, their weights in the mix, the forecast p; present says which
+// context fields the trace had at t.
+func (x *explainer) issued(fp, w []float64, pr, gk float64, aux *experts, ws *[numExperts]float64, p float64, present uint32, queueOK bool) {
 	x.issues++
 	for j := range ws {
 		x.wsum[j] += ws[j]
@@ -127,9 +128,9 @@ func (x *explainer) issued(fp, w []float64, pr float64, aux *experts, ws *[numEx
 	copy(row, fp[:d])
 	copy(row[d:], w[:d])
 	ex := row[2*d:]
-	ex[rowPR], ex[rowWL], ex[rowMix] = pr, ws[expLearner], p
-	ex[rowRest] = p - ws[expLearner]*aux[0][expLearner]
+	ex[rowPR], ex[rowG], ex[rowMix] = pr, gk, p
 	copy(ex[rowExp:], aux[0][:])
+	copy(ex[rowW:], ws[:])
 	x.q = append(x.q, row)
 }
 
@@ -194,14 +195,42 @@ func (x *explainer) featurePresent(j int) bool {
 }
 
 // Importance is a feature's permutation importance over rows: how much
-// the MSE of the learner's p and of the mix's grows when column j of the
-// features is permuted among the rows (the mean of explainRepeats
-// permutations of a fixed seed), each row's coefficients and weights held.
+// the MSE of the learner's p and of the forecast's (the mix's) grows when
+// the feature's values are permuted among the rows (the mean of
+// explainRepeats permutations of a fixed seed), each row's coefficients
+// and weights held as they were at its issue. The forecast's counts every
+// expert that reads the feature: the learner, and ks-paper
+// (occupancy_H), persistence (now), climatology and the prior (occupancy_H
+// and now); the queue reads the context itself, not the learner's
+// features, and is held.
 type Importance struct {
 	Learner, Mix float64
 	// Coefficient is the mean coefficient, SD the feature's standard
 	// deviation over the rows; MSE the learner's without permutation.
 	Coefficient, SD, MSE float64
+}
+
+// mix is a row's forecast with feature j's value v (v = the row's own:
+// the forecast as issued), and the learner's p.
+func (x *explainer) mix(r []float64, j int, v float64) (pm, pl float64) {
+	d := x.d
+	ex := r[2*d:]
+	dv := v - r[j]
+	pl = clamp01(ex[rowPR] + r[d+j]*dv)
+	pm = ex[rowW+expLearner] * pl
+	for e := expPrior; e < numExperts; e++ {
+		pe := ex[rowExp+e]
+		switch {
+		case e == expPrior && j == featKS:
+			pe += (1 - ex[rowG]) * dv
+		case e == expPrior && j == featNow:
+			pe += ex[rowG] * dv
+		case e == expKS && j == featKS, e == expPersistence && j == featNow, e == expClimatology && j == featClim:
+			pe = v
+		}
+		pm += ex[rowW+e] * pe
+	}
+	return clamp01(pm), pl
 }
 
 // importance computes feature j's over the sample.
@@ -213,11 +242,9 @@ func (x *explainer) importance(j int) Importance {
 	}
 	var base, baseMix, coef, mean, m2 float64
 	for i, r := range rows {
-		ex := r[2*d:]
-		y := ex[rowY]
-		pl := clamp01(ex[rowPR])
+		y := r[2*d+rowY]
+		pm, pl := x.mix(r, j, r[j])
 		base += (pl - y) * (pl - y)
-		pm := clamp01(ex[rowRest] + ex[rowWL]*pl)
 		baseMix += (pm - y) * (pm - y)
 		coef += r[d+j]
 		dv := r[j] - mean
@@ -234,11 +261,9 @@ func (x *explainer) importance(j int) Importance {
 		rng.Shuffle(n, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
 		var sl, sm float64
 		for i, r := range rows {
-			ex := r[2*d:]
-			y := ex[rowY]
-			pl := clamp01(ex[rowPR] + r[d+j]*(rows[perm[i]][j]-r[j]))
+			y := r[2*d+rowY]
+			pm, pl := x.mix(r, j, rows[perm[i]][j])
 			sl += (pl - y) * (pl - y)
-			pm := clamp01(ex[rowRest] + ex[rowWL]*pl)
 			sm += (pm - y) * (pm - y)
 		}
 		dl += sl - base

@@ -167,9 +167,17 @@ func TestExplainChangesNoForecast(t *testing.T) {
 	}
 	g := e.groups[0]
 	for _, row := range g.ex.sample {
-		r := row[2*g.ex.d:]
-		if got := clamp01(r[rowRest] + r[rowWL]*clamp01(r[rowPR])); math.Abs(got-r[rowMix]) > 1e-12 {
-			t.Fatalf("mix %g, forecast %g", got, r[rowMix])
+		ex := row[2*g.ex.d:]
+		if p0 := (1-ex[rowG])*row[featKS] + ex[rowG]*row[featNow]; math.Abs(p0-ex[rowExp+expPrior]) > 1e-12 ||
+			ex[rowExp+expKS] != row[featKS] || ex[rowExp+expPersistence] != row[featNow] || ex[rowExp+expClimatology] != row[featClim] {
+			t.Fatalf("experts %v, features %v", ex[rowExp:rowW], row[:g.ex.d])
+		}
+		// Each expert that reads a feature, given the feature's own
+		// value, gives the forecast as issued.
+		for j := 1; j < g.ex.d; j++ {
+			if got, _ := g.ex.mix(row, j, row[j]); math.Abs(got-row[2*g.ex.d+rowMix]) > 1e-12 {
+				t.Fatalf("feature %d: mix %g, forecast %g", j, got, row[2*g.ex.d+rowMix])
+			}
 		}
 	}
 	if n := len(g.ex.sample); n != ex[0].N {

@@ -63,6 +63,9 @@ type Forecasts struct {
 	// Score scores the forecasts against the trace (a file), and writes the
 	// scores to Out/scores.jsonl.
 	Score bool
+	// Explain prints, after the run, what carried the auto method's
+	// forecasts (and writes Out/explain.jsonl).
+	Explain bool `flag:"explain" help:"say what carried the forecasts (method auto): per query and horizon, each expert's mean weight in the mix and MSE, each feature's permutation importance; a table after the scores, DIR/explain.jsonl with -o (docs/forecasts.md)"`
 }
 
 // ForecastRun is what a forecast run gives its command.
@@ -78,12 +81,29 @@ type ForecastRun struct {
 	// Threshold and Score are the options'.
 	Threshold float64
 	Score     bool
+	// Explained are the explanation records, with Explain.
+	Explained stage.Explained
+	Explain   bool
 }
 
 // Report writes what the predict command prints after a run: with the
 // records kept for a summary, the summary on out (from standard input, how
 // to score them); scored without, the score table on errw.
 func (run *ForecastRun) Report(out, errw io.Writer) error {
+	w := errw // the tables' writer: standard error unless kept for a summary
+	if run.Keep {
+		w = out
+	}
+	if err := run.report(out, errw); err != nil || !run.Explain {
+		return err
+	}
+	if run.Keep || run.Score {
+		fmt.Fprintln(w)
+	}
+	return fc.WriteExplanations(w, run.Explained.Records)
+}
+
+func (run *ForecastRun) report(out, errw io.Writer) error {
 	switch {
 	case !run.Keep && !run.Score:
 		return nil
@@ -101,7 +121,10 @@ func (run *ForecastRun) Report(out, errw io.Writer) error {
 // first for R, the run's span (default horizons) and what the forecasts
 // are scored against.
 func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRun, error) {
-	run := &ForecastRun{RunID: o.RunID, Method: o.Method, Threshold: o.Threshold, Score: o.Score}
+	run := &ForecastRun{RunID: o.RunID, Method: o.Method, Threshold: o.Threshold, Score: o.Score, Explain: o.Explain}
+	if o.Explain && o.Method != string(fc.Auto) {
+		return nil, &OptionError{[]string{fmt.Sprintf("--explain explains method auto's mix of experts, not --method %s", o.Method)}}
+	}
 	switch o.Format {
 	case "":
 		run.Keep, o.Format = o.Out == "" && o.Terminal, "jsonl"
@@ -152,7 +175,7 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		r.Log.Info().Strs("horizons", o.Horizons).Str("run", fmt.Sprintf("%.3gs", span)).Msg("no --horizon: forecasting over 0.1%, 1% and 10% of the run")
 	}
 	opts := map[string]any{"rules": o.Rules, "queries": o.Queries, "horizons": o.Horizons, "method": o.Method, "coverage": o.Coverage,
-		"run_id": run.RunID, "opportunity_threshold": o.Threshold, "regime_alpha": o.RegimeAlpha, "workers": o.Workers}
+		"run_id": run.RunID, "opportunity_threshold": o.Threshold, "regime_alpha": o.RegimeAlpha, "workers": o.Workers, "explain": o.Explain}
 	if o.Every != "" {
 		opts["every"] = o.Every
 	}
@@ -163,6 +186,10 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		spec.Sinks = append(spec.Sinks, collect("keep", "forecast"))
 		sinks["keep"] = &run.Kept
 	}
+	if o.Explain {
+		spec.Sinks = append(spec.Sinks, collect("explain", "forecast"))
+		sinks["explain"] = &run.Explained
+	}
 	switch {
 	case run.Keep:
 	case o.Out == "":
@@ -171,6 +198,10 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 		for _, rec := range []string{"forecasts", "outcomes", "episodes", "skills"} {
 			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: o.Format, Inputs: []string{"forecast"},
 				Options: map[string]any{"path": filepath.Join(o.Out, rec+"."+o.Format), "records": rec}})
+		}
+		if o.Explain {
+			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "explanations", Type: "jsonl", Inputs: []string{"forecast"},
+				Options: map[string]any{"path": filepath.Join(o.Out, "explain.jsonl"), "records": "explanations"}})
 		}
 	}
 	if err := r.Run(ctx, spec, sinks); err != nil || (!run.Keep && !o.Score) || steps == nil {

@@ -29,7 +29,7 @@ func (p Predict) Prepare(inputs []string) error {
 	if format == "" {
 		format = "jsonl"
 	}
-	outs := paths.InDir(p.Out, "forecasts."+format, "outcomes."+format, "episodes."+format, "skills."+format, "scores.jsonl",
+	outs := paths.InDir(p.Out, "forecasts."+format, "outcomes."+format, "episodes."+format, "skills."+format, "scores.jsonl", "explain.jsonl",
 		"windows.arrow", "predictions.arrow", "verdicts.arrow", "alerts.arrow", "records.jsonl")
 	if err := cliflags.Usage(paths.CheckOutputs(inputs, outs...)); err != nil || p.Out == "" {
 		return err

@@ -79,6 +79,10 @@ type StageConfig struct {
 	// the watermark passes them (0: features.DefaultMaxPending); past it
 	// the features get staler, the forecasts go on.
 	FeatureMaxPending int `yaml:"feature_max_pending"`
+	// Explain: at the run's end, explanation records say what carried the
+	// auto method's forecasts of each query and horizon (the experts'
+	// weights, the features' permutation importance; docs/forecasts.md).
+	Explain bool `yaml:"explain"`
 }
 
 // DefaultStageConfig are the defaults: the consumers' usual horizons.
@@ -242,6 +246,7 @@ type stage struct {
 		os []tracecast.Outcome
 		es []tracecast.Episode
 		ks []tracecast.Skill
+		xs []tracecast.Explanation
 	}
 	// ctx and emitFn are Process's or Flush's while the engine runs:
 	// records go out once spillAt of them are held (spill), and err is
@@ -327,7 +332,7 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 	if cfg.Run == "" {
 		cfg.Run = StreamRunID(stream, st.files)
 	}
-	eng, err := fc.New(cfg, fc.Sink{
+	sink := fc.Sink{
 		Forecast: func(f tracecast.Forecast) { st.out.fs = append(st.out.fs, f); st.spill() },
 		Outcome:  func(o tracecast.Outcome) { st.out.os = append(st.out.os, o); st.spill() },
 		Episode:  func(e tracecast.Episode) { st.out.es = append(st.out.es, e); st.spill() },
@@ -335,7 +340,11 @@ func (st *stage) start(stream string, es []tracecast.Entity) error {
 			st.out.ks = append(st.out.ks, k)
 			st.skill[k.Query+" "+fc.HorizonLabel(k.Horizon)] = k
 			st.spill()
-		}})
+		}}
+	if st.o.Explain {
+		sink.Explain = func(x tracecast.Explanation) { st.out.xs = append(st.out.xs, x) }
+	}
+	eng, err := fc.New(cfg, sink)
 	if err != nil {
 		return err
 	}
@@ -477,8 +486,13 @@ func (st *stage) emit(ctx context.Context, emit tracecast.Emit) error {
 			return err
 		}
 	}
+	if len(st.out.xs) > 0 {
+		if err := emit(ctx, tracecast.Batch{Stream: st.stream, Items: st.out.xs}); err != nil {
+			return err
+		}
+	}
 	// Downstream may keep the batches: start new slices.
-	st.out.fs, st.out.os, st.out.es, st.out.ks = nil, nil, nil, nil
+	st.out.fs, st.out.os, st.out.es, st.out.ks, st.out.xs = nil, nil, nil, nil, nil
 	return nil
 }
 

@@ -34,3 +34,20 @@ func (k *Kept) Write(_ context.Context, b tracecast.Batch) error {
 
 // Close does nothing.
 func (k *Kept) Close(context.Context) error { return nil }
+
+// Explained collects the explanation records a forecast stage emits at a
+// run's end (its explain option), for a command's table.
+type Explained struct {
+	Records []tracecast.Explanation
+}
+
+// Write keeps a batch's explanation records.
+func (k *Explained) Write(_ context.Context, b tracecast.Batch) error {
+	if xs, ok := b.Items.([]tracecast.Explanation); ok {
+		k.Records = append(k.Records, xs...)
+	}
+	return nil
+}
+
+// Close does nothing.
+func (k *Explained) Close(context.Context) error { return nil }
