@@ -99,11 +99,11 @@ type explainer struct {
 // A row: the learner's features (d), its coefficients at the issue (d),
 // then these.
 const (
-	rowPR    = iota // the learner's w·x, unclamped
-	rowG            // the prior's weight on persistence, G(κH)
-	rowMix          // the forecast p
-	rowY            // the outcome
-	rowExp          // the experts' p (numExperts)
+	rowPR    = iota                // the learner's w·x, unclamped
+	rowG                           // the prior's weight on persistence, G(κH)
+	rowMix                         // the forecast p
+	rowY                           // the outcome
+	rowExp                         // the experts' p (numExperts)
 	rowW     = rowExp + numExperts // their weights in the mix (numExperts)
 	rowExtra = rowW + numExperts
 )
