@@ -27,19 +27,21 @@ type Decision struct {
 	P        float64         `json:"p" tracecast:"nullable" desc:"the probability the policy acted on (the spell outlasts the task), when it had one" schema:"minimum=0,maximum=1"`
 }
 
-// SpellForecast is a forecast of how much longer an idle worker stays idle
-// (docs/backfill.md), issued at IssuedAt when its spell had lasted Elapsed
-// seconds: P that it lasts at least D more, and the 10% and 50% quantiles
-// of its remaining idle time (Q10, Q50; null beyond the model's range).
+// SpellForecast is a forecast of how much longer an idle worker stays idle,
+// or a busy one busy (State; docs/backfill.md), issued at IssuedAt when its
+// spell had lasted Elapsed seconds: P that it lasts at least D more, and
+// the 10% and 50% quantiles of its remaining time in that state (Q10, Q50;
+// null beyond the model's range).
 type SpellForecast struct {
 	ID       string  `json:"id" desc:"unique: RUN/WORKER/D/N, N counting the run's issues"`
 	Run      string  `json:"run" desc:"the run id"`
 	Worker   string  `json:"worker" desc:"the container's name as tracecast states prints it"`
+	State    string  `json:"state" desc:"the spell's: idle, or busy (not idle: computing or communicating)" schema:"enum=idle|busy"`
 	IssuedAt float64 `json:"issued_at" desc:"issue time, seconds on the trace's clock"`
 	Elapsed  float64 `json:"elapsed" desc:"how long the spell has lasted at issued_at, seconds" schema:"minimum=0"`
 	D        float64 `json:"d" desc:"the length asked about, seconds" schema:"minimum=0"`
 	P        float64 `json:"p" desc:"P(the spell lasts at least d more)" schema:"minimum=0,maximum=1"`
-	Q10      float64 `json:"q10" tracecast:"nullable" desc:"10% quantile of the remaining idle time, seconds; null beyond the model's range" schema:"minimum=0"`
-	Q50      float64 `json:"q50" tracecast:"nullable" desc:"median remaining idle time, seconds; null beyond the model's range" schema:"minimum=0"`
+	Q10      float64 `json:"q10" tracecast:"nullable" desc:"10% quantile of the spell's remaining time, seconds; null beyond the model's range" schema:"minimum=0"`
+	Q50      float64 `json:"q50" tracecast:"nullable" desc:"median remaining time of the spell, seconds; null beyond the model's range" schema:"minimum=0"`
 	Method   string  `json:"method" desc:"the forecaster (spell)"`
 }

@@ -282,6 +282,7 @@ func (r SpellForecast) AppendJSON(b []byte) []byte {
 	b = appendStr(b, "id", r.ID)
 	b = appendStr(b, "run", r.Run)
 	b = appendStr(b, "worker", r.Worker)
+	b = appendStr(b, "state", r.State)
 	b = appendF(b, "issued_at", r.IssuedAt)
 	b = appendF(b, "elapsed", r.Elapsed)
 	b = appendF(b, "d", r.D)

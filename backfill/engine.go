@@ -15,8 +15,12 @@ import (
 type Sink struct {
 	// Decision is called once a decision's outcome is known.
 	Decision func(tracecast.Decision)
-	// Spell is called with each spell forecast (Config.SpellLengths).
+	// Spell is called with each spell forecast (Config.SpellLengths):
+	// idle spells', and busy spells' (State "busy") when not a gang.
 	Spell func(tracecast.SpellForecast)
+	// SpellEnd is called as a spell with forecasts ends (the report draws
+	// each spell's forecast against it).
+	SpellEnd func(SpellEnd)
 	// Launch is called as a task is launched (its decision comes once its
 	// outcome is known): a closed loop that runs the primary needs to know
 	// at once that Worker is held until End.
@@ -34,6 +38,12 @@ type Launch struct {
 	Policy, Worker string
 	Start, End, D  float64
 	Alpha, Timeout float64
+}
+
+// SpellEnd is a worker's idle or busy spell that ended, from Start to End.
+type SpellEnd struct {
+	Worker, State string
+	Start, End    float64
 }
 
 // lane is one policy for one task length (and α, τ): its totals.
@@ -78,6 +88,12 @@ type worker struct {
 	lanes    []laneState
 	spells   []float64 // start, end pairs (KeepSpells)
 	next     float64   // min over lanes of their next action
+	// The busy spell (not idle), when busy forecasts are issued: since
+	// when, its stratum (the state it began in) and its next forecast.
+	busy      bool
+	busyStart float64
+	busyKey   uint16
+	busyTick  float64
 }
 
 // Engine runs the policies on the class changes of one run.
@@ -96,7 +112,7 @@ type Engine struct {
 	started   bool
 	dirty     []*worker
 	// pending are the changes at e.now, applied once time moves on.
-	pending      map[*worker]bool
+	pending      map[*worker]pendingChange
 	pendingOrder []*worker
 	// dirtyAll: the dirty workers' every lane plans again (else only
 	// those whose plan reads the features: forecast).
@@ -118,7 +134,32 @@ type Engine struct {
 	// gang is the aggregate worker of Config.Gang ≥ 2: the policies run on
 	// it alone, its spells those of [X ≥ K] (X the idle workers).
 	gang *worker
+	// The busy spells' forecaster (busyOn): its model, strata (the state
+	// values busy spells begin in, at most maxBusyStrata), scorer and
+	// forecasts at elapsed 0.
+	busyModel   *spell.Model
+	busyKeys    map[string]uint16
+	busyScorer  *spellScorer
+	busyAtStart map[uint16]*spellForecast
 }
+
+type pendingChange struct {
+	idle  bool
+	value string
+}
+
+// maxBusyStrata bounds the busy model's strata (a stratum's histograms
+// take 77 KB): the state values after them share stratum 0 with the
+// unknown ones.
+const maxBusyStrata = 64
+
+// busyScale is the busy model's time unit, 10 ns: its histograms resolve
+// 1 µs to 10⁴ s of their unit, 10 ns to 100 s. A StarPU worker's busy
+// spells include its data transfers (FetchingInput, PushingOutput) of a
+// fraction of a microsecond, which the idle spells' 1 µs resolution
+// forecast as 0 (R ≥ q50 then held for 85% of the 12-CPU Cholesky run's
+// busy spells at their start).
+const busyScale = 100
 
 // New checks the configuration and returns an Engine.
 func New(cfg Config, sink Sink) (*Engine, error) {
@@ -126,7 +167,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, sink: sink, workers: map[string]*worker{},
-		model: spell.New(), ready: -1, submitted: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, pending: map[*worker]bool{}, plans: map[planKey]*planCache{}}
+		model: spell.New(), ready: -1, submitted: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, pending: map[*worker]pendingChange{}, plans: map[planKey]*planCache{}}
 	nan := math.NaN()
 	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
 	for di, d := range cfg.Tasks {
@@ -159,6 +200,12 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 	if cfg.KeepSpells && len(cfg.SpellLengths) > 0 {
 		e.scorer = newSpellScorer(cfg.SpellLengths)
 	}
+	if e.busyOn() {
+		e.busyModel, e.busyKeys, e.busyAtStart = spell.New(), map[string]uint16{"": 0}, map[uint16]*spellForecast{}
+		if cfg.KeepSpells {
+			e.busyScorer = newSpellScorer(cfg.SpellLengths)
+		}
+	}
 	e.otScore = make([][][]float64, len(cfg.Tasks))
 	for di := range cfg.Tasks {
 		e.otScore[di] = make([][]float64, len(cfg.Alphas))
@@ -177,7 +224,9 @@ func (e *Engine) Begin(t0 float64, workers []string, idleOutside bool) {
 	for _, n := range workers {
 		w := e.worker(n)
 		if idleOutside {
-			e.setIdle(w, t0, true)
+			e.setIdle(w, t0, true, "")
+		} else {
+			e.startBusy(w, t0, "")
 		}
 	}
 	e.updateGang()
@@ -207,7 +256,7 @@ func (e *Engine) updateGang() {
 		return
 	}
 	if idle := e.idleN >= e.cfg.Gang; idle != e.gang.idle {
-		e.setIdle(e.gang, e.now, idle)
+		e.setIdle(e.gang, e.now, idle, "")
 	}
 }
 
@@ -248,7 +297,12 @@ func (e *Engine) Ready(t float64, n int) {
 
 // Change records that a worker is idle or not from t on. Changes come in
 // time order.
-func (e *Engine) Change(t float64, name string, idle bool) {
+func (e *Engine) Change(t float64, name string, idle bool) { e.ChangeState(t, name, idle, "") }
+
+// ChangeState is Change with the worker's state value from t on (its
+// innermost state: a codelet, an MPI call; "" unknown), which the busy
+// spells' forecasts are conditioned on.
+func (e *Engine) ChangeState(t float64, name string, idle bool, value string) {
 	if !e.started {
 		e.started, e.now = true, t
 	}
@@ -257,7 +311,7 @@ func (e *Engine) Change(t float64, name string, idle bool) {
 	if _, ok := e.pending[w]; !ok {
 		e.pendingOrder = append(e.pendingOrder, w)
 	}
-	e.pending[w] = idle
+	e.pending[w] = pendingChange{idle, value}
 }
 
 // flush applies the changes of the instant e.now: only where a worker ends
@@ -266,16 +320,18 @@ func (e *Engine) Change(t float64, name string, idle bool) {
 // throughout every interval of positive length).
 func (e *Engine) flush() {
 	for _, w := range e.pendingOrder {
-		e.setIdle(w, e.now, e.pending[w])
+		ch := e.pending[w]
+		e.setIdle(w, e.now, ch.idle, ch.value)
 	}
 	clear(e.pending)
 	e.pendingOrder = e.pendingOrder[:0]
 	e.updateGang()
 }
 
-func (e *Engine) setIdle(w *worker, t float64, idle bool) {
+func (e *Engine) setIdle(w *worker, t float64, idle bool, value string) {
 	switch {
 	case idle && !w.idle:
+		e.endBusy(w, t)
 		w.idle, w.start, w.strata = true, t, w.strata[:0]
 		w.nextTick = t
 		if !w.gang {
@@ -293,6 +349,44 @@ func (e *Engine) setIdle(w *worker, t float64, idle bool) {
 			e.idleN--
 		}
 		e.markAllIdle()
+		e.startBusy(w, t, value)
+	case !idle && !w.busy:
+		e.startBusy(w, t, value) // a worker's first state, not idle
+	}
+}
+
+// busyOn says whether busy spells are forecast: spell forecasts asked,
+// each worker on its own (not a gang).
+func (e *Engine) busyOn() bool { return len(e.cfg.SpellLengths) > 0 && e.cfg.Gang < 2 }
+
+// startBusy starts worker w's busy spell at t, in the state value.
+func (e *Engine) startBusy(w *worker, t float64, value string) {
+	if e.busyModel == nil || w.gang || w.busy {
+		return
+	}
+	key, ok := e.busyKeys[value]
+	if !ok && len(e.busyKeys) < maxBusyStrata {
+		key = uint16(len(e.busyKeys))
+		e.busyKeys[value] = key
+	}
+	w.busy, w.busyStart, w.busyKey, w.busyTick = true, t, key, t
+}
+
+// endBusy ends worker w's busy spell at t: the busy model learns it.
+func (e *Engine) endBusy(w *worker, t float64) {
+	if !w.busy {
+		return
+	}
+	w.busy = false
+	length := t - w.busyStart
+	if e.busyScorer != nil {
+		e.busyScorer.end(w.name, t, length)
+	}
+	if e.sink.SpellEnd != nil {
+		e.sink.SpellEnd(SpellEnd{Worker: w.name, State: "busy", Start: w.busyStart, End: t})
+	}
+	if length > 0 {
+		e.busyModel.ObserveIn(length*busyScale, w.busyKey)
 	}
 }
 
@@ -368,6 +462,9 @@ func (e *Engine) endSpell(w *worker, t float64) {
 	e.updateNext(w)
 	if e.scorer != nil {
 		e.scorer.end(w.name, t, length)
+	}
+	if e.sink.SpellEnd != nil && len(e.cfg.SpellLengths) > 0 {
+		e.sink.SpellEnd(SpellEnd{Worker: w.name, State: "idle", Start: w.start, End: t})
 	}
 	if !(length > 0) {
 		return
@@ -496,8 +593,28 @@ func (e *Engine) advance(t float64) {
 		if w.next < t {
 			e.run(w, t)
 		}
+		for w.busy && w.busyTick < t {
+			e.issueBusy(w, w.busyTick)
+		}
 	}
 	e.now = t
+}
+
+// issueBusy issues the busy spell forecasts of worker w at t, and sets the
+// next: at elapsed Every, then each time the elapsed time doubles (a long
+// task's forecast is updated; a busy worker does not issue one record per
+// Every of every task).
+func (e *Engine) issueBusy(w *worker, t float64) {
+	elapsed := t - w.busyStart
+	w.busyTick = w.busyStart + math.Max(e.cfg.Every, 2*elapsed)
+	if w.busyTick <= t { // a spell so long that the sum rounds to t
+		w.busyTick = math.Nextafter(t, math.Inf(1))
+	}
+	if e.sink.Spell == nil && e.busyScorer == nil {
+		return
+	}
+	f := e.forecastAt(e.busyModel, e.busyAtStart, busyScale, elapsed, w.busyKey)
+	e.publishSpell(w, t, elapsed, f, "busy", e.busyScorer)
 }
 
 // run carries a worker's lanes and spell forecasts up to (not including)
@@ -579,11 +696,17 @@ func (e *Engine) issueSpells(w *worker, t float64) {
 	elapsed := t - w.start
 	key := e.features(w).Stratum()
 	f := e.spellAt(elapsed, key)
+	e.publishSpell(w, t, elapsed, f, "idle", e.scorer)
+}
+
+// publishSpell scores and publishes one issue's forecasts, a record per
+// length d.
+func (e *Engine) publishSpell(w *worker, t, elapsed float64, f *spellForecast, state string, scorer *spellScorer) {
 	e.issues++
 	for i, d := range e.cfg.SpellLengths {
 		p := f.p[i]
-		if e.scorer != nil {
-			e.scorer.issue(w.name, t, elapsed, i, p, f.q10, f.q50)
+		if scorer != nil {
+			scorer.issue(w.name, t, elapsed, i, p, f.q10, f.q50)
 		}
 		if e.sink.Spell == nil {
 			continue
@@ -592,7 +715,7 @@ func (e *Engine) issueSpells(w *worker, t float64) {
 		e.idBuf = strconv.AppendInt(append(e.idBuf, '/'), e.issues, 10)
 		e.sink.Spell(tracecast.SpellForecast{
 			ID:  string(e.idBuf),
-			Run: e.cfg.Run, Worker: w.name, IssuedAt: t, Elapsed: elapsed, D: d,
+			Run: e.cfg.Run, Worker: w.name, State: state, IssuedAt: t, Elapsed: elapsed, D: d,
 			P: p, Q10: f.q10, Q50: f.q50, Method: "spell"})
 	}
 }
@@ -608,18 +731,24 @@ type spellForecast struct {
 // forecasts are issued as a spell starts: those are kept per stratum for
 // the model's epoch (two quantiles cost thirty histogram reads).
 func (e *Engine) spellAt(elapsed float64, key uint16) *spellForecast {
+	return e.forecastAt(e.model, e.atStart, 1, elapsed, key)
+}
+
+// forecastAt is spellAt for a model whose times are scale × seconds and
+// its cache of forecasts at elapsed 0 (the idle or the busy spells').
+func (e *Engine) forecastAt(m *spell.Model, atStart map[uint16]*spellForecast, scale, elapsed float64, key uint16) *spellForecast {
 	if elapsed == 0 {
-		if f := e.atStart[key]; f != nil && f.version == e.model.Version() {
+		if f := atStart[key]; f != nil && f.version == m.Version() {
 			return f
 		}
 	}
-	dist := e.model.Predict(elapsed, key)
-	f := &spellForecast{version: e.model.Version(), q10: dist.Quantile(0.1), q50: dist.Quantile(0.5), p: make([]float64, len(e.cfg.SpellLengths))}
+	dist := m.Predict(elapsed*scale, key)
+	f := &spellForecast{version: m.Version(), q10: dist.Quantile(0.1) / scale, q50: dist.Quantile(0.5) / scale, p: make([]float64, len(e.cfg.SpellLengths))}
 	for i, d := range e.cfg.SpellLengths {
-		f.p[i] = dist.Survival(d)
+		f.p[i] = dist.Survival(d * scale)
 	}
 	if elapsed == 0 {
-		e.atStart[key] = f
+		atStart[key] = f
 	}
 	return f
 }

@@ -68,6 +68,9 @@ func (e *Engine) Finish(end float64) *Result {
 	if e.gang != nil && e.gang.idle {
 		e.endSpell(e.gang, e.now)
 	}
+	for _, w := range e.order {
+		e.endBusy(w, e.now)
+	}
 	// Wait mode: tasks that overran the run's end complete.
 	for _, w := range e.active() {
 		w.idle = false
@@ -91,6 +94,12 @@ func (e *Engine) table() *Result {
 	res := &Result{Spells: e.spellsN, IdleWorkerSeconds: e.idleSum}
 	if e.scorer != nil {
 		res.SpellScores = e.scorer.finish()
+	}
+	if e.busyScorer != nil {
+		for _, sc := range e.busyScorer.finish() {
+			sc.State = "busy"
+			res.SpellScores = append(res.SpellScores, sc)
+		}
 	}
 	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
 	nan := math.NaN()

@@ -16,6 +16,8 @@ import (
 // the remaining time reached q10 (meant: 90%) and q50 (50%). It is computed
 // from the spells and the records only, not from the forecaster.
 type SpellScore struct {
+	// State is the spells': idle, or busy (the busy spells' forecasts).
+	State            string
 	D                float64
 	N                int
 	Brier            float64
@@ -56,7 +58,7 @@ type issued struct {
 func newSpellScorer(ds []float64) *spellScorer {
 	s := &spellScorer{ds: ds, open: map[string][]issued{}, score: make([]SpellScore, len(ds))}
 	for i, d := range ds {
-		s.score[i].D = d
+		s.score[i].D, s.score[i].State = d, "idle"
 	}
 	return s
 }

@@ -352,9 +352,9 @@ func WriteTable(w io.Writer, res *bf.Result) error {
 func WriteSpellScores(w io.Writer, scores []bf.SpellScore) error {
 	fmt.Fprintf(w, "spell forecasts: P(the spell lasts d more), Brier score against the residual baseline (the run's completed spells) and climatology (all its spells, with hindsight)\n")
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "d\tforecasts\tBrier\tresidual\tskill\tclimatology\tskill\tR ≥ q10\tR ≥ q50\t\n")
+	fmt.Fprintf(tw, "spells\td\tforecasts\tBrier\tresidual\tskill\tclimatology\tskill\tR ≥ q10\tR ≥ q50\t\n")
 	for _, sc := range scores {
-		fmt.Fprintf(tw, "%g\t%d\t%.4f\t%.4f\t%s\t%.4f\t%s\t%.3f\t%.3f\t\n", sc.D, sc.N, sc.Brier, sc.BrierResidual, signed(sc.SkillResidual),
+		fmt.Fprintf(tw, "%s\t%g\t%d\t%.4f\t%.4f\t%s\t%.4f\t%s\t%.3f\t%.3f\t\n", sc.State, sc.D, sc.N, sc.Brier, sc.BrierResidual, signed(sc.SkillResidual),
 			sc.BrierClimatology, signed(sc.SkillClimatology), sc.CoverageQ10, sc.CoverageQ50)
 	}
 	return tw.Flush()
@@ -382,7 +382,7 @@ func writeSpellScores(w io.Writer, scores []bf.SpellScore) error {
 		for i, b := range sc.Reliability {
 			rel = append(rel, map[string]any{"bin": i, "n": b.N, "mean_p": num(b.MeanP), "observed": num(b.Observed)})
 		}
-		b, err := json.Marshal(map[string]any{"record": "spell_score", "d": sc.D, "n": sc.N, "brier": num(sc.Brier),
+		b, err := json.Marshal(map[string]any{"record": "spell_score", "state": sc.State, "d": sc.D, "n": sc.N, "brier": num(sc.Brier),
 			"brier_residual": num(sc.BrierResidual), "brier_climatology": num(sc.BrierClimatology),
 			"skill_residual": num(sc.SkillResidual), "skill_climatology": num(sc.SkillClimatology),
 			"coverage_q10": num(sc.CoverageQ10), "coverage_q50": num(sc.CoverageQ50), "reliability": rel})

@@ -27,24 +27,29 @@ import (
 // forecast policy and the trace's workers named, and checks that the
 // decisions on the output topic are exactly `tracecast backfill --policy
 // forecast`'s on each file: the decisions are a function of the trace alone,
-// however its lines arrive.
+// however its lines arrive. So are the spell forecasts, idle and busy
+// (tracecast.spell/2), on their own topic.
 func TestLiveBackfillEqualsOffline(t *testing.T) {
 	files := map[string]string{"cholesky": "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "dynfarm": "../../testdata/smpi/dynfarm-16.trace.gz"}
 	r := Runner{Log: zerolog.Nop()}
-	want := map[string]string{}
+	want, wantSpells := map[string]string{}, map[string]string{}
 	workers := map[string][]string{}
 	for id, path := range files {
 		dir := t.TempDir()
 		tr := DefaultTrace()
 		tr.Path = path
 		_, err := r.Backfill(t.Context(), tr, Backfill{Rules: "auto", Tasks: []float64{0.01}, Mode: "wait", Alphas: []float64{10},
-			Policies: []string{"forecast"}, RunID: id, Out: dir})
+			Policies: []string{"forecast"}, Spells: []float64{0.01}, RunID: id, Out: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range readLines(t, filepath.Join(dir, "decisions.jsonl")) {
 			rid, b := kafkatest.Normalize(m)
 			want[rid] = b
+		}
+		for _, m := range readLines(t, filepath.Join(dir, "spells.jsonl")) {
+			rid, b := kafkatest.Normalize(m)
+			wantSpells[rid] = b
 		}
 		s := stage.NewSurvey("auto", "")
 		spec := pipelines.Spec{Name: "survey", Sources: []pipelines.Node{tr.Source()}, Sinks: []pipelines.Node{collect("survey", "trace")}}
@@ -58,7 +63,16 @@ func TestLiveBackfillEqualsOffline(t *testing.T) {
 	}
 
 	// A topic per run: each run's stage names its own workers.
-	addr := kafkatest.Start(t, 2, "traces.cholesky", "traces.dynfarm", "tracecast.decisions")
+	busy := 0
+	for _, b := range wantSpells {
+		if bytes.Contains([]byte(b), []byte(`"state":"busy"`)) {
+			busy++
+		}
+	}
+	if busy < 100 || len(wantSpells)-busy < 100 {
+		t.Fatalf("%d busy spell forecasts offline of %d", busy, len(wantSpells))
+	}
+	addr := kafkatest.Start(t, 2, "traces.cholesky", "traces.dynfarm", "tracecast.decisions", "tracecast.spells")
 	writers := map[string]*kafkago.Writer{}
 	for id := range files {
 		writers[id] = &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "traces." + id, Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
@@ -101,8 +115,9 @@ func TestLiveBackfillEqualsOffline(t *testing.T) {
 	for _, id := range []string{"cholesky", "dynfarm"} {
 		unit := map[string]string{"cholesky": "ms", "dynfarm": "s"}[id]
 		ws, _ := json.Marshal(workers[id])
-		fmt.Fprintf(&stages, "  bf-%s: {type: backfill, inputs: [%s], tasks: [10ms], mode: wait, alphas: [10], policies: [forecast], spells: [], run_id: %s, workers: %s, time_unit: %s}\n", id, id, id, ws, unit)
+		fmt.Fprintf(&stages, "  bf-%s: {type: backfill, inputs: [%s], tasks: [10ms], mode: wait, alphas: [10], policies: [forecast], spells: [10ms], run_id: %s, workers: %s, time_unit: %s}\n", id, id, id, ws, unit)
 		fmt.Fprintf(&sinks, "  out-%s: {type: kafka, inputs: [bf-%s], records: decisions, brokers: [%q], topic: tracecast.decisions}\n", id, id, addr)
+		fmt.Fprintf(&sinks, "  spells-%s: {type: kafka, inputs: [bf-%s], records: spells, brokers: [%q], topic: tracecast.spells}\n", id, id, addr)
 	}
 	yaml := fmt.Sprintf(`version: 1
 name: live-backfill
@@ -121,12 +136,14 @@ stages:
 	done := make(chan error, 1)
 	go func() { done <- pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: builtin.Registry()}) }()
 	got, _ := kafkatest.ReadRecords(t, addr, "tracecast.decisions", "tracecast.decision/1", len(want), 90*time.Second)
+	gotSpells, _ := kafkatest.ReadRecords(t, addr, "tracecast.spells", "tracecast.spell/2", len(wantSpells), 90*time.Second)
 	cancel()
 	if err := <-done; err != nil && ctx.Err() == nil {
 		t.Fatal(err)
 	}
 	kafkatest.CompareRecords(t, got, want)
-	t.Logf("%d decisions live, %d offline", len(got), len(want))
+	kafkatest.CompareRecords(t, gotSpells, wantSpells)
+	t.Logf("%d decisions live, %d offline; %d spell forecasts live, %d offline (%d busy)", len(got), len(want), len(gotSpells), len(wantSpells), busy)
 }
 
 func readLines(t *testing.T, path string) []map[string]any {

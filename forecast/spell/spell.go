@@ -1,4 +1,5 @@
-// Package spell forecasts how much longer an idle worker stays idle: the
+// Package spell forecasts how much longer an idle worker stays idle (and,
+// with a model of its own, a busy one busy): the
 // distribution of the remaining time R of an idle spell, given how long it
 // has lasted (its elapsed idle time x) and what the trace says at that
 // instant (Features). It is the idle-spell forecaster the backfill policies
@@ -230,6 +231,16 @@ func (m *Model) Observe(length float64, strata []uint16) {
 		h.add(j, length-x)
 		m.pooled.add(j, length-x)
 	}
+}
+
+// ObserveIn learns a completed spell of length L whose worker stayed in
+// stratum s throughout (a busy spell's stratum: the state it began in).
+func (m *Model) ObserveIn(length float64, s uint16) {
+	var strata [numLand]uint16
+	for j := range strata {
+		strata[j] = s
+	}
+	m.Observe(length, strata[:])
 }
 
 // NumLandmarks is the number of landmarks (strata a spell records at most).

@@ -147,6 +147,7 @@ func (f *Feed) start(es []tracecast.Entity) error {
 	}
 	f.rules, f.perSec, f.stateType = r, tracecast.PerSecond(f.unit), r.StateType
 	f.live = signal.NewLive(r, signal.Idle, 0)
+	f.live.KeepValues() // the busy spells' forecasts read the state a spell begins in
 	f.outside = r.Outside == signal.Idle
 	if f.survey != nil && len(f.survey.Workers) > 0 && !math.IsNaN(f.survey.T0) {
 		f.eng.Begin(f.survey.T0, f.survey.Workers, f.outside)
@@ -212,7 +213,7 @@ func (f *Feed) sweep(w float64) {
 		if c.First && f.begun {
 			return // counted from the run's start already
 		}
-		f.eng.Change(f.time(c.T), c.Container, c.Class == signal.Idle)
+		f.eng.ChangeState(f.time(c.T), c.Container, c.Class == signal.Idle, c.Value)
 	})
 	f.vars = append(f.vars[:0], f.vars[vi:]...)
 }

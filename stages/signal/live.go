@@ -45,6 +45,10 @@ type Live struct {
 	runs   []int
 	merged []change
 	heap   []int
+	// names are the state values kept (KeepValues), names[0] = "";
+	// valueIDs their indices.
+	names    []string
+	valueIDs map[string]uint16
 	// err: the period is below the resolution of the trace's times (t_k
 	// did not advance); sampling has stopped (Err).
 	err error
@@ -97,6 +101,26 @@ func NewLive(r *Rules, c Class, period float64) *Live {
 // Add.
 func (l *Live) MergeRuns() { l.mergeRuns = true }
 
+// KeepValues makes ContainerChanges tell the innermost state's value at
+// each change of class (ContainerChange.Value): the first MaxValues
+// distinct values, "" for the later ones. Call it before Add.
+func (l *Live) KeepValues() {
+	l.names, l.valueIDs = []string{""}, map[string]uint16{"": 0}
+}
+
+// MaxValues is how many distinct state values KeepValues tells apart.
+const MaxValues = math.MaxUint16
+
+func (l *Live) valueID(v string) uint16 {
+	id, ok := l.valueIDs[v]
+	if !ok && len(l.names) <= MaxValues {
+		id = uint16(len(l.names))
+		l.valueIDs[v] = id
+		l.names = append(l.names, v)
+	}
+	return id
+}
+
 // R is the number of selected containers seen so far (FromStart's r in
 // that mode).
 func (l *Live) R() int { return l.r }
@@ -145,6 +169,9 @@ func (l *Live) Add(es []tracecast.Entity) {
 			l.order, l.sorted = append(l.order, c), false
 		}
 		sp := span{start: e.Start, end: e.End, imb: int32(e.Imbrication), class: l.rules.Classify(e.Value)}
+		if l.valueIDs != nil {
+			sp.value = l.valueID(e.Value)
+		}
 		c.insert(sp)
 		l.end = math.Max(l.end, e.End)
 	}
@@ -285,7 +312,7 @@ func (l *Live) sweep(w float64) float64 {
 				c.stack = c.stack[:len(c.stack)-1]
 			}
 			c.stack = append(c.stack, s)
-			l.set(c, s.start, s.class)
+			l.set(c, s.start, s.class, s.value)
 		}
 		c.compact()
 		l.closeUntil(c, w)
@@ -489,9 +516,9 @@ func (l *Live) apply(ch change) bool {
 // End is the last state end received (−Inf before any).
 func (l *Live) End() float64 { return l.end }
 
-func (l *Live) set(c *liveCont, t float64, cl Class) {
+func (l *Live) set(c *liveCont, t float64, cl Class, v uint16) {
 	if cl != c.cur {
-		l.changes = append(l.changes, change{t: t, from: c.cur, to: cl, c: int32(len(l.runs) - 1)})
+		l.changes = append(l.changes, change{t: t, from: c.cur, to: cl, value: v, c: int32(len(l.runs) - 1)})
 		c.cur = cl
 	}
 }
@@ -500,11 +527,11 @@ func (l *Live) closeUntil(c *liveCont, t float64) {
 	for len(c.stack) > 0 && c.stack[len(c.stack)-1].end <= t {
 		e := c.stack[len(c.stack)-1].end
 		c.stack = c.stack[:len(c.stack)-1]
-		top := l.rules.Outside
+		top, v := l.rules.Outside, uint16(0)
 		if len(c.stack) > 0 {
-			top = c.stack[len(c.stack)-1].class
+			top, v = c.stack[len(c.stack)-1].class, c.stack[len(c.stack)-1].value
 		}
-		l.set(c, e, top)
+		l.set(c, e, top, v)
 	}
 }
 
@@ -515,6 +542,9 @@ type ContainerChange struct {
 	Container string
 	Class     Class
 	First     bool
+	// Value is the container's innermost state's value after the change
+	// ("" without KeepValues, outside any state, or past MaxValues).
+	Value string
 }
 
 // ContainerChanges sweeps everything before w and calls fn at every change
@@ -529,6 +559,10 @@ func (l *Live) ContainerChanges(w float64, fn func(ContainerChange)) {
 	}
 	for _, ch := range l.changes {
 		l.apply(ch)
-		fn(ContainerChange{T: ch.t, Container: l.order[ch.c].name, Class: ch.to, First: ch.from == newContainer})
+		cc := ContainerChange{T: ch.t, Container: l.order[ch.c].name, Class: ch.to, First: ch.from == newContainer}
+		if l.names != nil && ch.from != newContainer {
+			cc.Value = l.names[ch.value]
+		}
+		fn(cc)
 	}
 }

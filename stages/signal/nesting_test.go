@@ -80,11 +80,11 @@ func TestLiveDeepNestingScales(t *testing.T) {
 // imbrication, arrival) order, as the Builder sorts them.
 func TestLiveBufferOrder(t *testing.T) {
 	var c liveCont
-	in := []span{{5, 6, 0, Idle}, {1, 9, 0, Compute}, {3, 4, 1, Comm}, {1, 9, 0, Idle}, {1, 2, 1, Other}, {7, 8, 0, Idle}, {3, 4, 0, Other}}
+	in := []span{{5, 6, 0, Idle, 0}, {1, 9, 0, Compute, 0}, {3, 4, 1, Comm, 0}, {1, 9, 0, Idle, 0}, {1, 2, 1, Other, 0}, {7, 8, 0, Idle, 0}, {3, 4, 0, Other, 0}}
 	for _, s := range in {
 		c.insert(s)
 	}
-	want := []span{{1, 9, 0, Compute}, {1, 9, 0, Idle}, {1, 2, 1, Other}, {3, 4, 0, Other}, {3, 4, 1, Comm}}
+	want := []span{{1, 9, 0, Compute, 0}, {1, 9, 0, Idle, 0}, {1, 2, 1, Other, 0}, {3, 4, 0, Other, 0}, {3, 4, 1, Comm, 0}}
 	for i, w := range want {
 		s, ok := c.next(4)
 		if !ok || s != w {
@@ -95,7 +95,7 @@ func TestLiveBufferOrder(t *testing.T) {
 		t.Fatalf("%v swept before 4", s)
 	}
 	c.compact()
-	for _, w := range []span{{5, 6, 0, Idle}, {7, 8, 0, Idle}} {
+	for _, w := range []span{{5, 6, 0, Idle, 0}, {7, 8, 0, Idle, 0}} {
 		if s, ok := c.next(math.Inf(1)); !ok || s != w {
 			t.Fatalf("%v %v, want %v", s, ok, w)
 		}

@@ -13,6 +13,9 @@ type span struct {
 	start, end float64
 	imb        int32
 	class      Class
+	// value is the state's value's index in Live.names (KeepValues; 0:
+	// not kept or past the limit): it fits in the struct's padding.
+	value uint16
 }
 
 // Builder collects the states of the selected containers and builds the
@@ -72,6 +75,8 @@ type change struct {
 	t    float64
 	from Class
 	to   Class
+	// value is the innermost state's value after the change (Live.names).
+	value uint16
 	// c is the container's index in Live.order during a sweep.
 	c int32
 }
