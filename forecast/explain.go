@@ -1,7 +1,10 @@
 package forecast
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -349,7 +352,7 @@ func WriteExplanations(w io.Writer, xs []tracecast.Explanation) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "why the forecasts of %s over %s are what they are (method %s, %d forecasts scored, MSE of p %s):\n",
+		fmt.Fprintf(w, "why the forecasts of %s over %s are what they are (method %s; %d forecasts with their outcome, MSE of p %s):\n",
 			k.q, HorizonLabel(k.h), fcast.Method, fcast.N, num("%.5f", fcast.MSE))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  expert\tmean weight in the mix\tits MSE of p\twhat it forecasts\n")
@@ -381,7 +384,7 @@ func WriteExplanations(w io.Writer, xs []tracecast.Explanation) error {
 		for _, x := range feats {
 			n = max(n, x.N)
 		}
-		fmt.Fprintf(w, "  the learner's features, by how much permuting each among %d scored forecasts raises the MSE of p:\n", n)
+		fmt.Fprintf(w, "  the features, by how much permuting each among %d of those forecasts raises the MSE of p (the forecast's: through the learner and the experts that read it):\n", n)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  feature\t+MSE of the forecast\t+MSE of the learner\tmean coefficient\tsd\twhat it is\n")
 		for _, x := range feats {
@@ -410,4 +413,58 @@ func nanLow(v float64) float64 {
 		return math.Inf(-1)
 	}
 	return v
+}
+
+// ReadExplanations reads the explanation records of JSON lines (other
+// records skipped; null numbers are NaN); name is for errors
+// (FILE:LINE: reason).
+func ReadExplanations(r io.Reader, name string) ([]tracecast.Explanation, error) {
+	var xs []tracecast.Explanation
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Bytes()
+		if !bytes.Contains(line, []byte(`"explanation"`)) {
+			continue
+		}
+		var rec struct {
+			Record string `json:"record"`
+			tracecast.Explanation
+			MSE               *float64 `json:"mse"`
+			Weight            *float64 `json:"weight"`
+			SD                *float64 `json:"sd"`
+			ImportanceLearner *float64 `json:"importance_learner"`
+			ImportanceMix     *float64 `json:"importance_mix"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
+		}
+		if rec.Record != "explanation" {
+			continue
+		}
+		orNaN := func(p *float64) float64 {
+			if p == nil {
+				return math.NaN()
+			}
+			return *p
+		}
+		x := rec.Explanation
+		x.MSE, x.Weight, x.SD = orNaN(rec.MSE), orNaN(rec.Weight), orNaN(rec.SD)
+		x.ImportanceLearner, x.ImportanceMix = orNaN(rec.ImportanceLearner), orNaN(rec.ImportanceMix)
+		xs = append(xs, x)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return xs, nil
+}
+
+// WriteExplanationRecords writes explanation records as JSON lines.
+func WriteExplanationRecords(w io.Writer, xs []tracecast.Explanation) error {
+	var b []byte
+	for _, x := range xs {
+		b = append(x.AppendJSON(b), '\n')
+	}
+	_, err := w.Write(b)
+	return err
 }

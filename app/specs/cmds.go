@@ -42,6 +42,7 @@ type Verify struct {
 	Format  string `flag:"format" help:"table or jsonl (score records)"`
 	Workers int    `flag:"workers" help:"R, the selected containers (default: counted in the trace)"`
 	RunID   string `flag:"run" help:"score the forecasts of this run id only, against TRACE whatever its own run id (default: the file's forecasts, which must be of TRACE's run)"`
+	Explain bool   `flag:"explain" help:"also say what carried the forecasts: the explanation records (predict --explain, a forecast stage's explain: true) of FORECASTS.jsonl, or of explain.jsonl beside it, as a table (--format jsonl: the records)"`
 }
 
 // RunVerify scores the forecasts of the file forecasts against the trace
@@ -54,10 +55,21 @@ func (r Runner) RunVerify(ctx context.Context, t Trace, o Verify, forecasts stri
 	if err != nil {
 		return err
 	}
-	if o.Format == "table" {
-		return fc.WriteTable(w, scores)
+	xs, err := explanations(forecasts, scores, o.Explain)
+	if err != nil {
+		return err
 	}
-	return fc.WriteScores(w, scores)
+	if o.Format == "table" {
+		if err := fc.WriteTable(w, scores); err != nil || !o.Explain {
+			return err
+		}
+		fmt.Fprintln(w)
+		return fc.WriteExplanations(w, xs)
+	}
+	if err := fc.WriteScores(w, scores); err != nil {
+		return err
+	}
+	return fc.WriteExplanationRecords(w, xs)
 }
 
 // FitModelCmd is the fit-model command's options: a table's, or StarPU's

@@ -3,8 +3,10 @@ package specs
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -454,4 +456,42 @@ func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons
 		add(page)
 	}
 	return output.WriteFile(out, page.WriteHTML)
+}
+
+// explanations reads, when explain, the explanation records of the runs
+// scored from the forecasts' file, or from explain.jsonl beside it
+// (predict -o DIR).
+func explanations(forecasts string, scores []fc.Score, explain bool) ([]tracecast.Explanation, error) {
+	if !explain {
+		return nil, nil
+	}
+	files := []string{forecasts}
+	if forecasts != "-" {
+		files = append(files, filepath.Join(filepath.Dir(forecasts), "explain.jsonl"))
+	}
+	for i, file := range files {
+		var xs []tracecast.Explanation
+		err := func() error {
+			in, name, closeIn, err := input.Open(file)
+			if err != nil {
+				return err
+			}
+			defer closeIn()
+			xs, err = fc.ReadExplanations(in, name)
+			return err
+		}()
+		if i > 0 && errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		xs = slices.DeleteFunc(xs, func(x tracecast.Explanation) bool {
+			return !slices.ContainsFunc(scores, func(s fc.Score) bool { return s.Run == x.Run })
+		})
+		if len(xs) > 0 {
+			return xs, nil
+		}
+	}
+	return nil, fmt.Errorf("--explain: no explanation record of the run scored in %s: forecast with predict --explain (-o DIR writes DIR/explain.jsonl) or a forecast stage with explain: true", strings.Join(files, " or "))
 }

@@ -63,6 +63,15 @@ func TestPredictExplain(t *testing.T) {
 			t.Errorf("%s: a feature absent on a StarPU trace with task counts:\n%s", h, table)
 		}
 	}
+	// verify --explain prints the same table from explain.jsonl beside
+	// the forecasts; without explanation records, it says how to get them.
+	v := run(t, nil, "verify", "--explain", demoTrace, filepath.Join(dir, "with", "forecasts.jsonl"))
+	if i := strings.Index(with.stderr, "why the forecasts"); v.code != 0 || i < 0 || !strings.HasSuffix(v.stdout, with.stderr[i:]) {
+		t.Errorf("verify --explain: exit %d: %s%s", v.code, v.stdout, v.stderr)
+	}
+	if v := run(t, nil, "verify", "--explain", demoTrace, filepath.Join(dir, "without", "forecasts.jsonl")); v.code != 1 || !strings.Contains(v.stderr, "predict --explain") {
+		t.Errorf("verify --explain without records: exit %d: %s", v.code, v.stderr)
+	}
 	// explain.jsonl: the records, one forecast, six experts and the
 	// features per group, the forecast's MSE the score's.
 	f, err := os.Open(filepath.Join(dir, "with", "explain.jsonl"))
