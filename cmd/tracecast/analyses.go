@@ -122,9 +122,10 @@ learnt from the outcomes already known), ks-paper (the last H),
 persistence, climatology or markov. Alert episodes: idle-opportunity (p
 at or above --idle-threshold), regime-change. Records go to standard
 output as JSON lines or to -o DIR; on a terminal a table of scores.
---verify scores them against what happened. R, the selected containers,
-is counted in a first pass over the file: TRACE - (standard input, read
-once) needs --workers R. docs/forecasts.md.
+--verify scores them against what happened; --explain says what carried
+them (auto's experts and the features' permutation importance). R, the
+selected containers, is counted in a first pass over the file: TRACE -
+(standard input, read once) needs --workers R. docs/forecasts.md.
 
 With --window W (or --model), predict cuts the signal (see 'tracecast
 signal') into windows of W samples and predicts each window from the
@@ -174,7 +175,8 @@ mean, lo and hi in [0, 1], a positive horizon; the first bad one stops
 verify with FILE:LINE: reason. The forecasts must be of one run, the
 trace's (its run id as predict names it: docs/forecasts.md, Run ids);
 --run R scores run R's forecasts whatever the trace's run id (a run named
-by --run-id, a Kafka key), and only them.`,
+by --run-id, a Kafka key), and only them. --explain adds what carried the
+forecasts, from the explanation records of predict --explain.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t.Path = args[0]
