@@ -58,7 +58,7 @@ sources:
   power: {type: file, path: %q, parser: {type: power, format: csv}}
 stages:
   idle: {type: predict, inputs: [trace], rules: smpi, class: idle, period: 0.0001, window: 20, queries: ["idle>=25%%"]}
-  fc: {type: forecast, inputs: [trace], queries: ["idle>=25%%"], horizons: [10ms], every: 5ms}
+  fc: {type: forecast, inputs: [trace], queries: ["idle>=25%%"], horizons: [10ms], every: 5ms, explain: true}
 sinks:
   out: {type: jsonl, inputs: [trace, idle, fc, power], path: OUT}
 `, filepath.Join(root, "testdata", "smpi", "dynfarm-16.trace.gz"), filepath.Join(root, "testdata", "power", "cholesky-2cpu.watts.csv.gz"))},
