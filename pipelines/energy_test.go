@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/app/builtin"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/pipelines/progress"
@@ -76,7 +77,7 @@ func TestEnergyStage(t *testing.T) {
 					t.Fatal("the file run counted no records")
 				}
 				addr := kafkatest.Start(t, 2, "power")
-				publishTraces(t, addr, "power", map[string][]byte{"node0-power": gunzipFile(t, pw)})
+				publishTraces(t, addr, "power", map[string][]byte{"node0-power": gziptest.ReadFile(t, pw)})
 				source = fmt.Sprintf(`{type: kafka, brokers: [%q], topic: power, group: energy, session_timeout: 2s, parser: {type: power}}`, addr)
 			}
 			out := filepath.Join(t.TempDir(), "energy.jsonl")

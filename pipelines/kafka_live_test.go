@@ -16,6 +16,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/study/synth"
@@ -26,7 +27,7 @@ import (
 func testTraces(t *testing.T) map[string][]byte {
 	t.Helper()
 	root, _ := filepath.Abs("..")
-	traces := map[string][]byte{"cholesky": gunzipFile(t, filepath.Join(root, DemoTracePath))}
+	traces := map[string][]byte{"cholesky": gziptest.ReadFile(t, filepath.Join(root, DemoTracePath))}
 	for i, w := range []int{4, 8, 3} {
 		d, err := synth.NewDAG(synth.DAGParams{Tasks: 200 + 100*i, Seed: uint64(i + 1)})
 		if err != nil {
@@ -160,6 +161,13 @@ sinks:
 // addr until want distinct predictions are on the output topic (or 60 s),
 // then stops it: the predictions (kafkatest.ReadRecords), the message
 // count and the pipeline's error.
+// liveWait bounds how long a test waits for the live pipeline's records: it
+// is there to end a hang, not to time the pipeline. Under the race detector
+// and make test's parallel packages the 138 predictions of
+// TestLiveKafkaDropsBadTrace took 65 s (2.5 s on an idle machine); the
+// earlier 60 s failed make test now and then.
+const liveWait = 3 * time.Minute
+
 func runLiveKafka(t *testing.T, addr string, want int, more ...func()) (map[string]string, int, error) {
 	t.Helper()
 	cfg, err := Validate("live-kafka.yaml", nil)
@@ -177,7 +185,7 @@ func runLiveKafka(t *testing.T, addr string, want int, more ...func()) (map[stri
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg, RunOptions{}) }()
-	got, msgs := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", want, 60*time.Second)
+	got, msgs := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", want, liveWait)
 	for _, m := range more { // more reading while the pipeline runs
 		m()
 	}
@@ -200,8 +208,8 @@ func TestLiveKafkaEndToEnd(t *testing.T) {
 	wantF := offlineForecasts(t, traces)
 	var gotF, gotV map[string]string
 	got, msgs, err := runLiveKafka(t, addr, len(want), func() {
-		gotV, _ = kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.verdict/1", len(wantV), 60*time.Second)
-		gotF, _ = kafkatest.ReadRecords(t, addr, "tracecast.forecasts", "tracecast.forecast/1", len(wantF), 60*time.Second)
+		gotV, _ = kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.verdict/1", len(wantV), liveWait)
+		gotF, _ = kafkatest.ReadRecords(t, addr, "tracecast.forecasts", "tracecast.forecast/1", len(wantF), liveWait)
 	})
 	if err != nil {
 		t.Fatal(err)

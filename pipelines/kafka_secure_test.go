@@ -11,6 +11,7 @@ import (
 
 	"github.com/tracecast/tracecast/app/builtin"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/kafkaconn"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
@@ -129,7 +130,7 @@ sinks:
 // offline ones. With a wrong password the pipeline stops at once with an
 // error that says so.
 func TestLiveKafkaSecure(t *testing.T) {
-	traces := map[string][]byte{"cholesky": gunzipFile(t, filepath.Join("..", DemoTracePath))}
+	traces := map[string][]byte{"cholesky": gziptest.ReadFile(t, filepath.Join("..", DemoTracePath))}
 	want, _ := offlinePredictions(t, traces)
 	addr, certs := kafkatest.StartSecure(t, kafkatest.Secure{TLS: true, ClientCert: true,
 		Users: map[string]map[string]string{"SCRAM-SHA-512": {"tracecast": "right"}}},

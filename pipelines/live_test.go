@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 )
 
@@ -133,7 +134,7 @@ sinks:
 // there — and the two runs' predictions together, de-duplicated on their
 // ids, are the offline ones.
 func TestLiveTailRestart(t *testing.T) {
-	data := gunzipFile(t, filepath.Join("testdata", "starpu-cholesky-2cpu.trace.gz"))
+	data := gziptest.ReadFile(t, filepath.Join("testdata", "starpu-cholesky-2cpu.trace.gz"))
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "run.trace")
 	lines := strings.SplitAfter(string(data), "\n")

@@ -2,7 +2,6 @@ package pipelines
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+
+	"github.com/tracecast/tracecast/internal/gziptest"
 )
 
 // A running pipeline's metrics: records per component, queue fill, bad
@@ -22,13 +23,7 @@ import (
 // loopback /metrics; /readyz says whether it runs.
 func TestMetrics(t *testing.T) {
 	root, _ := filepath.Abs("..")
-	f, err := os.Open(filepath.Join(root, "testdata/smpi/jacobi-8.trace.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, _ := gzip.NewReader(f)
-	data, _ := io.ReadAll(zr)
-	f.Close()
+	data := gziptest.ReadFile(t, filepath.Join(root, "testdata/smpi/jacobi-8.trace.gz"))
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	bad := append(append(lines[:len(lines)/2:len(lines)/2], []byte("99 not an event\n")), lines[len(lines)/2:]...)
 	trace := filepath.Join(t.TempDir(), "run.trace")

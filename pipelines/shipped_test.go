@@ -1,9 +1,7 @@
 package pipelines
 
 import (
-	"compress/gzip"
 	"context"
-	"io"
 	"os"
 	"time"
 
@@ -12,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast/app/builtin"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/pipelines/component"
 
@@ -54,7 +53,7 @@ func TestShippedPipelines(t *testing.T) {
 					if c.Kind == component.KindSource {
 						// Live: the demo trace is published, then the
 						// pipeline is stopped gracefully.
-						publishTraces(t, broker, "tracecast.traces", map[string][]byte{"demo": gunzipFile(t, DemoTracePath)})
+						publishTraces(t, broker, "tracecast.traces", map[string][]byte{"demo": gziptest.ReadFile(t, DemoTracePath)})
 						var cancel context.CancelFunc
 						ctx, cancel = context.WithTimeout(ctx, 4*time.Second)
 						defer cancel()
@@ -67,7 +66,7 @@ func TestShippedPipelines(t *testing.T) {
 					// A live pipeline never ends: follow a complete copy of
 					// the demo trace, then stop it gracefully.
 					plain := filepath.Join(out, "trace")
-					if err := os.WriteFile(plain, gunzipFile(t, DemoTracePath), 0o644); err != nil {
+					if err := os.WriteFile(plain, gziptest.ReadFile(t, DemoTracePath), 0o644); err != nil {
 						t.Fatal(err)
 					}
 					c.SetOption("path", plain)
@@ -98,24 +97,6 @@ func TestShippedPipelines(t *testing.T) {
 			}
 		})
 	}
-}
-
-func gunzipFile(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path) // the test runs from the repository root
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func arrowRows(t *testing.T, path string) int64 {

@@ -6,10 +6,8 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +21,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
+	"github.com/tracecast/tracecast/internal/gziptest"
 )
 
 // The fault suite (make chaos): the live service against the faults an
@@ -273,19 +272,8 @@ func openTracesAtOnce(t *testing.T, e *liveEnv, n int, path string, base offline
 
 func traceLines(t *testing.T, path string) []tracecast.Line {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		if r, err = gzip.NewReader(f); err != nil {
-			t.Fatal(err)
-		}
-	}
 	var out []tracecast.Line
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(bytes.NewReader(gziptest.ReadFile(t, path)))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		out = append(out, tracecast.Line{Data: append([]byte(nil), sc.Bytes()...)})

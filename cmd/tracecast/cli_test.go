@@ -12,6 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/tracecast/tracecast/internal/gziptest"
+	"github.com/tracecast/tracecast/internal/pajetest"
 )
 
 // gz writes data gzip-compressed to path.
@@ -85,7 +88,7 @@ func TestDurationsWithUnits(t *testing.T) {
 	// The reorder horizon: the trace with a sample 5 ms late is read with a
 	// 10 ms horizon, refused with 1 ms, whatever the spelling.
 	late := filepath.Join(dir, "late.trace")
-	os.WriteFile(late, lateTrace(t), 0o644)
+	os.WriteFile(late, pajetest.LateSample(t, gziptest.ReadFile(t, demoTrace)), 0o644)
 	for _, tc := range []struct {
 		horizon string
 		code    int
@@ -147,38 +150,6 @@ func stripEmittedAt(s string) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
-}
-
-// lateTrace is the demo trace with one variable sample moved 5 ms late.
-func lateTrace(t *testing.T) []byte {
-	t.Helper()
-	f, _ := os.Open(demoTrace)
-	defer f.Close()
-	zr, _ := gzip.NewReader(f)
-	var b bytes.Buffer
-	b.ReadFrom(zr)
-	lines := strings.Split(b.String(), "\n")
-	at, t0 := -1, 0.0
-	for i, l := range lines {
-		if fs := strings.Fields(l); len(fs) > 2 && fs[0] == "13" {
-			if v, _ := strconv.ParseFloat(fs[1], 64); v > 175 {
-				at, t0 = i, v
-				break
-			}
-		}
-	}
-	moved := lines[at]
-	lines = append(lines[:at], lines[at+1:]...)
-	for i := at; i < len(lines); i++ {
-		if fs := strings.Fields(lines[i]); len(fs) > 1 {
-			if v, err := strconv.ParseFloat(fs[1], 64); err == nil && v > t0+5 {
-				lines = append(lines[:i], append([]string{moved}, lines[i:]...)...)
-				return []byte(strings.Join(lines, "\n"))
-			}
-		}
-	}
-	t.Fatal("no later line")
-	return nil
 }
 
 // The signal of a 7 s StarPU run, without --period: at most 100 000
@@ -329,18 +300,7 @@ func TestHelpInPlainWords(t *testing.T) {
 // and help for a topic that does not exist is a usage error.
 func TestOutputInPlainWords(t *testing.T) {
 	trace := filepath.Join("..", "..", "pipelines", "testdata", "starpu-cholesky-2cpu.trace.gz")
-	plain, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(plain))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdin bytes.Buffer
-	if _, err := stdin.ReadFrom(zr); err != nil {
-		t.Fatal(err)
-	}
+	stdin := gziptest.ReadFile(t, trace)
 	for _, tc := range []struct {
 		args  []string
 		stdin []byte
@@ -349,7 +309,7 @@ func TestOutputInPlainWords(t *testing.T) {
 		{[]string{"components"}, nil, 0},
 		{[]string{"components", "predict"}, nil, 0},
 		{[]string{"energy", "--trace", trace, "--power", filepath.Join("..", "..", "testdata", "power", "cholesky-2cpu.rapl.csv.gz")}, nil, 0},
-		{[]string{"signal", "-", "-o", "-"}, stdin.Bytes(), 1},
+		{[]string{"signal", "-", "-o", "-"}, stdin, 1},
 		{[]string{"help", "nosuch"}, nil, 2},
 	} {
 		r := run(t, tc.stdin, tc.args...)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/ipc"
+
+	"github.com/tracecast/tracecast/internal/gziptest"
 )
 
 func jsonOut(t *testing.T, r result) map[string]any {
@@ -275,18 +275,9 @@ func TestEnergyWithIO(t *testing.T) {
 func TestEnergyKwollectDocument(t *testing.T) {
 	trace := filepath.Join("..", "..", "pipelines", "testdata", "starpu-cholesky-2cpu.trace.gz")
 	kw := filepath.Join("..", "..", "testdata", "power", "cholesky-2cpu.kwollect.json.gz")
-	f, err := os.Open(kw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := io.ReadAll(zr)
-	if err != nil || !bytes.HasPrefix(doc, []byte("[")) {
-		t.Fatalf("%v: %.20q", err, doc)
+	doc := gziptest.ReadFile(t, kw)
+	if !bytes.HasPrefix(doc, []byte("[")) {
+		t.Fatalf("%.20q", doc)
 	}
 	for _, c := range []struct {
 		name  string

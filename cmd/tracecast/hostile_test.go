@@ -19,6 +19,7 @@ import (
 
 	kgzip "github.com/klauspost/compress/gzip"
 
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/stages/energy"
@@ -438,11 +439,6 @@ func peerRun(t *testing.T, path, ours string, m measured) string {
 	return s
 }
 
-func lastLine(s string) string {
-	l := strings.Split(strings.TrimSpace(s), "\n")
-	return l[len(l)-1]
-}
-
 // readHead reads at most n bytes of path.
 func readHead(t *testing.T, path string, n int64) string {
 	f, err := os.Open(path)
@@ -460,17 +456,9 @@ func readHead(t *testing.T, path string, n int64) string {
 // readKwollectFixture returns the records of the Kwollect fixture, one per
 // element.
 func readKwollectFixture(t *testing.T) [][]byte {
-	f, err := os.Open("../../testdata/power/cholesky-2cpu.kwollect.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := gziptest.ReadFile(t, "../../testdata/power/cholesky-2cpu.kwollect.json.gz")
 	var recs [][]byte
-	sc := bufio.NewScanner(zr)
+	sc := bufio.NewScanner(bytes.NewReader(doc))
 	for sc.Scan() {
 		l := bytes.TrimSuffix(bytes.TrimSpace(sc.Bytes()), []byte(","))
 		if len(l) > 0 && l[0] == '{' {

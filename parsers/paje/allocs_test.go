@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
 )
 
 // TestSteadyStateAllocs: once the reader has seen the trace's containers,
@@ -14,7 +15,7 @@ import (
 // pending links (pooled), not the batches (pooled). Counted over the second
 // half of the StarPU trace, in each mode and thread count.
 func TestSteadyStateAllocs(t *testing.T) {
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	half := bytes.Count(data, []byte{'\n'}) / 2
 	for mode, o := range readModes("starpu") {
 		for _, threads := range []int{1, 2} {

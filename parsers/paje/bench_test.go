@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/input"
 	"github.com/tracecast/tracecast/sinks/pjdump"
 )
@@ -25,7 +26,7 @@ func benchData(b *testing.B) []byte {
 		}
 		return data
 	}
-	return gunzip(b, starpuTrace)
+	return gziptest.ReadFile(b, starpuTrace)
 }
 
 // benchThreads are the thread counts the reader benchmarks run with: 1,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/input"
 )
 
@@ -133,7 +134,7 @@ func TestChunkTokenizeMatchesReference(t *testing.T) {
 	for _, tr := range traces {
 		var data []byte
 		if tr == "" {
-			data = gunzip(t, starpuTrace)
+			data = gziptest.ReadFile(t, starpuTrace)
 		} else {
 			var err error
 			if data, err = os.ReadFile(tr); err != nil {

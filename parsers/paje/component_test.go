@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/pipelines/component"
 )
 
@@ -30,7 +31,7 @@ func TestParserConfigThreads(t *testing.T) {
 			t.Errorf("threads %d: %v, want %q", c.threads, err, c.err)
 		}
 	}
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	var outs [][]tracecast.Entity
 	for _, threads := range []int{1, 3} {
 		o := DefaultParserConfig()
@@ -77,7 +78,7 @@ func TestParserConfigThreads(t *testing.T) {
 // StarPU trace), and
 // sharing changes no entity.
 func TestOpenStreamCost(t *testing.T) {
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	var lines []tracecast.Line
 	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		lines = append(lines, tracecast.Line{Data: []byte(l), Num: int64(i + 1)})

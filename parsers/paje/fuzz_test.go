@@ -14,6 +14,7 @@ import (
 	"testing/iotest"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
 )
 
 // FuzzParse feeds arbitrary bytes to the reader (its one-goroutine form,
@@ -30,7 +31,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(hdr + "4 1 w1 S Idle\n5 2 w1 S Fetch t\n6 3 w1 S\n8 1 L p w1 v k1\n9 2 L p w2 v k1\n3 4 W w1\n"))
-	f.Add(gunzip(f, starpuTrace)[:4000])
+	f.Add(gziptest.ReadFile(f, starpuTrace)[:4000])
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<16 {
 			return // large inputs only slow the search down
@@ -103,7 +104,7 @@ func FuzzParallel(f *testing.F) {
 	}
 	f.Add([]byte(hdr+"4 1 w1 S Idle\r\n\n5 2 w1 S Fetch t\n6 3 w1 S\n8 1 L p w1 v k1\n9 2 L p w2 v k1\n3 4 W w1"), uint16(7), uint8(3), true)
 	f.Add([]byte("\ufeff"+hdr+"4 1 w1 S "+strings.Repeat("A", 300)+"\n4 2 w1 S Idle\n"), uint16(16), uint8(4), false)
-	f.Add(gunzip(f, starpuTrace)[:4000], uint16(1000), uint8(2), true)
+	f.Add(gziptest.ReadFile(f, starpuTrace)[:4000], uint16(1000), uint8(2), true)
 	f.Fuzz(func(t *testing.T, data []byte, chunkBytes uint16, threads uint8, strict bool) {
 		if len(data) > 1<<16 {
 			return
@@ -139,7 +140,7 @@ func FuzzProcessor(f *testing.F) {
 		f.Add(b, uint16(300), uint8(1), false)
 	}
 	f.Add([]byte("\ufeff"+hdr+"4 1 w1 S Idle\r\n\n5 2 w1 S Fetch t\n6 3 w1 S\n8 1 L p w1 v k1\n9 2 L p w2 v k1\n3 4 W w1"), uint16(256), uint8(2), true)
-	f.Add(gunzip(f, starpuTrace)[:20000], uint16(400), uint8(0), true)
+	f.Add(gziptest.ReadFile(f, starpuTrace)[:20000], uint16(400), uint8(0), true)
 	f.Fuzz(func(t *testing.T, data []byte, batch uint16, threads uint8, strict bool) {
 		if len(data) > 1<<16 {
 			return

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
 )
 
 // TestVarBufferGrowth: a variable whose samples are all held (a horizon
@@ -38,7 +39,7 @@ func TestVarBufferGrowth(t *testing.T) {
 // the source cuts a few bytes apart at line ends. Grown by append, a
 // quarter at a time, they cost five times their size in fresh memory.
 func TestChunkArraysSized(t *testing.T) {
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	// The events, without the header's short lines.
 	data = data[bytes.Index(data, []byte("\n12\t"))+1:]
 	chunks := cutChunks(t, data, DefaultChunkBytes)
@@ -67,7 +68,7 @@ func TestChunkArraysSized(t *testing.T) {
 // arrays for 16 KiB each (which made a race-detector run of the parallel
 // tests take 19 GB), and its output is Read's.
 func TestProcessorLargeBatch(t *testing.T) {
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	parts := cutChunks(t, data, 64)
 	if len(parts) < 1000 {
 		t.Fatalf("only %d chunks", len(parts))
@@ -108,7 +109,7 @@ func TestProcessorLargeBatch(t *testing.T) {
 // end: 10 MB on the 41 MB trace cut in half, the run's peak (60 MiB of
 // RSS, 43 without).
 func TestFinishHeldInPlace(t *testing.T) {
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	data = data[:bytes.LastIndexByte(data[:len(data)/2], '\n')+1]
 	pr := newProcessor(pjOpts("cut"))
 	emit := func(context.Context, tracecast.Batch) error { return nil }

@@ -2,60 +2,18 @@ package paje
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
+	"github.com/tracecast/tracecast/internal/pajetest"
 )
-
-// lateTrace is the StarPU demo trace (milliseconds) with one variable
-// sample moved after lines 5 ms later than it.
-func lateTrace(t *testing.T) []byte {
-	t.Helper()
-	f, err := os.Open("../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := io.ReadAll(zr)
-	lines := strings.Split(string(data), "\n")
-	at := -1
-	var t0 float64
-	for i, l := range lines {
-		fs := strings.Fields(l)
-		if len(fs) > 2 && fs[0] == "13" {
-			if v, _ := strconv.ParseFloat(fs[1], 64); v > 175 {
-				at, t0 = i, v
-				break
-			}
-		}
-	}
-	late := lines[at]
-	lines = append(lines[:at], lines[at+1:]...)
-	for i := at; i < len(lines); i++ {
-		if fs := strings.Fields(lines[i]); len(fs) > 1 {
-			if v, err := strconv.ParseFloat(fs[1], 64); err == nil && v > t0+5 {
-				lines = append(lines[:i], append([]string{late}, lines[i:]...)...)
-				return []byte(strings.Join(lines, "\n"))
-			}
-		}
-	}
-	t.Fatal("no later line")
-	return nil
-}
 
 // The reorder horizon as a duration is converted to the trace's unit once
 // it is known (here ms).
 func TestReorderHorizonSeconds(t *testing.T) {
-	trace := lateTrace(t)
+	trace := pajetest.LateSample(t, gziptest.ReadFile(t, starpuTrace))
 	for _, tc := range []struct {
 		name    string
 		units   float64 // ReorderHorizon

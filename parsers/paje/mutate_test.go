@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
 )
 
 // TestMutationsTerminate feeds a few thousand random mutations of real
@@ -16,7 +17,7 @@ import (
 // every `go test`): each must finish promptly, in every mode.
 func TestMutationsTerminate(t *testing.T) {
 	seed, _ := os.ReadFile("../../testdata/smpi/ring-4.trace")
-	seed2 := gunzip(t, starpuTrace)[:20000]
+	seed2 := gziptest.ReadFile(t, starpuTrace)[:20000]
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 2000
 	if testing.Short() {

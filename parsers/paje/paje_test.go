@@ -15,6 +15,7 @@ import (
 	"testing/iotest"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/sinks/pjdump"
 )
 
@@ -47,23 +48,7 @@ func pjOpts(name string) Options {
 
 func readGolden(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := gziptest.ReadFile(t, path)
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
 	sort.Strings(lines)
 	return lines
@@ -161,7 +146,7 @@ func writeGolden(t *testing.T, trace, golden string, pjArgs ...string) {
 	plain := trace
 	if strings.HasSuffix(trace, ".gz") {
 		plain = filepath.Join(t.TempDir(), "plain.trace")
-		if err := os.WriteFile(plain, gunzip(t, trace), 0o644); err != nil {
+		if err := os.WriteFile(plain, gziptest.ReadFile(t, trace), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -403,7 +388,7 @@ func TestLineTooLong(t *testing.T) {
 // TestReorder reads a StarPU trace with its events shuffled within a bounded
 // window and checks the result equals the sorted reading.
 func TestReorder(t *testing.T) {
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	o := DefaultOptions()
 	o.Name = "raw"
 	want, _, err := dump(t, bytes.NewReader(data), o)
@@ -432,24 +417,6 @@ func TestReorder(t *testing.T) {
 	if _, _, err := dump(t, bytes.NewReader(data), o); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func gunzip(t testing.TB, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 // TestReadBoundaries checks the output does not depend on how the input is

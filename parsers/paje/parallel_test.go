@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/input"
 	"go.uber.org/goleak"
 )
@@ -321,7 +322,7 @@ func TestParallelEdges(t *testing.T) {
 // so does an error from the callback.
 func TestParallelStops(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	half := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
 	bad := append(append([]byte(nil), data[:half]...), []byte("42 1 w1 S Idle\n")...)
 	bad = append(bad, data[half:]...)
@@ -347,7 +348,7 @@ func TestParallelStops(t *testing.T) {
 // bad line, an error from emit) and Flush wait for them all, and every
 // chunk handed over is released.
 func TestProcessorStops(t *testing.T) {
-	data := gunzip(t, starpuTrace)
+	data := gziptest.ReadFile(t, starpuTrace)
 	half := bytes.IndexByte(data[len(data)/2:], '\n') + len(data)/2 + 1
 	bad := append(append([]byte(nil), data[:half]...), []byte("42 1 w1 S Idle\n")...)
 	bad = append(bad, data[half:]...)
@@ -515,7 +516,7 @@ func processChunks(t testing.TB, data []byte, o Options, size int) readResult {
 // goroutines emits what it does on one, batch for batch.
 func TestProcessorThreads(t *testing.T) {
 	traces, _ := filepath.Glob("../../testdata/smpi/*.trace")
-	inputs := map[string][]byte{"starpu": gunzip(t, starpuTrace)}
+	inputs := map[string][]byte{"starpu": gziptest.ReadFile(t, starpuTrace)}
 	for _, tr := range traces {
 		inputs[filepath.Base(tr)] = readTrace(t, tr)
 	}

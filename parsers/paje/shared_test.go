@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tracecast/tracecast/internal/gziptest"
 )
 
 // sharedTraces is where the real traces of the study live, beside the
@@ -82,7 +84,7 @@ func TestPjdumpParity(t *testing.T) {
 				in = out
 			} else if strings.HasSuffix(in, ".gz") {
 				out := filepath.Join(t.TempDir(), "plain.trace")
-				if err := os.WriteFile(out, gunzip(t, in), 0o644); err != nil {
+				if err := os.WriteFile(out, gziptest.ReadFile(t, in), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				in = out
