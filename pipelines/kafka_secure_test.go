@@ -190,7 +190,7 @@ func TestLiveKafkaSecure(t *testing.T) {
 				}
 				return
 			}
-			got, _ := kafkatest.ReadRecordsWith(t, client.Dialer(), addr, "tracecast.predictions", "tracecast.prediction/1", len(want), 60*time.Second)
+			got, _ := kafkatest.ReadRecordsWith(t, client.Dialer(), addr, "tracecast.predictions", "tracecast.prediction/1", len(want), liveWait)
 			cancel()
 			if err := <-done; err != nil {
 				t.Fatal(err)
