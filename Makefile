@@ -88,6 +88,7 @@ deps:
 # 1.27), which made make test fail now and then.
 test: deps
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags chaos,hostile ./cmd/tracecast/ # the long suites' files compile (make chaos, make hostile)
 	@! grep -rnE '^\s*go [a-zA-Z(]|\.Go\(' --include='*.go' stats forecast models report || { echo 'make test: a package tested without -race starts goroutines: take it out of PURE_RE'; exit 1; }
 	$(GO) test -race -short -count=1 $(RACE_PKGS)
 	$(GO) test -short -count=1 $(PURE_PKGS)
