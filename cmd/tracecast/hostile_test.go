@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -207,8 +206,12 @@ const pajeHeader = `%EventDef PajeDefineContainerType 0
 // are worth.
 func statesLimits(containers, open int) ([]string, int64) {
 	o := paje.DefaultOptions()
+	// Each level of a nested hierarchy is a container type of its own:
+	// the types limit grows with the containers (10^6 nested containers
+	// once met the default 65536 types and stopped there).
 	o.MaxContainers, o.MaxOpenStates, o.MaxBuffered = containers, open, 1024
-	args := []string{"--max-containers", fmt.Sprint(containers), "--max-open-states", fmt.Sprint(open), "--max-buffered", "1024"}
+	o.MaxTypes = max(o.MaxTypes, containers)
+	args := []string{"--max-containers", fmt.Sprint(containers), "--max-open-states", fmt.Sprint(open), "--max-buffered", "1024", "--max-types", fmt.Sprint(o.MaxTypes)}
 	return args, o.HeapBound()
 }
 
