@@ -210,7 +210,7 @@ func statesLimits(containers, open int) ([]string, int64) {
 	// the types limit grows with the containers (10^6 nested containers
 	// once met the default 65536 types and stopped there).
 	o.MaxContainers, o.MaxOpenStates, o.MaxBuffered = containers, open, 1024
-	o.MaxTypes = max(o.MaxTypes, containers)
+	o.MaxTypes = max(o.MaxTypes, containers+64) // and the few the header defines
 	args := []string{"--max-containers", fmt.Sprint(containers), "--max-open-states", fmt.Sprint(open), "--max-buffered", "1024", "--max-types", fmt.Sprint(o.MaxTypes)}
 	return args, o.HeapBound()
 }
