@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tracecast/tracecast/internal/pajetest"
 )
 
 // writeRepeated writes a StarPU-like trace of 4 workers whose states (a
@@ -24,41 +26,10 @@ func writeRepeated(t *testing.T, path string, n int) {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	w.WriteString(`%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeSetState 3
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePushState 4
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-%EventDef PajePopState 5
-% Time date
-% Type string
-% Container string
-%EndEventDef
-0 P 0 Program
+	w.WriteString(pajetest.Header(
+		pajetest.ContainerType(0), pajetest.StateType(1), pajetest.CreateContainer(2),
+		pajetest.SetState(3), pajetest.PushState(4), pajetest.PopState(5),
+	) + `0 P 0 Program
 0 W P Worker
 1 S W "Worker State"
 2 0 p P 0 program

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracecast/tracecast/internal/pajetest"
 )
 
 // TestIOLimits: the strace reader's limits are flags; past one, a line is
@@ -110,30 +112,7 @@ func TestBOMAndOverflow(t *testing.T) {
 		t.Errorf("iocalls with a BOM: exit %d: %s", r.code, r.stderr)
 	}
 
-	trace := `%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineVariableType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeSetVariable 3
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-0 N 0 Node
+	trace := pajetest.Header(pajetest.ContainerType(0), pajetest.VariableType(1), pajetest.CreateContainer(2), pajetest.SetVariable(3).ContainerFirst()) + `0 N 0 Node
 1 V N Power
 2 0 n N 0 n0
 3 1 n V 100
@@ -288,30 +267,7 @@ func TestReaderLimitsOnEveryCommand(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "long.trace")
 	var b strings.Builder
-	b.WriteString(`%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeSetState 4
-% Time date
-% Type string
-% Container string
-% Value string
-%EndEventDef
-0 P 0 "Program"
+	b.WriteString(pajetest.Header(pajetest.ContainerType(0), pajetest.StateType(1), pajetest.CreateContainer(2), pajetest.SetState(4)) + `0 P 0 "Program"
 0 W P "Worker"
 1 WS W "Worker State"
 2 0 p P 0 "prog"

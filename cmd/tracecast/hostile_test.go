@@ -19,6 +19,7 @@ import (
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/tracecast/tracecast/internal/gziptest"
+	"github.com/tracecast/tracecast/internal/pajetest"
 	"github.com/tracecast/tracecast/parsers/iocall"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/stages/energy"
@@ -151,53 +152,10 @@ func repeat(w *bufio.Writer, b []byte, n int64) error {
 
 // pajeHeader defines a container type C under the root, its child D, a
 // state type S on C and a link type L between two Cs.
-const pajeHeader = `%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 1
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 3
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeSetState 4
-% Time date
-% Container string
-% Type string
-% Value string
-%EndEventDef
-%EventDef PajeDefineLinkType 5
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeStartLink 6
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 7
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
-0 C 0 C
+var pajeHeader = pajetest.Header(
+	pajetest.ContainerType(0), pajetest.CreateContainer(1), pajetest.StateType(3), pajetest.SetState(4).ContainerFirst(),
+	pajetest.LinkType(5), pajetest.StartLink(6), pajetest.EndLink(7),
+) + `0 C 0 C
 3 S C S
 5 L 0 C C L
 `

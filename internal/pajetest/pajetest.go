@@ -65,6 +65,7 @@ var (
 	PushState        = def("PajePushState", "Time date", "Type string", "Container string", "Value string")
 	PopState         = def("PajePopState", "Time date", "Type string", "Container string")
 	SetVariable      = def("PajeSetVariable", "Time date", "Type string", "Container string", "Value double")
+	AddVariable      = def("PajeAddVariable", "Time date", "Type string", "Container string", "Value double")
 	StartLink        = def("PajeStartLink", "Time date", "Type string", "Container string", "StartContainer string", "Value string", "Key string")
 	EndLink          = def("PajeEndLink", "Time date", "Type string", "Container string", "EndContainer string", "Value string", "Key string")
 )

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/pajetest"
 )
 
 // allocated returns the bytes fn allocates (on the heap, over the whole
@@ -97,24 +98,9 @@ func TestBlankLinesKeepNumbers(t *testing.T) {
 
 // varHdr is hdr with a variable type V on workers, set (10) and added to
 // (11).
-var varHdr = strings.Replace(hdr, "0 P 0 Program\n", `%EventDef PajeDefineVariableType 12
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeSetVariable 10
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-%EventDef PajeAddVariable 11
-% Time date
-% Container string
-% Type string
-% Value double
-%EndEventDef
-0 P 0 Program
+var varHdr = strings.Replace(hdr, "0 P 0 Program\n", pajetest.Header(
+	pajetest.VariableType(12), pajetest.SetVariable(10).ContainerFirst(), pajetest.AddVariable(11).ContainerFirst(),
+)+`0 P 0 Program
 `, 1) + "12 V W Flops\n"
 
 // TestOverflow: a number that does not fit is an error naming its line (a

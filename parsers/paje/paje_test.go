@@ -16,6 +16,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/gziptest"
+	"github.com/tracecast/tracecast/internal/pajetest"
 	"github.com/tracecast/tracecast/sinks/pjdump"
 )
 
@@ -169,70 +170,13 @@ func writeGolden(t *testing.T, trace, golden string, pjArgs ...string) {
 	}
 }
 
-const hdr = `%EventDef PajeDefineContainerType 0
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeDefineStateType 1
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeCreateContainer 2
-% Time date
-% Alias string
-% Type string
-% Container string
-% Name string
-%EndEventDef
-%EventDef PajeDestroyContainer 3
-% Time date
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeSetState 4
-% Time date
-% Container string
-% Type string
-% Value string
-%EndEventDef
-%EventDef PajePushState 5
-% Time date
-% Container string
-% Type string
-% Value string
-% Tag string
-%EndEventDef
-%EventDef PajePopState 6
-% Time date
-% Container string
-% Type string
-%EndEventDef
-%EventDef PajeDefineLinkType 7
-% Alias string
-% Type string
-% StartContainerType string
-% EndContainerType string
-% Name string
-%EndEventDef
-%EventDef PajeStartLink 8
-% Time date
-% Type string
-% Container string
-% StartContainer string
-% Value string
-% Key string
-%EndEventDef
-%EventDef PajeEndLink 9
-% Time date
-% Type string
-% Container string
-% EndContainer string
-% Value string
-% Key string
-%EndEventDef
-0 P 0 Program
+// hdr defines a program P of workers W, their states S and the links L
+// between them, and creates the program and two workers.
+var hdr = pajetest.Header(
+	pajetest.ContainerType(0), pajetest.StateType(1), pajetest.CreateContainer(2), pajetest.DestroyContainer(3),
+	pajetest.SetState(4).ContainerFirst(), pajetest.PushState(5).ContainerFirst().With("Tag string"), pajetest.PopState(6).ContainerFirst(),
+	pajetest.LinkType(7), pajetest.StartLink(8), pajetest.EndLink(9),
+) + `0 P 0 Program
 0 W P Worker
 1 S W "Worker State"
 7 L P W W Transfer
@@ -335,18 +279,7 @@ const stateOrderHint = " (states, events, links and container ends must be in ti
 
 // varDefs defines a variable type Load on workers and SetVariable (11):
 // 13 lines.
-const varDefs = `%EventDef PajeDefineVariableType 10
-% Alias string
-% Type string
-% Name string
-%EndEventDef
-%EventDef PajeSetVariable 11
-% Time date
-% Type string
-% Container string
-% Value double
-%EndEventDef
-10 V W Load
+var varDefs = pajetest.Header(pajetest.VariableType(10), pajetest.SetVariable(11)) + `10 V W Load
 `
 
 // TestOrderHints: the advice given with a time-order error fits what is out
