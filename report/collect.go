@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/forecast"
+	stage "github.com/tracecast/tracecast/stages/backfill"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
@@ -41,7 +42,9 @@ type PageSurvey struct {
 type surveyCand struct {
 	rules      *signal.Rules
 	containers map[string]struct{}
-	last       string // the container of the previous state (most repeat it)
+	stated     map[string]struct{}   // the containers with states
+	counts     map[countVar]struct{} // the task counts (spells.go)
+	last       string                // the container of the previous state (most repeat it)
 	t0, end    float64
 	states     bool
 }
@@ -62,7 +65,7 @@ func NewPageSurvey(rules string) (*PageSurvey, error) {
 		if err := r.Compile(); err != nil {
 			return nil, err
 		}
-		s.cands = append(s.cands, &surveyCand{rules: r, containers: map[string]struct{}{}, t0: math.Inf(1), end: math.Inf(-1)})
+		s.cands = append(s.cands, &surveyCand{rules: r, containers: map[string]struct{}{}, stated: map[string]struct{}{}, counts: map[countVar]struct{}{}, t0: math.Inf(1), end: math.Inf(-1)})
 	}
 	return s, nil
 }
@@ -80,11 +83,16 @@ func (s *PageSurvey) Write(_ context.Context, b tracecast.Batch) error {
 			case e.Nature == tracecast.NatureState && e.Type == c.rules.StateType:
 				if e.Container != c.last {
 					c.containers[e.Container] = struct{}{}
+					c.stated[e.Container] = struct{}{}
 					c.last = e.Container
 				}
 				c.t0, c.end, c.states = math.Min(c.t0, e.Start), math.Max(c.end, e.End), true
 			case e.Nature == tracecast.NatureContainer && e.Type == c.rules.ContainerType:
 				c.containers[e.Value] = struct{}{}
+			case e.Nature == tracecast.NatureVariable && (e.Type == stage.ReadyVariable || e.Type == stage.SubmittedVariable):
+				if len(c.counts) < maxCountVars {
+					c.counts[countVar{e.Container, e.Type == stage.SubmittedVariable}] = struct{}{}
+				}
 			}
 		}
 	}
@@ -173,6 +181,9 @@ type PageCollector struct {
 	obsNext  int // the next chart point whose outcome is due
 	skills   []tracecast.Skill
 	rel      map[skillKey]*[10]forecast.Bin
+
+	// The spell forecasts drawn over the Gantt chart (spells.go).
+	spells *spellTrack
 }
 
 type valueCacheEntry struct {
@@ -205,6 +216,9 @@ func newPageCollector(sv *surveyCand, o PageOptions) (*PageCollector, error) {
 	if o.MaxPoints == 0 {
 		o.MaxPoints = 3000
 	}
+	if o.MaxSpells == 0 {
+		o.MaxSpells = maxSpellTicks
+	}
 	unit := o.Unit
 	if unit == "" {
 		unit = map[bool]string{true: "ms", false: "s"}[sv.rules.Name == "starpu"]
@@ -221,8 +235,14 @@ func newPageCollector(sv *surveyCand, o PageOptions) (*PageCollector, error) {
 	slices.SortFunc(c.rowNames, naturalCompare) // CPU2 before CPU10
 	t0s, t1s := c.t0/c.perSec, c.end/c.perSec
 	c.g0, c.gw = t0s, (t1s-t0s)/float64(o.GanttBins)
-	for _, n := range c.rowNames {
+	for i, n := range c.rowNames {
 		c.rows[n] = newGanttRow(o.GanttBins)
+		c.rows[n].id = int32(i)
+		_, c.rows[n].spell = sv.stated[n]
+	}
+	var err error
+	if c.spells, err = newSpellTrack(c, sv.stated, sv.counts, t0s, t1s); err != nil {
+		return nil, err
 	}
 	for cl := range c.occ {
 		c.occ[cl] = make([]float64, o.MaxPoints)
@@ -243,7 +263,6 @@ func newPageCollector(sv *surveyCand, o PageOptions) (*PageCollector, error) {
 	}
 	c.mid = c.hs[len(c.hs)/2]
 	q, _ := forecast.ParseQuery("idle>=25%")
-	var err error
 	c.engine, err = forecast.New(forecast.Config{Run: o.Title, Class: "idle", Queries: []forecast.Query{q}, Horizons: c.hs,
 		Every: slices.Min(c.hs) / 10}, forecast.Sink{Forecast: c.forecast, Outcome: c.outcome, Skill: c.skill})
 	if err != nil {
@@ -280,6 +299,9 @@ func (c *PageCollector) WriteStates(b tracecast.Batch) {
 		e := &es[i]
 		c.counts[e.Nature&7]++
 		if e.Nature != tracecast.NatureState || e.Type != c.rules.StateType {
+			if e.Nature == tracecast.NatureVariable {
+				c.spells.variable(e)
+			}
 			continue
 		}
 		if e.Container != c.lastName { // most states are of the container of the one before
@@ -315,6 +337,7 @@ func (c *PageCollector) WriteStates(b tracecast.Batch) {
 		for _, n := range c.rowNames {
 			c.rows[n].sweep(w, c)
 		}
+		c.spells.feed(false)
 	}
 }
 
@@ -346,6 +369,7 @@ func (c *PageCollector) Close(context.Context) error {
 		c.rows[n].sweep(math.Inf(1), c)
 		c.rows[n].finish(c)
 	}
+	c.spells.feed(true)
 	c.live.CountChanges(math.Inf(1), c.change)
 	c.endGroup()
 	if c.stepping {
@@ -353,6 +377,7 @@ func (c *PageCollector) Close(context.Context) error {
 	}
 	c.idle.finish()
 	c.engine.Finish(c.end / c.perSec)
+	c.spells.close()
 	return nil
 }
 
@@ -538,6 +563,8 @@ func (s *stepsFeed) finish() {
 // next when it goes on), and the segments so far: exact (while the page
 // keeps them) and per bin, the state covering most of each.
 type ganttRow struct {
+	id          int32 // its index in rowNames
+	spell       bool  // the spell forecaster follows it (a container with states)
 	buf         []pendingSpan
 	head        int
 	late        []pendingSpan
@@ -644,6 +671,9 @@ func (r *ganttRow) sweep(w float64, c *PageCollector) {
 		}
 		r.push(s, c)
 	}
+	// Close the states that end by w: the spell forecaster is told of
+	// each change before w (the segments are the same either way).
+	r.advance(w, c)
 	// Drop the swept states: when none is left, or once they are half of
 	// buf (amortized O(1) per state).
 	switch {
@@ -665,6 +695,9 @@ func (r *ganttRow) push(s pageSpan, c *PageCollector) {
 	}
 	r.now = math.Max(r.now, s.start)
 	r.stack = append(r.stack, s)
+	if r.spell {
+		c.spells.change(s.start, r.id, s.value)
+	}
 }
 
 // advance closes the states that end by t.
@@ -678,6 +711,13 @@ func (r *ganttRow) advance(t float64, c *PageCollector) {
 			return
 		}
 		r.stack = r.stack[:len(r.stack)-1]
+		if r.spell {
+			v := int32(-1) // no state: the rules' Outside class
+			if len(r.stack) > 0 {
+				v = r.stack[len(r.stack)-1].value
+			}
+			c.spells.change(top.end, r.id, v)
+		}
 	}
 }
 

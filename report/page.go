@@ -54,6 +54,10 @@ type PageOptions struct {
 	GanttBins   int
 	// MaxPoints bounds the points of the occupancy and forecast charts.
 	MaxPoints int
+	// MaxSpells bounds the spells whose forecasts are drawn over the
+	// Gantt chart exactly (default 10 000); beyond it, per row and column
+	// of GanttBins/5, the longest idle and busy spell starting there.
+	MaxSpells int
 	// Energy, when set, collected the energy stage's result and the power
 	// samples of the run (EnergyInputs.AddTo): the page gets an energy
 	// section.
@@ -67,12 +71,15 @@ type Page struct {
 	Gantt   gantt            `json:"gantt"`
 	Occ     occupancy        `json:"occupancy"`
 	Fc      forecastChart    `json:"forecast"`
+	Spells  spellsChart      `json:"spells"`
 	Skill   []forecast.Score `json:"skill"`
 	Energy  *energySection   `json:"energy,omitempty"`
 	// starpu is the section SetStarPU adds (tables only: not in DATA).
 	starpu *starpuSection
 	// backfill is the section SetBackfill adds (not in DATA).
 	backfill *backfillSection
+	// spells is the spell forecasts' calibration table (not in DATA).
+	spells *spellsSection
 }
 
 // SummaryItem is one line of the trace's summary.
@@ -119,6 +126,9 @@ func (c *PageCollector) Page() (*Page, error) {
 	t0, t1 := c.t0/c.perSec, c.end/c.perSec
 	p := &Page{Title: o.Title}
 	p.Gantt = c.gantt(t0, t1)
+	if c.spells != nil {
+		p.Spells, p.spells = c.spells.chart(len(c.rowNames), t0), c.spells.section(c.rowNames)
+	}
 	p.Occ = c.occupancy()
 	p.forecasts(c)
 	p.Summary = []SummaryItem{
@@ -315,15 +325,17 @@ func (p *Page) WriteHTML(w io.Writer) error {
 		return err
 	}
 	return pageTmpl().Execute(w, map[string]any{
-		"Title":    p.Title,
-		"Summary":  p.Summary,
-		"Skill":    skillRows(p.Skill),
-		"Energy":   p.Energy,
-		"StarPU":   p.starpu,
-		"Backfill": p.backfill,
-		"Data":     template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
-		"Script":   template.JS(pageJS),
-		"Agg":      p.Gantt.Aggregated,
+		"Title":     p.Title,
+		"Summary":   p.Summary,
+		"Skill":     skillRows(p.Skill),
+		"Energy":    p.Energy,
+		"StarPU":    p.starpu,
+		"Backfill":  p.backfill,
+		"Spells":    p.spells,
+		"Data":      template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
+		"Script":    template.JS(pageJS),
+		"Agg":       p.Gantt.Aggregated,
+		"SpellsAgg": p.Spells.Aggregated,
 	})
 }
 

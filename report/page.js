@@ -1,7 +1,8 @@
 // tracecast report: draws DATA on three canvases sharing one time view.
 (function () {
   "use strict";
-  const D = DATA, G = D.gantt, O = D.occupancy, F = D.forecast, P = D.energy ? D.energy.power : null;
+  const D = DATA, G = D.gantt, O = D.occupancy, F = D.forecast, P = D.energy ? D.energy.power : null, S = D.spells;
+  const spellsOn = document.getElementById("spells-on");
   const full = [G.t0, G.t1 > G.t0 ? G.t1 : G.t0 + 1];
   let view = full.slice();
   const LEFT = 120, RIGHT = 10, AXIS = 18;
@@ -75,7 +76,37 @@
       }
       ganttRows++;
     }
+    if (S && spellsOn && spellsOn.checked && rowH >= 8) drawSpells(ctx, w, rowH);
     axis(ctx, w, h);
+  }
+
+  // Each spell over its row: what happened (a black line from its start
+  // to its end, busy spells in the row's upper part, idle ones in its
+  // lower part) and its forecast end from the 10% quantile to the median
+  // (a bar, the median a tick); a spell ending past the tick outlasted it.
+  let spellsDrawn = 0;
+  function drawSpells(ctx, w, rowH) {
+    spellsDrawn = 0;
+    const x0 = LEFT, x1 = w - RIGHT;
+    const clip = x => Math.min(x1, Math.max(x0, x));
+    for (let r = 0; r < S.ticks.length; r++) {
+      const s = S.ticks[r];
+      for (let i = 0; i < s.length; i += 5) {
+        const a = G.t0 + s[i], e = G.t0 + s[i + 1], q10 = s[i + 2], q50 = s[i + 3], busy = s[i + 4] === 1;
+        const fe = q50 >= 0 ? a + q50 : view[1];
+        if (Math.max(e, fe) < view[0] || a > view[1] || xOf(Math.max(e, fe), w) - xOf(a, w) < 3) continue; // zoom in for the short ones
+        const y = r * rowH + (busy ? Math.round(rowH * 0.3) : Math.round(rowH * 0.72));
+        ctx.fillStyle = "#111";
+        ctx.fillRect(clip(xOf(a, w)), y, Math.max(0.5, clip(xOf(e, w)) - clip(xOf(a, w))), 1);
+        if (xOf(e, w) >= x0 && xOf(e, w) <= x1) ctx.fillRect(xOf(e, w) - 0.5, y - 2, 1, 5);
+        ctx.fillStyle = busy ? "rgba(255,212,0,0.9)" : "rgba(255,45,149,0.9)";
+        const lo = q10 >= 0 ? a + q10 : view[1];
+        ctx.fillRect(clip(xOf(lo, w)), y - 1, Math.max(1, clip(xOf(fe, w)) - clip(xOf(lo, w))), 3);
+        if (q50 >= 0 && xOf(fe, w) >= x0 && xOf(fe, w) <= x1) ctx.fillRect(xOf(fe, w) - 1, y - 3, 2, 7);
+        spellsDrawn++;
+      }
+    }
+    document.body.dataset.spellsDrawn = String(spellsDrawn);
   }
 
   function lineChart(id, xs, series, ymax, band) {
@@ -195,11 +226,23 @@
       else { const s = G.segs[r]; for (let i = 0; i < s.length; i += 3) if (G.t0 + s[i] <= t && t < G.t0 + s[i + 1]) { v = s[i + 2]; break; } }
     }
     if (v === undefined || v < 0) { tip.style.display = "none"; return; }
-    tip.textContent = G.rows[r] + ": " + G.values[v] + " at " + fmt(t) + " s";
+    let text = G.rows[r] + ": " + G.values[v] + " at " + fmt(t) + " s";
+    if (S && spellsOn && spellsOn.checked) {
+      const s = S.ticks[r];
+      for (let i = 0; i < s.length; i += 5) {
+        if (G.t0 + s[i] <= t && t < G.t0 + s[i + 1]) {
+          const q = x => x < 0 ? "beyond range" : fmt(x) + " s";
+          text += "; " + (s[i + 4] === 1 ? "busy" : "idle") + " spell of " + fmt(s[i + 1] - s[i]) + " s, forecast median " + q(s[i + 3]) + ", q10 " + q(s[i + 2]);
+          break;
+        }
+      }
+    }
+    tip.textContent = text;
     tip.style.left = (ev.clientX + 12) + "px"; tip.style.top = (ev.clientY + 12) + "px"; tip.style.display = "block";
   });
   gc.addEventListener("mouseleave", () => { tip.style.display = "none"; });
 
+  if (spellsOn) spellsOn.addEventListener("change", draw);
   const lg = document.getElementById("legend");
   G.values.forEach((v, i) => {
     const s = document.createElement("span"), sw = document.createElement("i");

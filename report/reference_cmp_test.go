@@ -82,6 +82,9 @@ func samePage(a, b *Page, tol float64) error {
 		if err := json.Unmarshal(data, p.out); err != nil {
 			return err
 		}
+		// The spell forecasts over the Gantt chart came after the
+		// reference collector (TestSpellsOverGantt checks them).
+		delete((*p.out).(map[string]any), "spells")
 	}
 	return sameJSON("", x, y, tol)
 }
