@@ -200,3 +200,32 @@ func TestExplainWithoutContext(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEngineExplain is BenchmarkEngine's auto+context with Explain
+// on: what --explain costs per change (a row kept per issue until its
+// outcome, the sample, the permutations at the end).
+func BenchmarkEngineExplain(b *testing.B) {
+	q, _ := ParseQuery("idle>=25%")
+	explained := 0
+	e, err := New(Config{Run: "b", Class: "idle", Queries: []Query{q}, Horizons: []float64{0.01}, Every: 0.001, Method: Auto},
+		Sink{Explain: func(tracecast.Explanation) { explained++ }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e.SetContext(func(t float64, c *Context) {
+		c.Ready, c.Submitted, c.SinceSubmit = 3, 9, 0.002
+		for i := 0; i < 6; i++ {
+			c.Busy = append(c.Busy, 0.001*float64(i))
+			c.Idle = append(c.Idle, Spell{Age: 0.0001 * float64(i), Remaining: 0.002})
+		}
+		c.Comm = 1
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	e.Finish(flicker(e, b.N, 1))
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "changes/s")
+	if explained == 0 {
+		b.Fatal("nothing explained")
+	}
+}
