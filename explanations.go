@@ -20,11 +20,13 @@ type Explanation struct {
 	// N is how many forecasts the numbers are over.
 	N int `json:"n" desc:"forecast, expert: forecasts scored (their outcome known by the run's end); feature: scored forecasts in the permutation sample" schema:"minimum=0"`
 	// MSE is the mean squared error of p over the N scored forecasts.
-	MSE float64 `json:"mse" tracecast:"nullable" desc:"forecast, expert: mean squared error of its p over the scored forecasts; feature: the learner's MSE over the sample, without permutation" schema:"minimum=0"`
-	// Weight: an expert's mean weight in the mix of p over the run's
-	// issues (the experts' add up to 1); a feature's mean coefficient in
-	// the learner over the sample.
-	Weight float64 `json:"weight" tracecast:"nullable" desc:"expert: its mean weight in the mix of p over the run's issues (the experts' add up to 1); feature: the learner's mean coefficient of it over the sample; null for the forecast"`
+	MSE float64 `json:"mse" tracecast:"nullable" desc:"forecast, expert: mean squared error of its p over the scored forecasts; null for a feature" schema:"minimum=0"`
+	// Weight is an expert's mean weight in the mix of p over the run's
+	// issues (the experts' add up to 1).
+	Weight float64 `json:"weight" tracecast:"nullable" desc:"expert: its mean weight in the mix of p over the run's issues (the experts' add up to 1); null otherwise" schema:"minimum=0,maximum=1"`
+	// Coefficient is a feature's mean coefficient in the learner over the
+	// sample.
+	Coefficient float64 `json:"coefficient" tracecast:"nullable" desc:"feature: the learner's mean coefficient of it over the sample; null otherwise"`
 	// SD is a feature's standard deviation over the sample (0: constant on
 	// this run, so of no importance whatever its coefficient).
 	SD float64 `json:"sd" tracecast:"nullable" desc:"feature: standard deviation of its value over the sample (0: constant on this run); null otherwise" schema:"minimum=0"`

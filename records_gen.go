@@ -245,6 +245,7 @@ func (r Explanation) AppendJSON(b []byte) []byte {
 	b = appendI64(b, "n", int64(r.N))
 	b = appendF(b, "mse", r.MSE)
 	b = appendF(b, "weight", r.Weight)
+	b = appendF(b, "coefficient", r.Coefficient)
 	b = appendF(b, "sd", r.SD)
 	b = appendF(b, "importance_learner", r.ImportanceLearner)
 	b = appendF(b, "importance_mix", r.ImportanceMix)

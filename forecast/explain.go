@@ -209,8 +209,8 @@ func (x *explainer) featurePresent(j int) bool {
 type Importance struct {
 	Learner, Mix float64
 	// Coefficient is the mean coefficient, SD the feature's standard
-	// deviation over the rows; MSE the learner's without permutation.
-	Coefficient, SD, MSE float64
+	// deviation over the rows.
+	Coefficient, SD float64
 }
 
 // mix is a row's forecast with feature j's value v (v = the row's own:
@@ -241,7 +241,7 @@ func (x *explainer) importance(j int) Importance {
 	rows, d := x.sample, x.d
 	n := len(rows)
 	if n == 0 {
-		return Importance{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+		return Importance{math.NaN(), math.NaN(), math.NaN(), math.NaN()}
 	}
 	var base, baseMix, coef, mean, m2 float64
 	for i, r := range rows {
@@ -274,7 +274,7 @@ func (x *explainer) importance(j int) Importance {
 	}
 	nf := float64(n)
 	return Importance{Learner: dl / explainRepeats / nf, Mix: dm / explainRepeats / nf,
-		Coefficient: coef / nf, SD: math.Sqrt(m2 / nf), MSE: base / nf}
+		Coefficient: coef / nf, SD: math.Sqrt(m2 / nf)}
 }
 
 // explanations are the group's records (auto only).
@@ -284,10 +284,10 @@ func (e *Engine) explanations(g *group) []tracecast.Explanation {
 	prefix := e.cfg.Run + "/" + g.q.Text + "/" + g.hLabel + "/explain/"
 	nan := math.NaN()
 	out := []tracecast.Explanation{}
-	rec := func(kind, name string, present bool, n int, mse, w, sd, il, im float64) {
+	rec := func(kind, name string, present bool, n int, mse, w, coef, sd, il, im float64) {
 		r := base
 		r.ID, r.Kind, r.Name, r.Present, r.N = prefix+kind+"/"+name, kind, name, present, n
-		r.MSE, r.Weight, r.SD, r.ImportanceLearner, r.ImportanceMix = mse, w, sd, il, im
+		r.MSE, r.Weight, r.Coefficient, r.SD, r.ImportanceLearner, r.ImportanceMix = mse, w, coef, sd, il, im
 		out = append(out, r)
 	}
 	div := func(a float64, n int) float64 {
@@ -296,18 +296,18 @@ func (e *Engine) explanations(g *group) []tracecast.Explanation {
 		}
 		return a / float64(n)
 	}
-	rec("forecast", string(e.cfg.Method), true, x.scored, div(x.sqMix, x.scored), nan, nan, nan, nan)
+	rec("forecast", string(e.cfg.Method), true, x.scored, div(x.sqMix, x.scored), nan, nan, nan, nan, nan)
 	for j := 0; j < numExperts; j++ {
 		present := j != expQueue || x.queueOK
-		rec("expert", ExpertNames[j], present, x.scored, div(x.sq[j], x.scored), div(x.wsum[j], x.issues), nan, nan, nan)
+		rec("expert", ExpertNames[j], present, x.scored, div(x.sq[j], x.scored), div(x.wsum[j], x.issues), nan, nan, nan, nan)
 	}
 	for j := featOne + 1; j < len(Features); j++ {
 		if !x.featurePresent(j) {
-			rec("feature", Features[j].Name, false, 0, nan, nan, nan, nan, nan)
+			rec("feature", Features[j].Name, false, 0, nan, nan, nan, nan, nan, nan)
 			continue
 		}
 		im := x.importance(j)
-		rec("feature", Features[j].Name, true, len(x.sample), im.MSE, im.Coefficient, im.SD, im.Learner, im.Mix)
+		rec("feature", Features[j].Name, true, len(x.sample), nan, nan, im.Coefficient, im.SD, im.Learner, im.Mix)
 	}
 	return out
 }
@@ -399,7 +399,7 @@ func WriteExplanations(w io.Writer, xs []tracecast.Explanation) error {
 				continue
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", x.Name, num("%+.5f", x.ImportanceMix), num("%+.5f", x.ImportanceLearner),
-				num("%+.3f", x.Weight), num("%.3f", x.SD), doc)
+				num("%+.3f", x.Coefficient), num("%.3f", x.SD), doc)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -432,6 +432,7 @@ func ReadExplanations(r io.Reader, name string) ([]tracecast.Explanation, error)
 			tracecast.Explanation
 			MSE               *float64 `json:"mse"`
 			Weight            *float64 `json:"weight"`
+			Coefficient       *float64 `json:"coefficient"`
 			SD                *float64 `json:"sd"`
 			ImportanceLearner *float64 `json:"importance_learner"`
 			ImportanceMix     *float64 `json:"importance_mix"`
@@ -449,7 +450,7 @@ func ReadExplanations(r io.Reader, name string) ([]tracecast.Explanation, error)
 			return *p
 		}
 		x := rec.Explanation
-		x.MSE, x.Weight, x.SD = orNaN(rec.MSE), orNaN(rec.Weight), orNaN(rec.SD)
+		x.MSE, x.Weight, x.Coefficient, x.SD = orNaN(rec.MSE), orNaN(rec.Weight), orNaN(rec.Coefficient), orNaN(rec.SD)
 		x.ImportanceLearner, x.ImportanceMix = orNaN(rec.ImportanceLearner), orNaN(rec.ImportanceMix)
 		xs = append(xs, x)
 	}
