@@ -63,12 +63,10 @@ func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 // written as PATH.tmp until Close renames it (internal/output),
 // tracecast.Aborter.
 type Sink struct {
-	name    string
-	out     *output.File
+	out     *output.Sink
 	samples bool // the header of an empty output
 	ents    *Writer
 	smps    *SampleWriter
-	closed  bool
 }
 
 // NewSink opens path with o (internal/output: "-" is standard output,
@@ -76,17 +74,19 @@ type Sink struct {
 // o.InPlace). An output that receives no record gets the header of samples
 // when samples is set, else of entities.
 func NewSink(path string, samples bool, o output.Options) (*Sink, error) {
-	f, err := output.Open(path, o)
+	out, err := output.OpenSink("csv sink", path, o)
 	if err != nil {
-		return nil, fmt.Errorf("csv sink: %w", err)
+		return nil, err
 	}
-	return &Sink{name: f.Name(), out: f, samples: samples}, nil
+	s := &Sink{out: out, samples: samples}
+	out.SetFlush(s.flush)
+	return s, nil
 }
 
 // Write writes the records of b.
 func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
-	if s.closed {
-		return fmt.Errorf("csv sink %s: write after close", s.name)
+	if err := s.out.CheckOpen(); err != nil {
+		return err
 	}
 	var err error
 	switch items := b.Items.(type) {
@@ -94,27 +94,24 @@ func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
 		return nil
 	case []tracecast.Entity:
 		if s.smps != nil {
-			return fmt.Errorf("csv sink %s: entities after samples (one record type per file)", s.name)
+			return fmt.Errorf("csv sink %s: entities after samples (one record type per file)", s.out.Name())
 		}
 		if s.ents == nil {
-			s.ents = NewWriter(s.out)
+			s.ents = NewWriter(s.out.File())
 		}
 		err = s.ents.Write(items)
 	case []tracecast.Sample:
 		if s.ents != nil {
-			return fmt.Errorf("csv sink %s: samples after entities (one record type per file)", s.name)
+			return fmt.Errorf("csv sink %s: samples after entities (one record type per file)", s.out.Name())
 		}
 		if s.smps == nil {
-			s.smps = NewSampleWriter(s.out)
+			s.smps = NewSampleWriter(s.out.File())
 		}
 		err = s.smps.Write(items)
 	default:
-		return fmt.Errorf("csv sink %s: writes entities or samples, not %T", s.name, b.Items)
+		return fmt.Errorf("csv sink %s: writes entities or samples, not %T", s.out.Name(), b.Items)
 	}
-	if err != nil {
-		return output.Annotate("csv sink", s.name, err)
-	}
-	return nil
+	return s.out.Annotate(err)
 }
 
 // ForgetsItems: Write formats the records before it returns, so that
@@ -123,29 +120,27 @@ func (s *Sink) ForgetsItems() bool { return true }
 
 // DurableOnClose: a file written as PATH.tmp is durable once renamed, by
 // Close (tracecast.CloseDurable).
-func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
+func (s *Sink) DurableOnClose() bool { return s.out.DurableOnClose() }
 
 // Abort removes PATH.tmp (tracecast.Aborter): PATH is left as it was. An
 // output written in place (standard output, a pipe, a live pipeline's
 // file) is closed instead, keeping what was written: a prefix of the
 // whole output.
-func (s *Sink) Abort() error {
-	return output.AbortSink(s.out, &s.closed, func() error { return s.Close(context.Background()) })
-}
+func (s *Sink) Abort() error { return s.out.Abort() }
 
 // Close flushes the output and renames PATH.tmp to PATH (never closes
 // standard output); on an error PATH.tmp is removed. An output that
 // received nothing gets its header. Calling Close again does nothing.
-func (s *Sink) Close(context.Context) error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
+func (s *Sink) Close(ctx context.Context) error { return s.out.Close(ctx) }
+
+// flush ends the output before Close commits it: an output that received
+// nothing gets its header.
+func (s *Sink) flush() error {
 	if s.ents == nil && s.smps == nil {
 		if s.samples {
-			s.smps = NewSampleWriter(s.out)
+			s.smps = NewSampleWriter(s.out.File())
 		} else {
-			s.ents = NewWriter(s.out)
+			s.ents = NewWriter(s.out.File())
 		}
 	}
 	var err error
@@ -155,13 +150,5 @@ func (s *Sink) Close(context.Context) error {
 	case s.smps != nil:
 		err = s.smps.Flush()
 	}
-	if err != nil {
-		s.out.Abort()
-	} else {
-		err = s.out.Commit()
-	}
-	if err != nil {
-		return output.Annotate("csv sink", s.name, err)
-	}
-	return nil
+	return err
 }

@@ -22,7 +22,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
 
@@ -57,12 +56,10 @@ type Options struct {
 // Sink writes JSON lines. It implements tracecast.Sink and
 // tracecast.Aborter; like every sink it is driven by a single goroutine.
 type Sink struct {
-	name    string
 	w       *bufio.Writer
-	out     *output.File
+	out     *output.Sink
 	scratch []byte
 	records int64
-	closed  bool
 }
 
 // New opens the output and returns a Sink.
@@ -73,11 +70,13 @@ func New(opts Options) (*Sink, error) {
 	if opts.BufferSize <= 0 {
 		opts.BufferSize = 256 << 10
 	}
-	f, err := output.Open(opts.Path, output.Options{Stdout: opts.Stdout, InPlace: opts.InPlace, Logger: opts.Logger})
+	out, err := output.OpenSink("jsonl sink", opts.Path, output.Options{Stdout: opts.Stdout, InPlace: opts.InPlace, Logger: opts.Logger})
 	if err != nil {
-		return nil, fmt.Errorf("jsonl sink: %w", err)
+		return nil, err
 	}
-	return &Sink{name: f.Name(), out: f, w: bufio.NewWriterSize(f, opts.BufferSize), scratch: make([]byte, 0, 4096)}, nil
+	s := &Sink{out: out, w: bufio.NewWriterSize(out.File(), opts.BufferSize), scratch: make([]byte, 0, 4096)}
+	out.SetFlush(s.w.Flush)
+	return s, nil
 }
 
 // Records is the number of records written so far.
@@ -85,8 +84,8 @@ func (s *Sink) Records() int64 { return s.records }
 
 // Write encodes every record of b and flushes the buffer.
 func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
-	if s.closed {
-		return fmt.Errorf("jsonl sink %s: write after close", s.name)
+	if err := s.out.CheckOpen(); err != nil {
+		return err
 	}
 	var err error
 	switch items := b.Items.(type) {
@@ -112,10 +111,7 @@ func (s *Sink) Write(ctx context.Context, b tracecast.Batch) error {
 	if err == nil {
 		err = s.w.Flush()
 	}
-	if err != nil {
-		return output.Annotate("jsonl sink", s.name, err)
-	}
-	return nil
+	return s.out.Annotate(err)
 }
 
 // ForgetsItems: Write encodes the records before it returns, so that
@@ -195,31 +191,14 @@ func appendMarshal(dst []byte, v any) ([]byte, error) {
 
 // DurableOnClose: a file written as PATH.tmp is durable once renamed, by
 // Close (tracecast.CloseDurable).
-func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
+func (s *Sink) DurableOnClose() bool { return s.out.DurableOnClose() }
 
 // Abort removes PATH.tmp (tracecast.Aborter), leaving PATH as it was; an
 // output written in place (standard output, a pipe, a live pipeline's
 // file) is closed, keeping what was written.
-func (s *Sink) Abort() error {
-	return output.AbortSink(s.out, &s.closed, func() error { return s.Close(context.Background()) })
-}
+func (s *Sink) Abort() error { return s.out.Abort() }
 
 // Close flushes the buffer and renames PATH.tmp to PATH (standard output
 // is not closed); on an error PATH.tmp is removed. Calling Close again is
 // a no-op.
-func (s *Sink) Close(ctx context.Context) error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	err := s.w.Flush()
-	if err != nil {
-		s.out.Abort()
-	} else {
-		err = s.out.Commit()
-	}
-	if err != nil {
-		return output.Annotate("jsonl sink", s.name, err)
-	}
-	return nil
-}
+func (s *Sink) Close(ctx context.Context) error { return s.out.Close(ctx) }

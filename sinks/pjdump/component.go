@@ -48,42 +48,39 @@ func newSink(env component.Env, o SinkConfig) (tracecast.Sink, error) {
 // order they come, flushed after every batch. A file is written as
 // PATH.tmp until Close renames it (internal/output); Abort removes it.
 type Sink struct {
-	w      *Writer
-	name   string
-	out    *output.File
-	closed bool
+	w   *Writer
+	out *output.Sink
 }
 
 // NewSink opens path with o (internal/output: "-" is standard output,
 // o.Stdout or os.Stdout) and returns a pj_dump sink writing to it.
 func NewSink(path string, o output.Options) (*Sink, error) {
-	f, err := output.Open(path, o)
+	out, err := output.OpenSink("pjdump sink", path, o)
 	if err != nil {
-		return nil, fmt.Errorf("pjdump sink: %w", err)
+		return nil, err
 	}
-	return &Sink{w: NewWriter(f, true), name: f.Name(), out: f}, nil
+	s := &Sink{w: NewWriter(out.File(), true), out: out}
+	out.SetFlush(s.w.Flush)
+	return s, nil
 }
 
 // Write writes the entities of b; any other record type is an error.
 func (s *Sink) Write(_ context.Context, b tracecast.Batch) error {
-	if s.closed {
-		return fmt.Errorf("pjdump sink %s: write after close", s.name)
+	if err := s.out.CheckOpen(); err != nil {
+		return err
 	}
 	if b.Items == nil {
 		return nil
 	}
 	es, ok := b.Items.([]tracecast.Entity)
 	if !ok {
-		return fmt.Errorf("pjdump sink %s: writes entities, not %T", s.name, b.Items)
+		return fmt.Errorf("pjdump sink %s: writes entities, not %T", s.out.Name(), b.Items)
 	}
 	err := s.w.Write(es)
 	if err == nil {
 		err = s.w.Flush()
 	}
-	if err != nil {
-		return output.Annotate("pjdump sink", s.name, err)
-	}
-	return nil
+	return s.out.Annotate(err)
 }
 
 // ForgetsItems: Write formats the entities before it returns, so that
@@ -92,31 +89,14 @@ func (s *Sink) ForgetsItems() bool { return true }
 
 // DurableOnClose: a file written as PATH.tmp is durable once renamed, by
 // Close (tracecast.CloseDurable).
-func (s *Sink) DurableOnClose() bool { return s.out.Temp() }
+func (s *Sink) DurableOnClose() bool { return s.out.DurableOnClose() }
 
 // Abort removes PATH.tmp (tracecast.Aborter), leaving PATH as it was; an
 // output written in place (standard output, a pipe, a live pipeline's
 // file) is closed, keeping what was written.
-func (s *Sink) Abort() error {
-	return output.AbortSink(s.out, &s.closed, func() error { return s.Close(context.Background()) })
-}
+func (s *Sink) Abort() error { return s.out.Abort() }
 
 // Close flushes the output and renames PATH.tmp to PATH (standard output
 // is not closed); on an error PATH.tmp is removed. Calling it again does
 // nothing.
-func (s *Sink) Close(context.Context) error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	err := s.w.Flush()
-	if err != nil {
-		s.out.Abort()
-	} else {
-		err = s.out.Commit()
-	}
-	if err != nil {
-		return output.Annotate("pjdump sink", s.name, err)
-	}
-	return nil
-}
+func (s *Sink) Close(ctx context.Context) error { return s.out.Close(ctx) }
