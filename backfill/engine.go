@@ -18,8 +18,8 @@ type Sink struct {
 	// Spell is called with each spell forecast (Config.SpellLengths):
 	// idle spells', and busy spells' (State "busy") when not a gang.
 	Spell func(tracecast.SpellForecast)
-	// SpellEnd is called as a spell with forecasts ends (the report draws
-	// each spell's forecast against it).
+	// SpellEnd is called as a spell with forecasts (of positive length)
+	// ends: the report draws each spell's forecast against it.
 	SpellEnd func(SpellEnd)
 	// Launch is called as a task is launched (its decision comes once its
 	// outcome is known): a closed loop that runs the primary needs to know
@@ -130,6 +130,8 @@ type Engine struct {
 	atStart     map[uint16]*spellForecast // spellAt's, at elapsed 0
 	spellLabels []string                  // the spell lengths' labels (ids)
 	idBuf       []byte
+	ids         []string      // an issue's record ids, slices of one string
+	scratch     spellForecast // forecastAt's, when not kept
 	issues      int64 // spell forecast issues so far (their ids' N)
 	// gang is the aggregate worker of Config.Gang ≥ 2: the policies run on
 	// it alone, its spells those of [X ≥ K] (X the idle workers).
@@ -382,11 +384,11 @@ func (e *Engine) endBusy(w *worker, t float64) {
 	if e.busyScorer != nil {
 		e.busyScorer.end(w.name, t, length)
 	}
-	if e.sink.SpellEnd != nil {
-		e.sink.SpellEnd(SpellEnd{Worker: w.name, State: "busy", Start: w.busyStart, End: t})
-	}
 	if length > 0 {
 		e.busyModel.ObserveIn(length*busyScale, w.busyKey)
+		if e.sink.SpellEnd != nil {
+			e.sink.SpellEnd(SpellEnd{Worker: w.name, State: "busy", Start: w.busyStart, End: t})
+		}
 	}
 }
 
@@ -463,11 +465,11 @@ func (e *Engine) endSpell(w *worker, t float64) {
 	if e.scorer != nil {
 		e.scorer.end(w.name, t, length)
 	}
-	if e.sink.SpellEnd != nil && len(e.cfg.SpellLengths) > 0 {
-		e.sink.SpellEnd(SpellEnd{Worker: w.name, State: "idle", Start: w.start, End: t})
-	}
 	if !(length > 0) {
 		return
+	}
+	if e.sink.SpellEnd != nil && len(e.cfg.SpellLengths) > 0 {
+		e.sink.SpellEnd(SpellEnd{Worker: w.name, State: "idle", Start: w.start, End: t})
 	}
 	if e.cfg.KeepSpells {
 		w.spells = append(w.spells, w.start, t)
@@ -703,6 +705,22 @@ func (e *Engine) issueSpells(w *worker, t float64) {
 // length d.
 func (e *Engine) publishSpell(w *worker, t, elapsed float64, f *spellForecast, state string, scorer *spellScorer) {
 	e.issues++
+	if e.sink.Spell != nil {
+		// The issue's ids, RUN/WORKER/D/N, written one after the other
+		// into one string: one allocation an issue, not one a record.
+		e.idBuf, e.ids = e.idBuf[:0], e.ids[:0]
+		ends := make([]int, 0, 8)
+		for i := range e.cfg.SpellLengths {
+			e.idBuf = append(append(append(append(append(e.idBuf, e.cfg.Run...), '/'), w.name...), '/'), e.spellLabels[i]...)
+			e.idBuf = strconv.AppendInt(append(e.idBuf, '/'), e.issues, 10)
+			ends = append(ends, len(e.idBuf))
+		}
+		all, start := string(e.idBuf), 0
+		for _, end := range ends {
+			e.ids = append(e.ids, all[start:end])
+			start = end
+		}
+	}
 	for i, d := range e.cfg.SpellLengths {
 		p := f.p[i]
 		if scorer != nil {
@@ -711,10 +729,8 @@ func (e *Engine) publishSpell(w *worker, t, elapsed float64, f *spellForecast, s
 		if e.sink.Spell == nil {
 			continue
 		}
-		e.idBuf = append(append(append(append(append(e.idBuf[:0], e.cfg.Run...), '/'), w.name...), '/'), e.spellLabels[i]...)
-		e.idBuf = strconv.AppendInt(append(e.idBuf, '/'), e.issues, 10)
 		e.sink.Spell(tracecast.SpellForecast{
-			ID:  string(e.idBuf),
+			ID:  e.ids[i],
 			Run: e.cfg.Run, Worker: w.name, State: state, IssuedAt: t, Elapsed: elapsed, D: d,
 			P: p, Q10: f.q10, Q50: f.q50, Method: "spell"})
 	}
@@ -743,12 +759,17 @@ func (e *Engine) forecastAt(m *spell.Model, atStart map[uint16]*spellForecast, s
 		}
 	}
 	dist := m.Predict(elapsed*scale, key)
-	f := &spellForecast{version: m.Version(), q10: dist.Quantile(0.1) / scale, q50: dist.Quantile(0.5) / scale, p: make([]float64, len(e.cfg.SpellLengths))}
+	// A forecast at elapsed 0 is kept for the epoch; any other is used
+	// once, by the caller, before the next: it goes in the scratch one.
+	f := &e.scratch
+	if elapsed == 0 {
+		f = &spellForecast{}
+		atStart[key] = f
+	}
+	f.version, f.q10, f.q50 = m.Version(), dist.Quantile(0.1)/scale, dist.Quantile(0.5)/scale
+	f.p = append(f.p[:0], make([]float64, len(e.cfg.SpellLengths))...)
 	for i, d := range e.cfg.SpellLengths {
 		f.p[i] = dist.Survival(d * scale)
-	}
-	if elapsed == 0 {
-		atStart[key] = f
 	}
 	return f
 }

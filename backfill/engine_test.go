@@ -367,3 +367,98 @@ func TestCutRunPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestBusySpells: a busy worker's forecasts are conditioned on the state
+// its spell began in and learnt from the busy spells ended before the
+// issue only; they change no decision; every spell ends once (SpellEnd).
+func TestBusySpells(t *testing.T) {
+	// One worker: GEMM for 10 ms, FetchingInput for 0.5 µs, idle 1 ms
+	// between them, 200 times; a second worker idle throughout.
+	type ch struct {
+		t     float64
+		idle  bool
+		value string
+	}
+	var chs []ch
+	tm := 0.0
+	for i := range 200 {
+		v, d := "GEMM", 0.01
+		if i%2 == 1 {
+			v, d = "FetchingInput", 5e-7
+		}
+		chs = append(chs, ch{tm, false, v}, ch{tm + d, true, "Overhead"})
+		tm += d + 0.001
+	}
+	feed := func(spells bool) ([]tracecast.Decision, []tracecast.SpellForecast, []SpellEnd) {
+		var ds []tracecast.Decision
+		var fs []tracecast.SpellForecast
+		var ends []SpellEnd
+		cfg := Config{Run: "r", Tasks: []float64{0.002}, Mode: Wait, Alphas: []float64{10}, Policies: []string{Forecast}}
+		if spells {
+			cfg.SpellLengths = []float64{0.001}
+		}
+		e, err := New(cfg, Sink{Decision: func(d tracecast.Decision) { ds = append(ds, d) },
+			Spell: func(f tracecast.SpellForecast) { fs = append(fs, f) }, SpellEnd: func(s SpellEnd) { ends = append(ends, s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Begin(0, []string{"a", "b"}, true)
+		for _, c := range chs {
+			e.ChangeState(c.t, "a", c.idle, c.value)
+		}
+		e.Finish(tm)
+		return ds, fs, ends
+	}
+	ds0, _, _ := feed(false)
+	ds, fs, ends := feed(true)
+	if !slices.EqualFunc(ds, ds0, func(a, b tracecast.Decision) bool { return string(a.AppendJSON(nil)) == string(b.AppendJSON(nil)) }) {
+		t.Fatalf("the spell forecasts changed the decisions: %d against %d", len(ds), len(ds0))
+	}
+	first, last := map[string]tracecast.SpellForecast{}, map[string]tracecast.SpellForecast{}
+	busyStarts := 0
+	for _, f := range fs {
+		if f.State != "busy" || f.Worker != "a" || f.Elapsed != 0 {
+			continue
+		}
+		busyStarts++
+		v := "GEMM"
+		if busyStarts%2 == 0 {
+			v = "FetchingInput"
+		}
+		if _, ok := first[v]; !ok {
+			first[v] = f
+		}
+		last[v] = f
+	}
+	if busyStarts != 200 {
+		t.Fatalf("%d busy spells forecast at their start, want 200", busyStarts)
+	}
+	// The first spell has nothing to learn from (Gott's prior: as likely
+	// to end within 10 ns as not); by the end each state's own lengths.
+	if q := first["GEMM"].Q50; q > 1e-7 {
+		t.Errorf("the first forecast's median %g s: learnt from nothing", q)
+	}
+	if q := last["GEMM"].Q50; q < 0.008 || q > 0.012 {
+		t.Errorf("GEMM's median forecast %g s, want about 10 ms", q)
+	}
+	if q := last["FetchingInput"].Q50; q < 3e-7 || q > 7e-7 {
+		t.Errorf("FetchingInput's median forecast %g s, want about 0.5 µs", q)
+	}
+	var idleA, busyA, idleB int
+	for _, s := range ends {
+		switch {
+		case s.Worker == "a" && s.State == "busy":
+			busyA++
+		case s.Worker == "a":
+			idleA++
+		default:
+			idleB++
+		}
+		if !(s.End > s.Start) {
+			t.Errorf("spell %+v", s)
+		}
+	}
+	if busyA != 200 || idleA != 200 || idleB != 1 {
+		t.Errorf("spells ended: a %d busy, %d idle; b %d idle", busyA, idleA, idleB)
+	}
+}

@@ -152,7 +152,7 @@ predictions, verdicts and alerts.`,
 	cliflags.Bind(fl, &f)
 	fl.StringVar(&w.Method, "method", "", "forecast method: auto (default), ks-paper, persistence, climatology, markov; with --window, the KS p-value method: matlab (default), scipy, r")
 	fl.BoolVar(&verify, "verify", false, "score the forecasts against what happened: a table on standard error, DIR/scores.jsonl with -o")
-	fl.StringArrayVar(&spells, "spells", nil, "instead: idle-spell forecasts, P(an idle worker stays idle d more), for these lengths d (repeatable; docs/backfill.md), scored")
+	fl.StringArrayVar(&spells, "spells", nil, "instead: spell forecasts, P(an idle worker stays idle, a busy one busy, d more), for these lengths d (repeatable; docs/backfill.md), scored")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for the output files (default: JSON lines on standard output)")
 	return cmd
 }
@@ -201,7 +201,9 @@ without network access: the trace's summary, a zoomable Gantt chart of the
 selected containers' states (StarPU workers or SMPI ranks), how many are
 idle, computing or communicating over time, the idle-capacity forecasts
 (idle>=25%) drawn over what happened, and their skill against the
-baselines (docs/forecasts.md). Large traces are aggregated so the page
+baselines (docs/forecasts.md); over the Gantt chart, each idle and busy
+spell's forecast length (predict --spells) against the spell, with each
+worker's calibration. Large traces are aggregated so the page
 stays small. With --power (one power-meter stream per file, as tracecast
 energy reads them and with its options), the page also shows the power over
 time and each node's energy by state class (docs/report.md). With

@@ -94,8 +94,9 @@ greedy: 1 is the oracle, 0 no better than the better of never and greedy.
 Decisions go to standard output as JSON lines (tracecast.decision/1), or
 to DIR/decisions.jsonl with -o DIR (.arrow or .parquet with --format) with
 the table in DIR/values.jsonl; the table goes to standard error (standard
-output on a terminal, or with -o). --spells D writes the idle-spell
-forecasts (tracecast.spell/1) too, and scores them. --plans writes the
+output on a terminal, or with -o). --spells D writes the spell forecasts
+(tracecast.spell/2: how long each idle worker stays idle, each busy one
+busy) too, and scores them. --plans writes the
 forecast policy's plans (tracecast.plan/1): each idle worker's launch
 windows, what a scheduler acting on them needs (DIR/plans.jsonl).
 docs/backfill.md.`,
@@ -143,7 +144,7 @@ docs/backfill.md.`,
 	fl.StringArrayVar(&o.Policies, "policy", nil, "never, greedy, timeout, online-timeout, residual, forecast, hindsight-timeout, oracle (repeatable; default: all)")
 	fl.StringArrayVar(&timeouts, "timeout", nil, "the timeout policy's τ, a duration (repeatable)")
 	fl.StringVar(&every, "every", "", "how often an idle worker's spell forecast is issued again while it stays idle (default: the shortest task's o+d / 4)")
-	fl.StringArrayVar(&spells, "spells", nil, "also write spell forecasts (tracecast.spell/1) for these lengths d (repeatable)")
+	fl.StringArrayVar(&spells, "spells", nil, "also write idle and busy spell forecasts (tracecast.spell/2) for these lengths d (repeatable)")
 	fl.BoolVar(&o.Plans, "plans", false, "also write the forecast policy's plans (tracecast.plan/1): when to launch on each idle worker")
 	fl.StringVar(&o.RunID, "run-id", "", "names the run in every id (default: as predict names it)")
 	fl.StringVarP(&out, "output", "o", "", "directory for decisions.jsonl, spells.jsonl and values.jsonl (the table)")
