@@ -132,7 +132,7 @@ type Engine struct {
 	idBuf       []byte
 	ids         []string      // an issue's record ids, slices of one string
 	scratch     spellForecast // forecastAt's, when not kept
-	issues      int64 // spell forecast issues so far (their ids' N)
+	issues      int64         // spell forecast issues so far (their ids' N)
 	// gang is the aggregate worker of Config.Gang ≥ 2: the policies run on
 	// it alone, its spells those of [X ≥ K] (X the idle workers).
 	gang *worker

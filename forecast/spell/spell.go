@@ -77,9 +77,43 @@ func landmarkOf(x float64) int {
 }
 
 // binOf is the histogram bin of a remaining time: bin 0 is [0, Min), bin b
-// is [Min·10^((b−1)/10), Min·10^(b/10)). A binary search of the edges: a
-// logarithm per read was a fifth of the forecaster's time.
+// is [Min·10^((b−1)/10), Min·10^(b/10)). Read from the float's bits: its
+// exponent and first three mantissa bits name a segment an eighth of an
+// octave wide (a factor 1.09, less than a bin's 1.26), whose first bin a
+// table holds; the bin is that one or the next. A logarithm per read was a
+// fifth of the forecaster's time, a binary search of the edges a sixth.
 func binOf(r float64) int {
+	if !(r >= binEdges[1]) { // NaN too
+		return 0
+	}
+	if r >= binEdges[numBins-1] {
+		return numBins - 1
+	}
+	b := int(segBin[math.Float64bits(r)>>(52-segBits)-segBase])
+	if binEdges[b+1] <= r {
+		b++
+	}
+	return b
+}
+
+// The segments of binOf: segBase is the segment of binEdges[1].
+const segBits = 3
+
+var (
+	segBase = math.Float64bits(Min) >> (52 - segBits)
+	segBin  = func() []uint8 {
+		last := math.Float64bits(binEdges[numBins-1]) >> (52 - segBits)
+		t := make([]uint8, last-segBase+1)
+		for k := range t {
+			lo := max(math.Float64frombits((segBase+uint64(k))<<(52-segBits)), Min)
+			t[k] = uint8(binSearch(lo))
+		}
+		return t
+	}()
+)
+
+// binSearch is binOf by a binary search of the edges (the table's source).
+func binSearch(r float64) int {
 	lo, hi := 0, numBins-1 // binEdges[lo] ≤ r < binEdges[hi+1]
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -157,31 +191,36 @@ func taskClass(n, idle int) int {
 type hist struct {
 	c [numLand][numBins]float64
 	n [numLand]float64
-	// suf[j][b] is Σ c[j][b:], recomputed when stale[j] (tail is called
-	// hundreds of times per decision; a spell ends far less often).
+	// suf[j][b] is Σ c[j][b:], summed again on a read after an add (tail
+	// is called hundreds of times per decision; a spell ends far less
+	// often), from dirty[j] − 1 down: an add to bin k changes suf[j][:k+1]
+	// only. dirty[j] is 1 + the highest bin added to since, 0 when clean.
 	suf   [numLand][numBins + 1]float64
-	stale [numLand]bool
+	dirty [numLand]uint8
 }
 
 func (h *hist) add(j int, r float64) {
-	h.c[j][binOf(r)]++
+	b := binOf(r)
+	h.c[j][b]++
 	h.n[j]++
-	h.stale[j] = true
+	h.dirty[j] = max(h.dirty[j], uint8(b+1))
 }
 
 // tail is the count of remaining times ≥ r at landmark j, the mass of r's
 // bin spread uniformly over it.
-func (h *hist) tail(j int, r float64) float64 {
+func (h *hist) tail(j int, r float64) float64 { return h.tailIn(j, binOf(r), r) }
+
+// tailIn is tail for r in bin b (the levels of a forecast share it).
+func (h *hist) tailIn(j, b int, r float64) float64 {
 	if h.n[j] == 0 {
 		return 0
 	}
-	if h.stale[j] {
-		for b := numBins - 1; b >= 0; b-- {
+	if top := int(h.dirty[j]); top > 0 {
+		for b := top - 1; b >= 0; b-- {
 			h.suf[j][b] = h.suf[j][b+1] + h.c[j][b]
 		}
-		h.stale[j] = false
+		h.dirty[j] = 0
 	}
-	b := binOf(r)
 	s := h.suf[j][b+1]
 	lo, hi := binEdges[b], binEdges[b+1]
 	if math.IsInf(hi, 1) {
@@ -218,15 +257,18 @@ func (m *Model) Observe(length float64, strata []uint16) {
 		m.version++
 		m.nextVersion = m.spells + max(16, m.spells/10)
 	}
+	var h *hist
 	for j, s := range strata[:min(len(strata), numLand)] {
 		x := Landmark(j)
 		if !(x < length) {
 			break
 		}
-		h := m.strata[s]
-		if h == nil {
-			h = &hist{}
-			m.strata[s] = h
+		if j == 0 || s != strata[j-1] { // a spell's strata change seldom
+			h = m.strata[s]
+			if h == nil {
+				h = &hist{}
+				m.strata[s] = h
+			}
 		}
 		h.add(j, length-x)
 		m.pooled.add(j, length-x)
@@ -286,10 +328,11 @@ type Dist struct {
 func (m *Model) Predict(elapsed float64, s uint16) Dist {
 	j := landmarkOf(elapsed)
 	d := Dist{m: m, h: m.strata[s], j: j, delta: elapsed - Landmark(j), elapsed: elapsed}
-	d.npDelta = m.pooled.tail(j, d.delta)
+	b := binOf(d.delta)
+	d.npDelta = m.pooled.tailIn(j, b, d.delta)
 	d.wp = d.npDelta / (d.npDelta + priorWeight)
 	if d.h != nil {
-		d.nsDelta = d.h.tail(j, d.delta)
+		d.nsDelta = d.h.tailIn(j, b, d.delta)
 		d.ws = d.nsDelta / (d.nsDelta + priorWeight)
 	}
 	return d
@@ -303,11 +346,13 @@ func (d Dist) Survival(u float64) float64 {
 	eps := Min
 	prior := (d.elapsed + eps) / (d.elapsed + eps + u)
 	p := prior
+	r := d.delta + u
+	b := binOf(r)
 	if d.npDelta > 0 {
-		p = d.wp*d.m.pooled.tail(d.j, d.delta+u)/d.npDelta + (1-d.wp)*prior
+		p = d.wp*d.m.pooled.tailIn(d.j, b, r)/d.npDelta + (1-d.wp)*prior
 	}
 	if d.nsDelta > 0 {
-		p = d.ws*d.h.tail(d.j, d.delta+u)/d.nsDelta + (1-d.ws)*p
+		p = d.ws*d.h.tailIn(d.j, b, r)/d.nsDelta + (1-d.ws)*p
 	}
 	return min(max(p, 0), 1)
 }

@@ -79,6 +79,24 @@ func TestStratum(t *testing.T) {
 	}
 }
 
+// TestBinOfTable: the table read agrees with the binary search on every
+// edge, the floats either side of it and a sweep between.
+func TestBinOfTable(t *testing.T) {
+	var rs []float64
+	for _, e := range binEdges[:numBins] {
+		rs = append(rs, e, math.Nextafter(e, 0), math.Nextafter(e, math.Inf(1)))
+	}
+	for r := 1e-7; r < 1e5; r *= 1.003 {
+		rs = append(rs, r)
+	}
+	rs = append(rs, -1, math.NaN(), math.Inf(1), 1e300)
+	for _, r := range rs {
+		if got, want := binOf(r), binSearch(r); got != want {
+			t.Errorf("binOf(%v) = %d, the edges' search %d", r, got, want)
+		}
+	}
+}
+
 func TestBinOf(t *testing.T) {
 	for _, r := range []float64{0, 1e-9, Min * 0.999, Min, Min * 1.2, 1e-3, 0.0123, 1, 99.9, 1e4, 1e6} {
 		want := 0
