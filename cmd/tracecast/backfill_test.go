@@ -120,7 +120,8 @@ func TestPredictSpells(t *testing.T) {
 		t.Errorf("%d spell forecasts", n)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "spell_scores.jsonl"))
-	if err != nil || strings.Count(string(b), `"record":"spell_score"`) != 2 {
+	// One score per state (idle, busy) and length d.
+	if err != nil || strings.Count(string(b), `"record":"spell_score"`) != 4 || strings.Count(string(b), `"state":"busy"`) != 2 {
 		t.Errorf("spell_scores.jsonl: %s (%v)", b, err)
 	}
 }
