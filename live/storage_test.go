@@ -1,11 +1,9 @@
 package live
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,25 +13,8 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/tracecast/tracecast/internal/fulldisk"
+	"github.com/tracecast/tracecast/internal/kafkatest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the broker's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestBrokerStorageFull fills the broker's data directory (a tmpfs as
 // root; injected free space otherwise): produce requests are answered
@@ -42,7 +23,7 @@ func (s *syncBuffer) String() string {
 // fetches go on, the warning is logged once for 20 refusals, and once
 // there is room again produce requests are stored again.
 func TestBrokerStorageFull(t *testing.T) {
-	var logs syncBuffer
+	var logs kafkatest.LogBuffer
 	o := BrokerOptions{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"t"}, Logger: zerolog.New(&logs)}
 	d, mounted := fulldisk.Mount(t, 16<<20)
 	var full atomic.Bool

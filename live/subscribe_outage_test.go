@@ -1,34 +1,17 @@
 package live
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
+
+	"github.com/tracecast/tracecast/internal/kafkatest"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestSubscribeBrokerOutage: a subscriber (no group: every partition
 // from its start) rides out a 3 s broker restart with one warning naming
@@ -57,7 +40,7 @@ func TestSubscribeBrokerOutage(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { c.Close() }()
-			var logs lockedBuffer
+			var logs kafkatest.LogBuffer
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
 			got := make(chan string, 10)

@@ -157,10 +157,6 @@ sinks:
 	return got
 }
 
-// runLiveKafka runs the shipped live-kafka pipeline against the broker at
-// addr until want distinct predictions are on the output topic (or 60 s),
-// then stops it: the predictions (kafkatest.ReadRecords), the message
-// count and the pipeline's error.
 // liveWait bounds how long a test waits for the live pipeline's records: it
 // is there to end a hang, not to time the pipeline. Under the race detector
 // and make test's parallel packages the 138 predictions of
@@ -168,7 +164,9 @@ sinks:
 // earlier 60 s failed make test now and then.
 const liveWait = 3 * time.Minute
 
-func runLiveKafka(t *testing.T, addr string, want int, more ...func()) (map[string]string, int, error) {
+// liveKafkaConfig is the shipped live-kafka pipeline on the broker at addr;
+// a sessionTimeout other than "" is its source's session_timeout.
+func liveKafkaConfig(t *testing.T, addr, sessionTimeout string) *Config {
 	t.Helper()
 	cfg, err := Validate("live-kafka.yaml", nil)
 	if err != nil {
@@ -178,10 +176,20 @@ func runLiveKafka(t *testing.T, addr string, want int, more ...func()) (map[stri
 		if c.Type == "kafka" {
 			c.SetOption("brokers", "["+addr+"]")
 		}
-		if c.Kind == component.KindSource {
-			c.SetOption("session_timeout", "2s")
+		if c.Kind == component.KindSource && sessionTimeout != "" {
+			c.SetOption("session_timeout", sessionTimeout)
 		}
 	}
+	return cfg
+}
+
+// runLiveKafka runs the shipped live-kafka pipeline against the broker at
+// addr until want distinct predictions are on the output topic (or
+// liveWait), then stops it: the predictions (kafkatest.ReadRecords), the
+// message count and the pipeline's error.
+func runLiveKafka(t *testing.T, addr string, want int, more ...func()) (map[string]string, int, error) {
+	t.Helper()
+	cfg := liveKafkaConfig(t, addr, "2s")
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cfg, RunOptions{}) }()
@@ -372,38 +380,17 @@ func TestLiveKafkaEvictionChangesNoRecord(t *testing.T) {
 	addr := kafkatest.Start(t, 1, "tracecast.traces", "tracecast.predictions", "tracecast.forecasts", "tracecast.alerts")
 	publishTraces(t, addr, "tracecast.traces", traces)
 
-	cfg, err := Validate("live-kafka.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cfg.Components() {
-		if c.Type == "kafka" {
-			c.SetOption("brokers", "["+addr+"]")
-		}
-	}
+	cfg := liveKafkaConfig(t, addr, "")
 	if err := cfg.Override("traces.parser.max_streams=1"); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
 	reg := prometheus.NewRegistry()
-	go func() { done <- Run(ctx, cfg, RunOptions{Metrics: reg}) }()
-	deadline := time.Now().Add(90 * time.Second)
-	for !groupCommitted(t, addr, "tracecast.traces") {
-		if time.Now().After(deadline) {
-			t.Fatal("the pipeline did not commit the whole topic in 90 s")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	evicted := metricValue(t, reg, "tracecast_streams_evicted_total")
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	var evicted float64
+	runUntilCommitted(t, cfg, addr, RunOptions{Metrics: reg}, 90*time.Second, func() {
+		evicted = metricValue(t, reg, "tracecast_streams_evicted_total")
+	})
 	// Everything derived from the topic is durable: read what is there.
-	got, _ := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", len(want), 3*time.Second)
-	gotV, _ := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.verdict/1", len(wantV), 3*time.Second)
-	gotF, _ := kafkatest.ReadRecords(t, addr, "tracecast.forecasts", "tracecast.forecast/1", len(wantF), 3*time.Second)
+	got, gotV, gotF := readLiveRecords(t, addr, len(want), len(wantV), len(wantF), 3*time.Second)
 	mp := compareSubset(t, "predictions", got, want)
 	mv := compareSubset(t, "verdicts", gotV, wantV)
 	mf := compareSubset(t, "forecasts", gotF, wantF)
@@ -412,6 +399,43 @@ func TestLiveKafkaEvictionChangesNoRecord(t *testing.T) {
 	}
 	t.Logf("%v evictions; kept %d/%d predictions, %d/%d verdicts, %d/%d forecasts (missing %d, %d, %d), none changed",
 		evicted, len(got), len(want), len(gotV), len(wantV), len(gotF), len(wantF), mp, mv, mf)
+}
+
+// runUntilCommitted runs cfg until its consumer group has committed the
+// whole traces topic on the broker at addr (within deadline, or the test
+// fails), calls before, when given, on the running pipeline, and stops it.
+func runUntilCommitted(t *testing.T, cfg *Config, addr string, opts RunOptions, deadline time.Duration, before func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, opts) }()
+	end := time.Now().Add(deadline)
+	for !groupCommitted(t, addr, "tracecast.traces") {
+		if time.Now().After(end) {
+			cancel()
+			<-done
+			t.Fatalf("the pipeline did not commit the whole topic in %v", deadline)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if before != nil {
+		before()
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readLiveRecords reads the live pipeline's predictions, verdicts and
+// forecasts on the broker at addr (kafkatest.ReadRecords), until it has
+// as many of each as given or wait is over.
+func readLiveRecords(t *testing.T, addr string, preds, verdicts, forecasts int, wait time.Duration) (got, gotV, gotF map[string]string) {
+	t.Helper()
+	got, _ = kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", preds, wait)
+	gotV, _ = kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.verdict/1", verdicts, wait)
+	gotF, _ = kafkatest.ReadRecords(t, addr, "tracecast.forecasts", "tracecast.forecast/1", forecasts, wait)
+	return got, gotV, gotF
 }
 
 // metricValue sums the samples of a metric family of reg.
@@ -455,35 +479,9 @@ func TestLiveKafkaIgnoresMessageCutAndPartitions(t *testing.T) {
 				tr := &kafkago.Transport{}
 				publishTracesCut(t, tr, addr, "tracecast.traces", traces, per)
 				tr.CloseIdleConnections()
-				cfg, err := Validate("live-kafka.yaml", nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, c := range cfg.Components() {
-					if c.Type == "kafka" {
-						c.SetOption("brokers", "["+addr+"]")
-					}
-				}
-				ctx, cancel := context.WithCancel(t.Context())
-				done := make(chan error, 1)
-				go func() { done <- Run(ctx, cfg, RunOptions{}) }()
-				deadline := time.Now().Add(120 * time.Second)
-				for !groupCommitted(t, addr, "tracecast.traces") {
-					if time.Now().After(deadline) {
-						cancel()
-						<-done
-						t.Fatal("the pipeline did not commit the whole topic in 120 s")
-					}
-					time.Sleep(200 * time.Millisecond)
-				}
-				cancel()
-				if err := <-done; err != nil {
-					t.Fatal(err)
-				}
+				runUntilCommitted(t, liveKafkaConfig(t, addr, ""), addr, RunOptions{}, 120*time.Second, nil)
 				// Everything derived from the topic is durable.
-				got, _ := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.prediction/1", len(want), 10*time.Second)
-				gotV, _ := kafkatest.ReadRecords(t, addr, "tracecast.predictions", "tracecast.verdict/1", len(wantV), 10*time.Second)
-				gotF, _ := kafkatest.ReadRecords(t, addr, "tracecast.forecasts", "tracecast.forecast/1", len(wantF), 10*time.Second)
+				got, gotV, gotF := readLiveRecords(t, addr, len(want), len(wantV), len(wantF), 10*time.Second)
 				kafkatest.CompareRecords(t, got, want)
 				kafkatest.CompareRecords(t, gotV, wantV)
 				kafkatest.CompareRecords(t, gotF, wantF)

@@ -16,7 +16,6 @@ import (
 	"github.com/tracecast/tracecast"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/kafkatest"
-	"github.com/tracecast/tracecast/pipelines/component"
 )
 
 // startLiveKafkaMetrics runs the shipped live-kafka pipeline against the
@@ -24,18 +23,7 @@ import (
 // and stop, which stops the pipeline and returns its error.
 func startLiveKafkaMetrics(t *testing.T, addr string) (scrape func() scrapeOf, stop func() error) {
 	t.Helper()
-	cfg, err := Validate("live-kafka.yaml", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cfg.Components() {
-		if c.Type == "kafka" {
-			c.SetOption("brokers", "["+addr+"]")
-		}
-		if c.Kind == component.KindSource {
-			c.SetOption("session_timeout", "2s")
-		}
-	}
+	cfg := liveKafkaConfig(t, addr, "2s")
 	reg, h, scrape := metricsServer(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)

@@ -90,34 +90,6 @@ sinks:
 	return want
 }
 
-// offlinePredictions runs the offline predict command with live-kafka's
-// idle stage options on each trace: its predictions and verdicts.
-func offlinePredictions(t *testing.T, traces ...string) (preds, verdicts map[string]string) {
-	t.Helper()
-	preds, verdicts = map[string]string{}, map[string]string{}
-	for _, tr := range traces {
-		r := run(t, nil, "predict", "--rules", "starpu", "--period", "1", "--window", "100", "--query", "idle>=25%", "--query", "idle>=50%", tr)
-		if r.code != 0 {
-			t.Fatalf("predict %s: %s", tr, r.stderr)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-			var rec map[string]any
-			if err := json.Unmarshal([]byte(line), &rec); err != nil {
-				t.Fatal(err)
-			}
-			switch rec["record"] {
-			case "prediction":
-				id, b := kafkatest.Normalize(rec)
-				preds[id] = b
-			case "verdict":
-				id, b := kafkatest.Normalize(rec)
-				verdicts[id] = b
-			}
-		}
-	}
-	return preds, verdicts
-}
-
 // offline is the offline replay of the environment's four traces: the
 // predictions and verdicts newLiveEnv computed, and the forecasts.
 func (e *liveEnv) offline() offline {
@@ -146,43 +118,30 @@ func readRecords(t *testing.T, addr, topic, schema string, keep func(key []byte)
 	defer closeAll()
 	got := map[string]string{}
 	msgs, bad := 0, 0
-	for len(got) < want && ctx.Err() == nil {
-		for _, r := range readers {
-			for {
-				rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
-				m, err := r.ReadMessage(rctx)
-				rcancel()
-				if err != nil {
-					break
-				}
-				if keep != nil && !keep(m.Key) {
-					continue
-				}
-				if s, ok := header(m, "schema"); ok && s != schema {
-					continue
-				}
-				var rec map[string]any
-				if err := json.Unmarshal(m.Value, &rec); err != nil {
-					t.Fatalf("%s: %v", m.Value, err)
-				}
-				if rec["schema"] != schema {
-					continue
-				}
-				msgs++
-				id, b := kafkatest.Normalize(rec)
-				if prev, ok := got[id]; ok {
-					if prev != b {
-						bad++
-						if bad <= 3 {
-							t.Errorf("duplicate %s differs:\n%s\n%s", id, prev, b)
-						}
-					}
-					continue
-				}
-				got[id] = b
-			}
+	kafkatest.Drain(ctx, readers, func() bool { return len(got) >= want }, func(m kafkago.Message) {
+		if keep != nil && !keep(m.Key) {
+			return
 		}
-	}
+		if s, ok := header(m, "schema"); ok && s != schema {
+			return
+		}
+		rec := kafkatest.Decode(t, m)
+		if rec["schema"] != schema {
+			return
+		}
+		msgs++
+		id, b := kafkatest.Normalize(rec)
+		if prev, ok := got[id]; ok {
+			if prev != b {
+				bad++
+				if bad <= 3 {
+					t.Errorf("duplicate %s differs:\n%s\n%s", id, prev, b)
+				}
+			}
+			return
+		}
+		got[id] = b
+	})
 	return got, msgs, bad
 }
 

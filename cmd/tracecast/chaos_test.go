@@ -303,17 +303,7 @@ func commitLag(t *testing.T, addr string) int64 {
 	}
 	var lag int64
 	for _, p := range res.Topics["tracecast.traces"] {
-		conn, err := kafkago.DialLeader(ctx, "tcp", addr, "tracecast.traces", p.Partition)
-		if err != nil {
-			t.Fatal(err)
-		}
-		last, err := conn.ReadLastOffset()
-		conn.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		committed := max(p.CommittedOffset, 0)
-		lag += last - committed
+		lag += partitionEnd(ctx, t, addr, "tracecast.traces", p.Partition) - max(p.CommittedOffset, 0)
 	}
 	return lag
 }

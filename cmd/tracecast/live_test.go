@@ -52,27 +52,7 @@ func newLiveEnv(t *testing.T) *liveEnv {
 		}
 		e.traces = append(e.traces, path)
 	}
-	e.want, e.wantV = map[string]string{}, map[string]string{}
-	for _, tr := range e.traces {
-		r := run(t, nil, "predict", "--rules", "starpu", "--period", "1", "--window", "100", "--query", "idle>=25%", "--query", "idle>=50%", tr)
-		if r.code != 0 {
-			t.Fatalf("predict %s: %s", tr, r.stderr)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-			var rec map[string]any
-			if err := json.Unmarshal([]byte(line), &rec); err != nil {
-				t.Fatal(err)
-			}
-			switch rec["record"] {
-			case "prediction":
-				id, b := kafkatest.Normalize(rec)
-				e.want[id] = b
-			case "verdict":
-				id, b := kafkatest.Normalize(rec)
-				e.wantV[id] = b
-			}
-		}
-	}
+	e.want, e.wantV = offlinePredictions(t, e.traces...)
 	if len(e.want) < 200 {
 		t.Fatalf("only %d offline predictions", len(e.want))
 	}
@@ -147,6 +127,34 @@ func (e *liveEnv) pipeline(name string, more ...string) *exec.Cmd {
 	return e.start(name, args...)
 }
 
+// offlinePredictions runs the offline predict command with live-kafka's
+// idle stage options on each trace: its predictions and verdicts.
+func offlinePredictions(t *testing.T, traces ...string) (preds, verdicts map[string]string) {
+	t.Helper()
+	preds, verdicts = map[string]string{}, map[string]string{}
+	for _, tr := range traces {
+		r := run(t, nil, "predict", "--rules", "starpu", "--period", "1", "--window", "100", "--query", "idle>=25%", "--query", "idle>=50%", tr)
+		if r.code != 0 {
+			t.Fatalf("predict %s: %s", tr, r.stderr)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+			var rec map[string]any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			switch rec["record"] {
+			case "prediction":
+				id, b := kafkatest.Normalize(rec)
+				preds[id] = b
+			case "verdict":
+				id, b := kafkatest.Normalize(rec)
+				verdicts[id] = b
+			}
+		}
+	}
+	return preds, verdicts
+}
+
 // publish starts one publisher per trace, paced at speed; wait returns when
 // all are done.
 func (e *liveEnv) publish(speed string) (wait func()) {
@@ -215,14 +223,7 @@ func TestLiveKafkaProcesses(t *testing.T) {
 	})
 	t.Run("pipeline-sigkill", func(t *testing.T) {
 		t.Parallel()
-		e := newLiveEnv(t)
-		p := e.pipeline("pipeline-1")
-		wait := e.publish("1x")
-		e.midStream()
-		p.Process.Kill()
-		e.pipeline("pipeline-2")
-		wait()
-		e.check("pipeline-1", "pipeline-2")
+		newLiveEnv(t).restartMidStream(func(e *liveEnv, p *exec.Cmd) { p.Process.Kill() })
 	})
 	t.Run("pipeline-sigterm", func(t *testing.T) {
 		// A graceful stop mid-run commits what is durable and flushes no
@@ -230,49 +231,39 @@ func TestLiveKafkaProcesses(t *testing.T) {
 		// incomplete window would differ from the one sent after the
 		// restart under the same id.
 		t.Parallel()
-		e := newLiveEnv(t)
-		p := e.pipeline("pipeline-1")
-		wait := e.publish("1x")
-		e.midStream()
-		p.Process.Signal(syscall.SIGTERM)
-		if err := p.Wait(); err != nil {
-			t.Fatalf("graceful stop: %v\n%s", err, e.logTail("pipeline-1"))
-		}
-		e.pipeline("pipeline-2")
-		wait()
-		e.check("pipeline-1", "pipeline-2")
+		newLiveEnv(t).restartMidStream(func(e *liveEnv, p *exec.Cmd) {
+			p.Process.Signal(syscall.SIGTERM)
+			if err := p.Wait(); err != nil {
+				t.Fatalf("graceful stop: %v\n%s", err, e.logTail("pipeline-1"))
+			}
+		})
 	})
 	t.Run("pipeline-double-sigterm", func(t *testing.T) {
 		// SIGTERM twice, as timeout and container runtimes send it: still
 		// a graceful stop — the graph drains, the last checkpoint is
 		// committed, exit 0 — and a restart completes every trace.
 		t.Parallel()
-		e := newLiveEnv(t)
-		p := e.pipeline("pipeline-1")
-		wait := e.publish("1x")
-		e.midStream()
-		p.Process.Signal(syscall.SIGTERM)
-		// The second as soon as the first is taken. The graceful stop
-		// can be over before it lands (it took under 50 ms on some
-		// hosts, which made a fixed pause fail): what the second
-		// SIGTERM does is TestSignals' (pipelines), deterministic;
-		// here, that the run still ends as a graceful stop.
-		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(e.logTail("pipeline-1"), "stopping gracefully") && time.Now().Before(deadline); {
-			time.Sleep(time.Millisecond)
-		}
-		p.Process.Signal(syscall.SIGTERM)
-		if err := p.Wait(); err != nil {
-			t.Fatalf("two SIGTERMs: %v, want exit 0\n%s", err, e.logTail("pipeline-1"))
-		}
-		logs := e.logTail("pipeline-1")
-		if !strings.Contains(logs, "stopping gracefully") || strings.Contains(logs, "hard stop") ||
-			!strings.Contains(logs, `"message":"pipeline stopped"`) || strings.Contains(logs, `"level":"error"`) {
-			t.Fatalf("not a clean graceful stop:\n%s", logs)
-		}
-		t.Logf("second SIGTERM during the stop: %v", strings.Contains(logs, "already stopping gracefully"))
-		e.pipeline("pipeline-2")
-		wait()
-		e.check("pipeline-1", "pipeline-2")
+		newLiveEnv(t).restartMidStream(func(e *liveEnv, p *exec.Cmd) {
+			p.Process.Signal(syscall.SIGTERM)
+			// The second as soon as the first is taken. The graceful stop
+			// can be over before it lands (it took under 50 ms on some
+			// hosts, which made a fixed pause fail): what the second
+			// SIGTERM does is TestSignals' (pipelines), deterministic;
+			// here, that the run still ends as a graceful stop.
+			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(e.logTail("pipeline-1"), "stopping gracefully") && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+			p.Process.Signal(syscall.SIGTERM)
+			if err := p.Wait(); err != nil {
+				t.Fatalf("two SIGTERMs: %v, want exit 0\n%s", err, e.logTail("pipeline-1"))
+			}
+			logs := e.logTail("pipeline-1")
+			if !strings.Contains(logs, "stopping gracefully") || strings.Contains(logs, "hard stop") ||
+				!strings.Contains(logs, `"message":"pipeline stopped"`) || strings.Contains(logs, `"level":"error"`) {
+				t.Fatalf("not a clean graceful stop:\n%s", logs)
+			}
+			t.Logf("second SIGTERM during the stop: %v", strings.Contains(logs, "already stopping gracefully"))
+		})
 	})
 	t.Run("group-member-killed", func(t *testing.T) {
 		t.Parallel()
@@ -286,6 +277,20 @@ func TestLiveKafkaProcesses(t *testing.T) {
 		wait()
 		e.check("member-a", "member-b")
 	})
+}
+
+// restartMidStream replays the traces into pipeline-1, stops it with
+// fault mid-stream, then starts pipeline-2: together they must publish
+// every result.
+func (e *liveEnv) restartMidStream(fault func(e *liveEnv, p *exec.Cmd)) {
+	e.t.Helper()
+	p := e.pipeline("pipeline-1")
+	wait := e.publish("1x")
+	e.midStream()
+	fault(e, p)
+	e.pipeline("pipeline-2")
+	wait()
+	e.check("pipeline-1", "pipeline-2")
 }
 
 // midStream waits until the pipelines have published some results, and
@@ -315,18 +320,25 @@ func topicSize(t *testing.T, addr, topic string) int64 {
 	t.Helper()
 	var n int64
 	for p := 0; p < 4; p++ {
-		conn, err := kafkago.DialLeader(t.Context(), "tcp", addr, topic, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		last, err := conn.ReadLastOffset()
-		conn.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += last
+		n += partitionEnd(t.Context(), t, addr, topic, p)
 	}
 	return n
+}
+
+// partitionEnd is the end offset of a partition of topic: how many
+// messages it received.
+func partitionEnd(ctx context.Context, t *testing.T, addr, topic string, p int) int64 {
+	t.Helper()
+	conn, err := kafkago.DialLeader(ctx, "tcp", addr, topic, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	last, err := conn.ReadLastOffset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return last
 }
 
 // TestPublishSubscribeStopCleanly: publish and subscribe stop cleanly on

@@ -1,10 +1,8 @@
 package kafka
 
 import (
-	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,24 +10,6 @@ import (
 
 	"github.com/tracecast/tracecast/internal/kafkatest"
 )
-
-// syncBuffer is a log destination safe for the source's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestBrokerOutageWarnedOnce: the broker down for 4 s under a reading
 // source gives one warning per kind of failure (the partitions' fetches,
@@ -43,7 +23,7 @@ func TestBrokerOutageWarnedOnce(t *testing.T) {
 		t.Skip("restarts a broker, 4 s of outage (-short)")
 	}
 	b := kafkatest.StartRestartable(t, 4, "lines")
-	var logs syncBuffer
+	var logs kafkatest.LogBuffer
 	c := &collector{release: true, lines: map[string][]string{}, ends: map[string]int{}, reasons: map[string]string{}, drops: map[string]string{}}
 	s, err := New(Options{Brokers: []string{b.Addr}, Topic: "lines", Group: "g", CommitInterval: 50 * time.Millisecond,
 		MaxWait: 50 * time.Millisecond, SessionTimeout: 6 * time.Second, StopCommitTimeout: time.Second, Logger: zerolog.New(&logs)})

@@ -126,7 +126,27 @@ func ReadRecordsWith(t testing.TB, dialer *kafkago.Dialer, addr, topic, schema s
 	// topic, and every message counted again).
 	readers, closeAll := Readers(ctx, t, dialer, addr, topic, 0)
 	defer closeAll()
-	for len(got) < want && ctx.Err() == nil {
+	Drain(ctx, readers, func() bool { return len(got) >= want }, func(m kafkago.Message) {
+		rec := Decode(t, m)
+		if rec["schema"] != schema {
+			return
+		}
+		msgs++
+		id, b := Normalize(rec)
+		if prev, ok := got[id]; ok && prev != b {
+			t.Fatalf("duplicate %s differs:\n%s\n%s", id, prev, b)
+		}
+		got[id] = b
+	})
+	return got, msgs
+}
+
+// Drain reads the readers in turn, each until it has had nothing for
+// 300 ms, and passes every message to fn, until done returns true or ctx
+// ends: one reader per partition for the whole wait (a reader made anew
+// at every pass reads the topic again from its start).
+func Drain(ctx context.Context, readers []*kafkago.Reader, done func() bool, fn func(m kafkago.Message)) {
+	for !done() && ctx.Err() == nil {
 		for _, r := range readers {
 			for {
 				rctx, rcancel := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -135,23 +155,21 @@ func ReadRecordsWith(t testing.TB, dialer *kafkago.Dialer, addr, topic, schema s
 				if err != nil {
 					break
 				}
-				var rec map[string]any
-				if err := json.Unmarshal(m.Value, &rec); err != nil {
-					t.Fatalf("%s: %v", m.Value, err)
-				}
-				if rec["schema"] != schema {
-					continue
-				}
-				msgs++
-				id, b := Normalize(rec)
-				if prev, ok := got[id]; ok && prev != b {
-					t.Fatalf("duplicate %s differs:\n%s\n%s", id, prev, b)
-				}
-				got[id] = b
+				fn(m)
 			}
 		}
 	}
-	return got, msgs
+}
+
+// Decode returns the JSON object of a message; another value fails the
+// test.
+func Decode(t testing.TB, m kafkago.Message) map[string]any {
+	t.Helper()
+	var rec map[string]any
+	if err := json.Unmarshal(m.Value, &rec); err != nil {
+		t.Fatalf("%s: %v", m.Value, err)
+	}
+	return rec
 }
 
 // Partitions returns the ids of topic's partitions.
