@@ -292,6 +292,20 @@ def trace_from_text(text, rules="auto"):
 # ---------------------------------------------------------------- references
 
 
+def place_task(a, e, od, kill):
+    """A task of od (overhead + duration) started at a in an idle spell ending at e
+    -> (outcome, when its worker is free again, its waste W, its delay D).
+
+    It completes when it ends by e (within TOL); otherwise it is killed at e in kill
+    mode (its time in the spell wasted), else it overruns e (the overrun delays)."""
+    end = a + od
+    if end <= e + TOL:
+        return "completed", end, 0.0, 0.0
+    if kill:
+        return "killed", e, max(0.0, e - a), 0.0
+    return "overran", end, 0.0, end - e
+
+
 def run_timeout(spells, d, o, mode, tau, record=None):
     """Greedy (tau = 0) or timeout tau on one resource's spells -> [n, U, W, D].
 
@@ -308,25 +322,11 @@ def run_timeout(spells, d, o, mode, tau, record=None):
         if prev_end > a:
             a = prev_end
         while a < e - TOL:
-            end = a + od
+            out, prev_end, w, dl = place_task(a, e, od, kill)
             n += 1
-            if kill:
-                if end <= e + TOL:
-                    done += 1
-                    prev_end = end
-                    out = "completed"
-                else:
-                    W += e - a
-                    prev_end = e
-                    out = "killed"
-            else:
-                done += 1
-                if end > e + TOL:
-                    D += end - e
-                    out = "overran"
-                else:
-                    out = "completed"
-                prev_end = end
+            done += out != "killed"
+            W += w
+            D += dl
             if record is not None:
                 record.append((a, out))
             a = prev_end
@@ -516,25 +516,11 @@ def score_decisions(trace, decs, mode, d, o, gang):
                 idle = set(trace.idle_workers_at(max(a, spells[i][0])))
                 if not (isinstance(ws, list) and len(set(ws)) == gang and set(ws) <= idle):
                     gang_notes.append(r)
-            end = a + od
+            out, prev_end, w, dl = place_task(a, e, od, kill)
             n += 1
-            if kill:
-                if end <= e + TOL:
-                    done += 1
-                    prev_end = end
-                    out = "completed"
-                else:
-                    W += max(0.0, e - a)
-                    prev_end = e
-                    out = "killed"
-            else:
-                done += 1
-                if end > e + TOL:
-                    D += end - e
-                    out = "overran"
-                else:
-                    out = "completed"
-                prev_end = end
+            done += out != "killed"
+            W += w
+            D += dl
             if r.get("outcome") is not None and r.get("outcome") != out:
                 mismatches.append((r, out))
     return {"n": n, "U": done * d, "W": W, "D": D, "invalid": invalid, "mismatches": mismatches,
