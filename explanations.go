@@ -5,9 +5,11 @@ package tracecast
 // it is"), published at the run's end: one record for the forecast (kind
 // forecast), one per expert of the mix (kind expert) and one per feature
 // of the mix's learner, the online ridge regression (kind feature). Only p
-// is explained (the mean is forecast alike). A feature or expert the trace
-// has no data for (task counts on a SimGrid trace) is present false, its
-// numbers null: absent, not of no importance.
+// is explained (the mean is forecast alike). A feature the trace has no
+// data for (task counts on a SimGrid trace) is present false, its numbers
+// null: absent, not of no importance; the queue expert without task counts
+// is present false too, with its weight and MSE (it then repeats the
+// prior's forecast, and still weighs in the mix).
 type Explanation struct {
 	ID      string  `json:"id" desc:"RUN/QUERY/HORIZON/explain/KIND/NAME"`
 	Run     string  `json:"run" desc:"the run id"`
@@ -16,7 +18,7 @@ type Explanation struct {
 	Method  string  `json:"method" desc:"the forecaster (auto)"`
 	Kind    string  `json:"kind" desc:"what is explained: the forecast itself, an expert of its mix, or a feature of the mix's learner" schema:"enum=forecast|expert|feature"`
 	Name    string  `json:"name" desc:"forecast: auto; expert: learner, prior, ks-paper, persistence, climatology, queue; feature: its name (docs/forecasts.md)"`
-	Present bool    `json:"present" desc:"whether the trace has the data it reads; false (task counts on a SimGrid trace): absent, every number below null"`
+	Present bool    `json:"present" desc:"whether the trace has the data it reads; false (task counts on a SimGrid trace): a feature is absent, its numbers null; the queue expert then repeats the prior's forecast (its weight and MSE kept)"`
 	// N is how many forecasts the numbers are over.
 	N int `json:"n" desc:"forecast, expert: forecasts scored (their outcome known by the run's end); feature: scored forecasts in the permutation sample" schema:"minimum=0"`
 	// MSE is the mean squared error of p over the N scored forecasts.
