@@ -325,17 +325,18 @@ func (p *Page) WriteHTML(w io.Writer) error {
 		return err
 	}
 	return pageTmpl().Execute(w, map[string]any{
-		"Title":     p.Title,
-		"Summary":   p.Summary,
-		"Skill":     skillRows(p.Skill),
-		"Energy":    p.Energy,
-		"StarPU":    p.starpu,
-		"Backfill":  p.backfill,
-		"Spells":    p.spells,
-		"Data":      template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
-		"Script":    template.JS(pageJS),
-		"Agg":       p.Gantt.Aggregated,
-		"SpellsAgg": p.Spells.Aggregated,
+		"Title":         p.Title,
+		"Summary":       p.Summary,
+		"Skill":         skillRows(p.Skill),
+		"Energy":        p.Energy,
+		"StarPU":        p.starpu,
+		"Backfill":      p.backfill,
+		"Spells":        p.spells,
+		"Data":          template.JS(strings.ReplaceAll(string(data), "</", `<\/`)),
+		"Script":        template.JS(pageJS),
+		"Agg":           p.Gantt.Aggregated,
+		"SpellsAgg":     p.Spells.Aggregated,
+		"SpellsUndrawn": p.Spells.Undrawn,
 	})
 }
 

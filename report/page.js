@@ -76,7 +76,7 @@
       }
       ganttRows++;
     }
-    if (S && spellsOn && spellsOn.checked && rowH >= 8) drawSpells(ctx, w, rowH);
+    if (S && spellsOn && spellsOn.checked && rowH >= 8) drawSpells(ctx, w, rowH); // rows ≥ 8 px: at most 75 (spells.go's maxSpellRows)
     axis(ctx, w, h);
   }
 

@@ -22,6 +22,11 @@ import (
 // maxSpellTicks, then per row and column (GanttBins/5 of them) the longest
 // spell of each kind starting there; the calibration counts are per row.
 
+// maxSpellRows is the most rows the page draws spells on: page.js draws
+// them on rows at least 8 pixels high, and gives the Gantt 600 of them.
+// Past it the page keeps the calibration counts only.
+const maxSpellRows = 600 / 8
+
 // maxSpellTicks bounds the spells drawn exactly (48 bytes each while
 // reading, about 45 in the page), PageOptions.MaxSpells' default.
 const maxSpellTicks = 10_000
@@ -56,6 +61,7 @@ type spellTrack struct {
 	cal    []spellCal
 	ticks  []spellTick // while exact
 	max    int         // exact while at most max spells
+	draw   bool        // the rows are few enough to draw the spells on
 	exact  bool
 	nb     int
 	bw     float64
@@ -106,7 +112,7 @@ type varChange struct {
 func newSpellTrack(c *PageCollector, stated map[string]struct{}, counts map[countVar]struct{}, t0, end float64) (*spellTrack, error) {
 	rows := c.rowNames
 	s := &spellTrack{t0: t0, end: end, perSec: c.perSec, names: rows, rules: c.rules, c: c, open: make([]openSpell, len(rows)), cal: make([]spellCal, len(rows)),
-		exact: true, nb: max(1, c.o.GanttBins/5), max: c.o.MaxSpells, last: math.Inf(-1)}
+		exact: true, nb: max(1, c.o.GanttBins/5), max: c.o.MaxSpells, last: math.Inf(-1), draw: len(rows) <= maxSpellRows}
 	s.bw = (end - t0) / float64(s.nb)
 	s.frontier = make(map[countVar]float64, len(counts))
 	for k := range counts {
@@ -275,6 +281,9 @@ func (s *spellTrack) ended(e bf.SpellEnd) {
 	if length >= o.q50 {
 		c.q50[k]++
 	}
+	if !s.draw {
+		return
+	}
 	t := spellTick{start: e.Start, end: e.End, q10: o.q10, q50: o.q50, row: r, busy: o.busy}
 	if s.exact {
 		if len(s.ticks) < s.max {
@@ -320,6 +329,8 @@ func (s *spellTrack) bin(t spellTick) {
 type spellsChart struct {
 	Ticks      [][]float64 `json:"ticks"`
 	Aggregated bool        `json:"aggregated"`
+	// Undrawn: too many rows (maxSpellRows) to draw the spells on.
+	Undrawn bool `json:"undrawn,omitempty"`
 }
 
 // spellsSection is the per-worker calibration table (not in DATA).
@@ -338,7 +349,7 @@ type spellCalRow struct {
 const maxCalRows = 64
 
 func (s *spellTrack) chart(rows int, g0 float64) spellsChart {
-	ch := spellsChart{Ticks: make([][]float64, rows), Aggregated: !s.exact}
+	ch := spellsChart{Ticks: make([][]float64, rows), Aggregated: !s.exact, Undrawn: !s.draw}
 	for i := range ch.Ticks {
 		ch.Ticks[i] = []float64{}
 	}

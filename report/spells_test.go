@@ -3,6 +3,8 @@ package report
 import (
 	"context"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -120,5 +122,38 @@ func TestSpellsOverGantt(t *testing.T) {
 				t.Errorf("aggregated calibration %+v, want %+v", agg.spells.Rows[0], all)
 			}
 		})
+	}
+}
+
+// TestSpellsTooManyRows: past maxSpellRows the page keeps the calibration
+// counts, no spell to draw (page.js would not draw them on rows that thin).
+func TestSpellsTooManyRows(t *testing.T) {
+	var es []tracecast.Entity
+	for w := range maxSpellRows + 5 {
+		name := "CPU" + strconv.Itoa(w)
+		for k := range 20 {
+			t0 := float64(10 * k)
+			es = append(es, tracecast.Entity{Nature: tracecast.NatureState, Container: name, Type: "Worker State", Start: t0, End: t0 + 6, Value: "GEMM"},
+				tracecast.Entity{Nature: tracecast.NatureState, Container: name, Type: "Worker State", Start: t0 + 6, End: t0 + 10, Value: "Sleeping"})
+		}
+	}
+	p, _, err := pageOfBatches("auto", PageOptions{Title: "many"}, tracecast.Batch{Items: es, Watermark: math.NaN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Spells.Undrawn {
+		t.Error("spells to draw on 80 rows")
+	}
+	for r, ticks := range p.Spells.Ticks {
+		if len(ticks) != 0 {
+			t.Fatalf("row %d: %d spells kept", r, len(ticks)/5)
+		}
+	}
+	if all := p.spells.Rows[0]; all.BusyN != strconv.Itoa(20*(maxSpellRows+5)) || p.spells.Omitted != maxSpellRows+5-maxCalRows {
+		t.Errorf("calibration %+v, %d omitted", all, p.spells.Omitted)
+	}
+	var html strings.Builder
+	if err := p.WriteHTML(&html); err != nil || !strings.Contains(html.String(), "too many rows to draw them on") {
+		t.Errorf("the page does not say why no spell is drawn (%v)", err)
 	}
 }
