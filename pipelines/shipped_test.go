@@ -10,11 +10,10 @@ import (
 	"testing"
 
 	"github.com/tracecast/tracecast/app/builtin"
+	"github.com/tracecast/tracecast/internal/arrowtest"
 	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/pipelines/component"
-
-	"github.com/apache/arrow/go/v15/arrow/ipc"
 )
 
 // TestShippedPipelines validates and runs every pipelines/*.yaml from the
@@ -101,23 +100,6 @@ func TestShippedPipelines(t *testing.T) {
 
 func arrowRows(t *testing.T, path string) int64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var n int64
-	for i := range r.NumRecords() {
-		rec, err := r.Record(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += rec.NumRows()
-	}
-	return n
+	_, recs := arrowtest.ReadIPC(t, path)
+	return arrowtest.NumRows(recs)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -11,36 +10,16 @@ import (
 	"testing"
 
 	arrowlib "github.com/apache/arrow/go/v15/arrow"
-	"github.com/apache/arrow/go/v15/arrow/ipc"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
+	"github.com/tracecast/tracecast/internal/arrowtest"
 	"github.com/tracecast/tracecast/internal/duckdbtest"
 )
 
 // arrowFileSchema reads an Arrow IPC file's schema and row count.
 func arrowFileSchema(t *testing.T, path string) (*arrowlib.Schema, int64) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	defer r.Close()
-	var n int64
-	for i := range r.NumRecords() {
-		rec, err := r.Record(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += rec.NumRows()
-	}
-	return r.Schema(), n
+	s, recs := arrowtest.ReadIPC(t, path)
+	return s, arrowtest.NumRows(recs)
 }
 
 // parquetFileSchema reads a Parquet file's Arrow schema (its fields from
@@ -48,30 +27,8 @@ func arrowFileSchema(t *testing.T, path string) (*arrowlib.Schema, int64) {
 // file's key-value metadata) and row count.
 func parquetFileSchema(t *testing.T, path string) (*arrowlib.Schema, int64) {
 	t.Helper()
-	r, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	defer r.Close()
-	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
-	// The schema metadata is the file's key-value metadata.
-	var keys, values []string
-	kv := r.MetaData().KeyValueMetadata()
-	for i, k := range kv.Keys() {
-		if k != "ARROW:schema" {
-			keys, values = append(keys, k), append(values, kv.Values()[i])
-		}
-	}
-	md := arrowlib.NewMetadata(keys, values)
-	return arrowlib.NewSchema(tbl.Schema().Fields(), &md), tbl.NumRows()
+	p := arrowtest.ReadParquet(t, path)
+	return arrowlib.NewSchema(p.Table.Schema().Fields(), &p.Meta), p.Table.NumRows()
 }
 
 // sameSchema says how a Parquet file's fields and tracecast.schema differ

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/tracecast/tracecast/internal/arrowtest"
 )
 
 // TestSignalParquet: signal -o FILE.parquet writes the samples the CSV
@@ -23,27 +21,13 @@ func TestSignalParquet(t *testing.T) {
 	csv := run(t, nil, "signal", "--period", "1", "-o", "-", demoTrace)
 	want := strings.Split(strings.TrimSpace(csv.stdout), "\n")[1:]
 
-	r, err := file.OpenParquetFile(out, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	kv := r.MetaData().KeyValueMetadata()
+	p := arrowtest.ReadParquet(t, out)
 	for k, v := range map[string]string{"tracecast.schema": "tracecast.signal/1", "period": "1", "class": "idle", "rules": "starpu", "r": "2"} {
-		if got := kv.FindValue(k); got == nil || *got != v {
-			t.Errorf("metadata %s = %v, want %q", k, got, v)
+		if got, ok := p.Meta.GetValue(k); !ok || got != v {
+			t.Errorf("metadata %s = %q (%v), want %q", k, got, ok, v)
 		}
 	}
-	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tbl.Release()
-	tr := array.NewTableReader(tbl, 0)
+	tr := array.NewTableReader(p.Table, 0)
 	defer tr.Release()
 	var got []string
 	for tr.Next() {

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/sinktest"
 )
 
 // mixedEntities returns n entities whose natures, links, extra fields and
@@ -79,14 +80,7 @@ func TestEntityRecorderMatchesBuilder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, b := range batches {
-					if err := s.Write(t.Context(), tracecast.Batch{Items: b}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := s.Close(t.Context()); err != nil {
-					t.Fatal(err)
-				}
+				sinktest.WriteAll(t, s, batches...)
 				schemas[i], recs[i] = readRecords(t, path, format)
 			}
 			if !schemas[0].Equal(schemas[1]) || fmt.Sprint(schemas[0].Metadata()) != fmt.Sprint(schemas[1].Metadata()) {

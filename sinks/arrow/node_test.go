@@ -1,17 +1,13 @@
 package arrow
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
-	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/nodetest"
+	"github.com/tracecast/tracecast/internal/sinktest"
 )
 
 // checkResult is one line of tools/arrowcheck/check-arrow.mjs output.
@@ -26,55 +22,13 @@ type checkResult struct {
 	First    map[string]any    `json:"first"`
 }
 
-// needTool returns the path of a command, skipping the test when it is
-// missing, except under CI, where a missing reader must not pass silently.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is required under CI for the independent Arrow reader check: %v", name, err)
-	}
-	t.Skipf("skipping the independent Arrow reader check: %s not found (install Node.js; required when CI is set)", name)
-	return ""
-}
-
-// arrowCheck runs the JavaScript reader on paths, installing its pinned
-// dependencies first when node_modules is missing.
+// arrowCheck runs the JavaScript reader on paths.
 func arrowCheck(t *testing.T, paths ...string) []checkResult {
 	t.Helper()
-	node := needTool(t, "node")
-	dir, err := filepath.Abs(filepath.Join("..", "..", "tools", "arrowcheck"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "apache-arrow")); errors.Is(err, os.ErrNotExist) {
-		npm := needTool(t, "npm")
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--prefix", dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci --prefix %s: %v\n%s", dir, err, out)
-		}
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(node, append([]string{filepath.Join(dir, "check-arrow.mjs")}, paths...)...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("check-arrow.mjs: %v\n%s", err, stderr.Bytes())
-	}
-	var res []checkResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var r checkResult
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("bad line from check-arrow.mjs: %v: %s", err, sc.Bytes())
-		}
-		res = append(res, r)
-	}
+	res := nodetest.Run[checkResult](t, nodetest.Script{Tool: "arrowcheck", File: "check-arrow.mjs", Package: "apache-arrow",
+		What: "the independent Arrow reader check", Install: "Node.js"}, paths...)
 	if len(res) != len(paths) {
-		t.Fatalf("check-arrow.mjs reported %d files, want %d:\n%s", len(res), len(paths), out)
+		t.Fatalf("check-arrow.mjs reported %d files, want %d: %v", len(res), len(paths), res)
 	}
 	return res
 }
@@ -91,14 +45,7 @@ func TestIndependentReader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < len(ents); i += 1024 {
-			if err := s.Write(t.Context(), tracecast.Batch{Items: ents[i:min(i+1024, len(ents))]}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := s.Close(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		sinktest.WriteAll(t, s, slices.Collect(slices.Chunk(ents, 1024))...)
 	}
 	res := arrowCheck(t, paths[FormatFile], paths[FormatStream])
 	var wantCols []string

@@ -2,7 +2,6 @@ package parquet
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -16,13 +15,12 @@ import (
 
 	arrowlib "github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	pq "github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/arrowtest"
 	"github.com/tracecast/tracecast/internal/duckdbtest"
 	"github.com/tracecast/tracecast/sinks/arrow"
 )
@@ -58,31 +56,8 @@ func entities(n int) []tracecast.Entity {
 // (without ARROW:schema).
 func readTable(t *testing.T, path string) (arrowlib.Table, []int64, map[string]string) {
 	t.Helper()
-	r, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	defer r.Close()
-	kv := map[string]string{}
-	for _, k := range r.MetaData().KeyValueMetadata().Keys() {
-		if k != "ARROW:schema" {
-			kv[k] = *r.MetaData().KeyValueMetadata().FindValue(k)
-		}
-	}
-	var groups []int64
-	for i := range r.NumRowGroups() {
-		groups = append(groups, r.RowGroup(i).NumRows())
-	}
-	fr, err := pqarrow.NewFileReader(r, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tbl.Release)
-	return tbl, groups, kv
+	p := arrowtest.ReadParquet(t, path)
+	return p.Table, p.Groups, p.Meta.ToMap()
 }
 
 // sameFields compares the fields of two schemas (names, types,
@@ -561,25 +536,7 @@ func TestEveryRecordTable(t *testing.T) {
 // arrowRows renders an Arrow IPC file's rows like rows does.
 func arrowRows(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var recs []arrowlib.Record
-	for i := range r.NumRecords() {
-		rec, err := r.Record(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
-	}
-	tbl := array.NewTableFromRecords(r.Schema(), recs)
+	tbl := array.NewTableFromRecords(arrowtest.ReadIPC(t, path))
 	defer tbl.Release()
 	return rows(tbl)
 }
