@@ -14,36 +14,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecast/tracecast/internal/starpudirtest"
 	"github.com/tracecast/tracecast/models/starpudir"
 )
 
 const starpuFixtures = "../../models/starpudir/testdata/codelets"
 
-// starpuHome copies the sampling-directory fixtures (written by Debian's
-// StarPU 1.3.10: the mlr example and cholesky_implicit) into a temporary
-// $STARPU_HOME.
-func starpuHome(t *testing.T) (home, codelets string) {
-	t.Helper()
-	home = t.TempDir()
-	codelets = filepath.Join(home, ".starpu", "sampling", "codelets")
-	for _, sub := range []string{"tmp", "45"} {
-		ents, err := os.ReadDir(filepath.Join(starpuFixtures, sub))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.MkdirAll(filepath.Join(codelets, sub), 0o755)
-		for _, e := range ents {
-			data, _ := os.ReadFile(filepath.Join(starpuFixtures, sub, e.Name()))
-			if err := os.WriteFile(filepath.Join(codelets, sub, e.Name()), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return home, codelets
-}
-
 func TestFitModelStarPUDir(t *testing.T) {
-	home, codelets := starpuHome(t)
+	home, codelets := starpudirtest.Home(t)
 	model := filepath.Join(codelets, "45", "mlr_final.vm")
 	orig, _ := os.ReadFile(model)
 	damaged := filepath.Join(codelets, "45", "chol_model_21.vm")
@@ -99,7 +77,7 @@ func TestFitModelStarPURawFile(t *testing.T) {
 }
 
 func TestFitModelStarPUErrors(t *testing.T) {
-	home, codelets := starpuHome(t)
+	home, codelets := starpudirtest.Home(t)
 	raw := filepath.Join(codelets, "tmp", "mlr_final.out")
 	bad := filepath.Join(t.TempDir(), "bad.out")
 	os.WriteFile(bad, []byte("Duration, M\n1.0, 2.0\n3.0\n"), 0o644)
@@ -127,7 +105,7 @@ func TestFitModelStarPUErrors(t *testing.T) {
 
 // TestStarPUReport: the HTML report shows a sampling directory's models.
 func TestStarPUReport(t *testing.T) {
-	home, codelets := starpuHome(t)
+	home, codelets := starpudirtest.Home(t)
 	os.WriteFile(filepath.Join(codelets, "45", "README"), []byte("notes\n"), 0o644)
 	html := filepath.Join(t.TempDir(), "r.html")
 	r := run(t, nil, "report", "../../testdata/smpi/ring-4.trace", "--starpu-dir", home, "-o", html)
@@ -174,39 +152,6 @@ func runMLR(t *testing.T, bin, home, calibrate string) string {
 		t.Fatalf("%s: %v\n%s", bin, err, errb.String())
 	}
 	return out.String()
-}
-
-// lsMonomials is least squares of Duration on 1, M²N, N³K over rows, by
-// the normal equations (independent of the package's QR).
-func lsMonomials(x [][]float64, y []float64) [3]float64 {
-	var a [3][4]float64
-	for i, r := range x {
-		row := [3]float64{1, r[0] * r[0] * r[1], r[1] * r[1] * r[1] * r[2]}
-		for p := range 3 {
-			a[p][3] += row[p] * y[i]
-			for q := range 3 {
-				a[p][q] += row[p] * row[q]
-			}
-		}
-	}
-	for c := range 3 {
-		piv := c
-		for r := c + 1; r < 3; r++ {
-			if math.Abs(a[r][c]) > math.Abs(a[piv][c]) {
-				piv = r
-			}
-		}
-		a[c], a[piv] = a[piv], a[c]
-		for r := range 3 {
-			if r != c {
-				f := a[r][c] / a[c][c]
-				for k := c; k < 4; k++ {
-					a[r][k] -= f * a[c][k]
-				}
-			}
-		}
-	}
-	return [3]float64{a[0][3] / a[0][0], a[1][3] / a[1][1], a[2][3] / a[2][2]}
 }
 
 // TestStarPUMLR checks issue 39's acceptance against the real StarPU: the
@@ -267,7 +212,7 @@ func TestStarPUMLR(t *testing.T) {
 			if r := run(t, nil, "fit-model", train, "-o", model); r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}
-			w := lsMonomials(tx, ty)
+			w := starpudirtest.LSMonomials(tx, ty)
 			var fo, fl float64
 			fn := 0
 			for _, k := range held {
@@ -314,7 +259,7 @@ func TestStarPUMLR(t *testing.T) {
 		}
 		rawBefore, _ := os.ReadFile(raw.Path)
 		xml := runMLR(t, bin, home, "0")
-		want := lsMonomials(raw.X, raw.Duration)
+		want := starpudirtest.LSMonomials(raw.X, raw.Duration)
 		got := []float64{}
 		for _, re := range []string{`<ml_regression constant="([^"]+)"`, `<monomial name="M\^2\*N" coef="([^"]+)"`, `<monomial name="N\^3\*K" coef="([^"]+)"`} {
 			m := regexp.MustCompile(re).FindStringSubmatch(xml)

@@ -9,77 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecast/tracecast/internal/starpudirtest"
 	"github.com/tracecast/tracecast/models/starpudir"
 )
 
 const starpuFixtures = "../starpudir/testdata/codelets"
 
-// starpuHome copies the sampling-directory fixtures into a temporary
-// $STARPU_HOME and returns its codelets directory.
-func starpuHome(t *testing.T) string {
-	t.Helper()
-	codelets := filepath.Join(t.TempDir(), ".starpu", "sampling", "codelets")
-	for _, sub := range []string{"tmp", "45"} {
-		ents, err := os.ReadDir(filepath.Join(starpuFixtures, sub))
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.MkdirAll(filepath.Join(codelets, sub), 0o755)
-		for _, e := range ents {
-			data, _ := os.ReadFile(filepath.Join(starpuFixtures, sub, e.Name()))
-			if err := os.WriteFile(filepath.Join(codelets, sub, e.Name()), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return codelets
-}
-
-// lsDeclared is least squares of Duration on 1, M²N, N³K by the normal
-// equations (an independent computation).
-func lsDeclared(r *starpudir.Raw) [3]float64 {
-	var a [3][3]float64
-	var b [3]float64
-	for i, x := range r.X {
-		row := [3]float64{1, x[0] * x[0] * x[1], x[1] * x[1] * x[1] * x[2]}
-		for p := range 3 {
-			b[p] += row[p] * r.Duration[i]
-			for q := range 3 {
-				a[p][q] += row[p] * row[q]
-			}
-		}
-	}
-	// Gaussian elimination with partial pivoting.
-	for c := range 3 {
-		piv := c
-		for r := c + 1; r < 3; r++ {
-			if math.Abs(a[r][c]) > math.Abs(a[piv][c]) {
-				piv = r
-			}
-		}
-		a[c], a[piv] = a[piv], a[c]
-		b[c], b[piv] = b[piv], b[c]
-		for r := c + 1; r < 3; r++ {
-			f := a[r][c] / a[c][c]
-			for k := c; k < 3; k++ {
-				a[r][k] -= f * a[c][k]
-			}
-			b[r] -= f * b[c]
-		}
-	}
-	var w [3]float64
-	for r := 2; r >= 0; r-- {
-		s := b[r]
-		for k := r + 1; k < 3; k++ {
-			s -= a[r][k] * w[k]
-		}
-		w[r] = s / a[r][r]
-	}
-	return w
-}
-
 func TestFitStarPUDir(t *testing.T) {
-	codelets := starpuHome(t)
+	_, codelets := starpudirtest.Home(t)
 	model := filepath.Join(codelets, "45", "mlr_final.vm")
 	orig, _ := os.ReadFile(model)
 	// A damaged file and a foreign one: reported and skipped.
@@ -113,7 +50,7 @@ func TestFitStarPUDir(t *testing.T) {
 	if final.Symbol != "mlr_final" || !slices.Equal(final.Monomials, []string{"M^2*N", "N^3*K"}) || len(final.Targets) != 1 || final.NotWritten != "" {
 		t.Fatalf("mlr_final %+v", final)
 	}
-	want := lsDeclared(final.Raw)
+	want := starpudirtest.LSMonomials(final.Raw.X, final.Raw.Duration)
 	for k := range 3 {
 		if math.Abs(final.Coeff[k]-want[k]) > 1e-9*math.Abs(want[k]) {
 			t.Errorf("coefficient %d: %g, normal equations %g", k, final.Coeff[k], want[k])

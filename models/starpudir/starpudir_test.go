@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracecast/tracecast/internal/starpudirtest"
 )
 
 // The fixtures are a sampling directory StarPU 1.3.10 (Debian
@@ -15,32 +17,6 @@ import (
 // STARPU_CALIBRATE=1 (tmp/mlr_*.out, 45/mlr_*.vm), and cholesky_implicit
 // with dmda at four sizes (45/chol_model_*.vm: histories of 4 footprints).
 const fixtures = "testdata/codelets"
-
-// copyFixtures copies the fixtures into a temporary $STARPU_HOME.
-func copyFixtures(t *testing.T) (home, codelets string) {
-	t.Helper()
-	home = t.TempDir()
-	codelets = filepath.Join(home, ".starpu", "sampling", "codelets")
-	for _, sub := range []string{"tmp", "45"} {
-		ents, err := os.ReadDir(filepath.Join(fixtures, sub))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Join(codelets, sub), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			data, err := os.ReadFile(filepath.Join(fixtures, sub, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(codelets, sub, e.Name()), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return home, codelets
-}
 
 func TestOpenFixtures(t *testing.T) {
 	d, err := Open(fixtures)
@@ -82,7 +58,7 @@ func TestOpenFixtures(t *testing.T) {
 }
 
 func TestCodelets(t *testing.T) {
-	home, codelets := copyFixtures(t)
+	home, codelets := starpudirtest.Home(t)
 	for _, dir := range []string{home, filepath.Join(home, ".starpu"), filepath.Join(home, ".starpu", "sampling"), codelets} {
 		got, err := Codelets(dir)
 		if err != nil || got != codelets {
@@ -229,7 +205,7 @@ func TestSetCoefficients(t *testing.T) {
 }
 
 func TestWriteModel(t *testing.T) {
-	_, codelets := copyFixtures(t)
+	_, codelets := starpudirtest.Home(t)
 	path := filepath.Join(codelets, "45", "mlr_final.vm")
 	orig, _ := os.ReadFile(path)
 	var backups []string
@@ -276,7 +252,7 @@ func TestWriteModel(t *testing.T) {
 // TestOpenSkipsDamaged: a damaged or foreign file is reported with its
 // path and the reason, and the others are read.
 func TestOpenSkipsDamaged(t *testing.T) {
-	home, codelets := copyFixtures(t)
+	home, codelets := starpudirtest.Home(t)
 	write := func(rel, content string) string {
 		p := filepath.Join(codelets, rel)
 		os.MkdirAll(filepath.Dir(p), 0o755)
