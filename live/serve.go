@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/tracecast/tracecast/pipelines"
 )
@@ -52,19 +53,12 @@ func Serve(ctx context.Context, cfg *pipelines.Config, o ServeOptions, run func(
 		if o.Kafka.Secure() {
 			return &OptionError{Option: "tls", Err: errors.New("needs --brokers (as --sasl-* do): the broker live starts has neither TLS nor SASL")}
 		}
-		c, err := StartBroker(BrokerOptions{Addr: o.Addr, DataDir: o.DataDir, Topics: []string{Topics}, Partitions: 4, MinSessionTimeout: time.Second,
-			Logger: o.Logger})
+		c, stop, err := startBroker(BrokerOptions{Addr: o.Addr, DataDir: o.DataDir, Topics: []string{Topics}, Partitions: 4, MinSessionTimeout: time.Second,
+			Logger: o.Logger, Metrics: o.Metrics})
 		if err != nil {
 			return err
 		}
-		defer c.Close()
-		if o.Metrics != nil {
-			col := NewBrokerCollector(c)
-			if err := o.Metrics.Register(col); err != nil {
-				return err
-			}
-			defer o.Metrics.Unregister(col)
-		}
+		defer stop()
 		o.Kafka.Brokers = c.ListenAddrs()
 		fmt.Fprintf(o.Ready, "READY broker %s\n", strings.Join(o.Kafka.Brokers, ","))
 	}
@@ -97,18 +91,11 @@ func Serve(ctx context.Context, cfg *pipelines.Config, o ServeOptions, run func(
 // telling ready its addresses once it accepts connections.
 func ServeBroker(ctx context.Context, o BrokerOptions, log zerolog.Logger, ready func(addrs []string)) error {
 	o.Logger = log
-	c, err := StartBroker(o)
+	c, closeBroker, err := startBroker(o)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	if o.Metrics != nil {
-		col := NewBrokerCollector(c)
-		if err := o.Metrics.Register(col); err != nil {
-			return err
-		}
-		defer o.Metrics.Unregister(col)
-	}
+	defer closeBroker()
 	ready(c.ListenAddrs())
 	log.Info().Strs("addrs", c.ListenAddrs()).Str("data_dir", o.DataDir).Msg("broker ready")
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -116,4 +103,21 @@ func ServeBroker(ctx context.Context, o BrokerOptions, log zerolog.Logger, ready
 	<-ctx.Done()
 	log.Info().Msg("broker stopping")
 	return nil
+}
+
+// startBroker starts a broker with o, its collector registered on
+// o.Metrics when set; stop unregisters it and closes the broker.
+func startBroker(o BrokerOptions) (c *kfake.Cluster, stop func(), err error) {
+	if c, err = StartBroker(o); err != nil {
+		return nil, nil, err
+	}
+	if o.Metrics == nil {
+		return c, c.Close, nil
+	}
+	col := NewBrokerCollector(c)
+	if err := o.Metrics.Register(col); err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, func() { o.Metrics.Unregister(col); c.Close() }, nil
 }

@@ -9,6 +9,27 @@ import (
 	"github.com/tracecast/tracecast/pipelines/component"
 )
 
+// newGenState is the state of a generation reading partition 0.
+func newGenState() *genState {
+	return &genState{parts: map[int]*partState{0: {next: -1, open: map[string]int64{}}}, traces: map[string]*traceState{},
+		pending: map[string][]tracecast.Line{}}
+}
+
+// handler returns a function handing s a message of a trace (msg's) at
+// offset *off of partition 0, then counted, with g and emit; an error
+// fails the test.
+func handler(t *testing.T, s *Source, g *genState, emit func(context.Context, tracecast.Batch) error, off *int64) func(trace, value string, hdr ...string) {
+	return func(trace, value string, hdr ...string) {
+		t.Helper()
+		m := msg(trace, value, hdr...)
+		m.Offset = *off
+		*off++
+		if err := s.handle(g, m, context.Background(), emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestRunStateBounded drives 100 000 distinct run ids through the source's
 // per-run state, as a service running for days does: runs that start and
 // end leave nothing behind (open traces, the partitions' open lists,
@@ -22,19 +43,11 @@ func TestRunStateBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &genState{parts: map[int]*partState{0: {next: -1, open: map[string]int64{}}}, traces: map[string]*traceState{},
-		pending: map[string][]tracecast.Line{}}
+	g := newGenState()
 	emit := func(context.Context, tracecast.Batch) error { return nil }
 	ctx := context.Background()
 	off := int64(0)
-	handle := func(trace, value string, hdr ...string) {
-		m := msg(trace, value, hdr...)
-		m.Offset = off
-		off++
-		if err := s.handle(g, m, ctx, emit); err != nil {
-			t.Fatal(err)
-		}
-	}
+	handle := handler(t, s, g, emit, &off)
 	for i := range runs {
 		id := fmt.Sprintf("run-%d", i)
 		handle(id, "%h\n1 a\n", HeaderSeq, "0")
@@ -91,8 +104,7 @@ func TestOpenTracesBounded(t *testing.T) {
 	if s.o.MaxOpenTraces != DefaultMaxOpenTraces {
 		t.Fatalf("MaxOpenTraces %d, want the default %d", s.o.MaxOpenTraces, DefaultMaxOpenTraces)
 	}
-	g := &genState{parts: map[int]*partState{0: {next: -1, open: map[string]int64{}}}, traces: map[string]*traceState{},
-		pending: map[string][]tracecast.Line{}}
+	g := newGenState()
 	drops := map[string]int{}
 	emit := func(_ context.Context, b tracecast.Batch) error {
 		if d, ok := b.Items.(tracecast.StreamDrop); ok {
@@ -105,14 +117,7 @@ func TestOpenTracesBounded(t *testing.T) {
 	}
 	ctx := context.Background()
 	off := int64(0)
-	handle := func(trace, value string, hdr ...string) {
-		m := msg(trace, value, hdr...)
-		m.Offset = off
-		off++
-		if err := s.handle(g, m, ctx, emit); err != nil {
-			t.Fatal(err)
-		}
-	}
+	handle := handler(t, s, g, emit, &off)
 	handle("alive", "%h\n", HeaderSeq, "0")
 	alive := 1
 	for i := range runs {
