@@ -13,7 +13,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/tracecast/tracecast/internal/fulldisk"
-	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/internal/logtest"
 )
 
 // TestBrokerStorageFull fills the broker's data directory (a tmpfs as
@@ -23,7 +23,7 @@ import (
 // fetches go on, the warning is logged once for 20 refusals, and once
 // there is room again produce requests are stored again.
 func TestBrokerStorageFull(t *testing.T) {
-	var logs kafkatest.LogBuffer
+	var logs logtest.Buffer
 	o := BrokerOptions{Addr: "127.0.0.1:0", Partitions: 1, Topics: []string{"t"}, Logger: zerolog.New(&logs)}
 	d, mounted := fulldisk.Mount(t, 16<<20)
 	var full atomic.Bool

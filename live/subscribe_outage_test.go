@@ -10,7 +10,7 @@ import (
 	"github.com/rs/zerolog"
 	kafkago "github.com/segmentio/kafka-go"
 
-	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/internal/logtest"
 )
 
 // TestSubscribeBrokerOutage: a subscriber (no group: every partition
@@ -40,7 +40,7 @@ func TestSubscribeBrokerOutage(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { c.Close() }()
-			var logs kafkatest.LogBuffer
+			var logs logtest.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
 			got := make(chan string, 10)

@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -23,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/logtest"
 	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/pipelines/progress"
 )
@@ -370,8 +370,8 @@ sinks:
   out: {type: capture, inputs: [mid], %s}
   other: {type: capture, inputs: [a]}
 `, orNone(tt.source), orNone(tt.parser), orNone(tt.stage), orNone(tt.sink))
-				var logs bytes.Buffer
-				err := run(t, t.Context(), yaml, st, RunOptions{Logger: zerolog.New(&syncWriter{w: &logs})})
+				var logs logtest.Buffer
+				err := run(t, t.Context(), yaml, st, RunOptions{Logger: zerolog.New(&logs)})
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
 				}
@@ -395,23 +395,6 @@ func orNone(s string) string {
 		return "fail_at: 0"
 	}
 	return s
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.String()
 }
 
 func TestBuildFailures(t *testing.T) {
@@ -469,7 +452,7 @@ sources:
 sinks:
   out: {type: capture, inputs: [a]}
 `
-		logs := &syncWriter{w: &bytes.Buffer{}}
+		logs := &logtest.Buffer{}
 		var snaps []progress.Snapshot
 		err := run(t, t.Context(), yaml, st, RunOptions{
 			Logger:           zerolog.New(logs),

@@ -22,6 +22,7 @@ import (
 	"github.com/tracecast/tracecast"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/internal/gziptest"
+	"github.com/tracecast/tracecast/internal/kafkatest"
 )
 
 // The fault suite (make chaos): the live service against the faults an
@@ -303,7 +304,7 @@ func commitLag(t *testing.T, addr string) int64 {
 	}
 	var lag int64
 	for _, p := range res.Topics["tracecast.traces"] {
-		lag += partitionEnd(ctx, t, addr, "tracecast.traces", p.Partition) - max(p.CommittedOffset, 0)
+		lag += kafkatest.EndOffset(ctx, t, addr, "tracecast.traces", p.Partition) - max(p.CommittedOffset, 0)
 	}
 	return lag
 }

@@ -320,25 +320,9 @@ func topicSize(t *testing.T, addr, topic string) int64 {
 	t.Helper()
 	var n int64
 	for p := 0; p < 4; p++ {
-		n += partitionEnd(t.Context(), t, addr, topic, p)
+		n += kafkatest.EndOffset(t.Context(), t, addr, topic, p)
 	}
 	return n
-}
-
-// partitionEnd is the end offset of a partition of topic: how many
-// messages it received.
-func partitionEnd(ctx context.Context, t *testing.T, addr, topic string, p int) int64 {
-	t.Helper()
-	conn, err := kafkago.DialLeader(ctx, "tcp", addr, topic, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	last, err := conn.ReadLastOffset()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return last
 }
 
 // TestPublishSubscribeStopCleanly: publish and subscribe stop cleanly on

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast/internal/kafkatest"
+	"github.com/tracecast/tracecast/internal/logtest"
 )
 
 // TestBrokerOutageWarnedOnce: the broker down for 4 s under a reading
@@ -23,7 +24,7 @@ func TestBrokerOutageWarnedOnce(t *testing.T) {
 		t.Skip("restarts a broker, 4 s of outage (-short)")
 	}
 	b := kafkatest.StartRestartable(t, 4, "lines")
-	var logs kafkatest.LogBuffer
+	var logs logtest.Buffer
 	c := &collector{release: true, lines: map[string][]string{}, ends: map[string]int{}, reasons: map[string]string{}, drops: map[string]string{}}
 	s, err := New(Options{Brokers: []string{b.Addr}, Topic: "lines", Group: "g", CommitInterval: 50 * time.Millisecond,
 		MaxWait: 50 * time.Millisecond, SessionTimeout: 6 * time.Second, StopCommitTimeout: time.Second, Logger: zerolog.New(&logs)})

@@ -172,6 +172,22 @@ func Decode(t testing.TB, m kafkago.Message) map[string]any {
 	return rec
 }
 
+// EndOffset is the end offset of a partition of topic: how many messages
+// it received.
+func EndOffset(ctx context.Context, t testing.TB, addr, topic string, partition int) int64 {
+	t.Helper()
+	conn, err := kafkago.DialLeader(ctx, "tcp", addr, topic, partition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	n, err := conn.ReadLastOffset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // Partitions returns the ids of topic's partitions.
 func Partitions(ctx context.Context, t testing.TB, dialer *kafkago.Dialer, addr, topic string) []int {
 	t.Helper()

@@ -192,18 +192,7 @@ func TestGatherThenFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close(t.Context())
-	size := func() int64 {
-		conn, err := kafkago.DialLeader(t.Context(), "tcp", addr, "p", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		n, err := conn.ReadLastOffset()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	size := func() int64 { return kafkatest.EndOffset(t.Context(), t, addr, "p", 0) }
 	batch := func(n int) tracecast.Batch {
 		ps := make([]tracecast.Prediction, n)
 		for i := range ps {
