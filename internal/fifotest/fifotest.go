@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/tracecast/tracecast"
 )
 
 // Read makes a named pipe in a temporary directory and reads it until
@@ -51,4 +53,29 @@ func Read(t testing.TB) (path string, done func() []byte) {
 		}
 		return b
 	}
+}
+
+// WriteSink writes items through the sink open makes on a named pipe
+// (Read's), then closes it — or aborts it (tracecast.Aborter), with abort
+// — and returns what came through the pipe. Closing or aborting a pipe is
+// no error.
+func WriteSink(t testing.TB, open func(path string) (tracecast.Sink, error), items any, abort bool) []byte {
+	t.Helper()
+	path, done := Read(t)
+	s, err := open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(t.Context(), tracecast.Batch{Items: items}); err != nil {
+		t.Fatal(err)
+	}
+	if abort {
+		err = s.(tracecast.Aborter).Abort()
+	} else {
+		err = s.Close(t.Context())
+	}
+	if err != nil {
+		t.Errorf("close: %v", err)
+	}
+	return done()
 }

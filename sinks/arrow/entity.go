@@ -89,16 +89,7 @@ func bindEntity(b *array.RecordBuilder) func(*tracecast.Entity) {
 			extra.AppendNull()
 			return
 		}
-		scratch = append(scratch[:0], '{')
-		for i, f := range e.Extra() {
-			if i > 0 {
-				scratch = append(scratch, ',')
-			}
-			scratch = jsonl.AppendString(scratch, f.Name)
-			scratch = append(scratch, ':')
-			scratch = jsonl.AppendString(scratch, f.Value)
-		}
-		scratch = append(scratch, '}')
+		scratch = jsonl.AppendFields(scratch[:0], e.Extra())
 		extra.BinaryBuilder.Append(scratch) // copies; no string conversion
 	}
 }

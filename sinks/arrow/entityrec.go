@@ -221,16 +221,7 @@ func (r *entityRecorder) record(items any) arrow.Record {
 				extra.addNullable("", false)
 				continue
 			}
-			scratch = append(scratch[:0], '{')
-			for i, f := range fields {
-				if i > 0 {
-					scratch = append(scratch, ',')
-				}
-				scratch = jsonl.AppendString(scratch, f.Name)
-				scratch = append(scratch, ':')
-				scratch = jsonl.AppendString(scratch, f.Value)
-			}
-			scratch = append(scratch, '}')
+			scratch = jsonl.AppendFields(scratch[:0], fields)
 			extra.addNullable(unsafe.String(unsafe.SliceData(scratch), len(scratch)), true)
 		}
 	}

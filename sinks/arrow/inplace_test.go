@@ -24,23 +24,9 @@ func TestPipeIsWrittenInPlace(t *testing.T) {
 		abort  bool
 	}{{FormatFile, false}, {FormatStream, false}, {FormatFile, true}} {
 		t.Run(string(tc.format)+map[bool]string{true: "-aborted"}[tc.abort], func(t *testing.T) {
-			path, done := fifotest.Read(t)
-			s, err := New(Options{Path: path, Format: tc.format})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Write(t.Context(), tracecast.Batch{Items: sampleEntities(9)}); err != nil {
-				t.Fatal(err)
-			}
-			if tc.abort {
-				err = s.Abort()
-			} else {
-				err = s.Close(t.Context())
-			}
-			if err != nil {
-				t.Errorf("close: %v", err)
-			}
-			got := done()
+			got := fifotest.WriteSink(t, func(path string) (tracecast.Sink, error) {
+				return New(Options{Path: path, Format: tc.format})
+			}, sampleEntities(9), tc.abort)
 			rows := 0
 			if tc.format == FormatStream {
 				sr, err := ipc.NewReader(bytes.NewReader(got))

@@ -59,16 +59,24 @@ func AppendEntity(dst []byte, e *tracecast.Entity) []byte {
 		dst = AppendString(dst, e.Key())
 	}
 	if len(e.Extra()) > 0 {
-		dst = append(dst, `,"extra":{`...)
-		for i, f := range e.Extra() {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = AppendString(dst, f.Name)
-			dst = append(dst, ':')
-			dst = AppendString(dst, f.Value)
+		dst = append(dst, `,"extra":`...)
+		dst = AppendFields(dst, e.Extra())
+	}
+	return append(dst, '}')
+}
+
+// AppendFields appends fields as a JSON object, {"Name":"Value",...} in
+// their order: an entity's user-defined fields, its "extra" here and in
+// the Arrow and Parquet outputs.
+func AppendFields(dst []byte, fields []tracecast.Field) []byte {
+	dst = append(dst, '{')
+	for i, f := range fields {
+		if i > 0 {
+			dst = append(dst, ',')
 		}
-		dst = append(dst, '}')
+		dst = AppendString(dst, f.Name)
+		dst = append(dst, ':')
+		dst = AppendString(dst, f.Value)
 	}
 	return append(dst, '}')
 }

@@ -117,16 +117,7 @@ func appendEntities(cols []*column, es []tracecast.Entity, scratch []byte) []byt
 		if len(fields) == 0 {
 			continue
 		}
-		scratch = append(scratch[:0], '{')
-		for i, f := range fields {
-			if i > 0 {
-				scratch = append(scratch, ',')
-			}
-			scratch = jsonl.AppendString(scratch, f.Name)
-			scratch = append(scratch, ':')
-			scratch = jsonl.AppendString(scratch, f.Value)
-		}
-		scratch = append(scratch, '}')
+		scratch = jsonl.AppendFields(scratch[:0], fields)
 		extra.valueCopy(unsafe.String(unsafe.SliceData(scratch), len(scratch)))
 	}
 	return scratch

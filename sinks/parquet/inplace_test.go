@@ -21,23 +21,9 @@ import (
 func TestPipeIsWrittenInPlace(t *testing.T) {
 	for _, abort := range []bool{false, true} {
 		t.Run(map[bool]string{false: "closed", true: "aborted"}[abort], func(t *testing.T) {
-			path, done := fifotest.Read(t)
-			s, err := New(Options{Path: path, Tables: arrow.RecordTables("ms")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Write(t.Context(), tracecast.Batch{Items: entities(9)}); err != nil {
-				t.Fatal(err)
-			}
-			if abort {
-				err = s.Abort()
-			} else {
-				err = s.Close(t.Context())
-			}
-			if err != nil {
-				t.Errorf("close: %v", err)
-			}
-			got := done()
+			got := fifotest.WriteSink(t, func(path string) (tracecast.Sink, error) {
+				return New(Options{Path: path, Tables: arrow.RecordTables("ms")})
+			}, entities(9), abort)
 			pr, err := file.NewParquetReader(bytes.NewReader(got))
 			if abort {
 				if err == nil {
