@@ -129,16 +129,23 @@ func TestConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse([]byte(tt.yaml), "f.yaml")
-			var ce *ConfigError
-			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v (%T), want a *ConfigError", err, err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error\n%v\ndoes not contain\n%s", err, w)
-				}
-			}
+			wantConfigError(t, err, tt.want)
 		})
+	}
+}
+
+// wantConfigError fails the test unless err is a *ConfigError whose
+// message contains each of want.
+func wantConfigError(t *testing.T, err error, want []string) {
+	t.Helper()
+	var ce *ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v (%T), want a *ConfigError", err, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error\n%v\ndoes not contain\n%s", err, w)
+		}
 	}
 }
 
@@ -187,15 +194,7 @@ func TestCheckErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = Check(testRegistry(newStore()), cfg)
-			var ce *ConfigError
-			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v (%T), want a *ConfigError", err, err)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error\n%v\ndoes not contain\n%s", err, w)
-				}
-			}
+			wantConfigError(t, err, tt.want)
 		})
 	}
 }

@@ -236,19 +236,27 @@ func independentSelect(x [][]float64, y []float64, threshold float64) ([]string,
 	return chosen, weights
 }
 
+// competing is a data set where the pool functions compete: 400 rows of
+// three inputs, y a sum of four pool functions of them plus noise, drawn
+// from seed.
+func competing(seed uint64) (x [][]float64, y []float64) {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	x = make([][]float64, 400)
+	y = make([]float64, 400)
+	for i := range x {
+		a, b, c := 1+rng.Float64()*9, 1+rng.Float64()*99, rng.Float64()*5
+		x[i] = []float64{a, b, c}
+		y[i] = 4/a + 0.5*math.Sqrt(b) + 0.3*a*c + 2*math.Log2(b) + rng.NormFloat64()*0.3
+	}
+	return x, y
+}
+
 // TestAgainstIndependentAlgorithm1: on data where several regressors
 // compete (a sum of four pool functions of three inputs, noise), both
 // implementations take the same steps and agree on the weights.
 func TestAgainstIndependentAlgorithm1(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
-		rng := rand.New(rand.NewPCG(seed, 2))
-		x := make([][]float64, 400)
-		y := make([]float64, 400)
-		for i := range x {
-			a, b, c := 1+rng.Float64()*9, 1+rng.Float64()*99, rng.Float64()*5
-			x[i] = []float64{a, b, c}
-			y[i] = 4/a + 0.5*math.Sqrt(b) + 0.3*a*c + 2*math.Log2(b) + rng.NormFloat64()*0.3
-		}
+		x, y := competing(seed)
 		md, err := Fit([]string{"a", "b", "c"}, x, y, Options{Threshold: 1e-4})
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package eiger
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,14 +110,7 @@ func TestAgainstR(t *testing.T) {
 		checkWithR(t, names, x, y, md, 1e-9)
 	})
 	t.Run("competing", func(t *testing.T) {
-		rng := rand.New(rand.NewPCG(3, 2))
-		x := make([][]float64, 400)
-		y := make([]float64, 400)
-		for i := range x {
-			a, b, c := 1+rng.Float64()*9, 1+rng.Float64()*99, rng.Float64()*5
-			x[i] = []float64{a, b, c}
-			y[i] = 4/a + 0.5*math.Sqrt(b) + 0.3*a*c + 2*math.Log2(b) + rng.NormFloat64()*0.3
-		}
+		x, y := competing(3)
 		md, err := Fit([]string{"a", "b", "c"}, x, y, Options{Threshold: 1e-4})
 		if err != nil {
 			t.Fatal(err)

@@ -144,15 +144,12 @@ func (passOn) Process(ctx context.Context, in tracecast.Batch, emit tracecast.Em
 }
 func (passOn) Flush(context.Context, tracecast.Emit) error { return nil }
 
-// A stream ended by the source's inactivity timeout is flushed (its final
-// records, from the lines received) and counted as such; one ended by its
-// marker is not.
-func TestPerStreamCountsTimedOutStreams(t *testing.T) {
+// startThenEnd gives ps a batch of each stream, then ends "dead" by
+// timeout and "ok" by its end marker.
+func startThenEnd(t *testing.T, ps *PerStream, emit tracecast.Emit, streams ...string) {
+	t.Helper()
 	ctx := context.Background()
-	ps := NewPerStream(0, func(s string) (tracecast.Processor, error) { return &counter{stream: s}, nil })
-	flushed := map[string]int{}
-	emit := func(_ context.Context, b tracecast.Batch) error { flushed[b.Stream] = b.Items.(int); return nil }
-	for _, s := range []string{"dead", "ok"} {
+	for _, s := range streams {
 		if err := ps.Process(ctx, tracecast.Batch{Stream: s}, emit); err != nil {
 			t.Fatal(err)
 		}
@@ -163,6 +160,16 @@ func TestPerStreamCountsTimedOutStreams(t *testing.T) {
 	if err := ps.EndStream(ctx, "ok", tracecast.StreamEnd{}, emit); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A stream ended by the source's inactivity timeout is flushed (its final
+// records, from the lines received) and counted as such; one ended by its
+// marker is not.
+func TestPerStreamCountsTimedOutStreams(t *testing.T) {
+	ps := NewPerStream(0, func(s string) (tracecast.Processor, error) { return &counter{stream: s}, nil })
+	flushed := map[string]int{}
+	emit := func(_ context.Context, b tracecast.Batch) error { flushed[b.Stream] = b.Items.(int); return nil }
+	startThenEnd(t, ps, emit, "dead", "ok")
 	if flushed["dead"] != 1 || flushed["ok"] != 1 || ps.TimedOut != 1 {
 		t.Fatalf("flushed %v, %d timed out: want both flushed, 1 timed out", flushed, ps.TimedOut)
 	}
@@ -196,17 +203,7 @@ func TestPerStreamTellsHowAStreamEnded(t *testing.T) {
 	ps := NewPerStream(0, func(s string) (tracecast.Processor, error) { return &reasoned{stream: s}, nil })
 	got := map[string]string{}
 	emit := func(_ context.Context, b tracecast.Batch) error { got[b.Stream] = b.Items.(string); return nil }
-	for _, s := range []string{"dead", "ok", "file"} {
-		if err := ps.Process(ctx, tracecast.Batch{Stream: s}, emit); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := ps.EndStream(ctx, "dead", tracecast.StreamEnd{Reason: tracecast.EndTimeout}, emit); err != nil {
-		t.Fatal(err)
-	}
-	if err := ps.EndStream(ctx, "ok", tracecast.StreamEnd{}, emit); err != nil {
-		t.Fatal(err)
-	}
+	startThenEnd(t, ps, emit, "dead", "ok", "file")
 	if err := ps.Flush(ctx, emit); err != nil {
 		t.Fatal(err)
 	}
