@@ -291,6 +291,29 @@ func joinLines(ls []tracecast.Line) []byte {
 	return b.Bytes()
 }
 
+// restartMeasured replays the traces into pipeline-1, stops it with stop
+// mid-stream, then starts pipeline-2: r with the time from the stop to
+// new output (the stop included), the measures and both pipelines' peak
+// RSS.
+func restartMeasured(t *testing.T, r faultReport, stop func(e *liveEnv, p *exec.Cmd)) faultReport {
+	t.Helper()
+	e := newLiveEnv(t)
+	p := e.pipeline("pipeline-1")
+	wait := e.publish("1x")
+	e.midStream()
+	rss1 := peakRSS(p.Process.Pid)
+	start := time.Now()
+	stop(e, p)
+	stopped := time.Since(start)
+	n := topicSize(t, e.addr, "tracecast.predictions")
+	p2 := e.pipeline("pipeline-2")
+	r.restart = stopped + e.served(n, 60*time.Second)
+	wait()
+	r.counts = e.measure(t, e.offline(), nil, 120*time.Second, "pipeline-1", "pipeline-2")
+	r.rss = []float64{rss1, peakRSS(p2.Process.Pid)}
+	return r
+}
+
 // commitLag is how many messages of tracecast.traces the live pipelines'
 // group has not committed.
 func commitLag(t *testing.T, addr string) int64 {
@@ -362,42 +385,20 @@ func TestChaosFaults(t *testing.T) {
 		add(r)
 	})
 	t.Run("pipeline-sigkill", func(t *testing.T) {
-		e := newLiveEnv(t)
-		p := e.pipeline("pipeline-1")
-		wait := e.publish("1x")
-		e.midStream()
-		rss1 := peakRSS(p.Process.Pid)
-		p.Process.Kill()
-		p.Wait()
-		n := topicSize(t, e.addr, "tracecast.predictions")
-		p2 := e.pipeline("pipeline-2")
 		r := faultReport{fault: "pipeline SIGKILLed mid-trace, restarted", restartWhat: "start to new output"}
-		r.restart = e.served(n, 60*time.Second)
-		wait()
-		measure(t, e, &r, "pipeline-1", "pipeline-2")
-		r.rss = []float64{rss1, peakRSS(p2.Process.Pid)}
-		add(r)
+		add(restartMeasured(t, r, func(e *liveEnv, p *exec.Cmd) {
+			p.Process.Kill()
+			p.Wait()
+		}))
 	})
 	t.Run("pipeline-sigterm", func(t *testing.T) {
-		e := newLiveEnv(t)
-		p := e.pipeline("pipeline-1")
-		wait := e.publish("1x")
-		e.midStream()
-		rss1 := peakRSS(p.Process.Pid)
-		stop := time.Now()
-		p.Process.Signal(syscall.SIGTERM)
-		if err := p.Wait(); err != nil {
-			t.Fatalf("graceful stop: %v\n%s", err, e.logTail("pipeline-1"))
-		}
-		stopped := time.Since(stop)
-		n := topicSize(t, e.addr, "tracecast.predictions")
-		p2 := e.pipeline("pipeline-2")
 		r := faultReport{fault: "pipeline SIGTERMed mid-trace, restarted", restartWhat: "stop (exit 0) + start to new output"}
-		r.restart = stopped + e.served(n, 60*time.Second)
-		wait()
-		measure(t, e, &r, "pipeline-1", "pipeline-2")
-		r.rss = []float64{rss1, peakRSS(p2.Process.Pid)}
-		add(r)
+		add(restartMeasured(t, r, func(e *liveEnv, p *exec.Cmd) {
+			p.Process.Signal(syscall.SIGTERM)
+			if err := p.Wait(); err != nil {
+				t.Fatalf("graceful stop: %v\n%s", err, e.logTail("pipeline-1"))
+			}
+		}))
 	})
 	t.Run("group-member-killed", func(t *testing.T) {
 		e := newLiveEnv(t)

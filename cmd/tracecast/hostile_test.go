@@ -264,17 +264,7 @@ func TestHostileInputs(t *testing.T) {
 			return nil
 		}, args: append([]string{"states"}, append(limits1m, "IN")...), bound: bound1m, pjdump: true,
 			check: checkLike("10^6 containers and their states", 2e6+1)},
-		{name: "10^6 open links", gen: func(w *bufio.Writer) error {
-			w.WriteString(pajeHeader)
-			w.WriteString("1 0 a C 0 a\n1 0 b C 0 b\n")
-			for i := range 1_000_000 {
-				fmt.Fprintf(w, "6 1 L 0 a v k%d\n", i)
-			}
-			for i := range 1_000_000 {
-				fmt.Fprintf(w, "7 2 L 0 b v k%d\n", i)
-			}
-			return nil
-		}, args: append([]string{"states"}, append(limits1m, "IN")...), bound: bound1m, pjdump: true,
+		{name: "10^6 open links", gen: millionOpenLinks, args: append([]string{"states"}, append(limits1m, "IN")...), bound: bound1m, pjdump: true,
 			check: checkLike("10^6 links", 1e6+3)},
 		{name: "strace of 3 M processes", gen: func(w *bufio.Writer) error {
 			for pid := 1; pid <= 3_000_000; pid++ {
@@ -453,6 +443,20 @@ func kwollectDocument(w *bufio.Writer, recs [][]byte, size int64) error {
 	return err
 }
 
+// millionOpenLinks writes a trace of two containers and 10^6 links
+// started from the one, then ended at the other.
+func millionOpenLinks(w *bufio.Writer) error {
+	w.WriteString(pajeHeader)
+	w.WriteString("1 0 a C 0 a\n1 0 b C 0 b\n")
+	for i := range 1_000_000 {
+		fmt.Fprintf(w, "6 1 L 0 a v k%d\n", i)
+	}
+	for i := range 1_000_000 {
+		fmt.Fprintf(w, "7 2 L 0 b v k%d\n", i)
+	}
+	return nil
+}
+
 // TestHostileMillionOpen (the item 10): a million open containers,
 // and a million open links, within their configured limits, run about as
 // fast with the memory limit derived from those limits as with none
@@ -472,17 +476,7 @@ func TestHostileMillionOpen(t *testing.T) {
 			}
 			return nil
 		}},
-		{"10^6 open links", func(w *bufio.Writer) error {
-			w.WriteString(pajeHeader)
-			w.WriteString("1 0 a C 0 a\n1 0 b C 0 b\n")
-			for i := range 1_000_000 {
-				fmt.Fprintf(w, "6 1 L 0 a v k%d\n", i)
-			}
-			for i := range 1_000_000 {
-				fmt.Fprintf(w, "7 2 L 0 b v k%d\n", i)
-			}
-			return nil
-		}},
+		{"10^6 open links", millionOpenLinks},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, "in.trace")
