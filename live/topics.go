@@ -40,26 +40,30 @@ type TopicInfo struct {
 	Live bool
 }
 
-func (o TopicsOptions) client() (*kafkago.Client, func(), error) {
+// client checks that the brokers answer, with the options' TLS and SASL
+// (kafkaconn.Client.Check: a refused connection says why), and returns a
+// client of them and a function releasing its connections.
+func (o TopicsOptions) client(ctx context.Context) (*kafkago.Client, func(), error) {
 	if len(o.Brokers) == 0 {
 		return nil, nil, &OptionError{Option: "brokers", Err: errors.New("at least one")}
 	}
 	c := kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}
 	tr := c.Transport()
+	if err := c.Check(ctx, o.Brokers); err != nil {
+		tr.CloseIdleConnections()
+		return nil, nil, err
+	}
 	return &kafkago.Client{Addr: kafkago.TCP(o.Brokers...), Transport: tr, Timeout: 30 * time.Second}, tr.CloseIdleConnections, nil
 }
 
 // ListTopics returns the cluster's topics, sorted by name, and the live
 // setup's topics it does not have (missing).
 func ListTopics(ctx context.Context, o TopicsOptions) (topics []TopicInfo, missing []string, err error) {
-	cl, done, err := o.client()
+	cl, done, err := o.client(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer done()
-	if err := (kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}).Check(ctx, o.Brokers); err != nil {
-		return nil, nil, err
-	}
 	md, err := cl.Metadata(ctx, &kafkago.MetadataRequest{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("kafka %s: %w", strings.Join(o.Brokers, ","), err)
@@ -122,14 +126,11 @@ func CreateTopics(ctx context.Context, o TopicsOptions, specs []string) (created
 	} else if topics, err = ParseTopics(specs, o.Partitions); err != nil {
 		return nil, nil, err
 	}
-	cl, done, err := o.client()
+	cl, done, err := o.client(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer done()
-	if err := (kafkaconn.Client{TLS: o.TLS, SASL: o.SASL}).Check(ctx, o.Brokers); err != nil {
-		return nil, nil, err
-	}
 	req := &kafkago.CreateTopicsRequest{}
 	for _, t := range topics {
 		req.Topics = append(req.Topics, kafkago.TopicConfig{Topic: t.Name, NumPartitions: int(t.Partitions), ReplicationFactor: int(o.ReplicationFactor)})
