@@ -39,7 +39,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -820,14 +819,4 @@ func (md *Model) Restore() error {
 		}
 	}
 	return nil
-}
-
-// sortedKeys is a map's keys, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,8 +3,10 @@ package eiger
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -346,7 +348,7 @@ func FitGroups(t *Table, s Spec) (*File, error) {
 		}
 		groups[name] = append(groups[name], i)
 	}
-	for _, name := range sortedKeys(groups) {
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
 		rows := groups[name]
 		g := Group{Name: name, Key: map[string]string{}}
 		for _, col := range s.GroupBy {

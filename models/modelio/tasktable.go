@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -275,7 +277,7 @@ func readJSONLTable(path string, r io.Reader) (*tableBuilder, error) {
 		}
 		b.row(line)
 		where := fmt.Sprintf("%s:%d", path, line)
-		for _, k := range sortedKeys(obj) {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if err := jsonCell(b, k, obj[k], where, true); err != nil {
 				return nil, err
 			}
@@ -285,15 +287,6 @@ func readJSONLTable(path string, r io.Reader) (*tableBuilder, error) {
 		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
 	}
 	return b, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // jsonCell sets a column from a JSON value: numbers, strings, booleans,
@@ -319,7 +312,7 @@ func jsonCell(b *tableBuilder, k string, raw json.RawMessage, where string, top 
 		}
 		var obj map[string]json.RawMessage
 		json.Unmarshal(raw, &obj)
-		for _, pk := range sortedKeys(obj) {
+		for _, pk := range slices.Sorted(maps.Keys(obj)) {
 			if _, isNum := x[pk].(float64); !isNum {
 				return fmt.Errorf("%s: params.%s: not a number", where, pk)
 			}

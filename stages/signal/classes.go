@@ -130,6 +130,28 @@ func SMPI() *Rules {
 // Presets lists the built-in rule sets by name.
 var Presets = map[string]func() *Rules{"starpu": StarPU, "smpi": SMPI}
 
+// compiledPresets returns the compiled rules that rules names: a preset
+// (starpu, smpi), or for auto both, StarPU's first.
+func compiledPresets(rules string) ([]*Rules, error) {
+	names := []string{rules}
+	if rules == "auto" {
+		names = []string{"starpu", "smpi"}
+	}
+	var out []*Rules
+	for _, n := range names {
+		mk, ok := Presets[n]
+		if !ok {
+			return nil, fmt.Errorf("rules: %q is not auto, starpu or smpi", n)
+		}
+		r := mk()
+		if err := r.Compile(); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 // Compile checks the rules and prepares them for Classify.
 func (r *Rules) Compile() error {
 	for i := range r.Rules {

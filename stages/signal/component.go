@@ -30,17 +30,12 @@ type Collector struct {
 // NewCollector returns a collector for rules: starpu, smpi, or auto (the
 // first of them that selects states).
 func NewCollector(rules string) (*Collector, error) {
-	c := &Collector{}
-	names := []string{rules}
-	if rules == "auto" {
-		names = []string{"starpu", "smpi"}
+	rs, err := compiledPresets(rules)
+	if err != nil {
+		return nil, err
 	}
-	for _, n := range names {
-		r := Presets[n]()
-		if err := r.Compile(); err != nil {
-			return nil, err
-		}
-		c.rules = append(c.rules, r)
+	c := &Collector{rules: rs}
+	for _, r := range rs {
 		c.builders = append(c.builders, NewBuilder(r))
 	}
 	return c, nil

@@ -48,20 +48,12 @@ type surveyCand struct {
 // NewSurvey returns a survey for rules (starpu, smpi, or auto: the first of
 // them that selects states) and the class whose period it computes.
 func NewSurvey(rules string, class Class) (*Survey, error) {
-	names := []string{rules}
-	if rules == "auto" {
-		names = []string{"starpu", "smpi"}
+	rs, err := compiledPresets(rules)
+	if err != nil {
+		return nil, err
 	}
 	s := &Survey{class: class}
-	for _, n := range names {
-		mk, ok := Presets[n]
-		if !ok {
-			return nil, fmt.Errorf("rules: %q is not auto, starpu or smpi", n)
-		}
-		r := mk()
-		if err := r.Compile(); err != nil {
-			return nil, err
-		}
+	for _, r := range rs {
 		live := NewLive(r, class, 0)
 		live.MergeRuns() // the changes are grouped by instant (change)
 		s.cands = append(s.cands, &surveyCand{rules: r, live: live, outside: class == r.Outside,
@@ -257,20 +249,12 @@ func NewSampler(sum *Summary, classes []Class, period float64) *Sampler {
 // starpu, smpi or auto (decided by the first state of either's type).
 // period is converted to unit, or (unit "") to the rules' default unit.
 func NewOnlineSampler(rules string, classes []Class, period tracecast.TraceTime, unit string) (*Sampler, error) {
-	names := []string{rules}
-	if rules == "auto" {
-		names = []string{"starpu", "smpi"}
+	rs, err := compiledPresets(rules)
+	if err != nil {
+		return nil, err
 	}
 	s := &Sampler{classes: classes, given: period, unit: unit, w: math.Inf(-1), online: true, minStart: math.Inf(1)}
-	for _, n := range names {
-		mk, ok := Presets[n]
-		if !ok {
-			return nil, fmt.Errorf("rules: %q is not auto, starpu or smpi", n)
-		}
-		r := mk()
-		if err := r.Compile(); err != nil {
-			return nil, err
-		}
+	for _, r := range rs {
 		s.cands = append(s.cands, r)
 		s.sets = append(s.sets, map[string]struct{}{})
 	}
