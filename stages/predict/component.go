@@ -213,15 +213,9 @@ func (st *stage) start(r int, t0 float64) error {
 	m, _ := ks.ParseMethod(st.o.Method)
 	st.engines, st.out = make([]*Engine, len(st.classes)), make([]records, len(st.classes))
 	for i, c := range st.classes {
-		var qs []Query
-		for _, q := range st.o.Queries {
-			pq, err := ParseQuery(q, r)
-			if err != nil {
-				return err
-			}
-			if pq.Class == c {
-				qs = append(qs, pq)
-			}
+		qs, err := classQueries(st.o.Queries, c, r)
+		if err != nil {
+			return err
 		}
 		out := &st.out[i]
 		st.engines[i] = NewEngine(Config{Trace: st.trace, Class: c, R: r, Window: st.o.Window, Period: st.period, T0: t0,
@@ -432,15 +426,9 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 			continue
 		}
 		r := l.RBefore(fix)
-		var qs []Query
-		for _, q := range st.o.Queries {
-			pq, err := ParseQuery(q, r)
-			if err != nil {
-				return err
-			}
-			if pq.Class == c {
-				qs = append(qs, pq)
-			}
+		qs, err := classQueries(st.o.Queries, c, r)
+		if err != nil {
+			return err
 		}
 		e := NewEngine(Config{Trace: st.trace, Class: c, R: r, Window: st.o.Window, Period: st.period,
 			T0: l.T0(), PerSec: st.perSec, Queries: qs, Compare: KS(m, st.o.Alpha), Method: string(m),
@@ -473,4 +461,20 @@ func (st *livePredict) advance(ctx context.Context, es []tracecast.Entity, w flo
 	// Downstream may keep the batches: start new slices.
 	st.out.ws, st.out.ps, st.out.vs, st.out.as = nil, nil, nil, nil
 	return nil
+}
+
+// classQueries parses the queries for r resources and returns those of
+// class c.
+func classQueries(queries []string, c signal.Class, r int) ([]Query, error) {
+	var qs []Query
+	for _, q := range queries {
+		pq, err := ParseQuery(q, r)
+		if err != nil {
+			return nil, err
+		}
+		if pq.Class == c {
+			qs = append(qs, pq)
+		}
+	}
+	return qs, nil
 }
