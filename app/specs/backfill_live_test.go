@@ -16,7 +16,7 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/app/builtin"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
-	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/pipelines"
 	stage "github.com/tracecast/tracecast/stages/backfill"
@@ -165,14 +165,5 @@ func readLines(t *testing.T, path string) []map[string]any {
 
 func readTrace(t *testing.T, path string) [][]byte {
 	t.Helper()
-	f, _, closeFn, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeFn()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(f); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n"))
+	return bytes.Split(bytes.TrimSuffix(gziptest.ReadFile(t, path), []byte("\n")), []byte("\n"))
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/app/specs"
 	kafkaingest "github.com/tracecast/tracecast/ingest/kafka"
-	"github.com/tracecast/tracecast/internal/input"
+	"github.com/tracecast/tracecast/internal/gziptest"
 	"github.com/tracecast/tracecast/internal/kafkatest"
 	"github.com/tracecast/tracecast/pipelines"
 	stage "github.com/tracecast/tracecast/stages/backfill"
@@ -128,20 +128,12 @@ sinks:
 // does, 50 lines a message, and its end.
 func publish(t *testing.T, addr, path string) {
 	t.Helper()
-	f, _, closeFn, err := input.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeFn()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(f); err != nil {
-		t.Fatal(err)
-	}
+	data := gziptest.ReadFile(t, path)
 	w := &kafkago.Writer{Addr: kafkago.TCP(addr), Topic: "traces", Balancer: &kafkago.Hash{}, BatchTimeout: time.Millisecond, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
 	p := &kafkaingest.Producer{W: w, Trace: "cholesky", LinesPerMessage: 50}
 	var ls []tracecast.Line
-	for _, l := range bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n")) {
+	for _, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
 		ls = append(ls, tracecast.Line{Data: l})
 	}
 	if err := p.Lines(t.Context(), ls); err != nil {
