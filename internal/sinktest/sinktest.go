@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracecast/tracecast"
@@ -26,6 +27,36 @@ func WriteAll[T any](t testing.TB, s tracecast.Sink, batches ...[]T) {
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// WriteThenClose writes the batches through s, in order, until one fails.
+// With wantErr, that failure must say it (or the test fails) and it
+// returns false; otherwise no write may fail, and it closes s in closeIn
+// (the background context when nil) and returns true.
+func WriteThenClose(t testing.TB, s tracecast.Sink, batches []any, wantErr string, closeIn context.Context) bool {
+	t.Helper()
+	var err error
+	for _, items := range batches {
+		if err = s.Write(context.Background(), tracecast.Batch{Items: items}); err != nil {
+			break
+		}
+	}
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want %q", err, wantErr)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if closeIn == nil {
+		closeIn = context.Background()
+	}
+	if err := s.Close(closeIn); err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
 
 // Open opens a sink writing the file at path.

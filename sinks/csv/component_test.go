@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/output"
+	"github.com/tracecast/tracecast/internal/sinktest"
 )
 
 func TestSink(t *testing.T) {
@@ -39,27 +40,8 @@ func TestSink(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx := context.Background()
-			for _, items := range tc.batches {
-				if err = s.Write(ctx, tracecast.Batch{Items: items}); err != nil {
-					break
-				}
-			}
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if !sinktest.WriteThenClose(t, s, tc.batches, tc.wantErr, tc.closeIn) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			closeIn := tc.closeIn
-			if closeIn == nil {
-				closeIn = ctx
-			}
-			if err := s.Close(closeIn); err != nil {
-				t.Fatal(err)
 			}
 			if got := out.String(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)

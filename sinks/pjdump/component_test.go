@@ -5,11 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/output"
+	"github.com/tracecast/tracecast/internal/sinktest"
 )
 
 func TestSink(t *testing.T) {
@@ -35,22 +35,8 @@ func TestSink(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, items := range tc.batches {
-				if err = s.Write(context.Background(), tracecast.Batch{Items: items}); err != nil {
-					break
-				}
-			}
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want %q", err, tc.wantErr)
-				}
+			if !sinktest.WriteThenClose(t, s, tc.batches, tc.wantErr, nil) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Close(context.Background()); err != nil {
-				t.Fatal(err)
 			}
 			if got := out.String(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
