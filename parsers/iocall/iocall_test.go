@@ -212,17 +212,25 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-func TestCSVJSONRoundTrip(t *testing.T) {
+// ddCalls reads the dd_tt_y.strace fixture: its calls, and them as the
+// CSV (header first) and the JSON lines Writer writes.
+func ddCalls(t *testing.T) (calls []tracecast.IOCall, csvb, jb *bytes.Buffer) {
+	t.Helper()
 	calls, _, err := ReadFile("../../testdata/iocall/dd_tt_y.strace", "", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var csvb, jb bytes.Buffer
+	csvb, jb = &bytes.Buffer{}, &bytes.Buffer{}
 	csvb.WriteString(strings.Join(CSVHeader, ",") + "\n")
 	for i := range calls {
 		csvb.WriteString(strings.Join(CSVRecord(&calls[i]), ",") + "\n")
 		jb.Write(append(calls[i].AppendJSON(nil), '\n'))
 	}
+	return calls, csvb, jb
+}
+
+func TestCSVJSONRoundTrip(t *testing.T) {
+	calls, csvb, jb := ddCalls(t)
 	// Writer writes the same bytes: CSV rows, tracecast.iocall/1 records.
 	for _, tc := range []struct {
 		f    Format
@@ -270,7 +278,7 @@ func TestCSVJSONRoundTrip(t *testing.T) {
 		t.Errorf("flags %v %v", f, ok)
 	}
 	// rank and dur aliases, bad values
-	_, err = Read(strings.NewReader("time,rank,op,bytes,dur\n1.5,3,write,10,0.1\n1.6,3,write,x,0.1\n"), "", Options{File: "a.csv"}, func(*tracecast.IOCall) error { return nil })
+	_, err := Read(strings.NewReader("time,rank,op,bytes,dur\n1.5,3,write,10,0.1\n1.6,3,write,x,0.1\n"), "", Options{File: "a.csv"}, func(*tracecast.IOCall) error { return nil })
 	if err == nil || !strings.HasPrefix(err.Error(), "a.csv:3: bad bytes") {
 		t.Errorf("csv bad value: %v", err)
 	}
@@ -363,16 +371,7 @@ func TestProcessorDetects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _, err := ReadFile("../../testdata/iocall/dd_tt_y.strace", "", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var csvb, jb bytes.Buffer
-	csvb.WriteString(strings.Join(CSVHeader, ",") + "\n")
-	for i := range want {
-		csvb.WriteString(strings.Join(CSVRecord(&want[i]), ",") + "\n")
-		jb.Write(append(want[i].AppendJSON(nil), '\n'))
-	}
+	want, csvb, jb := ddCalls(t)
 	for _, in := range []struct {
 		name string
 		data []byte
