@@ -148,22 +148,31 @@ func TestRestartFromSavedPosition(t *testing.T) {
 	stop3()
 }
 
+// readThenAppend runs a source with o on a new trace, "% h" and "ev 1",
+// with a position file (o.Path and o.PositionFile, in a temporary
+// directory), stops it once it read both lines and appends "ev 2": o for
+// the restart.
+func readThenAppend(t *testing.T, o Options) Options {
+	t.Helper()
+	dir := t.TempDir()
+	o.Path, o.PositionFile = filepath.Join(dir, "trace"), filepath.Join(dir, "pos.json")
+	appendTo(t, o.Path, "% h\nev 1\n")
+	_, c, stop := start(t, o)
+	c.waitFor(t, "% h", "ev 1")
+	stop()
+	appendTo(t, o.Path, "ev 2\n")
+	return o
+}
+
 // TestPositionWaitsForDurability: the position is saved only when the
 // pipeline released the checkpoint: a restart after lines that were never
 // made durable reads them again.
 func TestPositionWaitsForDurability(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "trace")
-	pos := filepath.Join(dir, "pos.json")
-	appendTo(t, path, "% h\nev 1\n")
-	_, c, stop := start(t, Options{Path: path, PositionFile: pos, SyncEvery: time.Millisecond})
-	c.waitFor(t, "% h", "ev 1")
-	stop()
-	appendTo(t, path, "ev 2\n")
-	_, c, stop = start(t, Options{Path: path, PositionFile: pos, SyncEvery: time.Millisecond}, true)
+	o := readThenAppend(t, Options{SyncEvery: time.Millisecond})
+	_, c, stop := start(t, o, true)
 	c.waitFor(t, "% h", "ev 2")
 	stop() // "ev 2" was never durable
-	_, c, stop = start(t, Options{Path: path, PositionFile: pos})
+	_, c, stop = start(t, Options{Path: o.Path, PositionFile: o.PositionFile})
 	c.waitFor(t, "% h", "ev 2")
 	stop()
 }
@@ -171,15 +180,9 @@ func TestPositionWaitsForDurability(t *testing.T) {
 // TestRebuild: with Rebuild, resuming in the same file reads it from its
 // start (a Paje parser needs the containers defined before).
 func TestRebuild(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "trace")
-	pos := filepath.Join(dir, "pos.json")
-	appendTo(t, path, "% h\nev 1\n")
-	_, c, stop := start(t, Options{Path: path, PositionFile: pos, Rebuild: true})
-	c.waitFor(t, "% h", "ev 1")
-	stop()
-	appendTo(t, path, "ev 2\n")
-	_, c, stop = start(t, Options{Path: path, PositionFile: pos, Rebuild: true})
+	o := readThenAppend(t, Options{Rebuild: true})
+	path := o.Path
+	_, c, stop := start(t, o)
 	c.waitFor(t, "% h", "ev 1", "ev 2")
 	stop()
 	// A stop mid-run makes the stages forget the stream (its last windows
