@@ -24,6 +24,13 @@ type Batch struct {
 	// next change). (One long-open state of another type holds Watermark back; a
 	// stage that reads one type needs only that type's.)
 	TypeWatermarks map[string]float64
+	// VariableStarts is, per variable type name, a low watermark on the
+	// starts of the pieces still to come: the earliest change not emitted
+	// yet, the piece in force included (it is emitted at the next change).
+	// A stage that places each change at its own time sweeps no further;
+	// one variable set once, of a type it does not read, no longer holds
+	// it back as it holds Watermark.
+	VariableStarts map[string]float64
 	// Meta describes the records of the stream, when their producer knows
 	// more than each record says (a signal's class, period, R, t0, rules
 	// and time unit; a prediction run's period). File sinks record it with

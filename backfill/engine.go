@@ -471,7 +471,10 @@ func (e *Engine) endSpell(w *worker, t float64) {
 	if e.sink.SpellEnd != nil && len(e.cfg.SpellLengths) > 0 {
 		e.sink.SpellEnd(SpellEnd{Worker: w.name, State: "idle", Start: w.start, End: t})
 	}
-	if e.cfg.KeepSpells {
+	if e.cfg.KeepSpells && len(e.cfg.Tasks) > 0 {
+		// For the oracle and the hindsight timeout: 16 bytes a spell,
+		// kept only when there are tasks to place (predict --spells
+		// scores forecasts alone, in memory flat in the trace).
 		w.spells = append(w.spells, w.start, t)
 	}
 	e.spellsN++

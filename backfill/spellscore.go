@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -38,25 +39,37 @@ type ReliabilityBin struct {
 }
 
 // spellScorer keeps each open spell's forecasts until the spell ends (the
-// outcome is then known) and the completed spells' lengths.
+// outcome is then known) and scores them then, but for the climatology,
+// which needs every spell of the run: for it, the outcomes are counted by
+// length asked and elapsed time (to the nanosecond; issues come at a few
+// elapsed times, multiples of --every), not kept one by one (they were 56
+// bytes an issue: 1.1 GB on 2.1 GB of StarPU trace), and it is scored at
+// the end from the spells' lengths.
 type spellScorer struct {
 	ds      []float64
 	open    map[string][]issued
-	done    []issued // scored: for the climatology at the end
+	byX     map[climKey]*climCount
 	lengths lengthHist
-	all     []float64 // every spell length (climatology)
+	all     []float64 // every spell length (climatology: 8 bytes a spell)
 	score   []SpellScore
 }
+
+type climKey struct {
+	di int
+	ns int64 // elapsed time, ns
+}
+
+// climCount is the outcomes of the issues at one climKey.
+type climCount struct{ n, hit float64 }
 
 type issued struct {
 	t, x, p, q10, q50 float64
 	di                int
 	res               float64 // residual baseline's p (NaN: no spell yet)
-	r                 float64 // remaining time, once known
 }
 
 func newSpellScorer(ds []float64) *spellScorer {
-	s := &spellScorer{ds: ds, open: map[string][]issued{}, score: make([]SpellScore, len(ds))}
+	s := &spellScorer{ds: ds, open: map[string][]issued{}, byX: map[climKey]*climCount{}, score: make([]SpellScore, len(ds))}
 	for i, d := range ds {
 		s.score[i].D, s.score[i].State = d, "idle"
 	}
@@ -71,8 +84,7 @@ func (s *spellScorer) issue(worker string, t, x float64, di int, p, q10, q50 flo
 // baseline after the outcomes it scores).
 func (s *spellScorer) end(worker string, t, length float64) {
 	for _, is := range s.open[worker] {
-		is.r = t - is.t
-		s.done = append(s.done, is)
+		s.scoreIssue(is, t-is.t)
 	}
 	s.open[worker] = s.open[worker][:0]
 	if length > 0 {
@@ -81,42 +93,70 @@ func (s *spellScorer) end(worker string, t, length float64) {
 	}
 }
 
+// scoreIssue scores a forecast whose spell lasted r more.
+func (s *spellScorer) scoreIssue(is issued, r float64) {
+	sc := &s.score[is.di]
+	d := s.ds[is.di]
+	y := 0.0
+	if r >= d {
+		y = 1
+	}
+	sc.N++
+	sc.Brier += (is.p - y) * (is.p - y)
+	res := is.res
+	if math.IsNaN(res) { // no spell completed yet: Gott's rule, the forecaster's own prior
+		res = (is.x + 1e-6) / (is.x + 1e-6 + d)
+	}
+	sc.BrierResidual += (res - y) * (res - y)
+	k := climKey{is.di, int64(math.Round(is.x * 1e9))}
+	c := s.byX[k]
+	if c == nil {
+		c = &climCount{}
+		s.byX[k] = c
+	}
+	c.n++
+	c.hit += y
+	if r >= is.q10 {
+		sc.CoverageQ10++
+	}
+	if r >= is.q50 {
+		sc.CoverageQ50++
+	}
+	b := &sc.Reliability[min(int(is.p*10), 9)]
+	b.N++
+	b.MeanP += is.p
+	b.Observed += y
+}
+
 // finish computes the scores.
 func (s *spellScorer) finish() []SpellScore {
 	slices.Sort(s.all)
-	// P(L ≥ y) over every spell, from the sorted lengths.
+	// P(L ≥ y) over every spell, from the sorted lengths. (Exact: a
+	// histogram of 1000 bins a decade moved the 1 ms climatology's Brier
+	// by 2%, spell lengths sitting on the thresholds.)
 	tail := func(y float64) float64 {
 		return float64(len(s.all) - sort.SearchFloat64s(s.all, y))
 	}
-	for _, is := range s.done {
-		sc := &s.score[is.di]
-		d := s.ds[is.di]
-		y := 0.0
-		if is.r >= d {
-			y = 1
+	// The climatology's squared errors, Σ (c − y)² over a key's issues:
+	// n·c² − 2c·hits + hits (y is 0 or 1). In the keys' order: the sum is
+	// the same from run to run.
+	keys := make([]climKey, 0, len(s.byX))
+	for k := range s.byX {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b climKey) int {
+		if a.di != b.di {
+			return a.di - b.di
 		}
-		sc.N++
-		sc.Brier += (is.p - y) * (is.p - y)
-		res := is.res
-		if math.IsNaN(res) { // no spell completed yet: Gott's rule, the forecaster's own prior
-			res = (is.x + 1e-6) / (is.x + 1e-6 + d)
-		}
-		sc.BrierResidual += (res - y) * (res - y)
+		return cmp.Compare(a.ns, b.ns)
+	})
+	for _, k := range keys {
+		c, x, d := s.byX[k], float64(k.ns)/1e9, s.ds[k.di]
 		clim := 0.5
-		if n := tail(is.x); n > 0 {
-			clim = tail(is.x+d) / n
+		if n := tail(x); n > 0 {
+			clim = tail(x+d) / n
 		}
-		sc.BrierClimatology += (clim - y) * (clim - y)
-		if is.r >= is.q10 {
-			sc.CoverageQ10++
-		}
-		if is.r >= is.q50 {
-			sc.CoverageQ50++
-		}
-		b := &sc.Reliability[min(int(is.p*10), 9)]
-		b.N++
-		b.MeanP += is.p
-		b.Observed += y
+		s.score[k.di].BrierClimatology += c.n*clim*clim - 2*clim*c.hit + c.hit
 	}
 	for i := range s.score {
 		sc := &s.score[i]

@@ -133,9 +133,9 @@ func (pr *processor) emitOwned(es []tracecast.Entity) error {
 	if pr.meta == nil && p.unit != "" {
 		pr.meta = map[string]string{"time_unit": p.unit}
 	}
-	wm, twm := pr.watermarks(len(es))
-	return pr.cq.emit(pr.cq.ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: wm, TypeWatermarks: twm, Meta: pr.meta,
-		Recycle: func() { p.recycle(es) }})
+	b := pr.batch(es)
+	b.Recycle = func() { p.recycle(es) }
+	return pr.cq.emit(pr.cq.ctx, b)
 }
 
 // entityPool is how many entity batches given back a parser keeps for

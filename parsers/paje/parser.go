@@ -355,7 +355,7 @@ func (p *Parser) Pending() int {
 // type, the earliest change not applied yet (no piece ending before it
 // comes later); bounded like Watermark.
 func (p *Parser) TypeWatermarks() map[string]float64 {
-	_, m := p.Watermarks()
+	_, m, _ := p.Watermarks()
 	return m
 }
 
@@ -366,18 +366,20 @@ func (p *Parser) TypeWatermarks() map[string]float64 {
 // minus the reorder horizon (events of different containers may come that
 // late).
 func (p *Parser) Watermark() float64 {
-	w, _ := p.Watermarks()
+	w, _, _ := p.Watermarks()
 	return w
 }
 
-// Watermarks is Watermark and TypeWatermarks, in one pass over the live
-// containers: O(live containers × types).
-func (p *Parser) Watermarks() (float64, map[string]float64) {
+// Watermarks is Watermark, TypeWatermarks and the variable types' starts
+// (tracecast.Batch.VariableStarts), in one pass over the live containers:
+// O(live containers × types).
+func (p *Parser) Watermarks() (float64, map[string]float64, map[string]float64) {
 	s := p.sim
 	p.wmVisits += int64(len(s.live))
 	bound := s.maxLine - max(p.horizon, 0)
 	w := bound
 	m := make(map[string]float64)
+	var vs map[string]float64
 	for _, c := range s.live {
 		for _, sl := range c.slotOrder {
 			if sl == nil {
@@ -394,6 +396,22 @@ func (p *Parser) Watermarks() (float64, map[string]float64) {
 			}
 			if sl.t.kind != tkState && sl.t.kind != tkVariable {
 				continue
+			}
+			if sl.t.kind == tkVariable {
+				if vs == nil {
+					vs = make(map[string]float64)
+				}
+				v, ok := vs[sl.t.name]
+				if !ok {
+					v = bound
+				}
+				if sl.hasVar {
+					v = min(v, sl.varStart)
+				}
+				if sl.vhead < len(sl.vbuf) {
+					v = min(v, sl.vbuf[sl.vhead].t)
+				}
+				vs[sl.t.name] = v
 			}
 			tw, ok := m[sl.t.name]
 			if !ok {
@@ -413,5 +431,5 @@ func (p *Parser) Watermarks() (float64, map[string]float64) {
 			m[sl.t.name] = tw
 		}
 	}
-	return w, m
+	return w, m, vs
 }

@@ -41,11 +41,11 @@ type processor struct {
 	parts []tokPart
 	// cq is the queue of tracecast.Chunk input (chunks.go).
 	cq chunkQueue
-	// wm and twm are the watermarks last computed, since the entities
-	// emitted since.
-	wm    float64
-	twm   map[string]float64
-	since int
+	// wm, twm and vstarts are the watermarks last computed, since the
+	// entities emitted since.
+	wm           float64
+	twm, vstarts map[string]float64
+	since        int
 }
 
 // minParallelLines is the smallest batch tokenized in parallel: below it,
@@ -267,19 +267,18 @@ func (pr *processor) emit(ctx context.Context, emit tracecast.Emit) error {
 	if pr.meta == nil && pr.p.unit != "" {
 		pr.meta = map[string]string{"time_unit": pr.p.unit}
 	}
-	wm, twm := pr.watermarks(len(es))
-	return emit(ctx, tracecast.Batch{Stream: pr.stream, Items: es, Watermark: wm, TypeWatermarks: twm, Meta: pr.meta})
+	return emit(ctx, pr.batch(es))
 }
 
-// watermarks returns the watermarks for a batch of n entities, computed
-// again only when it is their turn (watermarkEvery).
-func (pr *processor) watermarks(n int) (float64, map[string]float64) {
-	pr.since += n
+// batch is a batch of es with their watermarks, computed again only when
+// it is their turn (watermarkEvery).
+func (pr *processor) batch(es []tracecast.Entity) tracecast.Batch {
+	pr.since += len(es)
 	if live := len(pr.p.sim.live); pr.twm == nil || live <= watermarkAlways || pr.since*watermarkEvery >= live {
-		pr.wm, pr.twm = pr.p.Watermarks()
+		pr.wm, pr.twm, pr.vstarts = pr.p.Watermarks()
 		pr.since = 0
 	}
-	return pr.wm, pr.twm
+	return tracecast.Batch{Stream: pr.stream, Items: es, Watermark: pr.wm, TypeWatermarks: pr.twm, VariableStarts: pr.vstarts, Meta: pr.meta}
 }
 
 // watermarkEvery: the watermarks cost O(live containers), so they are
