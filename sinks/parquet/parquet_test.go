@@ -493,6 +493,8 @@ func TestEveryRecordTable(t *testing.T) {
 		[]tracecast.TaskModel{{ID: "duration_s/GEMM/CPU", Group: "GEMM/CPU", Target: "duration_s", N: 3, Model: []byte(`{"terms":["1"]}`), EmittedAt: at}},
 		[]tracecast.HitRate{{Trace: "t", Window: 100, Compared: 3, Hits: 2, HitRate: 2.0 / 3}, {Trace: "t", Window: 5000, HitRate: nan}},
 		[]tracecast.KSTest{{N1: 4, N2: 3, D: 1, DNum: 12, DDen: 12, P: 0.02, Reject: true, Method: "matlab"}},
+		[]tracecast.Explanation{{ID: "x", Run: "r", Query: "idle>=1", Horizon: 0.1, Method: "auto", Kind: "expert", Name: "learner", Present: true, N: 9, MSE: 0.02, Weight: 0.2, Coefficient: nan, SD: nan, ImportanceLearner: nan, ImportanceMix: nan},
+			{ID: "y", Run: "r", Query: "idle>=1", Horizon: 0.1, Method: "auto", Kind: "feature", Name: "ready_tasks", MSE: nan, Weight: nan, Coefficient: nan, SD: nan, ImportanceLearner: nan, ImportanceMix: nan}},
 	}
 	if len(batches) != len(arrow.RecordTables("")) {
 		t.Fatalf("%d batches for %d record tables", len(batches), len(arrow.RecordTables("")))
