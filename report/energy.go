@@ -22,7 +22,7 @@ const MinFitCover = 0.99
 const PoorFitR2 = 0.9
 
 // Energy is the energy report of a run: per node, the measured energy and
-// seed 000's prediction from the per-state powers, given or fitted. Its
+// Yang et al. (2014)'s prediction from the per-state powers, given or fitted. Its
 // JSON form is model.json. What the model could not say is null with the
 // reason beside it (fit_error, idle_fraction_error), never a number that
 // means nothing: the measured energies stand without a model.
@@ -43,7 +43,7 @@ type Energy struct {
 	// RunS is the longest node run; EDP = Measured·RunS.
 	RunS float64 `json:"run_s"`
 	EDP  float64 `json:"edp_js"`
-	// IdleFraction is seed 003's s: idle-power energy over total energy.
+	// IdleFraction is Anger's (2016) s: idle-power energy over total energy.
 	// Null, with IdleFractionErr, when the idle power exceeds the run's
 	// mean power: s would be above 1, the dynamic energy negative.
 	IdleFraction    *float64 `json:"idle_fraction"`

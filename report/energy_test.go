@@ -56,7 +56,7 @@ func synthetic(withGap bool) *energy.Result {
 func TestNewEnergy(t *testing.T) {
 	given := models.StatePowers{Idle: 90, App: 130, Storage: 90, Net: 90}
 	// The increments given for the powers (what the energy command's help
-	// once said): seed 000's model would predict a negative energy.
+	// once said): Yang et al. (2014)'s model would predict a negative energy.
 	increments := models.StatePowers{Idle: 100, App: 15, Net: 5}
 	// An idle power above the run's 120 W mean: the prediction stands (the
 	// inaccuracy says how poor it is), the idle fraction would exceed 1.

@@ -34,7 +34,7 @@ func approx(t *testing.T, m map[string]any, key string, want, tol float64) {
 	}
 }
 
-// Seed 001 Table 4, i5 760 row.
+// Srinivasan and Bellur (2014), Table 4, i5 760 row.
 func TestPowermodelCLI(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "i5.json")

@@ -123,7 +123,7 @@ func TestGenerateFixtures(t *testing.T) {
 	start := math.Floor(tl.T0*100) / 100
 	// RAPL counter at 100 Hz, wrapping at 20 J.
 	var b bytes.Buffer
-	b.WriteString("# project-made fixture: RAPL energy_uj of node0 for the demo StarPU trace, ground truth seed 000 Taurus powers\n")
+	b.WriteString("# project-made fixture: RAPL energy_uj of node0 for the demo StarPU trace, ground truth Yang et al. (2014) Taurus powers\n")
 	b.WriteString("time,node,energy_uj,max_energy_range_uj\n")
 	const rng = 20_000_000
 	cum := 123456.0
