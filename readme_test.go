@@ -1033,3 +1033,16 @@ func TestCommandDocsListed(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMELength: the README is the front door, what tracecast is and
+// one example per job, at most 250 lines; the manual is docs/. (It had
+// grown to 1132 lines, and crept back to 254 as features came in.)
+func TestREADMELength(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte("\n")); n > 250 {
+		t.Errorf("README.md has %d lines, at most 250: move the details to docs/", n)
+	}
+}
