@@ -4,6 +4,7 @@
 package arrowtest
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"testing"
@@ -18,12 +19,11 @@ import (
 // ReadIPC reads the Arrow IPC file at path: its schema and its records.
 func ReadIPC(t testing.TB, path string) (*arrow.Schema, []arrow.Record) {
 	t.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
+	r, err := ipc.NewFileReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
