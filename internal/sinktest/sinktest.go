@@ -1,6 +1,8 @@
-// Package sinktest drives the sinks in their tests and benchmarks: batches
-// written through a sink and closed, and the benchmarks of a file sink on
-// the entities of the trace TRACECAST_BENCH_TRACE names.
+// Package sinktest drives the sinks in their tests and benchmarks: sample
+// entities of every nature and their rows, batches written through a sink
+// and closed, a file sink's commit on Close and its Abort, and the
+// benchmarks of a file sink on the entities of the trace
+// TRACECAST_BENCH_TRACE names.
 package sinktest
 
 import (

@@ -17,32 +17,15 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/sinktest"
 )
 
-// sampleEntities returns n entities cycling through every nature.
+// sampleEntities returns n entities cycling through every nature, one
+// time unit apart.
 func sampleEntities(n int) []tracecast.Entity {
-	out := make([]tracecast.Entity, n)
-	for i := range out {
-		e := tracecast.Entity{
-			Nature:    tracecast.Nature(i%5 + 1),
-			Container: fmt.Sprintf("C%d", i%3),
-			Type:      "T",
-			Start:     float64(i),
-			End:       float64(i) + 0.5,
-			Value:     fmt.Sprintf("v%d", i),
-		}
-		switch e.Nature {
-		case tracecast.NatureState:
-			e.Imbrication = i % 2
-			e.Ext = &tracecast.EntityExt{Extra: []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `a"b`}}}
-		case tracecast.NatureVariable:
-			e.Number = float64(i) * 1.5
-		case tracecast.NatureLink:
-			e.Ext = &tracecast.EntityExt{StartContainer: "a", EndContainer: "b", Key: fmt.Sprintf("k%d", i)}
-		}
-		out[i] = e
-	}
-	return out
+	return sinktest.Entities(n, func(i int) (float64, float64, string) {
+		return float64(i), float64(i) + 0.5, fmt.Sprintf("v%d", i)
+	})
 }
 
 // readAll reads every record of an IPC file or stream with the Go reader and
@@ -98,21 +81,6 @@ func readAll(t *testing.T, path string, format Format) (*arrow.Schema, []string)
 	return sr.Schema(), rows
 }
 
-func entityRow(e tracecast.Entity) string {
-	num, sc, ec, key, extra := "null", "null", "null", "null", "null"
-	if e.Nature == tracecast.NatureVariable {
-		num = fmt.Sprint(e.Number)
-	}
-	if e.Nature == tracecast.NatureLink {
-		sc, ec, key = e.StartContainer(), e.EndContainer(), e.Key()
-	}
-	if len(e.Extra()) > 0 {
-		extra = `{"Size":"42","Tag":"a\"b"}`
-	}
-	return strings.Join([]string{e.Nature.String(), e.Container, e.Type, fmt.Sprint(e.Start), fmt.Sprint(e.End),
-		fmt.Sprint(e.End - e.Start), fmt.Sprint(e.Imbrication), e.Value, num, sc, ec, key, extra}, "|")
-}
-
 func TestSinkRoundTrip(t *testing.T) {
 	for _, format := range []Format{FormatFile, FormatStream} {
 		t.Run(string(format), func(t *testing.T) {
@@ -124,25 +92,7 @@ func TestSinkRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			ents := sampleEntities(23)
-			for _, b := range [][]tracecast.Entity{ents[:10], {}, ents[10:20], ents[20:]} {
-				if err := s.Write(t.Context(), tracecast.Batch{Items: b}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if format == FormatFile {
-				if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-					t.Errorf("%s exists before Close (err %v): readers could open a file without footer", path, err)
-				}
-			}
-			if err := s.Close(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Close(t.Context()); err != nil {
-				t.Errorf("second Close: %v", err)
-			}
-			if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("temporary file left behind: %v", err)
-			}
+			sinktest.CommitOnClose(t, s, path, format == FormatFile, ents[:10], []tracecast.Entity{}, ents[10:20], ents[20:])
 			if s.Rows() != 23 || s.Batches() != 3 {
 				t.Errorf("rows %d batches %d, want 23 and 3", s.Rows(), s.Batches())
 			}
@@ -157,7 +107,7 @@ func TestSinkRoundTrip(t *testing.T) {
 				t.Fatalf("%d rows, want %d", len(rows), len(ents))
 			}
 			for i, e := range ents {
-				if want := entityRow(e); rows[i] != want {
+				if want := sinktest.EntityRow(e); rows[i] != want {
 					t.Errorf("row %d\n got %s\nwant %s", i, rows[i], want)
 				}
 			}
@@ -487,30 +437,10 @@ func TestAbort(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			path := filepath.Join(t.TempDir(), "out")
-			old := []byte("an older output")
-			if err := os.WriteFile(path, old, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s, err := New(Options{Path: path, Format: format, Allocator: mem, InPlace: tc.inPlace})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Write(t.Context(), tracecast.Batch{Items: sampleEntities(7)}); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Abort(); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Close(t.Context()); err != nil {
-				t.Errorf("Close after Abort: %v", err)
-			}
-			if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("Abort left PATH.tmp: %v", err)
-			}
+			sinktest.AbortOver(t, path, func(path string) (tracecast.Sink, error) {
+				return New(Options{Path: path, Format: format, Allocator: mem, InPlace: tc.inPlace})
+			}, sampleEntities(7), !tc.inPlace)
 			if !tc.inPlace {
-				if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, old) {
-					t.Errorf("Abort changed %s: %q, %v", path, got, err)
-				}
 				return
 			}
 			if _, rows := readAll(t, path, format); len(rows) != 7 {

@@ -1,8 +1,6 @@
 package parquet
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -22,33 +20,16 @@ import (
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/arrowtest"
 	"github.com/tracecast/tracecast/internal/duckdbtest"
+	"github.com/tracecast/tracecast/internal/sinktest"
 	"github.com/tracecast/tracecast/sinks/arrow"
 )
 
-// entities returns n entities cycling through every nature.
+// entities returns n entities cycling through every nature, at uneven
+// times, with repeated values.
 func entities(n int) []tracecast.Entity {
-	out := make([]tracecast.Entity, n)
-	for i := range out {
-		e := tracecast.Entity{
-			Nature:    tracecast.Nature(i%5 + 1),
-			Container: fmt.Sprintf("C%d", i%3),
-			Type:      "T",
-			Start:     float64(i) * 0.37,
-			End:       float64(i)*0.37 + float64(i%7)/8,
-			Value:     fmt.Sprintf("v%d", i%11),
-		}
-		switch e.Nature {
-		case tracecast.NatureState:
-			e.Imbrication = i % 2
-			e.Ext = &tracecast.EntityExt{Extra: []tracecast.Field{{Name: "Size", Value: "42"}, {Name: "Tag", Value: `a"b`}}}
-		case tracecast.NatureVariable:
-			e.Number = float64(i) * 1.5
-		case tracecast.NatureLink:
-			e.Ext = &tracecast.EntityExt{StartContainer: "a", EndContainer: "b", Key: fmt.Sprintf("k%d", i)}
-		}
-		out[i] = e
-	}
-	return out
+	return sinktest.Entities(n, func(i int) (float64, float64, string) {
+		return float64(i) * 0.37, float64(i)*0.37 + float64(i%7)/8, fmt.Sprintf("v%d", i%11)
+	})
 }
 
 // readTable reads a Parquet file back with arrow/go's reader and returns
@@ -109,23 +90,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	ents := entities(23)
-	for _, b := range [][]tracecast.Entity{ents[:10], {}, ents[10:20], ents[20:]} {
-		if err := s.Write(t.Context(), tracecast.Batch{Items: b}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s exists before Close (err %v): readers could open a file without footer", path, err)
-	}
-	if err := s.Close(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(t.Context()); err != nil {
-		t.Errorf("second Close: %v", err)
-	}
-	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("temporary file left behind: %v", err)
-	}
+	sinktest.CommitOnClose(t, s, path, true, ents[:10], []tracecast.Entity{}, ents[10:20], ents[20:])
 	if s.Rows() != 23 || s.RowGroups() != 1 {
 		t.Errorf("rows %d, row groups %d; want 23 and 1", s.Rows(), s.RowGroups())
 	}
@@ -141,18 +106,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("%d rows, want %d", len(got), len(ents))
 	}
 	for i, e := range ents {
-		num, sc, ec, key, extra := "null", "null", "null", "null", "null"
-		switch e.Nature {
-		case tracecast.NatureVariable:
-			num = fmt.Sprint(e.Number)
-		case tracecast.NatureLink:
-			sc, ec, key = e.StartContainer(), e.EndContainer(), e.Key()
-		case tracecast.NatureState:
-			extra = `{"Size":"42","Tag":"a\"b"}`
-		}
-		want := strings.Join([]string{e.Nature.String(), e.Container, e.Type, fmt.Sprint(e.Start), fmt.Sprint(e.End),
-			fmt.Sprint(e.End - e.Start), fmt.Sprint(e.Imbrication), e.Value, num, sc, ec, key, extra}, "|")
-		if got[i] != want {
+		if want := sinktest.EntityRow(e); got[i] != want {
 			t.Errorf("row %d\n got %s\nwant %s", i, got[i], want)
 		}
 	}
@@ -550,30 +504,9 @@ func ptr(f float64) *float64 { return &f }
 func TestAbort(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	path := filepath.Join(t.TempDir(), "entities.parquet")
-	old := []byte("an older output")
-	if err := os.WriteFile(path, old, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Options{Path: path, RowGroupRows: 5, Allocator: mem})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Write(t.Context(), tracecast.Batch{Items: entities(12)}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Abort(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(t.Context()); err != nil {
-		t.Errorf("Close after Abort: %v", err)
-	}
-	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, old) {
-		t.Errorf("Abort changed %s: %q, %v", path, got, err)
-	}
-	if _, err := os.Stat(path + ".tmp"); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("Abort left PATH.tmp: %v", err)
-	}
+	sinktest.AbortOver(t, filepath.Join(t.TempDir(), "entities.parquet"), func(path string) (tracecast.Sink, error) {
+		return New(Options{Path: path, RowGroupRows: 5, Allocator: mem})
+	}, entities(12), true)
 }
 
 // TestRootIsNotRepeated: the schema's root is written REQUIRED, as Arrow
