@@ -214,7 +214,7 @@ sources:
   watts: {type: file, path: %q, parser: {type: power, format: csv}}
 stages:
   idle: {type: predict, inputs: [trace], rules: starpu, class: idle, period: 1, window: 100, queries: ["idle>=50%%", "idle>=100%%"], time_unit: ms}
-  fc: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=50%%"], horizons: [100ms], skill_every: 1s, time_unit: ms}
+  fc: {type: forecast, inputs: [trace], rules: starpu, queries: ["idle>=50%%"], horizons: [100ms], skill_every: 1s, explain: true, time_unit: ms}
   sig: {type: signal, inputs: [trace], rules: starpu, class: idle, period: 1}
   energy: {type: energy, inputs: [trace, power], window: 0.5}
   tk: {type: tasks, inputs: [trace]}
