@@ -298,8 +298,10 @@ func (f *Feed) Sweep(w float64) {
 	// container's events and the variables' are a run in that order
 	// already, or nearly: the runs are sorted, then merged (a sort of
 	// them all was 12% of predict's time).
-	f.merged = mergeRuns(f.queue[from:], f.runs, from, f.merged[:0], byEvent)
-	copy(f.queue[from:], f.merged)
+	if m := mergeRuns(f.queue[from:], f.runs, from, f.merged[:0], byEvent); m != nil {
+		f.merged = m
+		copy(f.queue[from:], m)
+	}
 }
 
 // byEvent is the queue's order.
@@ -315,7 +317,8 @@ func byEvent(a, b event) int {
 
 // mergeRuns sorts the runs of s — s[starts[i]−off : starts[i+1]−off], the
 // last to the end — and merges them into out (returned): the order of
-// sorting s by cmp, a total order. A binary heap of the runs' heads.
+// sorting s by cmp, a total order. A binary heap of the runs' heads. Nil
+// when s is then in order already (one run or none).
 func mergeRuns[T any](s []T, starts []int, off int, out []T, cmp func(a, b T) int) []T {
 	type run struct{ i, end int }
 	var heap []run
@@ -332,7 +335,7 @@ func mergeRuns[T any](s []T, starts []int, off int, out []T, cmp func(a, b T) in
 		}
 	}
 	if len(heap) <= 1 {
-		return append(out, s...)
+		return nil
 	}
 	less := func(a, b int) bool { return cmp(s[heap[a].i], s[heap[b].i]) < 0 }
 	down := func(i int) {
