@@ -79,7 +79,7 @@ deps:
 # of the backfill engine, a one-minute soak of the live service (broker
 # restarts and a full broker disk: tools/soak) and a reduced reproduction
 # of the window-size study: under 8 minutes on 2 cores from git clone
-# (7 min 47 s on 2026-12-07, docs/layout.md). The fault suite
+# (7 min 20 s on 2026-12-07, docs/layout.md). The fault suite
 # (make chaos, about 20 min) is a longer check and has its own target, as
 # does the 30-minute soak (make soak). Tests that need ../shared skip
 # with a message when it is absent. The fuzzing passes run a number
