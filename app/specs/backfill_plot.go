@@ -10,11 +10,9 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	bf "github.com/tracecast/tracecast/backfill"
+	"github.com/tracecast/tracecast/internal/svgpanels"
 )
 
 // policyColors are the value plot's colours, in bf.Policies' order.
@@ -42,11 +40,8 @@ func WriteValuePlot(w io.Writer, res *bf.Result) error {
 	if len(ds) == 0 {
 		return errors.New("no backfill result to plot")
 	}
-	const panelH = 4 * vg.Inch
-	width, height := 7*vg.Inch, vg.Length(len(ds))*panelH
-	c := vgsvg.New(width, height)
-	dc := draw.New(c)
-	for i, d := range ds {
+	return svgpanels.Write(w, len(ds), func(i int) (*plot.Plot, error) {
+		d := ds[i]
 		p := plot.New()
 		p.Title.Text = fmt.Sprintf("value of backfilling, tasks of %g s (V below %g drawn at %g)", d, clipV, clipV)
 		p.X.Label.Text = "α (cost of a second of waste or delay, in seconds of back-end work)"
@@ -83,17 +78,13 @@ func WriteValuePlot(w io.Writer, res *bf.Result) error {
 			})
 			l, pts, err := plotter.NewLinePoints(xys)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			l.Color, pts.Color = policyColors[k], policyColors[k]
 			p.Add(l, pts)
 			p.Legend.Add(pol, l, pts)
 		}
 		p.Legend.Top, p.Legend.Left = false, false
-		// Panels from the top down.
-		top := height - vg.Length(i)*panelH
-		p.Draw(draw.Crop(dc, 0, 0, top-panelH, -(height - top)))
-	}
-	_, err := c.WriteTo(w)
-	return err
+		return p, nil
+	})
 }

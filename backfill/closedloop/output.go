@@ -17,9 +17,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	bf "github.com/tracecast/tracecast/backfill"
+	"github.com/tracecast/tracecast/internal/svgpanels"
 )
 
 // lengths are the task lengths of rows, in order.
@@ -132,11 +132,8 @@ func WritePlot(w io.Writer, res *Result) error {
 	if len(ds) == 0 {
 		return fmt.Errorf("no closed-loop result to plot")
 	}
-	const panelH = 4 * vg.Inch
-	width, height := 7*vg.Inch, vg.Length(len(ds))*panelH
-	c := vgsvg.New(width, height)
-	dc := draw.New(c)
-	for i, d := range ds {
+	return svgpanels.Write(w, len(ds), func(i int) (*plot.Plot, error) {
+		d := ds[i]
 		p := plot.New()
 		m := res.Means[0]
 		p.Title.Text = fmt.Sprintf("closed loop, %d tasks on %d workers, back-end tasks of %s (%d DAGs)", m.Tasks, m.Workers, label(d), res.Seeds)
@@ -152,7 +149,7 @@ func WritePlot(w io.Writer, res *Result) error {
 		if len(curve) > 0 {
 			l, pts, err := plotter.NewLinePoints(curve)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			pts.Shape = draw.CircleGlyph{}
 			p.Add(l, pts)
@@ -173,7 +170,7 @@ func WritePlot(w io.Writer, res *Result) error {
 			}
 			s, err := plotter.NewScatter(xy)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			s.Color, s.Shape, s.Radius = plotColors[pol], draw.BoxGlyph{}, vg.Points(4)
 			if pol == bf.Forecast {
@@ -186,11 +183,8 @@ func WritePlot(w io.Writer, res *Result) error {
 		// reaches.
 		p.Legend.Top, p.Legend.Left = true, true
 		p.X.Min = math.Min(p.X.Min, 0)
-		top := height - vg.Length(i)*panelH
-		p.Draw(draw.Crop(dc, 0, 0, top-panelH, -(height - top)))
-	}
-	_, err := c.WriteTo(w)
-	return err
+		return p, nil
+	})
 }
 
 // WriteFiles writes DIR/closedloop.jsonl (WriteJSON) and DIR/frontier.svg
