@@ -68,21 +68,17 @@ type Feed struct {
 	perSec float64
 	lim    Limits
 
-	conts map[string]*cont // selected containers
-	byID  []*cont          // in order of appearance (event.who)
-	order []*cont          // by name, for a deterministic sweep
-	dirty bool             // order needs sorting
-	// vars are the variable pieces and submissions not swept,
-	// vars[:varsSorted] by time.
-	vars       []varItem
-	varsSorted int
-	varScratch []varItem
-	queue      []event // swept, not applied, in time order
-	qhead      int
-	runs       []int   // Sweep's: where each container's events start
-	merged     []event // Sweep's merge buffer
-	seq        uint64
-	held       int // entities held (pending states and variables)
+	conts  map[string]*cont // selected containers
+	byID   []*cont          // in order of appearance (event.who)
+	order  []*cont          // by name, for a deterministic sweep
+	dirty  bool             // order needs sorting
+	vars   pend[varItem]    // the variable pieces and submissions not swept, by time
+	queue  []event          // swept, not applied, in time order
+	qhead  int
+	runs   []int   // Sweep's: where each container's events start
+	merged []event // Sweep's merge buffer
+	seq    uint64
+	held   int // entities held (pending states and variables)
 
 	// ready and submitted are the task counts by container (varIDs),
 	// NaN before the first.
@@ -98,12 +94,9 @@ type Feed struct {
 type cont struct {
 	name string
 	id   int32
-	// pending are the states not swept: pending[:sorted] in (start,
-	// imbrication, arrival) order, the rest as they arrived since the
-	// last sweep (nested states come innermost first).
-	pending []item
-	sorted  int
-	scratch []item
+	// pending are the states not swept, by (start, imbrication,
+	// arrival) once swept (nested states come innermost first).
+	pending pend[item]
 	stack   []item // open states, innermost last
 	// Applied state: the innermost state's value, since when, its class
 	// and since when the container has been in it.
@@ -234,12 +227,12 @@ func (f *Feed) Add(es []tracecast.Entity) {
 			// back while a count stays put (the ready count at 0 through
 			// a run's drain). The feed knows a count from the end of its
 			// piece: the value it had before its last change.
-			f.vars = append(f.vars, varItem{t: end, v: e.Number, who: id, submitted: e.Type == SubmittedVariable, seq: f.seq})
+			f.vars.push(varItem{t: end, v: e.Number, who: id, submitted: e.Type == SubmittedVariable, seq: f.seq})
 			continue
 		case e.Type == UserThreadType:
 			f.held++
 			f.seq++
-			f.vars = append(f.vars, varItem{t: end, submit: true, seq: f.seq})
+			f.vars.push(varItem{t: end, submit: true, seq: f.seq})
 			continue
 		}
 		c := f.conts[e.Container]
@@ -250,7 +243,7 @@ func (f *Feed) Add(es []tracecast.Entity) {
 		}
 		f.held++
 		f.seq++
-		c.pending = append(c.pending, item{start: start, end: end, imb: e.Imbrication, value: e.Value, seq: f.seq})
+		c.pending.push(item{start: start, end: end, imb: e.Imbrication, value: e.Value, seq: f.seq})
 	}
 }
 
@@ -276,9 +269,8 @@ func (f *Feed) Sweep(w float64) {
 		f.sweepCont(c, w)
 	}
 	f.runs = append(f.runs, len(f.queue))
-	f.vars, f.varScratch = mergeNew(f.vars, f.varsSorted, f.varScratch, byTime)
 	k := 0
-	for _, v := range f.vars {
+	for _, v := range f.vars.order(byTime) {
 		if !(v.t < w) {
 			break
 		}
@@ -290,8 +282,7 @@ func (f *Feed) Sweep(w float64) {
 		k++
 	}
 	f.held -= k
-	f.vars = dropFront(f.vars, k)
-	f.varsSorted = len(f.vars)
+	f.vars.drop(k)
 	// The events of one sweep, by time, then by arrival, then by kind (a
 	// state's end and the change it makes share its arrival): a total
 	// order, so the result is the same whatever the batches. Each
@@ -385,10 +376,10 @@ func eventLess(a, b *event) bool {
 // a state ends at its end), queueing its changes of innermost state and
 // the durations of the states that ended before w.
 func (f *Feed) sweepCont(c *cont, w float64) {
-	c.pending, c.scratch = mergeNew(c.pending, c.sorted, c.scratch, byStart)
+	pending := c.pending.order(byStart)
 	k := 0
-	for ; k < len(c.pending) && c.pending[k].start < w; k++ {
-		s := c.pending[k]
+	for ; k < len(pending) && pending[k].start < w; k++ {
+		s := pending[k]
 		f.closeUntil(c, s.start)
 		for len(c.stack) > 0 && c.stack[len(c.stack)-1].imb >= s.imb {
 			top := c.stack[len(c.stack)-1]
@@ -399,21 +390,8 @@ func (f *Feed) sweepCont(c *cont, w float64) {
 		f.top(c, s.start, s.seq)
 	}
 	f.held -= k
-	c.pending = dropFront(c.pending, k)
-	c.sorted = len(c.pending)
+	c.pending.drop(k)
 	f.closeUntil(c, w)
-}
-
-// dropFront removes s[:k], moving the rest (the few entities past the
-// watermark) to the front: slicing s[k:] instead made every append past
-// the array's end allocate a new one, 600 bytes an entity.
-func dropFront[T any](s []T, k int) []T {
-	if k == 0 {
-		return s
-	}
-	n := copy(s, s[k:])
-	clear(s[n:])
-	return s[:n]
 }
 
 // closeUntil ends the open states that end by t.
@@ -432,57 +410,6 @@ func (f *Feed) closeUntil(c *cont, t float64) {
 // learn queues a state's duration, known at its end.
 func (f *Feed) learn(_ *cont, s item, end float64) {
 	f.queue = append(f.queue, event{t: end, kind: evLearn, value: s.value, x: end - s.start, seq: s.seq})
-}
-
-// mergeNew sorts s[n:], the items come since s[:n] was sorted, and merges
-// the two (into scratch, returned with s's old array as the next
-// scratch): O(new·log new + held) per sweep, not a sort of all held.
-func mergeNew[T any](s []T, n int, scratch []T, cmp func(a, b T) int) ([]T, []T) {
-	if n == len(s) {
-		return s, scratch
-	}
-	fresh := s[n:]
-	sortNearly(fresh, cmp)
-	if n == 0 || cmp(s[n-1], fresh[0]) <= 0 {
-		return s, scratch
-	}
-	out := scratch[:0]
-	i, j := 0, n
-	for i < n && j < len(s) {
-		if cmp(s[j], s[i]) < 0 {
-			out = append(out, s[j])
-			j++
-		} else {
-			out = append(out, s[i])
-			i++
-		}
-	}
-	out = append(out, s[i:n]...)
-	out = append(out, s[j:]...)
-	return out, s[:0]
-}
-
-// sortNearly sorts s by cmp. What the feed sorts is nearly in order (a
-// container's states arrive at their end, an enclosing state after those
-// it encloses): an insertion sort, O(len + displacement), which gives up
-// for slices.SortFunc once it has moved more than 8 items per item, so
-// that a hostile order costs O(n log n).
-func sortNearly[T any](s []T, cmp func(a, b T) int) {
-	budget := 8 * len(s)
-	for i := 1; i < len(s); i++ {
-		if cmp(s[i-1], s[i]) <= 0 {
-			continue
-		}
-		x, j := s[i], i
-		for ; j > 0 && cmp(x, s[j-1]) < 0; j-- {
-			s[j] = s[j-1]
-		}
-		s[j] = x
-		if budget -= i - j; budget < 0 {
-			slices.SortFunc(s, cmp)
-			return
-		}
-	}
 }
 
 // byTime and byStart are total orders (arrival last): an unstable sort
