@@ -30,6 +30,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/strmemo"
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
@@ -68,12 +69,12 @@ type Feed struct {
 	perSec float64
 	lim    Limits
 
-	conts  map[string]*cont // selected containers
-	byID   []*cont          // in order of appearance (event.who)
-	order  []*cont          // by name, for a deterministic sweep
-	dirty  bool             // order needs sorting
-	vars   pend[varItem]    // the variable pieces and submissions not swept, by time
-	queue  []event          // swept, not applied, in time order
+	conts  strmemo.Map[*cont] // selected containers
+	byID   []*cont            // in order of appearance (event.who)
+	order  []*cont            // by name, for a deterministic sweep
+	dirty  bool               // order needs sorting
+	vars   pend[varItem]      // the variable pieces and submissions not swept, by time
+	queue  []event            // swept, not applied, in time order
 	qhead  int
 	runs   []int   // Sweep's: where each container's events start
 	merged []event // Sweep's merge buffer
@@ -84,7 +85,7 @@ type Feed struct {
 	// NaN before the first.
 	varIDs           map[string]int32
 	ready, submitted []float64
-	model            map[string]*duration
+	model            strmemo.Map[*duration]
 	lastSubmit       float64
 	dropped          int
 }
@@ -173,8 +174,8 @@ func New(rules *signal.Rules, class signal.Class, perSec float64, lim Limits) *F
 	if lim.MaxValues <= 0 {
 		lim.MaxValues = DefaultMaxValues
 	}
-	return &Feed{rules: rules, class: class, perSec: perSec, lim: lim, conts: map[string]*cont{},
-		varIDs: map[string]int32{}, model: map[string]*duration{}, lastSubmit: math.NaN()}
+	return &Feed{rules: rules, class: class, perSec: perSec, lim: lim,
+		varIDs: map[string]int32{}, lastSubmit: math.NaN()}
 }
 
 // Watermark is the instant before which a Feed has every entity it reads
@@ -235,10 +236,11 @@ func (f *Feed) Add(es []tracecast.Entity) {
 			f.vars.push(varItem{t: end, submit: true, seq: f.seq})
 			continue
 		}
-		c := f.conts[e.Container]
+		c, _ := f.conts.Get(e.Container)
 		if c == nil {
 			c = &cont{name: e.Container, id: int32(len(f.byID)), cls: f.rules.Outside}
-			f.conts[e.Container], f.order, f.dirty = c, append(f.order, c), true
+			f.conts.Put(e.Container, c)
+			f.order, f.dirty = append(f.order, c), true
 			f.byID = append(f.byID, c)
 		}
 		f.held++
@@ -477,13 +479,13 @@ func (f *Feed) apply(ev *event) {
 	case evSubmit:
 		f.lastSubmit = ev.t
 	case evLearn:
-		d := f.model[ev.value]
+		d, _ := f.model.Get(ev.value)
 		if d == nil {
-			if len(f.model) >= f.lim.MaxValues {
+			if f.model.Len() >= f.lim.MaxValues {
 				return
 			}
 			d = &duration{}
-			f.model[ev.value] = d
+			f.model.Put(ev.value, d)
 		}
 		d.add(ev.x)
 	case evVar:
@@ -508,7 +510,7 @@ func (f *Feed) Context(t float64, c *fc.Context) {
 			continue
 		}
 		rem := math.NaN()
-		if d := f.model[k.value]; d != nil && k.value != "" {
+		if d, _ := f.model.Get(k.value); d != nil && k.value != "" {
 			rem = d.remaining(t - k.since)
 		}
 		switch {

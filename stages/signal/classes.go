@@ -31,6 +31,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/tracecast/tracecast/internal/strmemo"
 )
 
 // Class is what a container is doing.
@@ -83,7 +85,7 @@ type Rules struct {
 	Rules         []Rule
 	Default       Class
 	Outside       Class
-	cache         map[string]Class
+	cache         *strmemo.Map[Class]
 }
 
 // StarPU is the default for StarPU traces: a worker computes while a task
@@ -171,13 +173,13 @@ func (r *Rules) Compile() error {
 			rule.set[v] = true
 		}
 	}
-	r.cache = make(map[string]Class)
+	r.cache = &strmemo.Map[Class]{}
 	return nil
 }
 
 // Classify gives the class of a state value (memoised: state values repeat).
 func (r *Rules) Classify(value string) Class {
-	if c, ok := r.cache[value]; ok {
+	if c, ok := r.cache.Get(value); ok {
 		return c
 	}
 	c := r.Default
@@ -188,8 +190,8 @@ func (r *Rules) Classify(value string) Class {
 			break
 		}
 	}
-	if len(r.cache) < 1<<16 {
-		r.cache[value] = c
+	if r.cache.Len() < 1<<16 {
+		r.cache.Put(value, c)
 	}
 	return c
 }

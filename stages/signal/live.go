@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/internal/strmemo"
 )
 
 // Live samples the signal while the trace is still being read, for a given
@@ -23,7 +24,7 @@ type Live struct {
 	rules   *Rules
 	class   Class
 	period  float64
-	conts   map[string]*liveCont
+	conts   strmemo.Map[*liveCont]
 	counts  [NumClasses]int32
 	r       int
 	t0      float64
@@ -89,7 +90,7 @@ func (a *pendingSpan) before(b *pendingSpan) bool {
 
 // NewLive returns a live sampler of class c at period (trace units).
 func NewLive(r *Rules, c Class, period float64) *Live {
-	return &Live{rules: r, class: c, period: period, conts: make(map[string]*liveCont), swept: math.Inf(-1), end: math.Inf(-1)}
+	return &Live{rules: r, class: c, period: period, swept: math.Inf(-1), end: math.Inf(-1)}
 }
 
 // MergeRuns keeps consecutive states of a container in one class as one
@@ -141,7 +142,7 @@ func (l *Live) FromStart(r int) {
 // first sample depends on how far the first batch reached).
 func (l *Live) RBefore(t float64) int {
 	n := 0
-	for _, c := range l.conts {
+	for _, c := range l.order {
 		if c.stack != nil && c.first < t {
 			n++
 		}
@@ -162,10 +163,10 @@ func (l *Live) Add(es []tracecast.Entity) {
 		if e.Nature != tracecast.NatureState || e.Type != l.rules.StateType {
 			continue
 		}
-		c := l.conts[e.Container]
+		c, _ := l.conts.Get(e.Container)
 		if c == nil {
 			c = &liveCont{name: e.Container, cur: l.rules.Outside, mergeRuns: l.mergeRuns}
-			l.conts[e.Container] = c
+			l.conts.Put(e.Container, c)
 			l.order, l.sorted = append(l.order, c), false
 		}
 		sp := span{start: e.Start, end: e.End, imb: int32(e.Imbrication), class: l.rules.Classify(e.Value)}
@@ -455,7 +456,7 @@ func (l *Live) Err() error { return l.err }
 // with it.
 func (l *Live) StartedWithin(a, b float64) int {
 	n := 0
-	for _, c := range l.conts {
+	for _, c := range l.order {
 		if c.stack != nil && c.first > a && c.first < b {
 			n++
 		}

@@ -44,7 +44,8 @@ func nestWork(t *testing.T, n int) (int, []float64) {
 		l.Changes(0, fn)
 	}
 	l.Changes(math.Inf(1), fn)
-	return l.conts["A"].work, ts
+	c, _ := l.conts.Get("A")
+	return c.work, ts
 }
 
 // TestLiveDeepNestingScales: nested states arrive innermost first, each
@@ -128,7 +129,7 @@ func TestLiveKeepsClassRuns(t *testing.T) {
 			}
 			l.Changes(0, func(float64, int, int) {})
 		}
-		if c := l.conts["A"]; merge && len(c.buf)-c.head+len(c.late) != 3 {
+		if c, _ := l.conts.Get("A"); merge && len(c.buf)-c.head+len(c.late) != 3 {
 			t.Fatalf("%d spans buffered for 3 class runs", len(c.buf)-c.head+len(c.late))
 		}
 		var got []change
