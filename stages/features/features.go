@@ -286,8 +286,9 @@ func (f *Feed) Sweep(w float64) {
 	f.held -= k
 	f.vars.drop(k)
 	// The events of one sweep, by time, then by arrival, then by kind (a
-	// state's end and the change it makes share its arrival): a total
-	// order, so the result is the same whatever the batches. Each
+	// state's end and the change it makes share its arrival), then in the
+	// order made (a zero-length state's push and pop): the same whatever
+	// the batches. Each
 	// container's events and the variables' are a run in that order
 	// already, or nearly: the runs are sorted, then merged (a sort of
 	// them all was 12% of predict's time).

@@ -171,3 +171,29 @@ func TestTypeWatermarksHoldForVariables(t *testing.T) {
 		t.Fatalf("in %d batches the feed's watermark was more than a second behind the workers'", lagged)
 	}
 }
+
+// A zero-length state nested in an idle one (an MPI call that took no
+// time) makes two changes at one instant with one arrival, its push and
+// its pop; they apply in that order, so that the container is idle again
+// after it. (An unstable sort of the sweep let the pop go first in long
+// sweeps, leaving the container computing until its next state.)
+func TestZeroLengthStateEndsWhereItBegins(t *testing.T) {
+	f := newFeed(t)
+	es := []tracecast.Entity{state("W0", "Worker State", 0, 1000, "Sleeping")}
+	for i := 1; i < 500; i++ {
+		nested := state("W0", "Worker State", float64(2*i), float64(2*i), "GEMM")
+		nested.Imbrication = 1
+		es = append(es, nested)
+	}
+	f.Add(es)
+	f.Sweep(2000)
+	var c fc.Context
+	for i := 1; i < 500; i++ {
+		at := float64(2*i) + 1
+		f.ApplyThrough(at, nil)
+		f.Context(at, &c)
+		if len(c.Idle) != 1 || len(c.Busy) != 0 {
+			t.Fatalf("at %g, after a zero-length GEMM at %d: idle %v, busy %v; want W0 idle", at, 2*i, c.Idle, c.Busy)
+		}
+	}
+}

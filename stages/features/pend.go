@@ -70,11 +70,13 @@ func (p *pend[T]) drop(k int) {
 	}
 }
 
-// sortNearly sorts s by cmp. What the feed sorts is nearly in order (a
-// container's states arrive at their end, an enclosing state after those
-// it encloses): an insertion sort, O(len + displacement), which gives up
-// for slices.SortFunc once it has moved more than 8 items per item, so
-// that a hostile order costs O(n log n).
+// sortNearly sorts s by cmp, stably. What the feed sorts is nearly in
+// order (a container's states arrive at their end, an enclosing state
+// after those it encloses): an insertion sort, O(len + displacement),
+// which hands over to slices.SortStableFunc once it has moved more than 8
+// items per item, so that a hostile order costs O(n log n). Stable,
+// because a container's events can tie: a zero-length state's push and
+// pop share its time and arrival, and must apply in the order made.
 func sortNearly[T any](s []T, cmp func(a, b T) int) {
 	budget := 8 * len(s)
 	for i := 1; i < len(s); i++ {
@@ -87,7 +89,7 @@ func sortNearly[T any](s []T, cmp func(a, b T) int) {
 		}
 		s[j] = x
 		if budget -= i - j; budget < 0 {
-			slices.SortFunc(s, cmp)
+			slices.SortStableFunc(s, cmp)
 			return
 		}
 	}

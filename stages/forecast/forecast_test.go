@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -282,5 +283,45 @@ func TestRecordsLeaveInBatches(t *testing.T) {
 	}
 	if largest > 4096 {
 		t.Errorf("a batch of %d forecasts: the stage held them all", largest)
+	}
+}
+
+// A first-pass sink (FirstOnly) stops sweeping once the first instant has
+// passed, yet finds the same start, R and end as a full one, containers
+// whose first state comes later included.
+func TestFirstOnlyCountsLateContainers(t *testing.T) {
+	st := func(c string, a, b float64, v string) tracecast.Entity {
+		return tracecast.Entity{Nature: tracecast.NatureState, Container: c, Type: "Worker State", Start: a, End: b, Value: v}
+	}
+	batches := []tracecast.Batch{
+		{Items: []tracecast.Entity{st("A", 0, 10, "Sleeping")}, Watermark: 5},
+		{Items: []tracecast.Entity{st("A", 10, 20, "GEMM")}, Watermark: 15},
+		{Items: []tracecast.Entity{st("B", 12, 30, "Sleeping"), st("A", 20, 25, "GEMM")}, Watermark: 22},
+		{Items: []tracecast.Entity{st("C", 40, 50, "GEMM")}, Watermark: 45},
+	}
+	run := func(s *fstage.StepsSink) *fc.Steps {
+		for _, b := range batches {
+			b.Items = slices.Clone(b.Items.([]tracecast.Entity))
+			if err := s.Write(context.Background(), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Steps()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	full := run(fstage.NewStepsSink("starpu", "idle", "ms", 0))
+	first := run(fstage.NewStepsSink("starpu", "idle", "ms", 0).FirstOnly())
+	if first.T[0] != full.T[0] || first.X[0] != full.X[0] || first.R[0] != full.R[0] || first.End != full.End || first.Selected != full.Selected {
+		t.Fatalf("first pass: start %g, %d of %d idle, end %g, %d selected; full: %g, %d of %d, %g, %d",
+			first.T[0], first.X[0], first.R[0], first.End, first.Selected, full.T[0], full.X[0], full.R[0], full.End, full.Selected)
+	}
+	if full.Selected != 3 || full.End != 0.05 {
+		t.Fatalf("full: %d selected, end %g; want 3 and 0.05", full.Selected, full.End)
 	}
 }

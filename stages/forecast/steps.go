@@ -24,6 +24,13 @@ type StepsSink struct {
 	perSec             float64
 	steps              fc.Steps
 	firstOnly          bool
+	// With firstOnly, once the first instant has passed (done), the
+	// batches only count containers new to live (extra) and the last
+	// state end (end): sweeping every state through the signal for
+	// nothing was a fifth of predict's first pass.
+	done  bool
+	extra map[string]bool
+	end   float64
 }
 
 // FirstOnly makes the sink keep the first step and the end only: R, the
@@ -40,7 +47,7 @@ func (s *StepsSink) FirstOnly() *StepsSink {
 // selected containers, all of them from the start, as the forecast
 // definitions count them — see the stage's workers option).
 func NewStepsSink(rules, class, unit string, workers int) *StepsSink {
-	return &StepsSink{rules: rules, class: class, unit: unit, workers: workers}
+	return &StepsSink{rules: rules, class: class, unit: unit, workers: workers, end: math.Inf(-1)}
 }
 
 // Write takes a batch of entities.
@@ -68,6 +75,17 @@ func (s *StepsSink) Write(_ context.Context, b tracecast.Batch) error {
 		s.live, s.stateType, s.perSec, s.outside = signal.NewLive(r, c, 0), r.StateType, tracecast.PerSecond(s.unit), c == r.Outside
 		s.live.MergeRuns() // Steps.Add keeps the counts after each instant
 	}
+	if s.done {
+		for i := range es {
+			if e := &es[i]; e.Nature == tracecast.NatureState && e.Type == s.stateType {
+				s.end = math.Max(s.end, e.End)
+				if !s.live.Known(e.Container) && !s.extra[e.Container] {
+					s.extra[e.Container] = true
+				}
+			}
+		}
+		return nil
+	}
 	s.live.Add(es)
 	w := b.Watermark
 	if tw, ok := b.TypeWatermarks[s.stateType]; ok {
@@ -86,6 +104,9 @@ func (s *StepsSink) add(t float64, x, r int) {
 		t = s.steps.T[n-1] // late state: as the stage counts it
 	}
 	if s.firstOnly && n > 0 && t > s.steps.T[0] {
+		if !s.done {
+			s.done, s.extra = true, map[string]bool{}
+		}
 		return
 	}
 	s.steps.Add(t, x, r)
@@ -98,17 +119,18 @@ func (s *StepsSink) Close(context.Context) error {
 		return nil
 	}
 	s.live.Changes(math.Inf(1), s.add)
-	s.steps.End = s.live.End() / s.perSec
+	r := s.live.R() + len(s.extra)
+	s.steps.End = math.Max(s.live.End(), s.end) / s.perSec
 	w := s.workers
 	if w == 0 {
-		w = s.live.R()
+		w = r
 	}
 	var fixed fc.Steps
 	for i, t := range s.steps.T {
 		x, r := withWorkers(s.steps.X[i], s.steps.R[i], w, s.outside)
 		fixed.Add(t, x, r)
 	}
-	fixed.End, fixed.Selected = s.steps.End, s.live.R()
+	fixed.End, fixed.Selected = s.steps.End, r
 	s.steps = fixed
 	return nil
 }

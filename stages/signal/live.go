@@ -150,6 +150,12 @@ func (l *Live) RBefore(t float64) int {
 	return n
 }
 
+// Known reports whether a state of container c was added.
+func (l *Live) Known(c string) bool {
+	_, ok := l.conts.Get(c)
+	return ok
+}
+
 // Started reports whether a sample was produced (T0 is known).
 func (l *Live) Started() bool { return l.started }
 
