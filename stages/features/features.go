@@ -310,8 +310,9 @@ func byEvent(a, b event) int {
 }
 
 // mergeRuns sorts the runs of s — s[starts[i]−off : starts[i+1]−off], the
-// last to the end — and merges them into out (returned): the order of
-// sorting s by byEvent, a total order. A binary heap of the runs' heads;
+// last to the end — and merges them into out (returned): the order of a
+// stable sort of s by byEvent (events tie only within a run: arrivals are
+// one container's or the variables'). A binary heap of the runs' heads;
 // for events only, so that the comparisons inline (the generic version,
 // comparing through a function value, was two fifths of the feed's time).
 // Nil when s is then in order already (one run or none).
