@@ -61,6 +61,14 @@ type Engine struct {
 	now     float64 // time of the last change
 	x, r    int
 	j       int64 // next issue index
+	// quiet is when advance has nothing to do before a time t ≤
+	// quietIssue, < quietMature and ≤ quietRegime: the next issue, the
+	// next forecast to mature, the next regime window's end (set by
+	// advance). The feature feed advances the engine at every event of
+	// the trace, most of them between two issues: checking every group
+	// was a twelfth of predict's time.
+	quiet                                bool
+	quietIssue, quietMature, quietRegime float64
 	keep    float64
 	mean    *track         // X/R
 	ind     map[int]*track // [X ≥ k], by k
@@ -335,6 +343,9 @@ func (e *Engine) FinishBy(end float64, how string) {
 // advance issues every forecast due before t and every outcome known by
 // then, in time order.
 func (e *Engine) advance(t float64) {
+	if e.quiet && t <= e.quietIssue && t < e.quietMature && t <= e.quietRegime {
+		return
+	}
 	for {
 		ti := e.t0 + float64(e.j)*e.cfg.Every
 		if ti >= t {
@@ -350,8 +361,15 @@ func (e *Engine) advance(t float64) {
 		e.j++
 	}
 	e.regimeUntil(t, false)
+	e.quiet, e.quietIssue, e.quietMature, e.quietRegime = true, e.t0+float64(e.j)*e.cfg.Every, math.Inf(1), math.Inf(1)
 	for _, g := range e.groups {
 		e.mature(g, t)
+		if g.head < len(g.pending) {
+			e.quietMature = min(e.quietMature, g.pending[g.head].t+g.h)
+		}
+	}
+	if r := e.regime; r != nil {
+		e.quietRegime = e.t0 + float64(r.i+1)*r.l
 	}
 }
 
