@@ -69,12 +69,12 @@ type Engine struct {
 	// was a twelfth of predict's time.
 	quiet                                bool
 	quietIssue, quietMature, quietRegime float64
-	keep    float64
-	mean    *track         // X/R
-	ind     map[int]*track // [X ≥ k], by k
-	groups  []*group
-	fp, fm  []float64 // scratch features
-	regime  *regime
+	keep                                 float64
+	mean                                 *track         // X/R
+	ind                                  map[int]*track // [X ≥ k], by k
+	groups                               []*group
+	fp, fm                               []float64 // scratch features
+	regime                               *regime
 	// lags are how far back from an issue time the queries look (the
 	// features' windows, and 0 for the outcome's start); a track keeps the
 	// change points in force at those instants only (see track).
