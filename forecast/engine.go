@@ -61,20 +61,12 @@ type Engine struct {
 	now     float64 // time of the last change
 	x, r    int
 	j       int64 // next issue index
-	// quiet is when advance has nothing to do before a time t ≤
-	// quietIssue, < quietMature and ≤ quietRegime: the next issue, the
-	// next forecast to mature, the next regime window's end (set by
-	// advance). The feature feed advances the engine at every event of
-	// the trace, most of them between two issues: checking every group
-	// was a twelfth of predict's time.
-	quiet                                bool
-	quietIssue, quietMature, quietRegime float64
-	keep                                 float64
-	mean                                 *track         // X/R
-	ind                                  map[int]*track // [X ≥ k], by k
-	groups                               []*group
-	fp, fm                               []float64 // scratch features
-	regime                               *regime
+	keep    float64
+	mean    *track         // X/R
+	ind     map[int]*track // [X ≥ k], by k
+	groups  []*group
+	fp, fm  []float64 // scratch features
+	regime  *regime
 	// lags are how far back from an issue time the queries look (the
 	// features' windows, and 0 for the outcome's start); a track keeps the
 	// change points in force at those instants only (see track).
@@ -89,6 +81,14 @@ type Engine struct {
 	// queue is the queue's count at the last issue (contextFeatures).
 	queue   float64
 	queueOK bool
+	// quiet is when advance has nothing to do before a time t ≤
+	// quietIssue, < quietMature and ≤ quietRegime: the next issue, the
+	// next forecast to mature, the next regime window's end (set by
+	// advance). The feature feed advances the engine at every event of
+	// the trace, most of them between two issues: checking every group
+	// was a twelfth of predict's time.
+	quiet                                bool
+	quietIssue, quietMature, quietRegime float64
 }
 
 // group is one (query, horizon): its learners and the forecasts waiting for
