@@ -89,6 +89,9 @@ type Engine struct {
 	// was a twelfth of predict's time.
 	quiet                                bool
 	quietIssue, quietMature, quietRegime float64
+	// needed's bound: no grid point a query lands on lies in
+	// [needFrom, needBound) (needFrom +Inf: none known yet).
+	needFrom, needBound float64
 }
 
 // group is one (query, horizon): its learners and the forecasts waiting for
@@ -198,7 +201,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: cfg, sink: sink, ind: map[int]*track{}, fp: make([]float64, numFeatP), fm: make([]float64, numFeatM)}
+	e := &Engine{cfg: cfg, sink: sink, ind: map[int]*track{}, fp: make([]float64, numFeatP), fm: make([]float64, numFeatM), needFrom: math.Inf(1)}
 	hmax := 0.0
 	for _, q := range cfg.Queries {
 		for _, h := range cfg.Horizons {
@@ -287,6 +290,7 @@ func HorizonLabel(h float64) string {
 func (e *Engine) Change(t float64, x, r int) {
 	if !e.started {
 		e.started, e.t0, e.now, e.x, e.r = true, t, t, x, r
+		e.needFrom = math.Inf(1) // the grids start at t0
 		e.mean = e.newTrack(t, frac(x, r))
 		return
 	}
@@ -405,17 +409,25 @@ func (e *Engine) needed(start, lo, hi float64) bool {
 		return true
 	}
 	tol := 1e-9 * (math.Abs(lo) + math.Abs(hi) + math.Abs(e.t0) + 1)
-	// hits reports whether a + i·step ∈ [lo − tol, hi + tol) for an i ≥ 0.
-	hits := func(a, step float64) bool {
-		i := math.Max(0, math.Ceil((lo-tol-a)/step-1e-9))
-		return a+i*step < hi+tol
+	// Most calls are answered by the bound: for lo − tol ≥ needFrom,
+	// every grid point hits would test is at or after needBound.
+	if lo-tol >= e.needFrom && hi+tol <= e.needBound {
+		return false
 	}
+	// first is the grid point a + i·step that hits tests for x = lo − tol:
+	// the first at or after x (within 1e-9 step), nondecreasing in x.
+	first := func(x, a, step float64) float64 {
+		return a + math.Max(0, math.Ceil((x-a)/step-1e-9))*step
+	}
+	e.needFrom, e.needBound = lo-tol, math.Inf(1)
 	for _, l := range e.lags {
-		if hits(e.t0-l, e.cfg.Every) {
-			return true
-		}
+		e.needBound = min(e.needBound, first(lo-tol, e.t0-l, e.cfg.Every))
 	}
-	return e.regime != nil && hits(e.t0, e.regime.l)
+	if e.regime != nil {
+		e.needBound = min(e.needBound, first(lo-tol, e.t0, e.regime.l))
+	}
+	// a + i·step ∈ [lo − tol, hi + tol) for an i ≥ 0, for some grid.
+	return e.needBound < hi+tol
 }
 
 func (e *Engine) issue(g *group, t float64) {
