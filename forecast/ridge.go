@@ -78,11 +78,14 @@ func (r *ridge) solve() {
 			a[i*d+j], a[j*d+i] = v, v
 		}
 	}
-	// In-place Cholesky: lower triangle holds L.
+	// In-place Cholesky: lower triangle holds L. The loops run over row
+	// slices (no bounds check per term), in the order of the textbook
+	// loops: the same sums, to the bit.
 	for j := 0; j < d; j++ {
+		rj := a[j*d : j*d+j]
 		sum := a[j*d+j]
-		for k := 0; k < j; k++ {
-			sum -= a[j*d+k] * a[j*d+k]
+		for _, x := range rj {
+			sum -= x * x
 		}
 		if sum <= 0 {
 			return // keep the previous weights
@@ -90,18 +93,20 @@ func (r *ridge) solve() {
 		ljj := math.Sqrt(sum)
 		a[j*d+j] = ljj
 		for i := j + 1; i < d; i++ {
+			ri := a[i*d : i*d+j]
 			s := a[i*d+j]
-			for k := 0; k < j; k++ {
-				s -= a[i*d+k] * a[j*d+k]
+			for k, x := range ri {
+				s -= x * rj[k]
 			}
 			a[i*d+j] = s / ljj
 		}
 	}
-	w := r.w
+	w := r.w[:d]
 	for i := 0; i < d; i++ { // forward: L z = b + α w0
+		ri := a[i*d : i*d+i]
 		s := r.b[i] + r.alpha*r.w0[i]
-		for k := 0; k < i; k++ {
-			s -= a[i*d+k] * w[k]
+		for k, x := range ri {
+			s -= x * w[k]
 		}
 		w[i] = s / a[i*d+i]
 	}
