@@ -73,7 +73,7 @@ type laneState struct {
 	planKey          uint16
 	// pub holds the launch windows last published (Sink.Plan) in this
 	// spell; published says whether any were.
-	pub       [2]uint64
+	pub       [gridWords]uint64
 	published bool
 }
 
@@ -827,15 +827,28 @@ func (e *Engine) plan(w *worker, i int, now float64) {
 const residualKey uint16 = math.MaxUint16
 
 // planGrid is the elapsed idle times at which the residual and forecast
-// policies may launch: 0, then ten per decade from 1 µs to 10⁴ s (within
-// an interval of the grid the decision is that of its left end).
+// policies may launch: 0, then gridPerDecade per decade from 1 µs to 10⁴ s
+// (within an interval of the grid the decision is that of its left end).
 var planGrid = func() []float64 {
 	g := []float64{0}
-	for k := 0; k <= 100; k++ {
-		g = append(g, 1e-6*math.Pow(10, float64(k)/10))
+	for k := 0; k <= 10*gridPerDecade; k++ {
+		g = append(g, 1e-6*math.Pow(10, float64(k)/gridPerDecade))
 	}
 	return g
 }()
+
+// gridPerDecade is the launch grid's density (an interval is 1.45% of
+// its left end: 1 ms at 70 ms); gridLen its points, gridWords the 64-bit
+// words of a plan's launch bits. Between two points the decision is the
+// left one's, so the grid is what a decision resolves: with ten per
+// decade (an interval 26% of its left end) the back-to-back tasks of an
+// SMPI rank's 71.5 ms spells were launched up to 79 ms by the decision
+// at 63 ms, and overran as greedy's did (docs/backfill.md).
+const (
+	gridPerDecade = 160
+	gridLen       = 2 + 10*gridPerDecade
+	gridWords     = (gridLen + 63) / 64
+)
 
 // gridIndex is the largest k with planGrid[k] ≤ x.
 func gridIndex(x float64) int {
@@ -852,11 +865,11 @@ type planCache struct {
 	version int
 	lane    *lane
 	key     uint16
-	pos     [2]uint64 // launch at planGrid[k]
+	pos     [gridWords]uint64 // launch at planGrid[k]
 	// next[k] is the first k' > k where the policy launches
 	// (len(planGrid): none).
-	next [128]uint8
-	p    [128]float64
+	next [gridLen]uint16
+	p    [gridLen]float64
 }
 
 type planKey struct {
@@ -871,7 +884,7 @@ func (e *Engine) planCache(key uint16, i int) *planCache {
 		e.plans[planKey{key, i}] = pc
 	}
 	if v := e.model.Version(); pc.version != v {
-		pc.version, pc.pos = v, [2]uint64{}
+		pc.version, pc.pos = v, [gridWords]uint64{}
 		if pc.lane.policy == Forecast {
 			pc.solve(e)
 		} else {
@@ -884,11 +897,11 @@ func (e *Engine) planCache(key uint16, i int) *planCache {
 		}
 		n := len(planGrid)
 		for k := n - 1; k >= 0; k-- {
-			pc.next[k] = uint8(n)
+			pc.next[k] = uint16(n)
 			if k+1 < n {
 				pc.next[k] = pc.next[k+1]
 				if pc.launch(k + 1) {
-					pc.next[k] = uint8(k + 1)
+					pc.next[k] = uint16(k + 1)
 				}
 			}
 		}
@@ -907,11 +920,15 @@ func (pc *planCache) launch(k int) bool { return pc.pos[k/64]&(1<<(k%64)) != 0 }
 // and G_k is at least what waiting is worth: waiting out the short spells
 // is how a timeout wins, and the forecast learns where that pays, and
 // where it does not. (Without the forgone work, waiting always looked
-// free: mean V 0.21 against 0.39 with it on the quick set.)
+// free: mean V 0.21 against 0.39 with it on the quick set.) A point
+// launches only if launching at the next point is worth more than nothing
+// too: its decision holds until then, and near a spell's likely end the
+// left end's forecast (a spell that has lasted x_k) is too hopeful for a
+// task launched just before x_{k+1}.
 func (pc *planCache) solve(e *Engine) {
 	l := pc.lane
 	n := len(planGrid)
-	var g, surv [128]float64
+	var g, surv [gridLen]float64
 	for k := range n {
 		dist := e.model.Predict(planGrid[k], pc.key)
 		g[k], pc.p[k] = gain(dist, l.d, l.c, l.alpha, e.cfg.Mode)
@@ -928,7 +945,7 @@ func (pc *planCache) solve(e *Engine) {
 			// with probability P(R ≥ o+d).
 			wait = surv[k]*v - (planGrid[k+1]-planGrid[k])*l.d/l.c*pc.p[k]
 		}
-		if g[k] > 0 && g[k] >= wait {
+		if g[k] > 0 && g[k] >= wait && (k+1 == n || g[k+1] > 0) {
 			pc.pos[k/64] |= uint64(1) << (k % 64)
 		}
 		v = math.Max(g[k], wait)

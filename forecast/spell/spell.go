@@ -170,8 +170,20 @@ func (f Features) Stratum() uint16 {
 	if f.Workers > 0 {
 		share = min(4*f.Idle/f.Workers, 3) // quarters of the workers idle
 	}
-	return uint16(taskClass(f.Waiting, f.Idle)<<4 | taskClass(f.Ready, f.Idle)<<2 | share)
+	k := uint16(taskClass(f.Waiting, f.Idle)<<4 | taskClass(f.Ready, f.Idle)<<2 | share)
+	if f.Waiting == 0 && f.Idle == f.Workers {
+		k |= Drained
+	}
+	return k
 }
+
+// Drained marks the stratum of a run with nothing left to do: no task
+// submitted and not completed, every worker idle. There no idle spell
+// ends before new tasks are submitted, or the run ends: the spells of the
+// run's other strata, which end when a task becomes ready, say nothing of
+// it, and its forecast mixes its own spells with the prior alone, not
+// with the pooled ones.
+const Drained uint16 = 1 << 8
 
 // taskClass puts a count of tasks in one of four classes against the idle
 // workers: unknown (negative), none, fewer, at least as many.
@@ -235,8 +247,10 @@ type Model struct {
 	pooled hist
 	spells int
 	// version counts the model's epochs: it moves on when the spells
-	// learnt grew by 10% (at least 16) since it last did, so that decisions
-	// derived from the model can be cached per epoch.
+	// learnt grew by 10% (at least 1: every spell of the first ten) since
+	// it last did, so that decisions derived from the model can be cached
+	// per epoch. (At least 16, the first epochs learnt nothing between the
+	// 1st and the 17th spell: short runs forecast from one spell.)
 	version, nextVersion int
 }
 
@@ -255,7 +269,7 @@ func (m *Model) Observe(length float64, strata []uint16) {
 	m.spells++
 	if m.spells >= m.nextVersion {
 		m.version++
-		m.nextVersion = m.spells + max(16, m.spells/10)
+		m.nextVersion = m.spells + max(1, m.spells/10)
 	}
 	var h *hist
 	for j, s := range strata[:min(len(strata), numLand)] {
@@ -329,8 +343,10 @@ func (m *Model) Predict(elapsed float64, s uint16) Dist {
 	j := landmarkOf(elapsed)
 	d := Dist{m: m, h: m.strata[s], j: j, delta: elapsed - Landmark(j), elapsed: elapsed}
 	b := binOf(d.delta)
-	d.npDelta = m.pooled.tailIn(j, b, d.delta)
-	d.wp = d.npDelta / (d.npDelta + priorWeight)
+	if s&Drained == 0 {
+		d.npDelta = m.pooled.tailIn(j, b, d.delta)
+		d.wp = d.npDelta / (d.npDelta + priorWeight)
+	}
 	if d.h != nil {
 		d.nsDelta = d.h.tailIn(j, b, d.delta)
 		d.ws = d.nsDelta / (d.nsDelta + priorWeight)
