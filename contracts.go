@@ -39,15 +39,16 @@ type Batch struct {
 	// Recycle, when set, gives Items back to their producer, which fills
 	// them again instead of allocating new ones: at gigabytes of entities
 	// per run that is most of what the collector would otherwise do. The
-	// runtime calls it once the batch's only consumer, a sink that keeps
-	// nothing of a batch (ItemsForgetter), has written it; on any other
-	// path it is never called and the items are left to the collector.
+	// runtime calls it once the batch's only consumer, a sink or a stage
+	// that keeps nothing of a batch (ItemsForgetter), has written or
+	// processed it; on any other path it is never called and the items
+	// are left to the collector.
 	Recycle func()
 }
 
-// ItemsForgetter is implemented by sinks that keep nothing of a batch's
-// Items once Write returns (they format or copy the records), so that the
-// runtime may recycle them (Batch.Recycle).
+// ItemsForgetter is implemented by sinks and stages that keep nothing of
+// a batch's Items once Write or Process returns (they format or copy the
+// records), so that the runtime may recycle them (Batch.Recycle).
 type ItemsForgetter interface {
 	ForgetsItems() bool
 }

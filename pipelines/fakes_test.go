@@ -126,8 +126,9 @@ func (p *numParser) Flush(ctx context.Context, emit tracecast.Emit) error {
 // tagOptions configure the "tag" stage: it copies entities, setting Type to
 // the input they came from; Flush emits a "stage-flush" entity.
 type tagOptions struct {
-	FailAt  int `yaml:"fail_at"` // batch number
-	PanicAt int `yaml:"panic_at"`
+	FailAt  int  `yaml:"fail_at"` // batch number
+	PanicAt int  `yaml:"panic_at"`
+	Forgets bool `yaml:"forgets"` // says it keeps nothing of a batch (it copies)
 }
 
 type tagStage struct {
@@ -155,6 +156,8 @@ func (s *tagStage) ProcessInput(ctx context.Context, input string, in tracecast.
 	}
 	return emit(ctx, tracecast.Batch{Stream: in.Stream, Items: out})
 }
+
+func (s *tagStage) ForgetsItems() bool { return s.o.Forgets }
 
 func (s *tagStage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	return emit(ctx, tracecast.Batch{Stream: "tag", Items: []tracecast.Entity{{Value: "stage-flush"}}})

@@ -565,12 +565,17 @@ func runSource(n *node, srcCtx, gctx context.Context) error {
 }
 
 // recycles reports whether a batch sent to outs may be recycled once
-// written: its one consumer is a sink that keeps nothing of it.
+// written or processed: its one consumer is a sink or a stage that keeps
+// nothing of it.
 func recycles(outs []*node) bool {
-	if len(outs) != 1 || outs[0].kind != component.KindSink {
+	if len(outs) != 1 {
 		return false
 	}
-	f, ok := outs[0].sink.(tracecast.ItemsForgetter)
+	var consumer any = outs[0].sink
+	if outs[0].kind == component.KindStage {
+		consumer = outs[0].proc // a stage that keeps nothing of its input's items
+	}
+	f, ok := consumer.(tracecast.ItemsForgetter)
 	return ok && f.ForgetsItems()
 }
 
@@ -608,6 +613,9 @@ func runProcessor(n *node, ctx context.Context) error {
 		}
 		if err != nil {
 			return err
+		}
+		if env.b.Recycle != nil { // set only when this stage forgets its items (recycles)
+			env.b.Recycle()
 		}
 		n.refreshMetrics(false)
 	}

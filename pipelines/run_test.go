@@ -114,8 +114,9 @@ sinks:
 }
 
 // TestRecycle: a batch's items are given back to their producer once
-// written only when its one consumer is a sink that keeps nothing of them;
-// fanned out, or through a stage, or to a sink that may keep them, never.
+// written or processed only when its one consumer is a sink or a stage
+// that keeps nothing of them; fanned out, or to a stage or sink that may
+// keep them, never.
 func TestRecycle(t *testing.T) {
 	for _, tc := range []struct {
 		name, graph string
@@ -136,6 +137,17 @@ stages:
   mid: {type: tag, inputs: [a]}
 sinks:
   out: {type: capture, inputs: [mid], forgets: true}`, 0},
+		{"to a stage that forgets", `
+stages:
+  mid: {type: tag, inputs: [a], forgets: true}
+sinks:
+  out: {type: capture, inputs: [mid]}`, 10},
+		{"to a stage that forgets and a sink", `
+stages:
+  mid: {type: tag, inputs: [a], forgets: true}
+sinks:
+  out: {type: capture, inputs: [mid]}
+  out2: {type: capture, inputs: [a], forgets: true}`, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newStore()

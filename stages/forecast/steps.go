@@ -50,6 +50,10 @@ func NewStepsSink(rules, class, unit string, workers int) *StepsSink {
 	return &StepsSink{rules: rules, class: class, unit: unit, workers: workers, end: math.Inf(-1)}
 }
 
+// ForgetsItems: the sink copies what it keeps of an entity (the
+// signal's spans), so the parser may fill the batch again.
+func (s *StepsSink) ForgetsItems() bool { return true }
+
 // Write takes a batch of entities.
 func (s *StepsSink) Write(_ context.Context, b tracecast.Batch) error {
 	es, ok := b.Items.([]tracecast.Entity)
