@@ -913,7 +913,9 @@ func (e *Engine) planCache(key uint16, i int) *planCache {
 func (pc *planCache) launch(k int) bool { return pc.pos[k/64]&(1<<(k%64)) != 0 }
 
 // solve decides the forecast policy's launches on the whole grid for one
-// stratum, as an optimal stopping problem (the features held as they are):
+// stratum, as an optimal stopping problem (the features held as they are;
+// before the run's first completed spell, on a prior at the task's time
+// scale: spell.Model.PredictScaled):
 // launching at x_k is worth its expected score G_k; waiting is worth
 // P(L ≥ x_{k+1} | L ≥ x_k)·V_{k+1}, less the work the spell would have
 // taken meanwhile, with V_k = max(G_k, waiting). It launches where G_k > 0
@@ -930,7 +932,7 @@ func (pc *planCache) solve(e *Engine) {
 	n := len(planGrid)
 	var g, surv [gridLen]float64
 	for k := range n {
-		dist := e.model.Predict(planGrid[k], pc.key)
+		dist := e.model.PredictScaled(planGrid[k], pc.key, l.c)
 		g[k], pc.p[k] = gain(dist, l.d, l.c, l.alpha, e.cfg.Mode)
 		if k+1 < n {
 			surv[k] = dist.Survival(planGrid[k+1] - planGrid[k])
