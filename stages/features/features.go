@@ -69,17 +69,17 @@ type Feed struct {
 	perSec float64
 	lim    Limits
 
-	conts  strmemo.Map[*cont] // selected containers
-	byID   []*cont            // in order of appearance (event.who)
-	order  []*cont            // by name, for a deterministic sweep
-	dirty  bool               // order needs sorting
+	conts strmemo.Map[*cont] // selected containers
+	byID  []*cont            // in order of appearance (event.who)
+	order []*cont            // by name, for a deterministic sweep
+	dirty bool               // order needs sorting
 	// vars are the task counts' pieces not swept, a series per count
 	// (2·container, +1 for the submitted count), subs the submissions:
 	// each arrives in time order, a run of the sweep's merge as it is (in
 	// one queue they had to be sorted, a tenth of the feed's time).
 	vars   []pend[varItem]
 	subs   pend[varItem]
-	queue  []event            // swept, not applied, in time order
+	queue  []event // swept, not applied, in time order
 	qhead  int
 	runs   []int   // Sweep's: where each container's events start
 	merged []event // Sweep's merge buffer
