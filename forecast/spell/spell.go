@@ -39,7 +39,7 @@ const (
 	// 2: 0.416, −0.106; 4: 0.425, −0.109; 8: 0.431, −0.147; 16: 0.399,
 	// −0.467; 32: 0.396, −0.524; 128: 0.396. Those traces are part of the
 	// acceptance set: held-out traces may prefer another value.
-	priorWeight = 8
+	priorWeight = 4
 )
 
 // Landmark returns x_j.
