@@ -37,8 +37,14 @@ const (
 	// much as the level below it. Measured on the quick set of
 	// docs/backfill.md (mean V of the forecast policy, its worst group):
 	// 2: 0.416, −0.106; 4: 0.425, −0.109; 8: 0.431, −0.147; 16: 0.399,
-	// −0.467; 32: 0.396, −0.524; 128: 0.396. Those traces are part of the
-	// acceptance set: held-out traces may prefer another value.
+	// −0.467; 32: 0.396, −0.524; 128: 0.396. Measured again with the
+	// launch grid of 160 points a decade and the first spell's prior at
+	// the task's scale (tools/backfill-eval.sh without the large Cholesky
+	// run, the forecast policy's mean V against hindsight-timeout's, its
+	// worst group): 1: 0.928, −1.006; 2: 0.928, −0.867; 4: 0.955, −0.501;
+	// 8: 0.936, −0.613; 16: 0.917, −0.672; on the whole set 4 gives 0.932,
+	// −0.501 and 8 0.924, −0.613. Those traces are part of the acceptance
+	// set: held-out traces may prefer another value.
 	priorWeight = 4
 )
 
