@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/forecast"
+	"github.com/tracecast/tracecast/internal/strmemo"
 	stage "github.com/tracecast/tracecast/stages/backfill"
 	"github.com/tracecast/tracecast/stages/signal"
 )
@@ -152,9 +152,10 @@ type PageCollector struct {
 	closed   bool
 	lastName string // the container of the previous state, and its row
 	lastRow  *ganttRow
-	// valueCache caches values' indices by the strings' addresses (a Go
-	// string does not change; the entry keeps it alive).
-	valueCache [256]valueCacheEntry
+	// valueIdx is each value's index (c.value's, folded beyond
+	// MaxGanttValues), looked up by the string's address first (the
+	// parser interns values); at most maxValueIdx of them.
+	valueIdx strmemo.Map[int]
 
 	// The class counts: the step function, as it becomes final.
 	live     *signal.Live
@@ -186,11 +187,9 @@ type PageCollector struct {
 	spells *spellTrack
 }
 
-type valueCacheEntry struct {
-	p *byte
-	n int // -1: empty
-	v int
-}
+// maxValueIdx bounds valueIdx: a trace naming every state differently
+// looks the rest up in values each time.
+const maxValueIdx = 1 << 16
 
 type skillKey struct {
 	q string
@@ -226,9 +225,6 @@ func newPageCollector(sv *surveyCand, o PageOptions) (*PageCollector, error) {
 	c := &PageCollector{o: o, rules: sv.rules, perSec: tracecast.PerSecond(unit), t0: sv.t0, end: sv.end, r: len(sv.containers),
 		rows: map[string]*ganttRow{}, values: map[string]int{}, exact: true,
 		ganttW: math.Inf(-1), countsW: math.Inf(-1), lastT: math.Inf(-1), every: 1, maxChart: maxChartPoints, rel: map[skillKey]*[10]forecast.Bin{}}
-	for i := range c.valueCache {
-		c.valueCache[i].n = -1
-	}
 	for n := range sv.containers {
 		c.rowNames = append(c.rowNames, n)
 	}
@@ -311,17 +307,14 @@ func (c *PageCollector) WriteStates(b tracecast.Batch) {
 		if row == nil {
 			continue // a container the first pass did not see (the file changed)
 		}
-		// The value's index, cached by the string's address (the parser
-		// interns the values: a few distinct addresses).
-		p := unsafe.StringData(e.Value)
-		vc := &c.valueCache[uint8(uint64(uintptr(unsafe.Pointer(p)))*0x9e3779b97f4a7c15>>56)]
-		v := vc.v
-		if vc.p != p || vc.n != len(e.Value) {
-			var ok bool
+		v, ok := c.valueIdx.Get(e.Value)
+		if !ok {
 			if v, ok = c.values[e.Value]; !ok {
 				v = c.value(e.Value)
 			}
-			*vc = valueCacheEntry{p, len(e.Value), v}
+			if c.valueIdx.Len() < maxValueIdx {
+				c.valueIdx.Put(e.Value, v)
+			}
 		}
 		sp := pageSpan{e.Start, e.End, int32(v), int16(e.Imbrication), 0}
 		if !row.arrived || !row.lastArrived.extends(sp) {
