@@ -92,8 +92,11 @@ type worker struct {
 	// when, its stratum (the state it began in) and its next forecast.
 	busy      bool
 	busyStart float64
-	busyKey   uint16
-	busyTick  float64
+	// kind is the idle spell's kind: the state value it began in (an MPI
+	// call), a stratum where the trace has no task counts.
+	kind     uint16
+	busyKey  uint16
+	busyTick float64
 }
 
 // Engine runs the policies on the class changes of one run.
@@ -143,6 +146,27 @@ type Engine struct {
 	busyKeys    map[string]uint16
 	busyScorer  *spellScorer
 	busyAtStart map[uint16]*spellForecast
+	idleKinds   map[string]uint16
+}
+
+// kindOf is the idle kind of a state value: 1 to spell.MaxKinds in the
+// order first seen, 0 for "" and the later ones.
+func (e *Engine) kindOf(value string) uint16 {
+	if value == "" {
+		return 0
+	}
+	if k, ok := e.idleKinds[value]; ok {
+		return k
+	}
+	if e.idleKinds == nil {
+		e.idleKinds = map[string]uint16{}
+	}
+	if len(e.idleKinds) >= spell.MaxKinds {
+		return 0
+	}
+	k := uint16(len(e.idleKinds) + 1)
+	e.idleKinds[value] = k
+	return k
 }
 
 type pendingChange struct {
@@ -335,6 +359,7 @@ func (e *Engine) setIdle(w *worker, t float64, idle bool, value string) {
 	case idle && !w.idle:
 		e.endBusy(w, t)
 		w.idle, w.start, w.strata = true, t, w.strata[:0]
+		w.kind = e.kindOf(value)
 		w.nextTick = t
 		if !w.gang {
 			e.idleN++
@@ -410,6 +435,9 @@ func (e *Engine) markAllIdle() {
 
 func (e *Engine) features(w *worker) spell.Features {
 	f := spell.Features{Ready: e.ready, Idle: e.idleN, Workers: len(e.order), Waiting: -1}
+	if e.ready < 0 && e.submitted < 0 {
+		f.Kind = w.kind
+	}
 	if e.submitted >= 0 {
 		f.Waiting = e.submitted - (len(e.order) - e.idleN) // not running: ready or blocked
 	}

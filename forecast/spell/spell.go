@@ -163,14 +163,23 @@ type Features struct {
 	// (StarPU's "Number of Submitted Uncompleted Tasks"; −1 unknown). None
 	// left means the run is draining: an idle worker waits for the end.
 	Waiting int
+	// Kind is the kind of idle state the spell began in (1 to MaxKinds:
+	// an MPI call; 0 unknown or not used).
+	Kind uint16
 }
+
+// MaxKinds is the most idle kinds a stratum tells apart.
+const MaxKinds = 15
 
 // Stratum is the key of the features' stratum.
 //
-// The kind of idle state is not part of the key: measured on the backfill
-// acceptance set (tools/backfill-eval.sh, docs/backfill.md), strata by
-// kind, ready tasks and share gave a mean V of 0.176, without the kind
-// 0.202, by share alone 0.197, pooled 0.122.
+// The kind of idle state (Kind) is part of the key only where the trace
+// has no task counts (an SMPI run: the MPI call a rank waits in): measured
+// on the backfill acceptance set (tools/backfill-eval.sh,
+// docs/backfill.md), strata by kind, ready tasks and share on every trace
+// gave a mean V of 0.176, without the kind 0.202, by share alone 0.197,
+// pooled 0.122 (a StarPU worker's spell mostly begins in "Overhead");
+// for the SMPI runs only, later, 0.350 → 0.356, the worst group as it was.
 func (f Features) Stratum() uint16 {
 	share := 0
 	if f.Workers > 0 {
@@ -180,6 +189,7 @@ func (f Features) Stratum() uint16 {
 	if f.Waiting == 0 {
 		k |= Drained
 	}
+	k |= min(f.Kind, MaxKinds) << 9
 	return k
 }
 
