@@ -88,11 +88,13 @@ type Feed struct {
 
 	// ready and submitted are the task counts by container (varIDs),
 	// NaN before the first.
-	varIDs           map[string]int32
-	ready, submitted []float64
-	model            strmemo.Map[*duration]
-	lastSubmit       float64
-	dropped          int
+	varIDs strmemo.Map[int32]
+	// The kinds of the state and variable types met.
+	stateKinds, varKinds strmemo.Map[kind]
+	ready, submitted     []float64
+	model                strmemo.Map[*duration]
+	lastSubmit           float64
+	dropped              int
 }
 
 // cont is a selected container (worker, rank) whose states the feed
@@ -180,7 +182,7 @@ func New(rules *signal.Rules, class signal.Class, perSec float64, lim Limits) *F
 		lim.MaxValues = DefaultMaxValues
 	}
 	return &Feed{rules: rules, class: class, perSec: perSec, lim: lim,
-		varIDs: map[string]int32{}, lastSubmit: math.NaN()}
+		lastSubmit: math.NaN()}
 }
 
 // Watermark is the instant before which a Feed has every entity it reads
@@ -202,15 +204,55 @@ func Watermark(b tracecast.Batch, tw float64) float64 {
 // Dropped is the number of entities dropped at MaxPending.
 func (f *Feed) Dropped() int { return f.dropped }
 
+// kind is what the feed reads of an entity, by its nature and type.
+type kind uint8
+
+const (
+	kindOther     kind = iota
+	kindState          // a state of the selected containers' type
+	kindUser           // a state of the application thread (read if submitting)
+	kindReady          // the ready task count
+	kindSubmitted      // the submitted task count
+)
+
+// kindOf is an entity's kind, remembered by type name (comparing every
+// entity's type with four names was a tenth of the feed's time).
+func (f *Feed) kindOf(e *tracecast.Entity) kind {
+	var m *strmemo.Map[kind]
+	switch e.Nature {
+	case tracecast.NatureState:
+		m = &f.stateKinds
+	case tracecast.NatureVariable:
+		m = &f.varKinds
+	default:
+		return kindOther
+	}
+	if k, ok := m.Get(e.Type); ok {
+		return k
+	}
+	k := kindOther
+	switch {
+	case e.Nature == tracecast.NatureState && e.Type == f.rules.StateType:
+		k = kindState
+	case e.Nature == tracecast.NatureState && e.Type == UserThreadType:
+		k = kindUser
+	case e.Type == ReadyVariable:
+		k = kindReady
+	case e.Type == SubmittedVariable:
+		k = kindSubmitted
+	}
+	if m.Len() < f.lim.MaxValues {
+		m.Put(e.Type, k)
+	}
+	return k
+}
+
 // Add takes a batch of entities (times in the trace's units).
 func (f *Feed) Add(es []tracecast.Entity) {
 	for i := range es {
 		e := &es[i]
-		switch {
-		case e.Nature == tracecast.NatureState && e.Type == f.rules.StateType:
-		case e.Nature == tracecast.NatureState && e.Type == UserThreadType && e.Value == SubmittingState:
-		case e.Nature == tracecast.NatureVariable && (e.Type == ReadyVariable || e.Type == SubmittedVariable):
-		default:
+		k := f.kindOf(e)
+		if k == kindOther || k == kindUser && e.Value != SubmittingState {
 			continue
 		}
 		if f.held >= f.lim.MaxPending {
@@ -218,14 +260,14 @@ func (f *Feed) Add(es []tracecast.Entity) {
 			continue
 		}
 		start, end := e.Start/f.perSec, e.End/f.perSec
-		switch {
-		case e.Nature == tracecast.NatureVariable:
+		switch k {
+		case kindReady, kindSubmitted:
 			f.held++
 			f.seq++
-			id, ok := f.varIDs[e.Container]
+			id, ok := f.varIDs.Get(e.Container)
 			if !ok {
 				id = int32(len(f.ready))
-				f.varIDs[e.Container] = id
+				f.varIDs.Put(e.Container, id)
 				f.ready, f.submitted = append(f.ready, math.NaN()), append(f.submitted, math.NaN())
 				f.vars = append(f.vars, pend[varItem]{}, pend[varItem]{})
 			}
@@ -234,10 +276,10 @@ func (f *Feed) Add(es []tracecast.Entity) {
 			// back while a count stays put (the ready count at 0 through
 			// a run's drain). The feed knows a count from the end of its
 			// piece: the value it had before its last change.
-			sub := e.Type == SubmittedVariable
+			sub := k == kindSubmitted
 			f.vars[2*id+int32(b2i(sub))].push(varItem{t: end, v: e.Number, who: id, submitted: sub, seq: f.seq})
 			continue
-		case e.Type == UserThreadType:
+		case kindUser:
 			f.held++
 			f.seq++
 			f.subs.push(varItem{t: end, submit: true, seq: f.seq})
