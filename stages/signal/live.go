@@ -21,18 +21,22 @@ import (
 // swept, and a container counts from its first state on (offline, every
 // selected container counts from t_0, in Outside before its first state).
 type Live struct {
-	rules   *Rules
-	class   Class
-	period  float64
-	conts   strmemo.Map[*liveCont]
-	counts  [NumClasses]int32
-	r       int
-	t0      float64
-	started bool
-	k       int
-	swept   float64 // changes before this time are applied
-	changes []change
-	end     float64
+	rules *Rules
+	// stateType is rules.StateType, then the trace's own string of it
+	// once met: the parser interns type names, and two strings at one
+	// address compare without reading their bytes.
+	stateType string
+	class     Class
+	period    float64
+	conts     strmemo.Map[*liveCont]
+	counts    [NumClasses]int32
+	r         int
+	t0        float64
+	started   bool
+	k         int
+	swept     float64 // changes before this time are applied
+	changes   []change
+	end       float64
 	// fixed: every selected container counts from t_0 (FromStart).
 	fixed bool
 	// mergeRuns: consecutive states in one class are one span (MergeRuns).
@@ -90,7 +94,7 @@ func (a *pendingSpan) before(b *pendingSpan) bool {
 
 // NewLive returns a live sampler of class c at period (trace units).
 func NewLive(r *Rules, c Class, period float64) *Live {
-	return &Live{rules: r, class: c, period: period, swept: math.Inf(-1), end: math.Inf(-1)}
+	return &Live{rules: r, stateType: r.StateType, class: c, period: period, swept: math.Inf(-1), end: math.Inf(-1)}
 }
 
 // MergeRuns keeps consecutive states of a container in one class as one
@@ -166,9 +170,10 @@ func (l *Live) T0() float64 { return l.t0 }
 func (l *Live) Add(es []tracecast.Entity) {
 	for i := range es {
 		e := &es[i]
-		if e.Nature != tracecast.NatureState || e.Type != l.rules.StateType {
+		if e.Nature != tracecast.NatureState || e.Type != l.stateType {
 			continue
 		}
+		l.stateType = e.Type
 		c, _ := l.conts.Get(e.Container)
 		if c == nil {
 			c = &liveCont{name: e.Container, cur: l.rules.Outside, mergeRuns: l.mergeRuns}
