@@ -1,16 +1,11 @@
 package features_test
 
 import (
-	"context"
 	"math"
 	"testing"
 
-	"github.com/rs/zerolog"
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/app/builtin"
 	fc "github.com/tracecast/tracecast/forecast"
-	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/stages/features"
 	"github.com/tracecast/tracecast/stages/signal"
 )
@@ -119,27 +114,7 @@ func TestFeedBounded(t *testing.T) {
 // is on the pieces' ends), and the counts' watermarks are not held back by
 // the piece in force (they follow the workers').
 func TestTypeWatermarksHoldForVariables(t *testing.T) {
-	var batches []tracecast.Batch
-	reg := builtin.Registry()
-	component.RegisterSinkValue(reg, "keep", pipelines.SinkFunc(func(_ context.Context, b tracecast.Batch) error {
-		if es, ok := b.Items.([]tracecast.Entity); ok {
-			b.Items = append([]tracecast.Entity(nil), es...)
-			b.Recycle = nil
-			batches = append(batches, b)
-		}
-		return nil
-	}))
-	spec := pipelines.Spec{Name: "t",
-		Sources: []pipelines.Node{{ID: "trace", Type: "file", Options: map[string]any{"path": "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"},
-			Parser: &pipelines.Node{Type: "paje"}}},
-		Sinks: []pipelines.Node{{ID: "keep", Type: "keep", Inputs: []string{"trace"}}}}
-	cfg, err := spec.Config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pipelines.Run(context.Background(), cfg, pipelines.RunOptions{Registry: reg, Logger: zerolog.Nop(), Embedded: true}); err != nil {
-		t.Fatal(err)
-	}
+	batches := readBatches(t, "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz")
 	if len(batches) < 10 {
 		t.Fatalf("%d batches: too few to test", len(batches))
 	}
