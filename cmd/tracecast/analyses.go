@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/tracecast/tracecast/internal/paths"
 	"os"
+
+	"github.com/tracecast/tracecast/internal/memlimit"
+	"github.com/tracecast/tracecast/internal/paths"
 
 	"github.com/spf13/cobra"
 	"github.com/tracecast/tracecast"
@@ -13,6 +15,10 @@ import (
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/report"
 )
+
+// commandMemFloor is the soft memory limit predict and report keep at
+// least (memlimit.FollowLive): below it the collector paces as usual.
+const commandMemFloor = 96 << 20
 
 // signalFlags are the flags of the commands that sample a signal;
 // maxSamples is --max-samples' default.
@@ -140,6 +146,7 @@ predictions, verdicts and alerts.`,
 			if err := p.Prepare(append(args, paths.Given(w.Model)...)); err != nil {
 				return err
 			}
+			defer memlimit.FollowLive(commandMemFloor)()
 			if len(spells) > 0 {
 				return predictSpells(cmd, t, spells, f.Every, f.RunID, out, f.Format)
 			}
@@ -219,6 +226,7 @@ policy by policy (tracecast backfill in wait mode: docs/backfill.md).`,
 			if err := checkOutputs(append(args, power.Powers...), out); err != nil {
 				return err
 			}
+			defer memlimit.FollowLive(commandMemFloor)()
 			t.Path = args[0]
 			var sections []func(*report.Page)
 			if starpuDir != "" {

@@ -86,3 +86,53 @@ func TestFloorRespectsGOGC(t *testing.T) {
 		t.Errorf("Floor changed GOGC to %d with GOGC set", p)
 	}
 }
+
+// TestFollowLive: the limit is the floor while the live heap is small,
+// then follows it (+ 32 MiB or a quarter of it) after a collection, and
+// stays where it was once stopped.
+func TestFollowLive(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	lim := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(lim)
+	runtime.GC()
+	stop := FollowLive(64 << 20)
+	if l := debug.SetMemoryLimit(-1); l != 64<<20 {
+		t.Fatalf("limit %d with a small live heap, want the floor", l)
+	}
+	live := make([][]byte, 96) // 96 MiB live
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	want := int64(96<<20) + 2*Overhead
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		l := debug.SetMemoryLimit(-1)
+		if l >= want && l < want+16<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("limit %d MiB with 96 MiB live, want about %d", l>>20, want>>20)
+		}
+	}
+	runtime.KeepAlive(live)
+	stop()
+	live = nil
+	runtime.GC()
+	runtime.GC()
+	time.Sleep(10 * time.Millisecond)
+	if l := debug.SetMemoryLimit(-1); l < want {
+		t.Fatalf("limit %d MiB after stop, want it left at %d", l>>20, want>>20)
+	}
+}
+
+// TestFollowLiveRespectsGOMEMLIMIT: the user's limit stays.
+func TestFollowLiveRespectsGOMEMLIMIT(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	lim := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(lim)
+	FollowLive(64 << 20)()
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Fatalf("limit %d, want it untouched", l)
+	}
+}
