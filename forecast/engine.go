@@ -584,11 +584,13 @@ func (e *Engine) publishSkillEnd(g *group, how string) {
 func (e *Engine) earlyMisses(g *group, ind *track, k int, t float64) {
 	cnow := ind.cum(t)
 	first := g.pendBase + g.head // those before have matured
-	kept := g.watch[:0]
-	for _, w := range g.watch {
-		if w.at < first {
-			continue
-		}
+	ws := g.watch
+	for len(ws) > 0 && ws[0].at < first {
+		ws = ws[1:]
+	}
+	n := -1 // once one is dropped: where the next one kept goes
+	for i := range ws {
+		w := &ws[i]
 		if w.k == k {
 			seen := (cnow - w.c0) / g.h
 			rest := (w.t + g.h - t) / g.h
@@ -596,12 +598,27 @@ func (e *Engine) earlyMisses(g *group, ind *track, k int, t float64) {
 				pd := &g.pending[w.at-g.pendBase]
 				pd.missed = true
 				g.conf.outcome(pd.cat, false, e.cfg.Coverage)
+				if n < 0 {
+					n = i
+				}
 				continue
 			}
 		}
-		kept = append(kept, w)
+		if n >= 0 {
+			ws[n] = *w
+			n++
+		}
 	}
-	g.watch = kept
+	if n >= 0 {
+		ws = ws[:n]
+	}
+	// The matured prefix dropped by reslicing: moved down once it is
+	// most of the array, so that appends reuse it.
+	if len(ws) < cap(ws)/4 && cap(g.watch) > 64 {
+		g.watch = append(g.watch[:0], ws...)
+	} else {
+		g.watch = ws
+	}
 }
 
 // experts are the forecasts auto weighs, of p ([0]) and of mean ([1]):
