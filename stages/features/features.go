@@ -236,9 +236,9 @@ func (f *Feed) kindOf(e *tracecast.Entity) kind {
 		k = kindState
 	case e.Nature == tracecast.NatureState && e.Type == UserThreadType:
 		k = kindUser
-	case e.Type == ReadyVariable:
+	case e.Nature == tracecast.NatureVariable && e.Type == ReadyVariable:
 		k = kindReady
-	case e.Type == SubmittedVariable:
+	case e.Nature == tracecast.NatureVariable && e.Type == SubmittedVariable:
 		k = kindSubmitted
 	}
 	if m.Len() < f.lim.MaxValues {
