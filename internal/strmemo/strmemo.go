@@ -12,7 +12,13 @@ package strmemo
 
 import "unsafe"
 
-const slots = 256 // 1 << 8: index takes the top 8 bits of a product
+// slots is the cache's size, 1 << slotBits: a Map is 1.5 KB of cache
+// (the live service keeps several per open trace), enough for the few
+// dozen containers and values a trace's lookups cycle through.
+const (
+	slotBits = 6
+	slots    = 1 << slotBits
+)
 
 // Map maps strings to values. The zero Map is empty and ready to use.
 type Map[V any] struct {
@@ -28,7 +34,7 @@ type slot[V any] struct {
 func index(s string) (*byte, uintptr) {
 	p := unsafe.StringData(s)
 	u := uintptr(unsafe.Pointer(p))
-	return p, uintptr(uint64(u) * 0x9E3779B97F4A7C15 >> (64 - 8)) // Fibonacci hashing: the top byte
+	return p, uintptr(uint64(u) * 0x9E3779B97F4A7C15 >> (64 - slotBits)) // Fibonacci hashing: the product's top bits
 }
 
 // Get returns the value of s and whether it is in the map.
