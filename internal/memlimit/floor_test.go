@@ -88,7 +88,7 @@ func TestFloorRespectsGOGC(t *testing.T) {
 }
 
 // TestFollowLive: the limit is the floor while the live heap is small,
-// then follows it (+ 32 MiB or a quarter of it) after a collection, and
+// then follows it (+ 16 MiB or a quarter of it) after a collection, and
 // stays where it was once stopped.
 func TestFollowLive(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
@@ -103,7 +103,7 @@ func TestFollowLive(t *testing.T) {
 	for i := range live {
 		live[i] = make([]byte, 1<<20)
 	}
-	want := int64(96<<20) + 2*Overhead
+	want := int64(96<<20) * 5 / 4
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		runtime.GC()
 		time.Sleep(time.Millisecond)
