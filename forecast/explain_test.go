@@ -212,14 +212,7 @@ func BenchmarkEngineExplain(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e.SetContext(func(t float64, c *Context) {
-		c.Ready, c.Submitted, c.SinceSubmit = 3, 9, 0.002
-		for i := 0; i < 6; i++ {
-			c.Busy = append(c.Busy, 0.001*float64(i))
-			c.Idle = append(c.Idle, Spell{Age: 0.0001 * float64(i), Remaining: 0.002})
-		}
-		c.Comm = 1
-	})
+	e.SetContext(fullContext)
 	b.ReportAllocs()
 	b.ResetTimer()
 	e.Finish(flicker(e, b.N, 1))
