@@ -97,6 +97,9 @@ type worker struct {
 	kind     uint16
 	busyKey  uint16
 	busyTick float64
+	// The forecasts of the open idle and busy spells whose q10 outcome
+	// is not known yet (calib).
+	openQ, busyOpenQ openQ
 }
 
 // Engine runs the policies on the class changes of one run.
@@ -147,6 +150,8 @@ type Engine struct {
 	busyScorer  *spellScorer
 	busyAtStart map[uint16]*spellForecast
 	idleKinds   map[string]uint16
+	// cal and busyCal are the levels of the idle and busy spells' q10.
+	cal, busyCal *calib
 }
 
 // kindOf is the idle kind of a state value: 1 to spell.MaxKinds in the
@@ -193,7 +198,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, sink: sink, workers: map[string]*worker{},
-		model: spell.New(), ready: -1, submitted: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, pending: map[*worker]pendingChange{}, plans: map[planKey]*planCache{}}
+		model: spell.New(), cal: newCalib(), busyCal: newCalib(), ready: -1, submitted: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, pending: map[*worker]pendingChange{}, plans: map[planKey]*planCache{}}
 	nan := math.NaN()
 	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
 	for di, d := range cfg.Tasks {
@@ -406,6 +411,7 @@ func (e *Engine) endBusy(w *worker, t float64) {
 	}
 	w.busy = false
 	length := t - w.busyStart
+	e.busyCal.resolve(&w.busyOpenQ, t)
 	if e.busyScorer != nil {
 		e.busyScorer.end(w.name, t, length)
 	}
@@ -490,6 +496,7 @@ func (e *Engine) endSpell(w *worker, t float64) {
 		}
 	}
 	e.updateNext(w)
+	e.cal.resolve(&w.openQ, t)
 	if e.scorer != nil {
 		e.scorer.end(w.name, t, length)
 	}
@@ -646,7 +653,8 @@ func (e *Engine) issueBusy(w *worker, t float64) {
 	if e.sink.Spell == nil && e.busyScorer == nil {
 		return
 	}
-	f := e.forecastAt(e.busyModel, e.busyAtStart, busyScale, elapsed, w.busyKey)
+	f := e.forecastAt(e.busyModel, e.busyAtStart, e.busyCal, busyScale, elapsed, w.busyKey)
+	w.busyOpenQ.keep(t, f.q10, elapsed == 0)
 	e.publishSpell(w, t, elapsed, f, "busy", e.busyScorer)
 }
 
@@ -729,6 +737,7 @@ func (e *Engine) issueSpells(w *worker, t float64) {
 	elapsed := t - w.start
 	key := e.features(w).Stratum()
 	f := e.spellAt(elapsed, key)
+	w.openQ.keep(t, f.q10, elapsed == 0)
 	e.publishSpell(w, t, elapsed, f, "idle", e.scorer)
 }
 
@@ -770,6 +779,7 @@ func (e *Engine) publishSpell(w *worker, t, elapsed float64, f *spellForecast, s
 // spellForecast is what a spell forecast says for the lengths asked.
 type spellForecast struct {
 	version  int
+	level    float64 // q10's (calib)
 	p        []float64
 	q10, q50 float64
 }
@@ -778,14 +788,19 @@ type spellForecast struct {
 // forecasts are issued as a spell starts: those are kept per stratum for
 // the model's epoch (two quantiles cost thirty histogram reads).
 func (e *Engine) spellAt(elapsed float64, key uint16) *spellForecast {
-	return e.forecastAt(e.model, e.atStart, 1, elapsed, key)
+	return e.forecastAt(e.model, e.atStart, e.cal, 1, elapsed, key)
 }
 
-// forecastAt is spellAt for a model whose times are scale × seconds and
-// its cache of forecasts at elapsed 0 (the idle or the busy spells').
-func (e *Engine) forecastAt(m *spell.Model, atStart map[uint16]*spellForecast, scale, elapsed float64, key uint16) *spellForecast {
+// forecastAt is spellAt for a model whose times are scale × seconds, its
+// cache of forecasts at elapsed 0 and its q10's level (the idle or the busy
+// spells').
+func (e *Engine) forecastAt(m *spell.Model, atStart map[uint16]*spellForecast, cal *calib, scale, elapsed float64, key uint16) *spellForecast {
+	level := cal.level(elapsed == 0)
 	if elapsed == 0 {
 		if f := atStart[key]; f != nil && f.version == m.Version() {
+			if f.level != level {
+				f.level, f.q10 = level, m.Predict(0, key).Quantile(level)/scale
+			}
 			return f
 		}
 	}
@@ -797,7 +812,8 @@ func (e *Engine) forecastAt(m *spell.Model, atStart map[uint16]*spellForecast, s
 		f = &spellForecast{}
 		atStart[key] = f
 	}
-	f.version, f.q10, f.q50 = m.Version(), dist.Quantile(0.1)/scale, dist.Quantile(0.5)/scale
+	f.version, f.level = m.Version(), level
+	f.q10, f.q50 = dist.Quantile(level)/scale, dist.Quantile(0.5)/scale
 	f.p = append(f.p[:0], make([]float64, len(e.cfg.SpellLengths))...)
 	for i, d := range e.cfg.SpellLengths {
 		f.p[i] = dist.Survival(d * scale)

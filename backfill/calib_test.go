@@ -1,0 +1,84 @@
+package backfill
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// steadyRun is a run of r workers whose idle spells last 5 ms give or
+// take 1%, and busy spells exponential (2 ms).
+func steadyRun(rng *rand.Rand, r, n int) ([]event, float64) {
+	var evs []event
+	end := 0.0
+	for w := range r {
+		name := string(rune('a' + w))
+		t := 0.0
+		for i := range n {
+			idle := i%2 == 0
+			evs = append(evs, event{t, name, idle})
+			d := 0.002 * rng.ExpFloat64()
+			if idle {
+				d = 0.005 * (1 + 0.01*rng.NormFloat64())
+			}
+			t += d
+		}
+		end = math.Max(end, t)
+	}
+	slices.SortStableFunc(evs, func(a, b event) int {
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return 0
+	})
+	return evs, end
+}
+
+// TestQ10Coverage: the remaining time reaches the published q10 in about
+// 90% of the forecasts. Spells of one length fall in one bin of the
+// model's histograms (26% wide, its mass spread over it): alone, the
+// model's q10 is below the bin's middle and outlasted by every spell.
+func TestQ10Coverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	evs, end := steadyRun(rng, 4, 2000)
+	cfg := Config{Run: "r", Mode: Wait, Alphas: []float64{10}, Policies: []string{Never}, SpellLengths: []float64{0.001}, KeepSpells: true}
+	_, res := run(t, cfg, evs, end)
+	for _, s := range res.SpellScores {
+		t.Logf("%s: %d forecasts, R ≥ q10 %.3f, R ≥ q50 %.3f", s.State, s.N, s.CoverageQ10, s.CoverageQ50)
+		if s.CoverageQ10 < 0.87 || s.CoverageQ10 > 0.93 {
+			t.Errorf("%s spells: R ≥ q10 in %.3f of %d forecasts, want 0.90", s.State, s.CoverageQ10, s.N)
+		}
+	}
+}
+
+// TestOpenQBounded: a spell's open forecasts stay within maxOpenQ, the
+// outcomes already known are counted, and resolve feeds back each one.
+func TestOpenQBounded(t *testing.T) {
+	var o openQ
+	o.keep(0, 100, true)
+	n := 3 * maxOpenQ
+	for i := range n {
+		// q10 1.05 ms: known to be reached 1.05 ms after issue.
+		o.keep(1e-4*float64(i+1), 1.05e-3, false)
+		if len(o.within) > maxOpenQ {
+			t.Fatalf("%d open forecasts after %d", len(o.within), i+1)
+		}
+	}
+	end := 1e-4 * float64(n) // the last 11 forecasts (issued within 1.05 ms of the end) missed
+	c := newCalib()
+	c.resolve(&o, end)
+	want := calibTarget + calibGammaWithin*(calibTarget*float64(n)-11)
+	if math.Abs(c.alpha[1]-want) > 1e-9 {
+		t.Errorf("α within spells %g, want %g", c.alpha[1], want)
+	}
+	if want := calibTarget + calibGammaStart*(calibTarget-1); math.Abs(c.alpha[0]-want) > 1e-12 {
+		t.Errorf("α at spells' start %g, want %g (its q10 of 100 s missed)", c.alpha[0], want)
+	}
+	if len(o.within) != 0 || o.hits != 0 || o.hasStart {
+		t.Errorf("not emptied: %+v", o)
+	}
+}
