@@ -31,7 +31,7 @@ const (
 	// calibStep quantizes the level the model is asked at, so that the
 	// forecasts kept per stratum at elapsed 0 are computed again when it
 	// moved by a step, not after every outcome.
-	calibStep = 1.0 / 256
+	calibStep = 1.0 / 64
 	// calibMax bounds the level asked: 0.5 kept some traces' levels
 	// pinned where their q10 was too short (p2p-i-la-1: 0.855 against
 	// 0.903 with 0.9).

@@ -85,9 +85,12 @@ type worker struct {
 	// strata is the worker's stratum at each landmark of its spell passed.
 	strata   []uint16
 	nextTick float64 // next spell forecast
-	lanes    []laneState
-	spells   []float64 // start, end pairs (KeepSpells)
-	next     float64   // min over lanes of their next action
+	// tick and busyTickN are the index in the spell of the next idle and
+	// busy forecast (the forecasts' cache key, tickKey).
+	tick, busyTickN int
+	lanes           []laneState
+	spells          []float64 // start, end pairs (KeepSpells)
+	next            float64   // min over lanes of their next action
 	// The busy spell (not idle), when busy forecasts are issued: since
 	// when, its stratum (the state it began in) and its next forecast.
 	busy      bool
@@ -132,9 +135,9 @@ type Engine struct {
 	idleSum     float64 // idle worker-seconds of the completed spells
 	spellsN     int
 	ended       bool
-	scorer      *spellScorer              // the spell forecasts' scores (offline)
-	atStart     map[uint16]*spellForecast // spellAt's, at elapsed 0
-	spellLabels []string                  // the spell lengths' labels (ids)
+	scorer      *spellScorer               // the spell forecasts' scores (offline)
+	ticks       map[tickKey]*spellForecast // spellAt's kept (forecastAt)
+	spellLabels []string                   // the spell lengths' labels (ids)
 	idBuf       []byte
 	ids         []string      // an issue's record ids, slices of one string
 	scratch     spellForecast // forecastAt's, when not kept
@@ -145,11 +148,11 @@ type Engine struct {
 	// The busy spells' forecaster (busyOn): its model, strata (the state
 	// values busy spells begin in, at most maxBusyStrata), scorer and
 	// forecasts at elapsed 0.
-	busyModel   *spell.Model
-	busyKeys    map[string]uint16
-	busyScorer  *spellScorer
-	busyAtStart map[uint16]*spellForecast
-	idleKinds   map[string]uint16
+	busyModel  *spell.Model
+	busyKeys   map[string]uint16
+	busyScorer *spellScorer
+	busyTicks  map[tickKey]*spellForecast
+	idleKinds  map[string]uint16
 	// cal and busyCal are the levels of the idle and busy spells' q10.
 	cal, busyCal *calib
 }
@@ -220,7 +223,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 			}
 		}
 	}
-	e.atStart = map[uint16]*spellForecast{}
+	e.ticks = map[tickKey]*spellForecast{}
 	for _, d := range cfg.SpellLengths {
 		e.spellLabels = append(e.spellLabels, label(d))
 	}
@@ -232,7 +235,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 		e.scorer = newSpellScorer(cfg.SpellLengths)
 	}
 	if e.busyOn() {
-		e.busyModel, e.busyKeys, e.busyAtStart = spell.New(), map[string]uint16{"": 0}, map[uint16]*spellForecast{}
+		e.busyModel, e.busyKeys, e.busyTicks = spell.New(), map[string]uint16{"": 0}, map[tickKey]*spellForecast{}
 		if cfg.KeepSpells {
 			e.busyScorer = newSpellScorer(cfg.SpellLengths)
 		}
@@ -365,7 +368,7 @@ func (e *Engine) setIdle(w *worker, t float64, idle bool, value string) {
 		e.endBusy(w, t)
 		w.idle, w.start, w.strata = true, t, w.strata[:0]
 		w.kind = e.kindOf(value)
-		w.nextTick = t
+		w.nextTick, w.tick = t, 0
 		if !w.gang {
 			e.idleN++
 		}
@@ -401,7 +404,7 @@ func (e *Engine) startBusy(w *worker, t float64, value string) {
 		key = uint16(len(e.busyKeys))
 		e.busyKeys[value] = key
 	}
-	w.busy, w.busyStart, w.busyKey, w.busyTick = true, t, key, t
+	w.busy, w.busyStart, w.busyKey, w.busyTick, w.busyTickN = true, t, key, t, 0
 }
 
 // endBusy ends worker w's busy spell at t: the busy model learns it.
@@ -646,6 +649,8 @@ func (e *Engine) advance(t float64) {
 // Every of every task).
 func (e *Engine) issueBusy(w *worker, t float64) {
 	elapsed := t - w.busyStart
+	k := w.busyTickN
+	w.busyTickN++
 	w.busyTick = w.busyStart + math.Max(e.cfg.Every, 2*elapsed)
 	if w.busyTick <= t { // a spell so long that the sum rounds to t
 		w.busyTick = math.Nextafter(t, math.Inf(1))
@@ -653,7 +658,11 @@ func (e *Engine) issueBusy(w *worker, t float64) {
 	if e.sink.Spell == nil && e.busyScorer == nil {
 		return
 	}
-	f := e.forecastAt(e.busyModel, e.busyAtStart, e.busyCal, busyScale, elapsed, w.busyKey)
+	nominal := 0.0
+	if k > 0 {
+		nominal = e.cfg.Every * math.Exp2(float64(k-1))
+	}
+	f := e.forecastAt(e.busyModel, e.busyTicks, e.busyCal, busyScale, elapsed, nominal, w.busyKey, k)
 	w.busyOpenQ.keep(t, f.q10, elapsed == 0)
 	e.publishSpell(w, t, elapsed, f, "busy", e.busyScorer)
 }
@@ -735,8 +744,9 @@ func (e *Engine) issueSpells(w *worker, t float64) {
 		return
 	}
 	elapsed := t - w.start
-	key := e.features(w).Stratum()
-	f := e.spellAt(elapsed, key)
+	k := w.tick
+	w.tick++
+	f := e.forecastAt(e.model, e.ticks, e.cal, 1, elapsed, float64(k)*e.cfg.Every, e.features(w).Stratum(), k)
 	w.openQ.keep(t, f.q10, elapsed == 0)
 	e.publishSpell(w, t, elapsed, f, "idle", e.scorer)
 }
@@ -784,33 +794,52 @@ type spellForecast struct {
 	q10, q50 float64
 }
 
-// spellAt forecasts a spell of the given age in stratum key. Most
-// forecasts are issued as a spell starts: those are kept per stratum for
-// the model's epoch (two quantiles cost thirty histogram reads).
-func (e *Engine) spellAt(elapsed float64, key uint16) *spellForecast {
-	return e.forecastAt(e.model, e.atStart, e.cal, 1, elapsed, key)
+// tickKey names a forecast kept for the model's epoch: its stratum and
+// its index k in the spell (issued at elapsed k·Every when idle; at 0 and
+// Every·2^(k−1) when busy). Most forecasts are issued at a few elapsed
+// times, the spell's start above all: two quantiles cost thirty
+// histogram reads, a map read one.
+type tickKey struct {
+	stratum uint16
+	k       uint16
 }
 
-// forecastAt is spellAt for a model whose times are scale × seconds, its
-// cache of forecasts at elapsed 0 and its q10's level (the idle or the busy
-// spells').
-func (e *Engine) forecastAt(m *spell.Model, atStart map[uint16]*spellForecast, cal *calib, scale, elapsed float64, key uint16) *spellForecast {
-	level := cal.level(elapsed == 0)
-	if elapsed == 0 {
-		if f := atStart[key]; f != nil && f.version == m.Version() {
+// maxTicksKept bounds a cache of forecasts (they are forgotten all at once
+// past it): 1 000 strata of a few kilobytes each.
+const (
+	maxTickKept  = 1 << 10 // k beyond: not kept
+	maxTicksKept = 1 << 14
+)
+
+// forecastAt forecasts a spell of age elapsed in stratum key, issued k-th
+// in it, for a model whose times are scale × seconds, its cache of
+// forecasts and its q10's level (the idle or the busy spells'). The
+// forecast is that of the nominal age: elapsed is it but for the rounding
+// of the issue times (a sum of start and age); when it is not, elapsed's
+// own forecast, not kept.
+func (e *Engine) forecastAt(m *spell.Model, kept map[tickKey]*spellForecast, cal *calib, scale, elapsed, nominal float64, key uint16, k int) *spellForecast {
+	level := cal.level(k == 0)
+	tk := tickKey{key, uint16(k)}
+	keep := k < maxTickKept && math.Abs(elapsed-nominal) <= 1e-9*nominal
+	if keep {
+		elapsed = nominal
+		if f := kept[tk]; f != nil && f.version == m.Version() {
 			if f.level != level {
-				f.level, f.q10 = level, m.Predict(0, key).Quantile(level)/scale
+				f.level, f.q10 = level, m.Predict(elapsed*scale, key).Quantile(level)/scale
 			}
 			return f
 		}
 	}
 	dist := m.Predict(elapsed*scale, key)
-	// A forecast at elapsed 0 is kept for the epoch; any other is used
-	// once, by the caller, before the next: it goes in the scratch one.
+	// One not kept is used once, by the caller, before the next: it goes
+	// in the scratch one.
 	f := &e.scratch
-	if elapsed == 0 {
+	if keep {
+		if len(kept) >= maxTicksKept {
+			clear(kept)
+		}
 		f = &spellForecast{}
-		atStart[key] = f
+		kept[tk] = f
 	}
 	f.version, f.level = m.Version(), level
 	f.q10, f.q50 = dist.Quantile(level)/scale, dist.Quantile(0.5)/scale

@@ -70,13 +70,17 @@ var landmarks = func() (l [numLand]float64) {
 	return l
 }()
 
-// landmarkOf is the largest j with x_j ≤ x.
+// landmarkOf is the largest j with x_j ≤ x, x_j within a relative 1e-9
+// counting as reached: ages that are multiples of an issue period land on
+// landmarks (1 ms, 10 ms...) give or take a rounding of their sum with the
+// spell's start, and each was forecast from one landmark or the other
+// as the rounding fell.
 func landmarkOf(x float64) int {
 	if x < Min {
 		return 0
 	}
 	j := 1 + int(math.Floor(math.Log10(x/Min)*LandmarksPerDecade+1e-9))
-	for j > 1 && Landmark(j) > x {
+	for j > 1 && Landmark(j) > x*(1+1e-9) {
 		j--
 	}
 	return min(j, numLand-1)
@@ -380,7 +384,7 @@ func (m *Model) PredictScaled(elapsed float64, s uint16, scale float64) Dist {
 // spell has lasted elapsed seconds, in stratum s now.
 func (m *Model) Predict(elapsed float64, s uint16) Dist {
 	j := landmarkOf(elapsed)
-	d := Dist{m: m, h: m.strata[s], j: j, delta: elapsed - Landmark(j), elapsed: elapsed}
+	d := Dist{m: m, h: m.strata[s], j: j, delta: max(elapsed-Landmark(j), 0), elapsed: elapsed}
 	b := binOf(d.delta)
 	if s&Drained == 0 {
 		d.npDelta = m.pooled.tailIn(j, b, d.delta)
