@@ -314,7 +314,6 @@ func (e *Engine) worker(name string) *worker {
 	return w
 }
 
-// Ready records the number of ready tasks from t on.
 // Submitted records the number of tasks submitted and not completed from
 // t on.
 func (e *Engine) Submitted(t float64, n int) {
@@ -323,6 +322,7 @@ func (e *Engine) Submitted(t float64, n int) {
 	e.markAllIdle()
 }
 
+// Ready records the number of ready tasks from t on.
 func (e *Engine) Ready(t float64, n int) {
 	e.advance(t)
 	e.ready = n
