@@ -13,20 +13,24 @@ import "math"
 // The outcomes fed back are those scored: every forecast of a spell,
 // resolved when the spell ends (kept per worker, at most maxOpenQ a spell).
 // Two levels: forecasts at a spell's start (one outcome a spell,
-// independent enough for ACI's usual step) and those within a spell (one
+// independent enough for a large step: 1/√n after n outcomes, as a
+// stochastic approximation of the quantile has it, down to 0.01, so that a
+// run of a few dozen spells learns too) and those within a spell (one
 // every --every, thousands in a long spell, all resolved at its end: a
-// step ten times smaller, else the level swings with each long spell).
-// Measured on the ten traces of docs/backfill.md's spell table: one level
-// per decade of elapsed time, or one update per spell and decade, left
-// two and one traces outside 85–95%; these two levels, one (stencil-16,
-// 64 spells).
+// step of 0.001, else the level swings with each long spell). Measured on
+// the ten traces of docs/backfill.md's spell table: one level per decade
+// of elapsed time, or one update per spell and decade, left two and one
+// traces outside 85–95%; these two levels with a step of 0.01 at the
+// start one (stencil-16, 64 spells: 0.974); with 1/√n none.
 type calib struct {
-	alpha [2]float64 // α_t at a spell's start [0] and within it [1], unbounded as ACI has it
+	alpha  [2]float64 // α_t at a spell's start [0] and within it [1], unbounded as ACI has it
+	starts float64    // the outcomes fed back at a spell's start
 }
 
 const (
 	calibTarget = 0.1
-	// calibGamma are ACI's steps at a spell's start and within it.
+	// ACI's steps at a spell's start (the least: 1/√n's floor) and
+	// within it.
 	calibGammaStart, calibGammaWithin = 0.01, 0.001
 	// calibStep quantizes the level the model is asked at, so that the
 	// forecasts kept per stratum at elapsed 0 are computed again when it
@@ -95,7 +99,8 @@ func (o *openQ) keep(t, q float64, atStart bool) {
 // end (the remaining time reached q10 or not) and empties o.
 func (c *calib) resolve(o *openQ, end float64) {
 	if o.hasStart {
-		c.alpha[0] += calibGammaStart * (calibTarget - missed(o.start, end))
+		c.starts++
+		c.alpha[0] += max(calibGammaStart, 1/math.Sqrt(c.starts)) * (calibTarget - missed(o.start, end))
 	}
 	// The step is linear: the outcomes of one spell sum in any order.
 	n, miss := o.hits, 0.0
