@@ -79,7 +79,31 @@ type spellTrack struct {
 	last     float64
 	cls      []signal.Class // per row, its class now (as the events say)
 	classOf  []int8         // per value index: its class, −1 not yet known
+
+	// run runs a batch of the engine's work, and wait returns once every
+	// batch given to run is done: by default at once, in the caller
+	// (PageCollector.SpellsAsync). pool recycles the batches.
+	run  func(func())
+	wait func()
+	pool chan []spellOp
 }
+
+// spellOp is one call of the engine, read off the events and the task
+// counts by feed: in seconds, the names resolved, so that the engine can
+// run on a goroutine of its own.
+type spellOp struct {
+	t             float64
+	kind          uint8 // opChange, opReady, opSubmitted
+	idle          bool
+	n             int
+	worker, value string
+}
+
+const (
+	opChange uint8 = iota
+	opReady
+	opSubmitted
+)
 
 type spellEvent struct {
 	t     float64 // trace units
@@ -112,7 +136,8 @@ type varChange struct {
 func newSpellTrack(c *PageCollector, stated map[string]struct{}, counts map[countVar]struct{}, t0, end float64) (*spellTrack, error) {
 	rows := c.rowNames
 	s := &spellTrack{t0: t0, end: end, perSec: c.perSec, names: rows, rules: c.rules, c: c, open: make([]openSpell, len(rows)), cal: make([]spellCal, len(rows)),
-		exact: true, nb: max(1, c.o.GanttBins/5), max: c.o.MaxSpells, last: math.Inf(-1), draw: len(rows) <= maxSpellRows}
+		exact: true, nb: max(1, c.o.GanttBins/5), max: c.o.MaxSpells, last: math.Inf(-1), draw: len(rows) <= maxSpellRows,
+		run: func(f func()) { f() }, wait: func() {}, pool: make(chan []spellOp, 4)}
 	s.bw = (end - t0) / float64(s.nb)
 	s.frontier = make(map[countVar]float64, len(counts))
 	for k := range counts {
@@ -194,24 +219,51 @@ func (s *spellTrack) feed(final bool) {
 			n = len(s.events) - maxHeldEvents/2
 		}
 	}
+	var ops []spellOp
+	select {
+	case ops = <-s.pool:
+	default:
+	}
 	vi := 0
 	for _, ev := range s.events[:n] {
 		for vi < len(s.vars) && s.vars[vi].t <= ev.t {
-			if v := s.vars[vi]; v.submitted {
-				s.eng.Submitted(s.time(v.t), v.n)
-			} else {
-				s.eng.Ready(s.time(v.t), v.n)
+			v := s.vars[vi]
+			kind := opReady
+			if v.submitted {
+				kind = opSubmitted
 			}
+			ops = append(ops, spellOp{t: s.time(v.t), kind: kind, n: v.n})
 			vi++
 		}
 		cl, value := s.rules.Outside, ""
 		if ev.value >= 0 {
 			cl, value = s.class(ev.value), s.c.names[ev.value]
 		}
-		s.eng.ChangeState(s.time(ev.t), s.names[ev.row], cl == signal.Idle, value)
+		ops = append(ops, spellOp{t: s.time(ev.t), kind: opChange, idle: cl == signal.Idle, worker: s.names[ev.row], value: value})
 	}
 	s.events = append(s.events[:0], s.events[n:]...)
 	s.vars = append(s.vars[:0], s.vars[vi:]...)
+	if len(ops) > 0 {
+		s.run(func() { s.apply(ops) })
+	}
+}
+
+// apply gives the engine a batch of calls, and the batch back to the pool.
+func (s *spellTrack) apply(ops []spellOp) {
+	for _, op := range ops {
+		switch op.kind {
+		case opReady:
+			s.eng.Ready(op.t, op.n)
+		case opSubmitted:
+			s.eng.Submitted(op.t, op.n)
+		default:
+			s.eng.ChangeState(op.t, op.worker, op.idle, op.value)
+		}
+	}
+	select {
+	case s.pool <- ops[:0]:
+	default:
+	}
 }
 
 // class is a Gantt value's class.
@@ -245,6 +297,7 @@ func (s *spellTrack) close() {
 	}
 	s.closed = true
 	s.feed(true)
+	s.wait()
 	s.eng.Finish(math.Max(s.last, s.end))
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,5 +156,44 @@ func TestSpellsTooManyRows(t *testing.T) {
 	var html strings.Builder
 	if err := p.WriteHTML(&html); err != nil || !strings.Contains(html.String(), "too many rows to draw them on") {
 		t.Errorf("the page does not say why no spell is drawn (%v)", err)
+	}
+}
+
+// TestSpellsAsyncWaited: with SpellsAsync, the collector hands the spell
+// forecaster's work to run and reads its results only after wait: here
+// run only queues the work and wait does it all, yet the page is the page
+// of the collector that does it within WriteStates.
+func TestSpellsAsyncWaited(t *testing.T) {
+	want := page(t, demoTrace, PageOptions{})
+	s, err := NewPageSurvey("auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readTrace(demoTrace, s); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Collector(PageOptions{Title: demoTrace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queued []func()
+	c.SpellsAsync(func(f func()) { queued = append(queued, f) }, func() {
+		for _, f := range queued {
+			f()
+		}
+		queued = nil
+	})
+	if err := readTrace(demoTrace, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Page()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Spells, want.Spells) || !reflect.DeepEqual(got.spells, want.spells) || len(want.Spells.Ticks) == 0 {
+		t.Errorf("spells drawn with the work deferred to wait differ from those drawn in WriteStates")
 	}
 }

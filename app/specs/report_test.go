@@ -2,6 +2,7 @@ package specs
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/internal/pajetest"
+	"github.com/tracecast/tracecast/pipelines"
+	"github.com/tracecast/tracecast/report"
 )
 
 // writeRepeated writes a StarPU-like trace of 4 workers whose states (a
@@ -147,5 +151,49 @@ func TestReportNeedsAFile(t *testing.T) {
 	var oe *OptionError
 	if !errors.As(err, &oe) || !strings.Contains(err.Error(), "give a file, not standard input") {
 		t.Errorf("report of standard input: %v", err)
+	}
+}
+
+// TestPageSpellsAsync: the report command runs the spell overlay's
+// forecaster on a goroutine of its own (pageSink); its page is the page of
+// the collector run alone, which does that work within WriteStates.
+func TestPageSpellsAsync(t *testing.T) {
+	for _, path := range []string{"../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz", "../../testdata/smpi/jacobi-8.trace.gz"} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			async, err := r.Page(ctx, Trace{Path: path}, "auto", nil, ReportPower{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			survey, err := report.NewPageSurvey("auto")
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := pipelines.Spec{Name: "survey", Sources: []pipelines.Node{Trace{Path: path}.Source()}, Sinks: []pipelines.Node{collect("survey", "trace")}}
+			if err := r.Run(ctx, first, map[string]tracecast.Sink{"survey": survey}); err != nil {
+				t.Fatal(err)
+			}
+			c, err := survey.Collector(report.PageOptions{Title: path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			second := pipelines.Spec{Name: "page", Sources: []pipelines.Node{Trace{Path: path}.Source()}, Sinks: []pipelines.Node{collect("page", "trace")}}
+			if err := r.Run(ctx, second, map[string]tracecast.Sink{"page": c}); err != nil {
+				t.Fatal(err)
+			}
+			alone, err := c.Page()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b bytes.Buffer
+			if err := async.WriteHTML(&a); err != nil {
+				t.Fatal(err)
+			}
+			if err := alone.WriteHTML(&b); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(async.Spells.Ticks); n == 0 || !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Errorf("the page with the forecaster on its own goroutine (%d bytes, %d rows of spells) is not the page of the collector alone (%d bytes)", a.Len(), n, b.Len())
+			}
+		})
 	}
 }
