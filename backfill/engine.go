@@ -136,7 +136,7 @@ type Engine struct {
 	spellsN     int
 	ended       bool
 	scorer      *spellScorer               // the spell forecasts' scores (offline)
-	ticks       map[tickKey]*spellForecast // spellAt's kept (forecastAt)
+	ticks       map[tickKey]*spellForecast // the idle spells' forecasts kept (forecastAt)
 	spellLabels []string                   // the spell lengths' labels (ids)
 	idBuf       []byte
 	ids         []string      // an issue's record ids, slices of one string
@@ -147,7 +147,7 @@ type Engine struct {
 	gang *worker
 	// The busy spells' forecaster (busyOn): its model, strata (the state
 	// values busy spells begin in, at most maxBusyStrata), scorer and
-	// forecasts at elapsed 0.
+	// forecasts kept.
 	busyModel  *spell.Model
 	busyKeys   map[string]uint16
 	busyScorer *spellScorer
@@ -815,10 +815,11 @@ type tickKey struct {
 }
 
 // maxTicksKept bounds a cache of forecasts (they are forgotten all at once
-// past it): 1 000 strata of a few kilobytes each.
+// past it: 16 384 of about 100 bytes), and maxTickIndex the index in a
+// spell of those it keeps (a spell's later ones are computed each time).
 const (
-	maxTickKept  = 1 << 10 // k beyond: not kept
 	maxTicksKept = 1 << 14
+	maxTickIndex = 1 << 10
 )
 
 // forecastAt forecasts a spell of age elapsed in stratum key, issued k-th
@@ -830,7 +831,7 @@ const (
 func (e *Engine) forecastAt(m *spell.Model, kept map[tickKey]*spellForecast, cal *calib, scale, elapsed, nominal float64, key uint16, k int) *spellForecast {
 	level := cal.level(k == 0)
 	tk := tickKey{key, uint16(k)}
-	keep := k < maxTickKept && math.Abs(elapsed-nominal) <= 1e-9*nominal
+	keep := k < maxTickIndex && math.Abs(elapsed-nominal) <= 1e-9*nominal
 	if keep {
 		elapsed = nominal
 		if f := kept[tk]; f != nil && f.version == m.Version() {
@@ -846,11 +847,13 @@ func (e *Engine) forecastAt(m *spell.Model, kept map[tickKey]*spellForecast, cal
 	// in the scratch one.
 	f := &e.scratch
 	if keep {
-		if len(kept) >= maxTicksKept {
-			clear(kept)
+		if f = kept[tk]; f == nil { // else one of an older epoch, renewed
+			if len(kept) >= maxTicksKept {
+				clear(kept)
+			}
+			f = &spellForecast{}
+			kept[tk] = f
 		}
-		f = &spellForecast{}
-		kept[tk] = f
 	}
 	f.version, f.level = m.Version(), level
 	f.median = dist.Quantile(0.5) / scale
