@@ -33,8 +33,9 @@ const (
 	// within it.
 	calibGammaStart, calibGammaWithin = 0.01, 0.001
 	// calibStep quantizes the level the model is asked at, so that the
-	// forecasts kept per stratum at elapsed 0 are computed again when it
-	// moved by a step, not after every outcome.
+	// forecasts kept per stratum and age are computed again when it moved
+	// by a step, not after every outcome (with 1/256 every few outcomes:
+	// BenchmarkSpellForecasts 0.87 against 1.0 M changes/s).
 	calibStep = 1.0 / 64
 	// calibMax bounds the level asked: past 0.5 q10 would be above the
 	// median. (p2p-i-la-1's spells within a spell asked for more: with
