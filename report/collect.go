@@ -350,7 +350,7 @@ func (c *PageCollector) WriteCounts(b tracecast.Batch) {
 
 // SpellsAsync has the collector hand the spell forecaster's work (the
 // backfill engine the Gantt chart's spell overlay runs: a third of the
-// report's CPU time on the 41 MB trace) to run, batch by batch in order,
+// report's CPU time on the 2.1 GB copy) to run, batch by batch in order,
 // instead of doing it within WriteStates; Close calls wait, which must
 // return once every batch given to run is done, before it reads the
 // forecaster's results. The report command runs the batches on a
