@@ -3,7 +3,6 @@ package backfill
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -26,15 +25,7 @@ func steadyRun(rng *rand.Rand, r, n int) ([]event, float64) {
 		}
 		end = math.Max(end, t)
 	}
-	slices.SortStableFunc(evs, func(a, b event) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
+	byTime(evs)
 	return evs, end
 }
 

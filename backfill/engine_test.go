@@ -206,6 +206,19 @@ func TestDecisionsValid(t *testing.T) {
 	}
 }
 
+// byTime sorts a run's events by time, the workers' in their order.
+func byTime(evs []event) {
+	slices.SortStableFunc(evs, func(a, b event) int {
+		switch {
+		case a.t < b.t:
+			return -1
+		case a.t > b.t:
+			return 1
+		}
+		return 0
+	})
+}
+
 // randomRun makes R workers alternating busy and idle periods, with idle
 // spells heavy-tailed (most short, some long), over n changes each.
 func randomRun(rng *rand.Rand, r, n int) ([]event, map[string][][2]float64, float64) {
@@ -229,15 +242,7 @@ func randomRun(rng *rand.Rand, r, n int) ([]event, map[string][][2]float64, floa
 		}
 		end = math.Max(end, t)
 	}
-	slices.SortStableFunc(evs, func(a, b event) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
+	byTime(evs)
 	// The run's end closes the spells still open.
 	for name, sp := range spells {
 		if last := &sp[len(sp)-1]; last[1] > end {
