@@ -9,23 +9,7 @@ import (
 // steadyRun is a run of r workers whose idle spells last 5 ms give or
 // take 1%, and busy spells exponential (2 ms).
 func steadyRun(rng *rand.Rand, r, n int) ([]event, float64) {
-	var evs []event
-	end := 0.0
-	for w := range r {
-		name := string(rune('a' + w))
-		t := 0.0
-		for i := range n {
-			idle := i%2 == 0
-			evs = append(evs, event{t, name, idle})
-			d := 0.002 * rng.ExpFloat64()
-			if idle {
-				d = 0.005 * (1 + 0.01*rng.NormFloat64())
-			}
-			t += d
-		}
-		end = math.Max(end, t)
-	}
-	byTime(evs)
+	evs, _, end := runWith(rng, r, n, func() float64 { return 0.005 * (1 + 0.01*rng.NormFloat64()) })
 	return evs, end
 }
 

@@ -222,6 +222,14 @@ func byTime(evs []event) {
 // randomRun makes R workers alternating busy and idle periods, with idle
 // spells heavy-tailed (most short, some long), over n changes each.
 func randomRun(rng *rand.Rand, r, n int) ([]event, map[string][][2]float64, float64) {
+	return runWith(rng, r, n, func() float64 { return 1e-5 * math.Exp(rng.NormFloat64()*2.5) })
+}
+
+// runWith makes R workers alternating busy periods (exponential, 2 ms)
+// and idle ones of the lengths idle draws, over n changes each, and
+// returns the events in time order, each worker's spells and the run's
+// end.
+func runWith(rng *rand.Rand, r, n int, idle func() float64) ([]event, map[string][][2]float64, float64) {
 	var evs []event
 	spells := map[string][][2]float64{}
 	end := 0.0
@@ -229,11 +237,11 @@ func randomRun(rng *rand.Rand, r, n int) ([]event, map[string][][2]float64, floa
 		name := string(rune('a' + w))
 		t := 0.0
 		for i := range n {
-			idle := i%2 == 0
-			evs = append(evs, event{t, name, idle})
+			isIdle := i%2 == 0
+			evs = append(evs, event{t, name, isIdle})
 			var d float64
-			if idle {
-				d = 1e-5 * math.Exp(rng.NormFloat64()*2.5)
+			if isIdle {
+				d = idle()
 				spells[name] = append(spells[name], [2]float64{t, t + d})
 			} else {
 				d = 0.002 * rng.ExpFloat64()
