@@ -42,6 +42,6 @@ type SpellForecast struct {
 	D        float64 `json:"d" desc:"the length asked about, seconds" schema:"minimum=0"`
 	P        float64 `json:"p" desc:"P(the spell lasts at least d more)" schema:"minimum=0,maximum=1"`
 	Q10      float64 `json:"q10" tracecast:"nullable" desc:"10% quantile of the spell's remaining time, seconds, calibrated online so that 90% of the remaining times reach it; at most q50; null beyond the model's range" schema:"minimum=0"`
-	Q50      float64 `json:"q50" tracecast:"nullable" desc:"median remaining time of the spell, seconds; null beyond the model's range" schema:"minimum=0"`
+	Q50      float64 `json:"q50" tracecast:"nullable" desc:"median remaining time of the spell, seconds (the model's, never below q10); null beyond the model's range" schema:"minimum=0"`
 	Method   string  `json:"method" desc:"the forecaster (spell)"`
 }

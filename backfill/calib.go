@@ -37,13 +37,10 @@ const (
 	// by a step, not after every outcome (with 1/256 every few outcomes:
 	// BenchmarkSpellForecasts 0.87 against 1.0 M changes/s).
 	calibStep = 1.0 / 64
-	// calibMax bounds the level asked: past 0.5 q10 would be above the
-	// median. (p2p-i-la-1's spells within a spell asked for more: with
-	// 0.9, its q10 reached 90.3% against 85.5% with 0.5, but was then
-	// above its q50 where the model's median was outlasted nine times in
-	// ten; those ages would want the median calibrated too, which within
-	// spells swung as q10's level did with a fixed step: docs/backfill.md.)
-	calibMax = 0.5
+	// calibMax bounds the level asked (p2p-i-la-1's within-spell level
+	// goes past 0.5: 0.855 with a bound of 0.5, 0.903 with 0.9; q50 is
+	// then raised to q10, spellForecast.sort).
+	calibMax = 0.9
 	maxOpenQ = 1 << 15
 )
 
