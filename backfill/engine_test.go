@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -208,15 +209,7 @@ func TestDecisionsValid(t *testing.T) {
 
 // byTime sorts a run's events by time, the workers' in their order.
 func byTime(evs []event) {
-	slices.SortStableFunc(evs, func(a, b event) int {
-		switch {
-		case a.t < b.t:
-			return -1
-		case a.t > b.t:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(evs, func(a, b event) int { return cmp.Compare(a.t, b.t) })
 }
 
 // randomRun makes R workers alternating busy and idle periods, with idle
