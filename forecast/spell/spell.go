@@ -46,6 +46,20 @@ const (
 	// −0.501 and 8 0.924, −0.613. Those traces are part of the acceptance
 	// set: held-out traces may prefer another value.
 	priorWeight = 4
+	// stratumWeight is priorWeight for a stratum's level against the
+	// pooled one: a stratum is seen in a few spells where the pooled
+	// level has them all, and a run's workers switch strata together
+	// (a collective ends on most ranks: the share idle drops for those
+	// left waiting). At 4, p2p-i-la-11's 35 waiting ranks each paused
+	// 15 ms in the middle of 1–3 s spells on a stratum seen in a handful
+	// of spells (wait mode, 1 ms tasks: V −0.190, greedy's the better
+	// score). tools/backfill-eval.sh, the forecast policy's mean V and the
+	// groups below −0.05: 4: 0.353, six (worst −0.501); 8: 0.353, five
+	// (−0.489; p2p-i-la-11 wait 1 ms +0.03, the 12-CPU Cholesky's wait
+	// 100 ms −0.206 → −0.147); 16: 0.350, four (−0.581: farm-16 kill
+	// 10 ms −0.168 → −0.521); 64: 0.338, four (−0.685). The spell
+	// forecasts' Brier scores and q10 coverage move by under 1.5%.
+	stratumWeight = 8
 )
 
 // Landmark returns x_j.
@@ -364,18 +378,21 @@ type Dist struct {
 
 // PredictScaled is Predict for a question at the time scale scale (the
 // backfill policy's o + d): before the run's first completed spell, the
-// prior's ε is scale instead of Min, P(L ≥ x + u | L ≥ x) = (x + scale)/(x
-// + scale + u): a spell just begun is as likely as not to outlast the
-// task, not all but certain to end within microseconds. Once a spell has
-// been learnt it is Predict. (Measured on tools/backfill-eval.sh: mean V
-// 0.308 → 0.347, worst group −0.85 → −0.61; with ε = scale at every
-// level's prior, not only before the first spell, 0.290 against 0.282 and
-// the 12-CPU Cholesky run's wait-mode 100 ms group −0.13 → −0.78, on the
-// set without its large run.)
+// prior's ε is 2·scale instead of Min, P(L ≥ x + u | L ≥ x) = (x +
+// 2·scale)/(x + 2·scale + u): a spell just begun outlasts the task two
+// times in three, not all but certain to end within microseconds. Once a
+// spell has been learnt it is Predict. (Measured on tools/backfill-eval.sh:
+// ε = scale against Min, mean V 0.308 → 0.347, worst group −0.85 → −0.61;
+// with ε = scale at every level's prior, not only before the first spell,
+// 0.290 against 0.282 and the 12-CPU Cholesky run's wait-mode 100 ms group
+// −0.13 → −0.78, on the set without its large run. 2·scale against scale,
+// with stratumWeight 8, on the whole set with smpirun's runs: mean V 0.353
+// → 0.359, that Cholesky group −0.147 → −0.026, no group lower; other
+// multiples in docs/backfill.md.)
 func (m *Model) PredictScaled(elapsed float64, s uint16, scale float64) Dist {
 	d := m.Predict(elapsed, s)
 	if m.spells == 0 {
-		d.eps = scale
+		d.eps = 2 * scale
 	}
 	return d
 }
@@ -392,7 +409,7 @@ func (m *Model) Predict(elapsed float64, s uint16) Dist {
 	}
 	if d.h != nil {
 		d.nsDelta = d.h.tailIn(j, b, d.delta)
-		d.ws = d.nsDelta / (d.nsDelta + priorWeight)
+		d.ws = d.nsDelta / (d.nsDelta + stratumWeight)
 	}
 	return d
 }
