@@ -78,7 +78,7 @@ type column struct {
 
 	// The chunk: its data pages (headers and bodies), sizes, statistics.
 	chunk blocks
-	// The page being ended (endPage): its encoded values, definition
+	// The page being ended (endPages): its encoded values, definition
 	// levels and compressed values, per column so that the pages that
 	// end together are compressed on two cores (endPages).
 	page         pageOut
@@ -128,10 +128,10 @@ type writer struct {
 	codec      int32
 	zstd       *zstd.Encoder // zstd's encoder, reused
 	groups     []rowGroupMeta
-	rows       int64  // rows in the written row groups
-	groupRows  int64  // rows in the current row group
-	body, comp []byte // the dictionary pages'
-	job        pageJob
+	rows       int64     // rows in the written row groups
+	groupRows  int64     // rows in the current row group
+	body, comp []byte    // the dictionary pages'
+	job        []*column // endPages' pages being ended
 	tw         thriftWriter
 	err        error
 }
@@ -350,16 +350,6 @@ type pageOut struct {
 	enc                int32
 	compressed         bool
 	own                bool // body is the page's buffer (not a view of the values)
-}
-
-// endPages' pages in flight (its scratch).
-type pageJob []*column
-
-// endPage encodes and compresses the page being filled into the chunk.
-func (w *writer) endPage(c *column) {
-	w.encodePage(c)
-	w.compressOwn(c)
-	w.writePage(c)
 }
 
 // compressOwn compresses c's page into c.page.comp (snappy: safe on any
