@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"io"
 	"net/http"
 	"strings"
@@ -22,7 +23,7 @@ import (
 func TestBrokerMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	h := &pipelines.Health{}
-	maddr, stop, err := pipelines.ServeMetrics("127.0.0.1:0", reg, h, zerolog.Nop())
+	maddr, stop, err := promexport.Serve("127.0.0.1:0", reg, h, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"math"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func TestEnergyStage(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			reg := prometheus.NewRegistry()
-			opts := RunOptions{Metrics: reg, ProgressInterval: 10 * time.Millisecond}
+			opts := RunOptions{Metrics: promexport.Registry{Registerer: reg}, ProgressInterval: 10 * time.Millisecond}
 			opts.Progress = func(s progress.Snapshot) {
 				if n := recordsIn(t, reg, "e"); s.Done && !viaKafka {
 					records = n

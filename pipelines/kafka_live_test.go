@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"os"
 	"path/filepath"
 	"sort"
@@ -386,7 +387,7 @@ func TestLiveKafkaEvictionChangesNoRecord(t *testing.T) {
 	}
 	reg := prometheus.NewRegistry()
 	var evicted float64
-	runUntilCommitted(t, cfg, addr, RunOptions{Metrics: reg}, 90*time.Second, func() {
+	runUntilCommitted(t, cfg, addr, RunOptions{Metrics: promexport.Registry{Registerer: reg}}, 90*time.Second, func() {
 		evicted = metricValue(t, reg, "tracecast_streams_evicted_total")
 	})
 	// Everything derived from the topic is durable: read what is there.

@@ -1,19 +1,9 @@
 package pipelines
 
 import (
-	"context"
-	"fmt"
-	"net"
-	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/rs/zerolog"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tracecast/tracecast/pipelines/component"
 )
@@ -111,67 +101,38 @@ func (n *node) component() any {
 	return n.sink
 }
 
-// collector exposes a running graph's counters and its components' metrics.
-type collector struct {
-	g    *graph
-	mu   sync.Mutex
-	desc map[string]*prometheus.Desc
+// MetricsRegistry is where a running pipeline offers its metrics
+// (internal/promexport's Registry serves them to Prometheus): Attach makes
+// collect part of its scrapes until detach is called.
+type MetricsRegistry interface {
+	Attach(collect func(emit func(component.Metric))) (detach func(), err error)
 }
 
-var baseLabels = []string{"pipeline", "component", "kind", "type"}
-
-func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	// Unchecked: component metrics appear as components report them.
-}
-
-func (c *collector) get(name, help string, labels []string) *prometheus.Desc {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	key := name + "|" + joinNames(labels)
-	d := c.desc[key]
-	if d == nil {
-		d = prometheus.NewDesc("tracecast_"+name, help, labels, nil)
-		c.desc[key] = d
-	}
-	return d
-}
-
-func joinNames(ls []string) string {
-	s := ""
-	for _, l := range ls {
-		s += l + ","
-	}
-	return s
-}
-
-func (c *collector) Collect(ch chan<- prometheus.Metric) {
-	g := c.g
+// collect emits a running graph's counters and its components' metrics,
+// each with the labels pipeline, component, kind and type first.
+func (g *graph) collect(emit func(component.Metric)) {
 	for _, n := range g.nodes {
-		lv := []string{g.cfg.Name, n.id, string(n.kind), n.typ}
-		counter := func(name, help string, v int64) {
-			ch <- prometheus.MustNewConstMetric(c.get(name, help, baseLabels), prometheus.CounterValue, float64(v), lv...)
+		base := []string{"pipeline", g.cfg.Name, "component", n.id, "kind", string(n.kind), "type", n.typ}
+		metric := func(name, help string, v float64, counter bool) {
+			emit(component.Metric{Name: name, Help: help, Labels: base, Value: v, Counter: counter})
 		}
-		counter("records_in_total", "records a component received", n.recordsIn.Load())
-		counter("records_out_total", "records a component emitted; for a sink, records it wrote (flushed)", n.recordsOut.Load())
-		counter("batches_in_total", "batches a component received", n.batchesIn.Load())
+		metric("records_in_total", "records a component received", float64(n.recordsIn.Load()), true)
+		metric("records_out_total", "records a component emitted; for a sink, records it wrote (flushed)", float64(n.recordsOut.Load()), true)
+		metric("batches_in_total", "batches a component received", float64(n.batchesIn.Load()), true)
 		if n.in != nil {
-			ch <- prometheus.MustNewConstMetric(c.get("queue_batches", "batches waiting in a component's input queue", baseLabels), prometheus.GaugeValue, float64(len(n.in)), lv...)
-			ch <- prometheus.MustNewConstMetric(c.get("queue_capacity", "capacity of a component's input queue", baseLabels), prometheus.GaugeValue, float64(cap(n.in)), lv...)
+			metric("queue_batches", "batches waiting in a component's input queue", float64(len(n.in)), false)
+			metric("queue_capacity", "capacity of a component's input queue", float64(cap(n.in)), false)
 		}
 		seen := map[string]bool{}
 		add := func(m component.Metric) {
-			names := append(append([]string(nil), baseLabels...), labelNames(m.Labels)...)
-			vals := append(append([]string(nil), lv...), labelValues(m.Labels)...)
-			key := m.Name + "|" + joinNames(vals)
+			labels := append(append([]string(nil), base...), m.Labels...)
+			key := m.Name + "|" + strings.Join(labels, ",")
 			if seen[key] { // a repeated series would fail the scrape
 				return
 			}
 			seen[key] = true
-			vt := prometheus.GaugeValue
-			if m.Counter {
-				vt = prometheus.CounterValue
-			}
-			ch <- prometheus.MustNewConstMetric(c.get(m.Name, m.Help, names), vt, m.Value, vals...)
+			m.Labels = labels
+			emit(m)
 		}
 		// Metrics computed now (ages, lags), then the component's last
 		// report.
@@ -184,63 +145,6 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 	}
-}
-
-func labelNames(ls []string) []string {
-	var out []string
-	for i := 0; i+1 < len(ls); i += 2 {
-		out = append(out, ls[i])
-	}
-	return out
-}
-
-func labelValues(ls []string) []string {
-	var out []string
-	for i := 0; i+1 < len(ls); i += 2 {
-		out = append(out, ls[i+1])
-	}
-	return out
-}
-
-// ServeMetrics serves /metrics (Prometheus), /healthz (the process
-// answers) and /readyz (the pipeline runs: 503 before and after) on addr,
-// which must be a loopback address (metrics say what runs where; expose
-// them further with a proxy that you control). It returns the address
-// listened on and a stop function.
-func ServeMetrics(addr string, reg *prometheus.Registry, h *Health, log zerolog.Logger) (string, func(), error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "", nil, fmt.Errorf("--metrics-addr %q: %w", addr, err)
-	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return "", nil, fmt.Errorf("--metrics-addr %q: not a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT)", addr)
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", nil, err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: nil}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if why := h.Reason(); why != "" {
-			http.Error(w, why, http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ready")
-	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-			log.Error().Err(err).Msg("metrics server")
-		}
-	}()
-	log.Info().Str("addr", ln.Addr().String()).Msg("metrics on /metrics, health on /healthz and /readyz")
-	return ln.Addr().String(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-	}, nil
 }
 
 // unready is why a component of the graph cannot work for now

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"os"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ func startLiveKafkaMetrics(t *testing.T, addr string) (scrape func() scrapeOf, s
 	reg, h, scrape := metricsServer(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, RunOptions{Metrics: reg, Health: h}) }()
+	go func() { done <- Run(ctx, cfg, RunOptions{Metrics: promexport.Registry{Registerer: reg}, Health: h}) }()
 	var err2 error
 	stopped := false
 	stop = func() error {
@@ -234,7 +235,9 @@ sinks:
 	reg, h, scrape := metricsServer(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, RunOptions{Registry: testRegistry(st), Metrics: reg, Health: h}) }()
+	go func() {
+		done <- Run(ctx, cfg, RunOptions{Registry: testRegistry(st), Metrics: promexport.Registry{Registerer: reg}, Health: h})
+	}()
 	stop := sync.OnceValue(func() error {
 		close(st.release)
 		cancel()

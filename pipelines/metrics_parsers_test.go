@@ -3,6 +3,7 @@ package pipelines
 import (
 	"context"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,7 +39,7 @@ sinks:
 	reg, h, scrape := metricsServer(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, RunOptions{Metrics: reg, Health: h}) }()
+	go func() { done <- Run(ctx, cfg, RunOptions{Metrics: promexport.Registry{Registerer: reg}, Health: h}) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {

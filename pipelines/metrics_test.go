@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"io"
 	"net/http"
 	"os"
@@ -45,10 +46,10 @@ sinks:
 	}
 	reg := prometheus.NewRegistry()
 	h := &Health{}
-	if _, _, err := ServeMetrics("0.0.0.0:0", reg, h, zerolog.Nop()); err == nil {
+	if _, _, err := promexport.Serve("0.0.0.0:0", reg, h, zerolog.Nop()); err == nil {
 		t.Fatal("a non-loopback metrics address was accepted")
 	}
-	addr, stop, err := ServeMetrics("127.0.0.1:0", reg, h, zerolog.Nop())
+	addr, stop, err := promexport.Serve("127.0.0.1:0", reg, h, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,9 @@ sinks:
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, RunOptions{Metrics: reg, Health: h, Logger: zerolog.Nop()}) }()
+	go func() {
+		done <- Run(ctx, cfg, RunOptions{Metrics: promexport.Registry{Registerer: reg}, Health: h, Logger: zerolog.Nop()})
+	}()
 	want := []string{
 		`tracecast_records_in_total{component="f",kind="stage",pipeline="m",type="forecast"}`,
 		`tracecast_queue_capacity{component="out"`,

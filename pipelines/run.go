@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/tracecast/tracecast/internal/memlimit"
 
 	"github.com/rs/zerolog"
@@ -63,11 +62,11 @@ type RunOptions struct {
 	Progress func(progress.Snapshot)
 	// ProgressInterval defaults to 200ms.
 	ProgressInterval time.Duration
-	// Metrics, when set, gets the pipeline's Prometheus metrics while it
-	// runs (records in and out per component, queue fill, and what the
+	// Metrics, when set, gets the pipeline's metrics while it runs
+	// (records in and out per component, queue fill, and what the
 	// components report: bad lines by reason, open traces, consumer lag,
 	// forecast skill).
-	Metrics prometheus.Registerer
+	Metrics MetricsRegistry
 	// Health, when set, says whether the pipeline runs (/readyz).
 	Health *Health
 	// Embedded marks a command's own pipeline: the user ran a command, not
@@ -453,11 +452,11 @@ func (g *graph) run(ctx context.Context, opts RunOptions) error {
 	}
 
 	if opts.Metrics != nil {
-		c := &collector{g: g, desc: map[string]*prometheus.Desc{}}
-		if err := opts.Metrics.Register(c); err != nil {
+		detach, err := opts.Metrics.Attach(g.collect)
+		if err != nil {
 			return fmt.Errorf("metrics: %w", err)
 		}
-		defer opts.Metrics.Unregister(c)
+		defer detach()
 	}
 	opts.Health.setCheck(g.unready)
 	opts.Health.set(true)

@@ -2,6 +2,7 @@ package pipelines
 
 import (
 	"context"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"io"
 	"maps"
 	"net/http"
@@ -129,7 +130,7 @@ func metricsServer(t testing.TB) (*prometheus.Registry, *Health, func() scrapeOf
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	h := &Health{}
-	addr, stop, err := ServeMetrics("127.0.0.1:0", reg, h, zerolog.Nop())
+	addr, stop, err := promexport.Serve("127.0.0.1:0", reg, h, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

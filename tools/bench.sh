@@ -40,7 +40,10 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tracecast-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 go build -tags minimal -o "$tmp/tracecast" ./cmd/tracecast # as make build does (static, without plot's unused backends)
+# As make build does (static, without plot's unused backends): the front
+# binary, which runs states itself, and the full one beside it.
+CGO_ENABLED=0 go build -tags minimal -o "$tmp/tracecast-full" ./cmd/tracecast
+CGO_ENABLED=0 go build -tags minimal -o "$tmp/tracecast" ./cmd/tracecast-front
 cores=$(nproc)
 
 # measure "RUNS CMD..."...: for each command (RUNS, then the command line,
@@ -175,7 +178,8 @@ fi
 startup=$(measure "$((runs * 10)) $(printf '%q' "$tmp/tracecast") --version" | cut -d' ' -f1)
 inits=$(for _ in $(seq $((runs * 10))); do GODEBUG=inittrace=1 "$tmp/tracecast" --version 2>&1 >/dev/null | awk '/^init /{s+=$5} END{printf "%.2f\n", s}'; done | sort -n | head -1)
 echo
-echo "start-up: tracecast --version $(awk -v s="$startup" 'BEGIN{printf "%.1f", s*1000}') ms (best of $((runs * 10))), package initializers $inits ms (sum, best run)"
+full=$(measure "$((runs * 10)) $(printf '%q' "$tmp/tracecast-full") --version" | cut -d' ' -f1)
+echo "start-up: tracecast --version $(awk -v s="$startup" 'BEGIN{printf "%.1f", s*1000}') ms (best of $((runs * 10))), package initializers $inits ms (sum, best run); the full binary's (tracecast-full --version) $(awk -v s="$full" 'BEGIN{printf "%.1f", s*1000}') ms"
 echo "load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) (now)"
 echo
 echo "identical records on x1 (sorted pj_dump and tracecast outputs): ${same:-not compared}"

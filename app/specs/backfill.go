@@ -55,7 +55,7 @@ type Backfill struct {
 // table.
 func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, error) {
 	if t.Path == "-" {
-		return nil, &OptionError{[]string{"backfill reads the trace twice (the workers, then the policies): give a file, not standard input"}}
+		return nil, &OptionError{Msgs: []string{"backfill reads the trace twice (the workers, then the policies): give a file, not standard input"}}
 	}
 	survey := stage.NewSurvey(o.Rules, "")
 	spec := pipelines.Spec{Name: "survey", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("survey", "trace")}}
@@ -103,7 +103,7 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 		}
 	case o.Decisions != nil:
 		if format != "jsonl" {
-			return nil, &OptionError{[]string{fmt.Sprintf("--format %s needs -o DIR", format)}}
+			return nil, &OptionError{Msgs: []string{fmt.Sprintf("--format %s needs -o DIR", format)}}
 		}
 		dec = &jsonOut{w: bufio.NewWriterSize(o.Decisions, 1<<16)}
 		spl, outs = dec, []recordOut{dec}
@@ -128,7 +128,7 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 	eng, err := bf.New(cfg, sink)
 	if err != nil {
 		abort()
-		return nil, &OptionError{strings.Split(err.Error(), "\n")}
+		return nil, &OptionError{Msgs: strings.Split(err.Error(), "\n")}
 	}
 	feed := stage.NewFeed(eng, survey.Rules, survey.Unit, survey)
 	spec = pipelines.Spec{Name: "backfill", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("backfill", "trace")}}
@@ -193,7 +193,7 @@ func openRecords(path, format string, log zerolog.Logger) (recordOut, error) {
 		}
 		return &tableOut{s: s}, nil
 	}
-	return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", format)}}
+	return nil, &OptionError{Msgs: []string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", format)}}
 }
 
 // jsonOut writes JSON lines to a file (f) or a writer.

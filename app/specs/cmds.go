@@ -5,36 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/spf13/pflag"
-	"github.com/tracecast/tracecast/app/builtin"
-	"github.com/tracecast/tracecast/pipelines/component"
-	"github.com/tracecast/tracecast/stats/ks"
-	"github.com/tracecast/tracecast/study"
 	"io"
 
+	"github.com/spf13/pflag"
+
+	"github.com/tracecast/tracecast/app/builtin"
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/internal/cliflags"
-	"github.com/tracecast/tracecast/internal/memlimit"
-	"github.com/tracecast/tracecast/internal/paths"
 	"github.com/tracecast/tracecast/models/modelio"
+	"github.com/tracecast/tracecast/pipelines/component"
 	"github.com/tracecast/tracecast/report"
+	"github.com/tracecast/tracecast/stats/ks"
+	"github.com/tracecast/tracecast/study"
 )
-
-// RunStates is the states command: a soft memory limit derived from the
-// reader's limits (the reader's live heap is bounded by them; the limit
-// keeps the collector from letting the process grow to twice that between
-// collections; MemLimit or GOMEMLIMIT override it), the outputs checked,
-// then States.
-func (r Runner) RunStates(ctx context.Context, o States) error {
-	if _, err := memlimit.Set(o.MemLimit, o.Parser.HeapBound()); err != nil {
-		return cliflags.Usage(err)
-	}
-	if err := cliflags.Usage(paths.CheckOutputs([]string{o.Trace}, o.Out, o.Out+".tmp")); err != nil {
-		return err
-	}
-	_, err := r.States(ctx, o)
-	return err
-}
 
 // Verify is the verify command's options.
 type Verify struct {

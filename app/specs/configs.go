@@ -9,6 +9,7 @@ import (
 	"github.com/tracecast/tracecast/app/builtin"
 	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/internal/output"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"github.com/tracecast/tracecast/pipelines"
 )
 
@@ -20,13 +21,13 @@ import (
 func LoadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 	cfg, err := pipelines.LoadNamed(arg)
 	if errors.Is(err, pipelines.ErrNoPipeline) {
-		return nil, &OptionError{[]string{err.Error()}}
+		return nil, &OptionError{Msgs: []string{err.Error()}}
 	} else if err != nil {
 		return nil, err
 	}
 	for _, s := range sets {
 		if err := cfg.Override(s); err != nil {
-			return nil, &OptionError{[]string{"--set " + err.Error()}}
+			return nil, &OptionError{Msgs: []string{"--set " + err.Error()}}
 		}
 	}
 	if err := pipelines.UseDemoTrace(cfg); err != nil {
@@ -42,7 +43,7 @@ func LoadPipeline(arg string, sets []string) (*pipelines.Config, error) {
 func SetRunOptions(cfg *pipelines.Config, memLimit, speed string) error {
 	if memLimit != "" {
 		if _, err := memlimit.Parse(memLimit); err != nil {
-			return &OptionError{[]string{"--memory-limit: " + err.Error()}}
+			return &OptionError{Msgs: []string{"--memory-limit: " + err.Error()}}
 		}
 		cfg.Settings.MemoryLimit = memLimit
 	}
@@ -60,8 +61,12 @@ func SetRunOptions(cfg *pipelines.Config, memLimit, speed string) error {
 // RunConfig runs a pipeline as a command does: the first SIGINT or SIGTERM
 // stops it gracefully, a second at once; with bar, a progress bar on a
 // terminal; metrics when m is not nil.
-func (r Runner) RunConfig(ctx context.Context, cfg *pipelines.Config, bar bool, m *pipelines.Metrics) error {
-	return pipelines.RunInteractive(ctx, cfg, pipelines.Interactive{Registry: builtin.Registry(), Logger: r.Log, Bar: bar, Metrics: m, NewLogger: r.NewLogger})
+func (r Runner) RunConfig(ctx context.Context, cfg *pipelines.Config, bar bool, m *MetricsServer) error {
+	o := pipelines.Interactive{Registry: builtin.Registry(), Logger: r.Log, Bar: bar, NewLogger: r.NewLogger}
+	if m != nil {
+		o.Metrics, o.Health = promexport.Registry{Registerer: m.Registry}, m.Health
+	}
+	return pipelines.RunInteractive(ctx, cfg, o)
 }
 
 // runBuiltin runs a built-in pipeline on trace with its outputs in

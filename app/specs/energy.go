@@ -71,9 +71,11 @@ func DefaultEnergy() Energy {
 func (r Runner) Energy(ctx context.Context, o Energy) (*report.Energy, *report.EnergyCollector, error) {
 	// Checked here, not left to the components, so that the message
 	// names the flag.
-	bad := func(format string, args ...any) error { return &OptionError{[]string{fmt.Sprintf(format, args...)}} }
+	bad := func(format string, args ...any) error {
+		return &OptionError{Msgs: []string{fmt.Sprintf(format, args...)}}
+	}
 	if _, err := power.ParseFormat(o.PowerFormat); err != nil {
-		return nil, nil, &OptionError{[]string{err.Error()}}
+		return nil, nil, &OptionError{Msgs: []string{err.Error()}}
 	}
 	if _, ok := signal.Presets[o.Rules]; !ok {
 		return nil, nil, bad("unknown --rules %q (starpu, smpi)", o.Rules)
@@ -89,7 +91,7 @@ func (r Runner) Energy(ctx context.Context, o Energy) (*report.Energy, *report.E
 	}
 	mapping, err := energy.ParseMap(o.Map)
 	if err != nil {
-		return nil, nil, &OptionError{[]string{err.Error()}}
+		return nil, nil, &OptionError{Msgs: []string{err.Error()}}
 	}
 	var params *models.StatePowers
 	if o.Params != "" {

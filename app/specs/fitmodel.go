@@ -18,7 +18,7 @@ import (
 func FitStarPU(w, errw io.Writer, dir string, o modelio.TaskFit, writeBack bool, out, plots string) error {
 	if out != "" {
 		if err := paths.CheckOutputs([]string{dir}, out); err != nil {
-			return &OptionError{[]string{err.Error()}}
+			return &OptionError{Msgs: []string{err.Error()}}
 		}
 	}
 	s, err := modelio.FitStarPUDir(dir, o, writeBack)
@@ -46,7 +46,7 @@ func FitStarPU(w, errw io.Writer, dir string, o modelio.TaskFit, writeBack bool,
 func FitModel(w io.Writer, path string, o modelio.TaskFit, out, plots string) error {
 	if out != "" {
 		if err := paths.CheckOutputs([]string{path}, out); err != nil {
-			return &OptionError{[]string{err.Error()}}
+			return &OptionError{Msgs: []string{err.Error()}}
 		}
 	}
 	file, err := modelio.FitTaskFile(path, o)

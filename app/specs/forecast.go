@@ -125,7 +125,7 @@ func (run *ForecastRun) report(out, errw io.Writer) error {
 func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRun, error) {
 	run := &ForecastRun{RunID: o.RunID, Method: o.Method, Threshold: o.Threshold, Score: o.Score, Explain: o.Explain}
 	if o.Explain && o.Method != string(fc.Auto) {
-		return nil, &OptionError{[]string{fmt.Sprintf("--explain explains method auto's mix of experts, not --method %s", o.Method)}}
+		return nil, &OptionError{Msgs: []string{fmt.Sprintf("--explain explains method auto's mix of experts, not --method %s", o.Method)}}
 	}
 	switch o.Format {
 	case "":
@@ -133,19 +133,19 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	case "jsonl":
 	case "arrow", "parquet":
 		if o.Out == "" {
-			return nil, &OptionError{[]string{fmt.Sprintf("--format %s needs -o DIR", o.Format)}}
+			return nil, &OptionError{Msgs: []string{fmt.Sprintf("--format %s needs -o DIR", o.Format)}}
 		}
 	default:
-		return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", o.Format)}}
+		return nil, &OptionError{Msgs: []string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", o.Format)}}
 	}
 	if t.Path == "-" && o.Score {
-		return nil, &OptionError{[]string{"--verify reads the trace twice: give a file, not standard input"}}
+		return nil, &OptionError{Msgs: []string{"--verify reads the trace twice: give a file, not standard input"}}
 	}
 	if t.Path == "-" && o.Workers == 0 {
 		// R is counted in a first pass over a file; on standard input it
 		// would grow as workers appear, and the first forecasts (and what
 		// auto learns from them) would not be the file's.
-		return nil, &OptionError{[]string{"--workers R is required on standard input (R, the selected containers, is counted in a first pass over a file; give the file, or R)"}}
+		return nil, &OptionError{Msgs: []string{"--workers R is required on standard input (R, the selected containers, is counted in a first pass over a file; give the file, or R)"}}
 	}
 	if run.RunID == "" { // the forecast stage's own default on a file
 		run.RunID = stage.StreamRunID(t.Path, true)
@@ -274,14 +274,14 @@ func (p ReportPower) inputs(lenient bool, rules string) (*report.EnergyInputs, e
 	}
 	m, err := energy.ParseMap(p.Map)
 	if err != nil {
-		return nil, &OptionError{[]string{err.Error()}}
+		return nil, &OptionError{Msgs: []string{err.Error()}}
 	}
 	st := energy.DefaultStageConfig()
 	st.Rules, st.Node, st.Map, st.NodeType = rules, p.Node, m, p.NodeType
 	st.Offset, st.MaxGap, st.Lateness = tracecast.Seconds(p.Offset), tracecast.Seconds(p.MaxGap), tracecast.Seconds(p.Lateness)
 	in := &report.EnergyInputs{Power: p.Powers, Format: p.PowerFormat, Metric: p.Metric, Lenient: lenient, Stage: st}
 	if err := in.Validate(); err != nil {
-		return nil, &OptionError{[]string{err.Error()}}
+		return nil, &OptionError{Msgs: []string{err.Error()}}
 	}
 	return in, nil
 }
@@ -293,11 +293,11 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 	if t.Path == "-" {
 		// The page's bins, R and the default horizons come from a first
 		// pass over the file: memory does not grow with the trace.
-		return nil, &OptionError{[]string{"report reads the trace twice (its run's span and containers first): give a file, not standard input"}}
+		return nil, &OptionError{Msgs: []string{"report reads the trace twice (its run's span and containers first): give a file, not standard input"}}
 	}
 	survey, err := report.NewPageSurvey(rules)
 	if err != nil {
-		return nil, &OptionError{[]string{err.Error()}}
+		return nil, &OptionError{Msgs: []string{err.Error()}}
 	}
 	ein, err := power.inputs(t.Lenient, rules)
 	if err != nil {
@@ -312,7 +312,7 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 	sinks := map[string]tracecast.Sink{}
 	if ein != nil {
 		if err := ein.AddTo(&spec, "trace", "energy-page"); err != nil {
-			return nil, &OptionError{[]string{err.Error()}}
+			return nil, &OptionError{Msgs: []string{err.Error()}}
 		}
 		o.Energy = report.NewEnergyPageCollector(*ein)
 		sinks["energy-page"] = o.Energy
@@ -487,13 +487,13 @@ func (r Runner) Verify(ctx context.Context, t Trace, rules string, workers int, 
 // before it is written (the task models of a StarPU sampling directory).
 func (r Runner) WriteReport(ctx context.Context, t Trace, rules string, horizons []string, power ReportPower, out string, sections ...func(*report.Page)) error {
 	if out == "" {
-		return &OptionError{[]string{"-o report.html is required"}}
+		return &OptionError{Msgs: []string{"-o report.html is required"}}
 	}
 	var hs []float64
 	for _, h := range horizons {
 		s, err := stage.ParseDuration(h)
 		if err != nil {
-			return &OptionError{[]string{"--horizon: " + err.Error()}}
+			return &OptionError{Msgs: []string{"--horizon: " + err.Error()}}
 		}
 		hs = append(hs, s)
 	}

@@ -42,7 +42,7 @@ func (r Runner) read(ctx context.Context, command string, p Profile, breakdown b
 		format = string(iocall.FormatAuto)
 	case "strace", "csv", "jsonl":
 	default:
-		return &OptionError{[]string{`unknown --input-format "` + p.Format + `" (strace, csv or jsonl)`}}
+		return &OptionError{Msgs: []string{`unknown --input-format "` + p.Format + `" (strace, csv or jsonl)`}}
 	}
 	// The source's line limit is far above the parser's (1 MiB), so that
 	// the parser judges a long line (FILE:LINE, or skipped in lenient mode).
@@ -74,7 +74,7 @@ func (r Runner) Calls(ctx context.Context, command string, p Profile, fn func(*t
 // Summary reads a profile into its category breakdown.
 func (r Runner) Summary(ctx context.Context, command string, p Profile) (iotime.Summary, error) {
 	if _, err := iotime.ParseBuckets(p.Buckets); err != nil {
-		return iotime.Summary{}, &OptionError{[]string{err.Error()}} // before anything is read
+		return iotime.Summary{}, &OptionError{Msgs: []string{err.Error()}} // before anything is read
 	}
 	var s iotime.Summary
 	err := r.read(ctx, command, p, true, func(b tracecast.Batch) error {
@@ -91,7 +91,7 @@ func (r Runner) Summary(ctx context.Context, command string, p Profile) (iotime.
 // its output stops early.
 func (r Runner) WriteCalls(ctx context.Context, p Profile, format, out string) error {
 	if format != "csv" && format != "jsonl" {
-		return &OptionError{[]string{fmt.Sprintf("unknown --format %q (csv or jsonl)", format)}}
+		return &OptionError{Msgs: []string{fmt.Sprintf("unknown --format %q (csv or jsonl)", format)}}
 	}
 	if out == "" {
 		out = "-"
@@ -119,7 +119,7 @@ func (r Runner) WriteCalls(ctx context.Context, p Profile, format, out string) e
 // writes the result to out.
 func (r Runner) Bench(ctx context.Context, p Profile, o iobench.Options, out string) error {
 	if err := iobench.CheckDir(o.Dir); err != nil {
-		return &OptionError{[]string{fmt.Sprintf("--dir %v", err)}}
+		return &OptionError{Msgs: []string{fmt.Sprintf("--dir %v", err)}}
 	}
 	s, err := r.Summary(ctx, "iobench", p)
 	if err != nil {

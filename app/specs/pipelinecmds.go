@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/tracecast/tracecast/internal/cliflags"
+	"github.com/tracecast/tracecast/internal/promexport"
 	"github.com/tracecast/tracecast/live"
 	"github.com/tracecast/tracecast/pipelines"
 )
@@ -15,11 +18,41 @@ type Metrics struct {
 	Addr string `flag:"metrics-addr" help:"serve Prometheus metrics on http://ADDR/metrics, and /healthz, /readyz (a loopback address: 127.0.0.1:9464)"`
 }
 
+// MetricsServer is a metrics server started by Start: a registry with the
+// Go and process metrics, for a pipeline's own, and the health it reports.
+type MetricsServer struct {
+	Registry *prometheus.Registry
+	Health   *pipelines.Health
+	stop     func()
+}
+
+// Stop stops the server.
+func (m *MetricsServer) Stop() {
+	if m != nil {
+		m.stop()
+	}
+}
+
+// SetReady says whether the service runs, for a service without a pipeline
+// (the broker): /readyz.
+func (m *MetricsServer) SetReady(v bool) {
+	if m != nil {
+		m.Health.Set(v)
+	}
+}
+
 // Start serves metrics on m.Addr (none, nil, when it is ""); a bad address
 // is a usage error. Stop the result (nil too) when done.
-func (r Runner) Start(m Metrics) (*pipelines.Metrics, error) {
-	ms, err := pipelines.StartMetrics(m.Addr, r.Log)
-	return ms, cliflags.Usage(err)
+func (r Runner) Start(m Metrics) (*MetricsServer, error) {
+	if m.Addr == "" {
+		return nil, nil
+	}
+	ms := &MetricsServer{Registry: promexport.NewRegistry(), Health: &pipelines.Health{}}
+	var err error
+	if _, ms.stop, err = promexport.Serve(m.Addr, ms.Registry, ms.Health, r.Log); err != nil {
+		return nil, cliflags.Usage(err)
+	}
+	return ms, nil
 }
 
 // RunMetrics runs cfg as RunConfig does, with metrics served as m says.

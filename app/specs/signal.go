@@ -24,11 +24,11 @@ func (r Runner) SignalFile(ctx context.Context, t Trace, s Signal, out string) e
 	typ := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
 	switch {
 	case out == "":
-		return &OptionError{[]string{"-o FILE is required (.arrow, .parquet or .csv, - for CSV on standard output)"}}
+		return &OptionError{Msgs: []string{"-o FILE is required (.arrow, .parquet or .csv, - for CSV on standard output)"}}
 	case out == "-":
 		typ = "csv"
 	case typ != "csv" && typ != "arrow" && typ != "parquet":
-		return &OptionError{[]string{fmt.Sprintf("-o %s: the extension says the format: .arrow, .parquet or .csv", out)}}
+		return &OptionError{Msgs: []string{fmt.Sprintf("-o %s: the extension says the format: .arrow, .parquet or .csv", out)}}
 	}
 	return r.Run(ctx, pipelines.Spec{Name: "signal", Sources: []pipelines.Node{t.Source()}, Stages: []pipelines.Node{s.Stage("signal")},
 		Sinks: []pipelines.Node{{ID: "out", Type: typ, Inputs: []string{"signal"}, Options: map[string]any{"path": out, "records": "samples"}}}}, nil)
@@ -79,23 +79,23 @@ type Windows struct {
 // parquet: Parquet files) and all of them to records.jsonl.
 func (r Runner) Windows(ctx context.Context, t Trace, o Windows, outDir, format string) (*predict.Results, error) {
 	if o.Window <= 0 && o.Model == "" {
-		return nil, &OptionError{[]string{"--window W (samples) or --model FILE is required"}}
+		return nil, &OptionError{Msgs: []string{"--window W (samples) or --model FILE is required"}}
 	}
 	switch format {
 	case "", "jsonl", "arrow":
 		format = "arrow"
 	case "parquet":
 		if outDir == "" {
-			return nil, &OptionError{[]string{"--format parquet needs -o DIR"}}
+			return nil, &OptionError{Msgs: []string{"--format parquet needs -o DIR"}}
 		}
 	default:
-		return nil, &OptionError{[]string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", format)}}
+		return nil, &OptionError{Msgs: []string{fmt.Sprintf("--format %q: want jsonl, arrow or parquet", format)}}
 	}
 	name := t.Name()
 	if o.Model != "" {
 		if t.Path == "-" { // the model needs R first: the input is read twice
 			if o.Tasks <= 0 {
-				return nil, &OptionError{[]string{"--model on standard input needs --tasks T"}}
+				return nil, &OptionError{Msgs: []string{"--model on standard input needs --tasks T"}}
 			}
 			tmp, err := input.Spool(os.Stdin)
 			if err != nil {
@@ -109,7 +109,7 @@ func (r Runner) Windows(ctx context.Context, t Trace, o Windows, outDir, format 
 			return nil, err
 		}
 		if o.Window > 0 {
-			return nil, &OptionError{[]string{"give --window or --model, not both"}}
+			return nil, &OptionError{Msgs: []string{"give --window or --model, not both"}}
 		}
 		w, T, err := study.ModelWindow(o.Model, t.Path, R, o.Tasks)
 		if err != nil {

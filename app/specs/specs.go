@@ -8,20 +8,15 @@ package specs
 
 import (
 	"context"
-	"errors"
 	"io"
-	"io/fs"
-	"strings"
 
 	"github.com/rs/zerolog"
 
 	"github.com/tracecast/tracecast"
 	"github.com/tracecast/tracecast/app/builtin"
-	"github.com/tracecast/tracecast/internal/lineerr"
-	"github.com/tracecast/tracecast/internal/output"
+	"github.com/tracecast/tracecast/app/reader"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
-	"github.com/tracecast/tracecast/pipelines/component"
 )
 
 // Runner runs the commands' pipelines.
@@ -36,57 +31,19 @@ type Runner struct {
 }
 
 // OptionError is an invalid option of a command's pipeline: the user's
-// flag, not a configuration file's. Its message is the components' own
-// ("class: unknown class ..."), without the generated file's lines.
-type OptionError struct{ Msgs []string }
+// flag, not a configuration file's (reader.OptionError).
+type OptionError = reader.OptionError
 
-func (e *OptionError) Error() string { return strings.Join(e.Msgs, "; ") }
+// reader is r as the reading commands' runner, with every built-in
+// component.
+func (r Runner) reader() reader.Runner {
+	return reader.Runner{Log: r.Log, Report: r.Report, NewLogger: r.NewLogger, Registry: builtin.Registry}
+}
 
-// Run runs spec until its input ends or ctx is cancelled (SIGINT and
-// SIGTERM stop it gracefully, then at once), with sinks registered as sink
-// types under their names. An invalid option is an *OptionError; a
-// component's failure is its own error (FILE:LINE: reason from a parser, a
-// file that cannot be opened), without the runtime's labels, which name a
-// pipeline the user never wrote.
+// Run runs spec until its input ends or ctx is cancelled, with every
+// built-in component (reader.Runner.Run).
 func (r Runner) Run(ctx context.Context, spec pipelines.Spec, sinks map[string]tracecast.Sink) error {
-	reg := builtin.Registry()
-	for name, s := range sinks {
-		component.RegisterSinkValue(reg, name, s)
-	}
-	settings := map[string]any{"status_interval": "0s"}
-	for k, v := range spec.Settings { // the command's own
-		settings[k] = v
-	}
-	spec.Settings = settings
-	cfg, err := spec.Config()
-	if err == nil {
-		err = pipelines.Check(reg, cfg)
-	}
-	var ce *pipelines.ConfigError
-	if errors.As(err, &ce) {
-		oe := &OptionError{}
-		for _, p := range ce.Problems {
-			oe.Msgs = append(oe.Msgs, p.Msg)
-		}
-		return oe
-	} else if err != nil {
-		return err
-	}
-	ctx, hard, stop := pipelines.WithSignals(ctx, r.Log)
-	defer stop()
-	err = pipelines.Run(ctx, cfg, pipelines.RunOptions{Registry: reg, Logger: r.Log, HardStop: hard, Embedded: true, Report: r.Report})
-	var le *lineerr.Error
-	var oe *output.Error
-	var pe *fs.PathError
-	switch {
-	case errors.As(err, &le):
-		return le
-	case errors.As(err, &oe):
-		return oe // "out.csv: no space left on device (...)"
-	case errors.As(err, &pe):
-		return pe
-	}
-	return err
+	return r.reader().Run(ctx, spec, sinks)
 }
 
 // Trace is a trace read by a file source with the paje parser.
@@ -127,12 +84,7 @@ func pajeSource(id, path string, l paje.Limits, options map[string]any) pipeline
 }
 
 // Name names the trace in records and messages: its path, <stdin> for -.
-func (t Trace) Name() string {
-	if t.Path == "-" {
-		return "<stdin>"
-	}
-	return t.Path
-}
+func (t Trace) Name() string { return reader.TraceName(t.Path) }
 
 // Signal are the options of a signal (or predict) stage: how the trace's
 // occurrence signal is sampled.

@@ -77,7 +77,7 @@ func (r Runner) Tasks(ctx context.Context, o Tasks, stdout io.Writer) (*report.T
 // check validates the options: the output format and the worker mapping.
 func (o Tasks) check() (format string, mapping map[string]string, err error) {
 	bad := func(format string, a ...any) (string, map[string]string, error) {
-		return "", nil, &OptionError{[]string{fmt.Sprintf(format, a...)}}
+		return "", nil, &OptionError{Msgs: []string{fmt.Sprintf(format, a...)}}
 	}
 	format = o.Format
 	toStdout := o.Out == "" || o.Out == "-"

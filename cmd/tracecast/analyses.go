@@ -1,18 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
+	"github.com/tracecast/tracecast/internal/front"
 	"github.com/tracecast/tracecast/internal/memlimit"
 	"github.com/tracecast/tracecast/internal/paths"
 
 	"github.com/spf13/cobra"
-	"github.com/tracecast/tracecast"
+	"github.com/tracecast/tracecast/app/reader"
 	"github.com/tracecast/tracecast/app/specs"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/models/modelio"
-	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/report"
 )
 
@@ -265,26 +266,5 @@ policy by policy (tracecast backfill in wait mode: docs/backfill.md).`,
 }
 
 func newStatesCmd() *cobra.Command {
-	o := specs.States{Format: "pjdump", Out: "-", Parser: paje.DefaultParserConfig(), Skipped: os.Stderr}
-	o.Parser.ReorderHorizon = new(tracecast.TraceUnits(-1)) // -1: the reader's default
-	cmd := &cobra.Command{
-		Use:   "states [flags] TRACE|-",
-		Short: "Resolve a Paje trace into containers, states, variables, events and links (a pj_dump replacement)",
-		Long: `states reads a Paje trace (plain or gzip, a file or - for standard input) and
-prints every container, state, variable, event and link it resolves: as
-pajeng's pj_dump prints them (--format pjdump, in completion order: sort
-both to compare), as CSV with a header row, JSON lines, an Arrow IPC file
-or a Parquet file (schemas in docs/reading.md and docs/outputs.md). It streams: memory is bounded by the live
-containers, open states and pending links, not by the trace's length.
-Variable samples up to --reorder-horizon late are put back in order, so raw
-StarPU traces, which pj_dump rejects, are read as written.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Trace = args[0]
-			return runner().RunStates(cmd.Context(), o)
-		},
-	}
-	cliflags.Bind(cmd.Flags(), &o)
-	cliflags.Bind(cmd.Flags(), &o.Parser)
-	return cmd
+	return front.NewStatesCmd(func(ctx context.Context, o reader.States) error { return runner().RunStates(ctx, o) })
 }

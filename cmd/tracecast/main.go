@@ -3,51 +3,32 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/tracecast/tracecast/app/specs"
-	"github.com/tracecast/tracecast/internal/buildinfo"
 	"github.com/tracecast/tracecast/internal/clidoc"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/internal/clilog"
-	"github.com/tracecast/tracecast/internal/memlimit"
+	"github.com/tracecast/tracecast/internal/front"
 	"github.com/tracecast/tracecast/internal/paths"
-	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/study"
 )
 
 var (
-	logLevel, logFormat string
-	log                 zerolog.Logger
-	logConsole          bool // logs are for a person (a terminal)
+	log        zerolog.Logger
+	logConsole bool // logs are for a person (a terminal)
 )
 
-func main() {
-	// No collection before the heap reaches its working size: a short
-	// run has none (GOGC in the environment turns this off).
-	memlimit.Floor(memlimit.DefaultFloor)
-	// Commands that run pipelines handle SIGINT/SIGTERM themselves (a
-	// graceful then a hard stop); the others stop at once, as usual.
-	if err := newRootCmd().ExecuteContext(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, "tracecast:", err)
-		os.Exit(exitCode(err))
-	}
-}
+func main() { front.Execute(newRootCmd(), isStudyUsage) }
 
 func newRootCmd() *cobra.Command {
-	root := &cobra.Command{
-		Use:   "tracecast",
-		Short: "Streaming analysis and prediction of task-based HPC executions from their traces",
-		Long: `tracecast reads execution traces of task-based HPC runtimes (Paje traces from
+	root := front.NewRoot(`tracecast reads execution traces of task-based HPC runtimes (Paje traces from
 StarPU and SimGrid), resolves them into states, links, variables and events,
 and turns them into signals, forecasts, alerts and reports. 'tracecast demo'
 shows it on a trace built into the binary; README.md and docs/ say more
@@ -55,17 +36,7 @@ shows it on a trace built into the binary; README.md and docs/ say more
 
 Exit codes: 0 success (also after a graceful stop on SIGINT/SIGTERM), 1
 failure (bad trace, I/O error), 2 usage error (a bad flag, argument or
-option, an invalid pipeline file).`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       buildinfo.Version(),
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) (err error) {
-			log, logConsole, err = clilog.Setup(os.Stderr, logLevel, logFormat)
-			return cliflags.Usage(err)
-		},
-	}
-	root.PersistentFlags().StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	root.PersistentFlags().StringVar(&logFormat, "log-format", "auto", "log format: auto (console on a terminal, JSON otherwise), console, json")
+option, an invalid pipeline file).`, func(l zerolog.Logger, console bool) { log, logConsole = l, console })
 	root.AddCommand(newComponentsCmd(), newStatesCmd(), newSignalCmd(), newKSCmd(), newHitrateCmd(), newPredictCmd(), newBackfillCmd(), newClosedLoopCmd(), newVerifyCmd(), newReportCmd(), newRunCmd(), newValidateCmd(), newDemoCmd())
 	root.AddCommand(newBrokerCmd(), newPublishCmd(), newSubscribeCmd(), newLiveCmd(), newTopicsCmd())
 	root.AddCommand(newIOCallsCmd(), newIOTimeCmd(), newIOBenchCmd(), newIOPredictCmd())
@@ -75,26 +46,18 @@ option, an invalid pipeline file).`,
 	root.AddCommand(newGenDocsCmd())
 	clidoc.Apply(root, commandGroups)
 	root.SetHelpCommand(newHelpCmd())
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return cliflags.Usage(err) })
 	cliflags.UsageArgs(root)
 	return root
 }
 
-// exitCode is the process exit code of a command's error: 2 for a usage
-// error (a bad flag, argument or option, an invalid pipeline file: bad
-// configuration is a usage error), 1 otherwise.
-func exitCode(err error) int {
-	var ue cliflags.UsageError
-	var oe *specs.OptionError
-	var ce *pipelines.ConfigError
+// isStudyUsage says whether err is a usage error of the study's commands.
+func isStudyUsage(err error) bool {
 	var se *study.UsageError
-	switch {
-	case errors.As(err, &ce),
-		errors.As(err, &ue), errors.As(err, &oe), errors.As(err, &se), strings.HasPrefix(err.Error(), "unknown command "):
-		return 2
-	}
-	return 1
+	return errors.As(err, &se)
 }
+
+// exitCode is the process exit code of a command's error (front.ExitCode).
+func exitCode(err error) int { return front.ExitCode(err, isStudyUsage) }
 
 // runner runs the commands' pipelines with the CLI's logger.
 func runner() specs.Runner {
