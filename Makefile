@@ -99,7 +99,7 @@ test: deps
 	@! grep -rnE '^\s*go [a-zA-Z(]|\.Go\(' --include='*.go' stats forecast models report || { echo 'make test: a package tested without -race starts goroutines: take it out of PURE_RE'; exit 1; }
 	$(GO) test -race -short -count=1 -p 4 $(RACE_PKGS) # 4 packages at once: many wait on brokers and processes (2 cores: 3 min 56 s at -p 2, 3 min 4 s at 4)
 	$(GO) test -short -count=1 $(PURE_PKGS)
-	$(GO) test -count=1 -run '^(TestREADMECommands|TestKafkaSecureCommands|TestSchedulersActLive)$$' . ./cmd/tracecast/ ./examples/scheduler/
+	$(GO) test -count=1 -run '^(TestREADMECommands|TestKafkaSecureCommands|TestSchedulersActLive|TestFrontEqualsFull)$$' . ./cmd/tracecast/ ./examples/scheduler/ ./internal/front/
 	$(call fuzzpass,FuzzParse,20000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzParallel,15000x,20x,./parsers/paje)
 	$(call fuzzpass,FuzzChunkTokenize,20000x,20x,./parsers/paje)

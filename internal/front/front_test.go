@@ -38,7 +38,7 @@ func TestOwn(t *testing.T) {
 // exit codes as the full binary's.
 func TestFrontEqualsFull(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the two binaries: not in -short")
+		t.Skip("builds the two binaries: make test runs it without -short, after the README test")
 	}
 	dir := t.TempDir()
 	for name, pkg := range map[string]string{"tracecast": "../../cmd/tracecast-front", FullName: "../../cmd/tracecast"} {
