@@ -5,19 +5,13 @@
 package builtin
 
 import (
-	"github.com/tracecast/tracecast/ingest/file"
+	"github.com/tracecast/tracecast/app/reader"
 	kafkasource "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/ingest/tail"
 	"github.com/tracecast/tracecast/parsers/iocall"
-	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/parsers/power"
 	"github.com/tracecast/tracecast/pipelines/component"
-	"github.com/tracecast/tracecast/sinks/arrow"
-	"github.com/tracecast/tracecast/sinks/csv"
-	"github.com/tracecast/tracecast/sinks/jsonl"
 	kafkasink "github.com/tracecast/tracecast/sinks/kafka"
-	"github.com/tracecast/tracecast/sinks/parquet"
-	"github.com/tracecast/tracecast/sinks/pjdump"
 	"github.com/tracecast/tracecast/stages/backfill"
 	"github.com/tracecast/tracecast/stages/energy"
 	"github.com/tracecast/tracecast/stages/forecast"
@@ -28,14 +22,15 @@ import (
 	"github.com/tracecast/tracecast/stages/tasks"
 )
 
-// Register registers every built-in component type.
+// Register registers every built-in component type: the states
+// command's (reader.Register: the file source, the Paje parser, the file
+// sinks), then the others.
 func Register(r *component.Registry) {
+	reader.Register(r)
 	// Sources.
-	file.Register(r)
 	tail.Register(r)
 	kafkasource.Register(r)
 	// Parsers.
-	paje.Register(r)
 	iocall.Register(r)
 	power.Register(r)
 	// Stages.
@@ -48,12 +43,7 @@ func Register(r *component.Registry) {
 	tasks.Register(r)
 	taskmodel.Register(r)
 	// Sinks.
-	jsonl.Register(r)
-	arrow.Register(r)
 	kafkasink.Register(r)
-	csv.Register(r)
-	pjdump.Register(r)
-	parquet.Register(r)
 }
 
 // Registry returns a new registry holding every built-in component.
