@@ -5,7 +5,7 @@
 package builtin
 
 import (
-	"github.com/tracecast/tracecast/app/reader"
+	"github.com/tracecast/tracecast/app/builtin/files"
 	kafkasource "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/ingest/tail"
 	"github.com/tracecast/tracecast/parsers/iocall"
@@ -23,10 +23,10 @@ import (
 )
 
 // Register registers every built-in component type: the states
-// command's (reader.Register: the file source, the Paje parser, the file
+// command's (files.Register: the file source, the Paje parser, the file
 // sinks), then the others.
 func Register(r *component.Registry) {
-	reader.Register(r)
+	files.Register(r)
 	// Sources.
 	tail.Register(r)
 	kafkasource.Register(r)

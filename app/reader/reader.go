@@ -17,7 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tracecast/tracecast"
-	"github.com/tracecast/tracecast/ingest/file"
+	"github.com/tracecast/tracecast/app/builtin/files"
 	"github.com/tracecast/tracecast/internal/cliflags"
 	"github.com/tracecast/tracecast/internal/lineerr"
 	"github.com/tracecast/tracecast/internal/memlimit"
@@ -26,11 +26,6 @@ import (
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/pipelines"
 	"github.com/tracecast/tracecast/pipelines/component"
-	"github.com/tracecast/tracecast/sinks/arrow"
-	"github.com/tracecast/tracecast/sinks/csv"
-	"github.com/tracecast/tracecast/sinks/jsonl"
-	"github.com/tracecast/tracecast/sinks/parquet"
-	"github.com/tracecast/tracecast/sinks/pjdump"
 )
 
 // Runner runs the commands' pipelines.
@@ -47,22 +42,11 @@ type Runner struct {
 	Registry func() *component.Registry
 }
 
-// Register registers the component types the states command uses: the
-// file source, the Paje parser and the file sinks.
-func Register(r *component.Registry) {
-	file.Register(r)
-	paje.Register(r)
-	jsonl.Register(r)
-	arrow.Register(r)
-	csv.Register(r)
-	pjdump.Register(r)
-	parquet.Register(r)
-}
-
-// Registry returns a new registry of Register's components.
+// Registry returns a new registry of the states command's components
+// (app/builtin/files).
 func Registry() *component.Registry {
 	r := component.NewRegistry()
-	Register(r)
+	files.Register(r)
 	return r
 }
 
