@@ -47,8 +47,8 @@ CGO_ENABLED=0 go build -tags minimal -o "$tmp/tracecast" ./cmd/tracecast-front
 cores=$(nproc)
 
 # measure "RUNS CMD..."...: for each command (RUNS, then the command line,
-# shell-quoted), the best wall time (s, to the millisecond: /usr/bin/time
-# rounds to 10 ms, a tenth of the 41 MB run) of RUNS runs and the peak RSS
+# shell-quoted), the best wall time (s, to 10 µs: /usr/bin/time rounds to
+# 10 ms, a tenth of the 41 MB run) of RUNS runs and the peak RSS
 # (KiB) of that run, one line per command; output to /dev/null. The
 # commands run in turn (one run of each, then the next round), not each
 # one's runs in a row: the VM's speed drifts over seconds, and three runs
@@ -58,7 +58,7 @@ cores=$(nproc)
 # drawn from the same stretch of time.
 measure() {
 	python3 - "$@" <<'PY'
-import os, shlex, sys, time
+import os, shlex, subprocess, sys, time
 cmds = []
 for a in sys.argv[1:]:
     n, c = a.split(" ", 1)
@@ -68,23 +68,20 @@ for r in range(max(n for n, _ in cmds)):
     for i, (n, cmd) in enumerate(cmds):
         if r >= n:
             continue
+        # Popen starts the command with vfork (Python 3.11+): a fork of
+        # this process copied its page tables first, a millisecond or more
+        # of the start-up's few.
         t = time.perf_counter()
-        pid = os.fork()
-        if pid == 0:
-            fd = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            try:
-                os.execvp(cmd[0], cmd)
-            finally:
-                os._exit(127)
-        _, status, ru = os.wait4(pid, 0)
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = status
         wall = time.perf_counter() - t
         if status != 0:
             sys.exit(f"bench: {' '.join(cmd)} failed (status {status})")
         if best[i] is None or wall < best[i][0]:
             best[i] = (wall, ru.ru_maxrss)
 for wall, rss in best:
-    print(f"{wall:.3f} {rss}")
+    print(f"{wall:.5f} {rss}")  # 10 µs: the start-up is a few ms
 PY
 }
 
@@ -179,7 +176,7 @@ startup=$(measure "$((runs * 10)) $(printf '%q' "$tmp/tracecast") --version" | c
 inits=$(for _ in $(seq $((runs * 10))); do GODEBUG=inittrace=1 "$tmp/tracecast" --version 2>&1 >/dev/null | awk '/^init /{s+=$5} END{printf "%.2f\n", s}'; done | sort -n | head -1)
 echo
 full=$(measure "$((runs * 10)) $(printf '%q' "$tmp/tracecast-full") --version" | cut -d' ' -f1)
-echo "start-up: tracecast --version $(awk -v s="$startup" 'BEGIN{printf "%.1f", s*1000}') ms (best of $((runs * 10))), package initializers $inits ms (sum, best run); the full binary's (tracecast-full --version) $(awk -v s="$full" 'BEGIN{printf "%.1f", s*1000}') ms"
+echo "start-up: tracecast --version $(awk -v s="$startup" 'BEGIN{printf "%.2f", s*1000}') ms (best of $((runs * 10))), package initializers $inits ms (sum, best run); the full binary's (tracecast-full --version) $(awk -v s="$full" 'BEGIN{printf "%.2f", s*1000}') ms"
 echo "load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) (now)"
 echo
 echo "identical records on x1 (sorted pj_dump and tracecast outputs): ${same:-not compared}"
