@@ -454,7 +454,7 @@ func (st *stage) EndReason(end tracecast.StreamEnd) { st.endedBy = end.EndedBy()
 // last skill records, which say how it ended (EndReason; the end of a file
 // or of the input without it: tracecast.EndMarker).
 // flushSlices is how many slices Flush sweeps the held tail in.
-const flushSlices = 32
+var flushSlices = 32 // a variable for TestFlushSlices
 
 func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	if st.eng == nil {
@@ -473,7 +473,7 @@ func (st *stage) Flush(ctx context.Context, emit tracecast.Emit) error {
 	if hi := st.live.End(); hi > st.swept {
 		lo := st.swept
 		for k := 1; k < flushSlices; k++ {
-			w := lo + (hi-lo)*float64(k)/flushSlices
+			w := lo + (hi-lo)*float64(k)/float64(flushSlices)
 			if err := st.running(ctx, emit, func() { st.sweep(w) }); err != nil {
 				return err
 			}

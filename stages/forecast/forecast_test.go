@@ -325,3 +325,23 @@ func TestFirstOnlyCountsLateContainers(t *testing.T) {
 		t.Fatalf("full: %d selected, end %g; want 3 and 0.05", full.Selected, full.End)
 	}
 }
+
+// The held tail swept in slices at the stream's end gives the forecasts
+// one sweep gives: the same records, in the same order (forecasts only).
+func TestFlushSlices(t *testing.T) {
+	trace := "../../pipelines/testdata/starpu-cholesky-2cpu.trace.gz"
+	defer func(n int) { *fstage.FlushSlices = n }(*fstage.FlushSlices)
+	*fstage.FlushSlices = 1
+	whole := forecasts(t, trace, nil)
+	*fstage.FlushSlices = 32
+	sliced := forecasts(t, trace, nil)
+	if len(whole) == 0 || len(sliced) != len(whole) {
+		t.Fatalf("%d forecasts in slices, %d at once", len(sliced), len(whole))
+	}
+	for i := range whole {
+		same := func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) }
+		if a, b := whole[i], sliced[i]; a.ID != b.ID || !same(a.P, b.P) || !same(a.Lo, b.Lo) || !same(a.Hi, b.Hi) {
+			t.Fatalf("forecast %d: %+v in slices, %+v at once", i, b, a)
+		}
+	}
+}

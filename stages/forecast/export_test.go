@@ -1,0 +1,4 @@
+package forecast
+
+// FlushSlices is flushSlices, for TestFlushSlices.
+var FlushSlices = &flushSlices
