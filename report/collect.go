@@ -13,13 +13,14 @@ import (
 	"github.com/tracecast/tracecast/stages/signal"
 )
 
-// The report reads its trace twice and keeps what it draws at the page's
-// resolution, not the trace: its memory does not grow with the trace's
-// length (TestReportMemoryFlat). The first pass (PageSurvey) finds which
-// rules select states, the selected containers (R, the Gantt's rows) and
-// the run's span: what the bins, the default forecast horizons and the
-// forecasts' thresholds need before the first state is drawn. The second
-// (PageCollector) follows the parser's watermark, as the forecast stage
+// The report keeps what it draws at the page's resolution, not the
+// trace: its memory does not grow with the trace's length
+// (TestReportMemoryFlat). A survey (PageSurvey) finds which rules select
+// states, the selected containers (R, the Gantt's rows) and the run's
+// span: what the bins, the default forecast horizons and the forecasts'
+// thresholds need before the first state is drawn: a first pass over the
+// trace, or a guess (PageGuess) checked by the pass that draws. The pass
+// that draws (PageCollector) follows the parser's watermark, as the forecast stage
 // does: once no state starting earlier can still come, each container's
 // states are flattened to the innermost one at every instant, into exact
 // segments (while there are at most MaxSegments) and per-bin coverage,
@@ -36,6 +37,7 @@ import (
 // selected containers, the first state start and the last state end. It
 // keeps the containers' names only.
 type PageSurvey struct {
+	rules string
 	cands []*surveyCand
 }
 
@@ -47,6 +49,10 @@ type surveyCand struct {
 	last       string                // the container of the previous state (most repeat it)
 	t0, end    float64
 	states     bool
+	// guess is what this pass was guessed to find (PageGuess), wrong
+	// set once a state, container or task count says otherwise.
+	guess *surveyCand
+	wrong bool
 }
 
 // NewPageSurvey returns the first pass for rules auto, starpu or smpi.
@@ -55,7 +61,7 @@ func NewPageSurvey(rules string) (*PageSurvey, error) {
 	if rules == "auto" {
 		names = []string{"starpu", "smpi"}
 	}
-	s := &PageSurvey{}
+	s := &PageSurvey{rules: rules}
 	for _, n := range names {
 		mk, ok := signal.Presets[n]
 		if !ok {
@@ -82,18 +88,49 @@ func (s *PageSurvey) Write(_ context.Context, b tracecast.Batch) error {
 			switch {
 			case e.Nature == tracecast.NatureState && e.Type == c.rules.StateType:
 				if e.Container != c.last {
+					n, m := len(c.containers), len(c.stated)
 					c.containers[e.Container] = struct{}{}
 					c.stated[e.Container] = struct{}{}
 					c.last = e.Container
+					if g := c.guess; g != nil && (len(c.containers) > n && !has(g.containers, e.Container) || len(c.stated) > m && !has(g.stated, e.Container)) {
+						c.wrong = true
+					}
 				}
 				c.t0, c.end, c.states = math.Min(c.t0, e.Start), math.Max(c.end, e.End), true
+				if g := c.guess; g != nil && (e.Start < g.t0 || e.End > g.end) {
+					c.wrong = true
+				}
 			case e.Nature == tracecast.NatureContainer && e.Type == c.rules.ContainerType:
+				n := len(c.containers)
 				c.containers[e.Value] = struct{}{}
+				if g := c.guess; g != nil && len(c.containers) > n && !has(g.containers, e.Value) {
+					c.wrong = true
+				}
 			case e.Nature == tracecast.NatureVariable && (e.Type == stage.ReadyVariable || e.Type == stage.SubmittedVariable):
 				if len(c.counts) < maxCountVars {
-					c.counts[countVar{e.Container, e.Type == stage.SubmittedVariable}] = struct{}{}
+					n, v := len(c.counts), countVar{e.Container, e.Type == stage.SubmittedVariable}
+					c.counts[v] = struct{}{}
+					if g := c.guess; g != nil && len(c.counts) > n && !has(g.counts, v) {
+						c.wrong = true
+					}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+func has[K comparable](m map[K]struct{}, k K) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// chosen is the candidate whose rules select states (the first that has
+// any), or nil.
+func (s *PageSurvey) chosen() *surveyCand {
+	for _, c := range s.cands {
+		if c.states {
+			return c
 		}
 	}
 	return nil
@@ -125,6 +162,70 @@ func (s *PageSurvey) Collector(o PageOptions) (*PageCollector, error) {
 	}
 	return nil, signal.NothingToCount(rules, firstErr)
 }
+
+// PageGuess is a file's survey guessed before its run is read, so that
+// the report reads the file once where the guess holds: the survey of
+// the file's first megabytes (which rules select states, the containers,
+// the first state start, the task counts) and the latest time of its
+// last lines as the last state end. The page is collected on it while
+// the pass surveys the run (Write); if the survey it makes is the guess
+// (Holds), the page is the one the second of two passes makes from it,
+// since the collector has had the same survey and the same batches.
+// Otherwise the caller reads the file again with the pass's survey
+// (Survey).
+type PageGuess struct {
+	cand  *surveyCand // the guess, of the rule set that selects states
+	idx   int         // its rank in the survey's candidates
+	full  *PageSurvey // the pass's survey
+	wrong bool
+}
+
+// Guess turns the survey of a file's beginning into a guess at the
+// whole file's, with the run ending at end (trace units): false when no
+// rule set selects states in it or its states end after end.
+func (s *PageSurvey) Guess(end float64) (*PageGuess, bool) {
+	c := s.chosen()
+	if c == nil || c.end > end || math.IsInf(end, 0) || math.IsNaN(end) {
+		return nil, false
+	}
+	g := *c
+	g.end, g.guess, g.wrong = end, nil, false
+	full, err := NewPageSurvey(s.rules)
+	if err != nil {
+		return nil, false
+	}
+	idx := slices.Index(s.cands, c)
+	full.cands[idx].guess = &g
+	return &PageGuess{cand: &g, idx: idx, full: full}, true
+}
+
+// Collector is the page collector of the guessed survey.
+func (g *PageGuess) Collector(o PageOptions) (*PageCollector, error) {
+	return newPageCollector(g.cand, o)
+}
+
+// Write surveys a batch: false from the first batch the guess cannot
+// hold after (the collector must then not see it, nor any later one).
+func (g *PageGuess) Write(b tracecast.Batch) bool {
+	_ = g.full.Write(context.Background(), b)
+	for _, c := range g.full.cands[:g.idx] {
+		g.wrong = g.wrong || c.states
+	}
+	g.wrong = g.wrong || g.full.cands[g.idx].wrong
+	return !g.wrong
+}
+
+// Holds tells, once every batch is written, whether the pass's survey is
+// the guess.
+func (g *PageGuess) Holds() bool {
+	c := g.full.cands[g.idx]
+	return !g.wrong && g.full.chosen() == c && c.t0 == g.cand.t0 && c.end == g.cand.end &&
+		len(c.containers) == len(g.cand.containers) && len(c.stated) == len(g.cand.stated) && len(c.counts) == len(g.cand.counts)
+}
+
+// Survey is the pass's survey (complete once every batch is written):
+// the one to read the file again with when the guess did not hold.
+func (g *PageGuess) Survey() *PageSurvey { return g.full }
 
 // PageCollector is the second pass over a trace for its report (from
 // PageSurvey.Collector): it keeps what the page draws, at the page's

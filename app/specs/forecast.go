@@ -303,11 +303,28 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 	if err != nil {
 		return nil, err
 	}
-	first := pipelines.Spec{Name: "report-survey", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("survey", "trace")}}
-	if err := r.Run(ctx, first, map[string]tracecast.Sink{"survey": survey}); err != nil {
-		return nil, err
-	}
 	o := report.PageOptions{Title: t.Path, Horizons: horizons}
+	if g := guessPage(t, rules); g != nil {
+		page, err := r.pagePass(ctx, t, ein, o, g.Collector, g)
+		if err != nil || page != nil {
+			return page, err
+		}
+		r.Log.Debug().Str("trace", t.Path).Msg("the report's survey was not what the file's beginning and end said: reading it again")
+		survey = g.Survey()
+	} else {
+		first := pipelines.Spec{Name: "report-survey", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("survey", "trace")}}
+		if err := r.Run(ctx, first, map[string]tracecast.Sink{"survey": survey}); err != nil {
+			return nil, err
+		}
+	}
+	return r.pagePass(ctx, t, ein, o, survey.Collector, nil)
+}
+
+// pagePass reads the trace (and its power streams) into a page collector
+// made by collector. With a guess (the single pass) the page is nil, with
+// no error, when the guess did not hold.
+func (r Runner) pagePass(ctx context.Context, t Trace, ein *report.EnergyInputs, o report.PageOptions,
+	collector func(report.PageOptions) (*report.PageCollector, error), guess *report.PageGuess) (*report.Page, error) {
 	spec := pipelines.Spec{Name: "report", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("page", "trace")}}
 	sinks := map[string]tracecast.Sink{}
 	if ein != nil {
@@ -317,13 +334,18 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 		o.Energy = report.NewEnergyPageCollector(*ein)
 		sinks["energy-page"] = o.Energy
 	}
-	c, err := survey.Collector(o)
+	c, err := collector(o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
-	sinks["page"] = newPageSink(c)
+	ps := newPageSink(c)
+	ps.guess = guess
+	sinks["page"] = ps
 	if err := r.Run(ctx, spec, sinks); err != nil {
 		return nil, err
+	}
+	if guess != nil && !guess.Holds() {
+		return nil, nil
 	}
 	return c.Page()
 }
@@ -343,6 +365,11 @@ type pageSink struct {
 	done    chan struct{}
 	started bool
 	err     error // a panic of the forecaster, as Close returns it
+	// guess, in the single pass, surveys each batch before the collector
+	// sees it; off once a batch said the guess is wrong: the collector
+	// sees no more, and is not closed.
+	guess *report.PageGuess
+	off   bool
 }
 
 func newPageSink(c *report.PageCollector) *pageSink {
@@ -368,16 +395,27 @@ func newPageSink(c *report.PageCollector) *pageSink {
 			}()
 		}
 		p.spells <- f
-	}, func() {
-		if p.started {
-			close(p.spells)
-			<-p.done
-		}
-	})
+	}, p.stopSpells)
 	return p
 }
 
+// stopSpells waits for the spell forecaster's goroutine to run what it
+// was given and end.
+func (p *pageSink) stopSpells() {
+	if p.started {
+		close(p.spells)
+		<-p.done
+		p.started = false
+	}
+}
+
 func (p *pageSink) Write(_ context.Context, b tracecast.Batch) error {
+	if p.guess != nil && !p.guess.Write(b) {
+		p.off = true
+	}
+	if p.off {
+		return nil
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -392,6 +430,10 @@ func (p *pageSink) Write(_ context.Context, b tracecast.Batch) error {
 func (p *pageSink) ForgetsItems() bool { return true }
 
 func (p *pageSink) Close(ctx context.Context) error {
+	if p.guess != nil && (p.off || !p.guess.Holds()) {
+		p.stopSpells() // the page is read again: this one is not drawn
+		return p.err
+	}
 	if err := p.c.Close(ctx); err != nil {
 		return err
 	}

@@ -248,8 +248,8 @@ type hist struct {
 	dirty [numLand]uint8
 }
 
-func (h *hist) add(j int, r float64) {
-	b := binOf(r)
+// add counts a remaining time in bin b at landmark j.
+func (h *hist) add(j, b int) {
 	h.c[j][b]++
 	h.n[j]++
 	h.dirty[j] = max(h.dirty[j], uint8(b+1))
@@ -303,37 +303,54 @@ func (m *Model) Spells() int { return m.spells }
 // Observe learns a completed spell of length L whose worker was in stratum
 // strata[j] at landmark j (for every j with x_j < L, in order).
 func (m *Model) Observe(length float64, strata []uint16) {
-	m.spells++
-	if m.spells >= m.nextVersion {
-		m.version++
-		m.nextVersion = m.spells + max(1, m.spells/10)
-	}
+	m.count()
 	var h *hist
 	for j, s := range strata[:min(len(strata), numLand)] {
-		x := Landmark(j)
+		x := landmarks[j]
 		if !(x < length) {
 			break
 		}
 		if j == 0 || s != strata[j-1] { // a spell's strata change seldom
-			h = m.strata[s]
-			if h == nil {
-				h = &hist{}
-				m.strata[s] = h
-			}
+			h = m.hist(s)
 		}
-		h.add(j, length-x)
-		m.pooled.add(j, length-x)
+		b := binOf(length - x)
+		h.add(j, b)
+		m.pooled.add(j, b)
 	}
 }
 
 // ObserveIn learns a completed spell of length L whose worker stayed in
 // stratum s throughout (a busy spell's stratum: the state it began in).
 func (m *Model) ObserveIn(length float64, s uint16) {
-	var strata [numLand]uint16
-	for j := range strata {
-		strata[j] = s
+	m.count()
+	h := m.hist(s)
+	for j, x := range landmarks {
+		if !(x < length) {
+			break
+		}
+		b := binOf(length - x)
+		h.add(j, b)
+		m.pooled.add(j, b)
 	}
-	m.Observe(length, strata[:])
+}
+
+// count counts a spell learnt, and moves the epoch on when it is due.
+func (m *Model) count() {
+	m.spells++
+	if m.spells >= m.nextVersion {
+		m.version++
+		m.nextVersion = m.spells + max(1, m.spells/10)
+	}
+}
+
+// hist is stratum s's histograms, made on first use.
+func (m *Model) hist(s uint16) *hist {
+	h := m.strata[s]
+	if h == nil {
+		h = &hist{}
+		m.strata[s] = h
+	}
+	return h
 }
 
 // NumLandmarks is the number of landmarks (strata a spell records at most).

@@ -1,0 +1,146 @@
+package specs
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tracecast/tracecast/internal/pajetest"
+	"github.com/tracecast/tracecast/report"
+)
+
+// writeWorkers writes a StarPU-like trace of 4 workers over steps
+// instants, with the scheduler's ready-task count; late adds a fifth
+// worker with states near the end, tailVar a count set after the last
+// state ended (the workers destroyed before), bad a line no parser reads near the end.
+func writeWorkers(t *testing.T, path string, steps int, late, tailVar, bad, gz bool) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	w.WriteString(pajetest.Header(
+		pajetest.ContainerType(0), pajetest.StateType(1), pajetest.CreateContainer(2),
+		pajetest.SetState(3), pajetest.PushState(4), pajetest.PopState(5),
+		pajetest.VariableType(6), pajetest.SetVariable(7), pajetest.DestroyContainer(8),
+	) + `0 P 0 Program
+0 W P Worker
+1 S W "Worker State"
+6 R P "Number of Ready Tasks"
+2 0 p P 0 program
+`)
+	workers := 4
+	for k := range workers {
+		fmt.Fprintf(w, "2 0 w%d W p CPU%d\n", k, k)
+	}
+	for i := range steps {
+		t0 := float64(i)
+		if late && i == steps-20 {
+			fmt.Fprintf(w, "2 %.6f w%d W p CPU%d\n", t0, workers, workers)
+			workers++
+		}
+		if bad && i == steps-10 {
+			fmt.Fprintf(w, "3 %.6f S\n", t0)
+		}
+		fmt.Fprintf(w, "7 %.6f R p %d\n", t0, (i*7)%5)
+		for k := range workers {
+			switch (i + k) % 5 {
+			case 0, 3:
+				fmt.Fprintf(w, "3 %.6f S w%d Sleeping\n", t0, k)
+			case 1:
+				fmt.Fprintf(w, "3 %.6f S w%d GEMM\n", t0, k)
+				fmt.Fprintf(w, "4 %.6f S w%d FetchingInput\n", t0+0.1, k)
+				fmt.Fprintf(w, "5 %.6f S w%d\n", t0+0.3, k)
+			default:
+				fmt.Fprintf(w, "3 %.6f S w%d TRSM\n", t0+0.05*float64(k), k)
+			}
+		}
+	}
+	fmt.Fprintf(w, "3 %.6f S w0 Sleeping\n", float64(steps))
+	if tailVar { // the workers' states end with them, before the count's last change
+		for k := range workers {
+			fmt.Fprintf(w, "8 %.6f W w%d\n", float64(steps)+1, k)
+		}
+		fmt.Fprintf(w, "7 %.6f R p 0\n", float64(steps)+5)
+	}
+	w.Flush()
+	out := buf.Bytes()
+	if gz {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(out)
+		zw.Close()
+		out = z.Bytes()
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPageSinglePass: the report reads a trace once where the survey
+// guessed from its beginning and end holds, twice where it does not, and
+// its page (or its error) is the page of two passes either way.
+func TestPageSinglePass(t *testing.T) {
+	defer func(h int) { guessHead = h }(guessHead)
+	guessHead = 4 << 10 // the traces' containers are created within it; the late one after
+	for _, tc := range []struct {
+		name                   string
+		late, tailVar, bad, gz bool
+		guessed, holds         bool
+	}{
+		{name: "early containers", guessed: true, holds: true},
+		{name: "a container created late", late: true, guessed: true},
+		{name: "a count set after the last state", tailVar: true, guessed: true},
+		{name: "a bad line after the head", bad: true, guessed: true},
+		{name: "compressed", gz: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "w.trace")
+			writeWorkers(t, path, 2000, tc.late, tc.tailVar, tc.bad, tc.gz)
+			tr := Trace{Path: path}
+			g := guessPage(tr, "auto")
+			if (g != nil) != tc.guessed {
+				t.Fatalf("guessed: %v, want %v", g != nil, tc.guessed)
+			}
+			page, err := r.Page(ctx, tr, "auto", nil, ReportPower{})
+			h := guessHead
+			guessHead = 0
+			want, wantErr := r.Page(ctx, tr, "auto", nil, ReportPower{})
+			guessHead = h
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v, read twice %v", err, wantErr)
+			}
+			if tc.bad {
+				if err == nil {
+					t.Fatal("no error on a bad line")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b bytes.Buffer
+			if err := page.WriteHTML(&a); err != nil {
+				t.Fatal(err)
+			}
+			if err := want.WriteHTML(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Errorf("the page (%d bytes) is not the page of two passes (%d bytes)", a.Len(), b.Len())
+			}
+			if g == nil {
+				return
+			}
+			once, err := r.pagePass(ctx, tr, nil, report.PageOptions{Title: path}, g.Collector, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (once != nil) != tc.holds {
+				t.Errorf("the guess held: %v, want %v", once != nil, tc.holds)
+			}
+		})
+	}
+}
