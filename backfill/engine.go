@@ -18,6 +18,9 @@ type Sink struct {
 	// Spell is called with each spell forecast (Config.SpellLengths):
 	// idle spells', and busy spells' (State "busy") when not a gang.
 	Spell func(tracecast.SpellForecast)
+	// NoIDs: Spell's records come without their ID (a sink that keeps
+	// none, as the report's: the IDs were half the engine's allocations).
+	NoIDs bool
 	// SpellEnd is called as a spell with forecasts (of positive length)
 	// ends: the report draws each spell's forecast against it.
 	SpellEnd func(SpellEnd)
@@ -103,6 +106,10 @@ type worker struct {
 	// The forecasts of the open idle and busy spells whose q10 outcome
 	// is not known yet (calib).
 	openQ, busyOpenQ openQ
+	// pending is the change at the engine's instant (hasPending), applied
+	// once time moves on; dirtyAll: every lane plans again.
+	pending              pendingChange
+	hasPending, dirtyAll bool
 }
 
 // Engine runs the policies on the class changes of one run.
@@ -120,14 +127,16 @@ type Engine struct {
 	now       float64
 	started   bool
 	dirty     []*worker
-	// pending are the changes at e.now, applied once time moves on.
-	pending      map[*worker]pendingChange
+	// pendingOrder are the workers with a change at e.now (worker.pending),
+	// applied once time moves on.
 	pendingOrder []*worker
-	// dirtyAll: the dirty workers' every lane plans again (else only
-	// those whose plan reads the features: forecast).
-	dirtyAll map[*worker]bool
-	plans    map[planKey]*planCache
-	version  int // the model's epoch the plans were made in
+	// dirtyAllList are the dirty workers whose every lane plans again
+	// (worker.dirtyAll; else only those whose plan reads the features:
+	// forecast). Fields, not maps: clearing a map at every instant costs
+	// its buckets (6% of the engine's time in the report).
+	dirtyAllList []*worker
+	plans        map[planKey]*planCache
+	version      int // the model's epoch the plans were made in
 	// otScore[di][ai][k] is the score timeout TauGrid[k] would have made
 	// on the completed spells (online-timeout's choice).
 	otScore     [][][]float64
@@ -140,6 +149,7 @@ type Engine struct {
 	spellLabels []string                   // the spell lengths' labels (ids)
 	idBuf       []byte
 	ids         []string      // an issue's record ids, slices of one string
+	idEnds      []int         // where each ends in it
 	scratch     spellForecast // forecastAt's, when not kept
 	issues      int64         // spell forecast issues so far (their ids' N)
 	// gang is the aggregate worker of Config.Gang ≥ 2: the policies run on
@@ -201,7 +211,7 @@ func New(cfg Config, sink Sink) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{cfg: cfg, sink: sink, workers: map[string]*worker{},
-		model: spell.New(), cal: newCalib(), busyCal: newCalib(), ready: -1, submitted: -1, now: math.Inf(-1), dirtyAll: map[*worker]bool{}, pending: map[*worker]pendingChange{}, plans: map[planKey]*planCache{}}
+		model: spell.New(), cal: newCalib(), busyCal: newCalib(), ready: -1, submitted: -1, now: math.Inf(-1), plans: map[planKey]*planCache{}}
 	nan := math.NaN()
 	has := func(p string) bool { return slices.Contains(e.cfg.Policies, p) }
 	for di, d := range cfg.Tasks {
@@ -342,10 +352,11 @@ func (e *Engine) ChangeState(t float64, name string, idle bool, value string) {
 	}
 	e.advance(t)
 	w := e.worker(name)
-	if _, ok := e.pending[w]; !ok {
+	if !w.hasPending {
+		w.hasPending = true
 		e.pendingOrder = append(e.pendingOrder, w)
 	}
-	e.pending[w] = pendingChange{idle, value}
+	w.pending = pendingChange{idle, value}
 }
 
 // flush applies the changes of the instant e.now: only where a worker ends
@@ -354,10 +365,9 @@ func (e *Engine) ChangeState(t float64, name string, idle bool, value string) {
 // throughout every interval of positive length).
 func (e *Engine) flush() {
 	for _, w := range e.pendingOrder {
-		ch := e.pending[w]
-		e.setIdle(w, e.now, ch.idle, ch.value)
+		w.hasPending = false
+		e.setIdle(w, e.now, w.pending.idle, w.pending.value)
 	}
-	clear(e.pending)
 	e.pendingOrder = e.pendingOrder[:0]
 	e.updateGang()
 }
@@ -373,7 +383,7 @@ func (e *Engine) setIdle(w *worker, t float64, idle bool, value string) {
 			e.idleN++
 		}
 		e.markAllIdle() // the share of idle workers changed
-		e.dirtyAll[w] = true
+		e.setDirtyAll(w)
 	case !idle && w.idle:
 		if e.gang == nil || w.gang {
 			e.endSpell(w, t)
@@ -423,6 +433,14 @@ func (e *Engine) endBusy(w *worker, t float64) {
 		if e.sink.SpellEnd != nil {
 			e.sink.SpellEnd(SpellEnd{Worker: w.name, State: "busy", Start: w.busyStart, End: t})
 		}
+	}
+}
+
+// setDirtyAll has every lane of w plan again at the next advance.
+func (e *Engine) setDirtyAll(w *worker) {
+	if !w.dirtyAll {
+		w.dirtyAll = true
+		e.dirtyAllList = append(e.dirtyAllList, w)
 	}
 }
 
@@ -607,14 +625,14 @@ func (e *Engine) advance(t float64) {
 		e.version = v // the plans read the model: plan again
 		for _, w := range e.active() {
 			if w.idle {
-				e.dirtyAll[w] = true
+				e.setDirtyAll(w)
 				e.mark(w)
 			}
 		}
 	}
 	for _, w := range e.dirty {
 		if w.idle && (e.gang == nil || w.gang) {
-			all := e.dirtyAll[w]
+			all := w.dirtyAll
 			for i, l := range e.lanes {
 				if l.policy == Forecast {
 					e.publishPlan(w, i)
@@ -627,7 +645,10 @@ func (e *Engine) advance(t float64) {
 		e.updateNext(w)
 	}
 	e.dirty = e.dirty[:0]
-	clear(e.dirtyAll)
+	for _, w := range e.dirtyAllList {
+		w.dirtyAll = false
+	}
+	e.dirtyAllList = e.dirtyAllList[:0]
 	if !(t > e.now) {
 		return
 	}
@@ -758,16 +779,19 @@ func (e *Engine) publishSpell(w *worker, t, elapsed float64, f *spellForecast, s
 	if e.sink.Spell != nil {
 		// The issue's ids, RUN/WORKER/D/N, written one after the other
 		// into one string: one allocation an issue, not one a record.
-		e.idBuf, e.ids = e.idBuf[:0], e.ids[:0]
-		ends := make([]int, 0, 8)
+		e.idBuf, e.ids, e.idEnds = e.idBuf[:0], e.ids[:0], e.idEnds[:0]
 		for i := range e.cfg.SpellLengths {
+			e.ids = append(e.ids, "")
+			if e.sink.NoIDs {
+				continue
+			}
 			e.idBuf = append(append(append(append(append(e.idBuf, e.cfg.Run...), '/'), w.name...), '/'), e.spellLabels[i]...)
 			e.idBuf = strconv.AppendInt(append(e.idBuf, '/'), e.issues, 10)
-			ends = append(ends, len(e.idBuf))
+			e.idEnds = append(e.idEnds, len(e.idBuf))
 		}
 		all, start := string(e.idBuf), 0
-		for _, end := range ends {
-			e.ids = append(e.ids, all[start:end])
+		for i, end := range e.idEnds {
+			e.ids[i] = all[start:end]
 			start = end
 		}
 	}

@@ -195,6 +195,9 @@ func (s *PageSurvey) Guess(end float64) (*PageGuess, bool) {
 		return nil, false
 	}
 	idx := slices.Index(s.cands, c)
+	// The pass surveys the guess's rule set and those before it: a later
+	// one is never chosen, whatever the trace holds.
+	full.cands = full.cands[:idx+1]
 	full.cands[idx].guess = &g
 	return &PageGuess{cand: &g, idx: idx, full: full}, true
 }

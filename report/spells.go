@@ -154,7 +154,7 @@ func newSpellTrack(c *PageCollector, stated map[string]struct{}, counts map[coun
 	// Forecasts at each spell's start only (an Every beyond any run);
 	// the length d does not matter (p is not drawn).
 	eng, err := bf.New(bf.Config{Run: c.o.Title, Mode: bf.Wait, Alphas: []float64{1}, Policies: []string{bf.Never}, SpellLengths: []float64{1}, Every: 1e300},
-		bf.Sink{Spell: s.issued, SpellEnd: s.ended})
+		bf.Sink{Spell: s.issued, SpellEnd: s.ended, NoIDs: true})
 	if err != nil {
 		return nil, err
 	}
