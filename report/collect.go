@@ -47,6 +47,7 @@ type surveyCand struct {
 	stated     map[string]struct{}   // the containers with states
 	counts     map[countVar]struct{} // the task counts (spells.go)
 	last       string                // the container of the previous state (most repeat it)
+	seen       strmemo.Map[struct{}] // the containers with states, by the string's address first
 	t0, end    float64
 	states     bool
 	// guess is what this pass was guessed to find (PageGuess), wrong
@@ -88,12 +89,9 @@ func (s *PageSurvey) Write(_ context.Context, b tracecast.Batch) error {
 			switch {
 			case e.Nature == tracecast.NatureState && e.Type == c.rules.StateType:
 				if e.Container != c.last {
-					n, m := len(c.containers), len(c.stated)
-					c.containers[e.Container] = struct{}{}
-					c.stated[e.Container] = struct{}{}
 					c.last = e.Container
-					if g := c.guess; g != nil && (len(c.containers) > n && !has(g.containers, e.Container) || len(c.stated) > m && !has(g.stated, e.Container)) {
-						c.wrong = true
+					if _, ok := c.seen.Get(e.Container); !ok {
+						c.stateIn(e.Container)
 					}
 				}
 				c.t0, c.end, c.states = math.Min(c.t0, e.Start), math.Max(c.end, e.End), true
@@ -118,6 +116,17 @@ func (s *PageSurvey) Write(_ context.Context, b tracecast.Batch) error {
 		}
 	}
 	return nil
+}
+
+// stateIn takes the first state of a container.
+func (c *surveyCand) stateIn(name string) {
+	c.seen.Put(name, struct{}{})
+	n, m := len(c.containers), len(c.stated)
+	c.containers[name] = struct{}{}
+	c.stated[name] = struct{}{}
+	if g := c.guess; g != nil && (len(c.containers) > n && !has(g.containers, name) || len(c.stated) > m && !has(g.stated, name)) {
+		c.wrong = true
+	}
 }
 
 func has[K comparable](m map[K]struct{}, k K) bool {

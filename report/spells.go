@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracecast/tracecast"
 	bf "github.com/tracecast/tracecast/backfill"
+	"github.com/tracecast/tracecast/internal/runsort"
 	stage "github.com/tracecast/tracecast/stages/backfill"
 	"github.com/tracecast/tracecast/stages/signal"
 )
@@ -73,6 +74,9 @@ type spellTrack struct {
 	// last is the latest time given (seconds).
 	events []spellEvent
 	vars   []varChange
+	// the sorts' scratch space
+	evBuf  []spellEvent
+	varBuf []varChange
 	// frontier is, per task count, the end of its last piece read: its
 	// changes before it are known (pieces come in order).
 	frontier map[countVar]float64
@@ -206,8 +210,9 @@ func (s *spellTrack) variable(e *tracecast.Entity) {
 // still open is read when it ends, and given before the next change after
 // that. final: the input ended, nothing waits.
 func (s *spellTrack) feed(final bool) {
-	slices.SortStableFunc(s.events, func(a, b spellEvent) int { return cmp.Compare(a.t, b.t) })
-	slices.SortStableFunc(s.vars, func(a, b varChange) int { return cmp.Compare(a.t, b.t) })
+	// The rows' changes come row after row, each row's in time order.
+	s.evBuf = runsort.Stable(s.events, func(a, b spellEvent) int { return cmp.Compare(a.t, b.t) }, s.evBuf)
+	s.varBuf = runsort.Stable(s.vars, func(a, b varChange) int { return cmp.Compare(a.t, b.t) }, s.varBuf)
 	n := len(s.events)
 	if !final {
 		f := math.Inf(1)
