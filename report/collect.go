@@ -174,7 +174,7 @@ func (s *PageSurvey) Collector(o PageOptions) (*PageCollector, error) {
 
 // PageGuess is a file's survey guessed before its run is read, so that
 // the report reads the file once where the guess holds: the survey of
-// the file's first megabytes (which rules select states, the containers,
+// the file's first MiB (which rules select states, the containers,
 // the first state start, the task counts) and the latest time of its
 // last lines as the last state end. The page is collected on it while
 // the pass surveys the run (Write); if the survey it makes is the guess

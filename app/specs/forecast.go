@@ -293,7 +293,7 @@ func (r Runner) Page(ctx context.Context, t Trace, rules string, horizons []floa
 	if t.Path == "-" {
 		// The page's bins, R and the default horizons come from a first
 		// pass over the file: memory does not grow with the trace.
-		return nil, &OptionError{Msgs: []string{"report reads the trace twice (its run's span and containers first): give a file, not standard input"}}
+		return nil, &OptionError{Msgs: []string{"report may read the trace twice (its run's span and containers first): give a file, not standard input"}}
 	}
 	survey, err := report.NewPageSurvey(rules)
 	if err != nil {
