@@ -5,6 +5,7 @@
 package builtin
 
 import (
+	"github.com/tracecast/tracecast/app/builtin/columnar"
 	"github.com/tracecast/tracecast/app/builtin/files"
 	kafkasource "github.com/tracecast/tracecast/ingest/kafka"
 	"github.com/tracecast/tracecast/ingest/tail"
@@ -23,10 +24,11 @@ import (
 )
 
 // Register registers every built-in component type: the states
-// command's (files.Register: the file source, the Paje parser, the file
-// sinks), then the others.
+// command's (files.Register: the file source, the Paje parser, the text
+// file sinks; columnar.Register: Arrow and Parquet), then the others.
 func Register(r *component.Registry) {
 	files.Register(r)
+	columnar.Register(r)
 	// Sources.
 	tail.Register(r)
 	kafkasource.Register(r)

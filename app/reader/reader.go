@@ -42,8 +42,10 @@ type Runner struct {
 	Registry func() *component.Registry
 }
 
-// Registry returns a new registry of the states command's components
-// (app/builtin/files).
+// Registry returns a new registry of the states command's components with
+// its text formats (app/builtin/files): the front binary's. A Runner of
+// --format arrow or parquet needs Registry set to one with the columnar
+// sinks (app/builtin).
 func Registry() *component.Registry {
 	r := component.NewRegistry()
 	files.Register(r)

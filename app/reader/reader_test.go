@@ -21,7 +21,7 @@ func TestRegistry(t *testing.T) {
 	for kind, want := range map[component.Kind][]string{
 		component.KindSource: {"file"},
 		component.KindParser: {"paje"},
-		component.KindSink:   {"arrow", "csv", "jsonl", "parquet", "pjdump"},
+		component.KindSink:   {"csv", "jsonl", "pjdump"},
 		component.KindStage:  nil,
 	} {
 		got := r.Types(kind)

@@ -134,7 +134,9 @@ func Main(args []string) {
 }
 
 // own says whether the front binary runs args itself: the version, or
-// states without a request for help (whose text is the full binary's).
+// states without a request for help (whose text is the full binary's)
+// in a text format (Arrow and Parquet are the full binary's: their
+// libraries' initializers were a quarter of this one's start-up).
 func own(args []string) bool {
 	if len(args) == 1 && args[0] == "--version" {
 		return true
@@ -142,12 +144,19 @@ func own(args []string) bool {
 	if len(args) == 0 || args[0] != "states" {
 		return false
 	}
-	for _, a := range args[1:] {
+	for i, a := range args[1:] {
 		if a == "--" {
 			break
 		}
 		if a == "-h" || a == "--help" || strings.HasPrefix(a, "--help=") {
 			return false
+		}
+		format, ok := strings.CutPrefix(a, "--format=")
+		if a == "--format" && i+2 < len(args) {
+			format, ok = args[i+2], true
+		}
+		if ok && format != "pjdump" && format != "csv" && format != "jsonl" {
+			return false // arrow, parquet, or an error the full binary words
 		}
 	}
 	return true

@@ -17,6 +17,11 @@ func TestOwn(t *testing.T) {
 		{[]string{"--version"}, true},
 		{[]string{"states", "t.trace"}, true},
 		{[]string{"states", "--format", "csv", "-o", "x.csv", "t.trace"}, true},
+		{[]string{"states", "--format=jsonl", "t.trace"}, true},
+		{[]string{"states", "--format", "parquet", "-o", "x.parquet", "t.trace"}, false},
+		{[]string{"states", "t.trace", "--format=arrow", "-o", "x.arrow"}, false},
+		{[]string{"states", "--format", "nonsense", "t.trace"}, false},
+		{[]string{"states", "--", "--format", "parquet"}, true}, // a trace named --format
 		{[]string{"states", "--help"}, false},
 		{[]string{"states", "-h"}, false},
 		{[]string{"states", "--", "-h"}, true}, // a trace named -h
@@ -67,6 +72,8 @@ func TestFrontEqualsFull(t *testing.T) {
 		{"states", ring},
 		{"states", "--format", "jsonl", ring},
 		{"states", "--format", "csv", "-o", csv, ring},
+		{"states", "--format", "arrow", ring}, // handed over, as Arrow IPC stream on stdout
+		{"states", "--format=parquet", ring},  // handed over: needs -o
 		{"states", "--format", "bogus", ring},
 		{"states", "--bogus", ring},
 		{"states", ring, ring},
