@@ -108,8 +108,8 @@ type worker struct {
 	openQ, busyOpenQ openQ
 	// pending is the change at the engine's instant (hasPending), applied
 	// once time moves on; dirtyAll: every lane plans again.
-	pending              pendingChange
-	hasPending, dirtyAll bool
+	pending                      pendingChange
+	hasPending, dirtyAll, marked bool // marked: in Engine.dirty
 }
 
 // Engine runs the policies on the class changes of one run.
@@ -445,7 +445,8 @@ func (e *Engine) setDirtyAll(w *worker) {
 }
 
 func (e *Engine) mark(w *worker) {
-	if !slices.Contains(e.dirty, w) {
+	if !w.marked {
+		w.marked = true
 		e.dirty = append(e.dirty, w)
 	}
 }
@@ -643,6 +644,9 @@ func (e *Engine) advance(t float64) {
 			}
 		}
 		e.updateNext(w)
+	}
+	for _, w := range e.dirty {
+		w.marked = false
 	}
 	e.dirty = e.dirty[:0]
 	for _, w := range e.dirtyAllList {
