@@ -113,7 +113,14 @@ func (p *numParser) Process(ctx context.Context, in tracecast.Batch, emit tracec
 	}
 	b := tracecast.Batch{Stream: in.Stream, Items: out}
 	if p.o.Recycle {
-		b.Recycle = func() { p.o.st.recycled.Add(1) }
+		b.Recycle = func() {
+			// As a parser refills it: a consumer that reads it after
+			// sees other entities.
+			for i := range out {
+				out[i].Type = "recycled"
+			}
+			p.o.st.recycled.Add(1)
+		}
 	}
 	return emit(ctx, b)
 }

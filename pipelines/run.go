@@ -393,6 +393,12 @@ func emitter(n *node, graphCtx context.Context) tracecast.Emit {
 		}
 		if b.Recycle != nil && !recycles(n.outs) {
 			b.Recycle = nil // someone may keep the items: never reused
+		} else if b.Recycle != nil && len(n.outs) > 1 {
+			// Reused once every consumer is done with it: a second
+			// consumer (predict's one pass measures R beside the
+			// forecasts) made every batch new, and the collector ran
+			// four times as often.
+			b.Recycle = countdown(len(n.outs), b.Recycle)
 		}
 		for i, c := range n.outs {
 			var err error
@@ -564,18 +570,31 @@ func runSource(n *node, srcCtx, gctx context.Context) error {
 }
 
 // recycles reports whether a batch sent to outs may be recycled once
-// written or processed: its one consumer is a sink or a stage that keeps
+// written or processed: each consumer is a sink or a stage that keeps
 // nothing of it.
 func recycles(outs []*node) bool {
-	if len(outs) != 1 {
-		return false
+	for _, o := range outs {
+		var consumer any = o.sink
+		if o.kind == component.KindStage {
+			consumer = o.proc // a stage that keeps nothing of its input's items
+		}
+		if f, ok := consumer.(tracecast.ItemsForgetter); !ok || !f.ForgetsItems() {
+			return false
+		}
 	}
-	var consumer any = outs[0].sink
-	if outs[0].kind == component.KindStage {
-		consumer = outs[0].proc // a stage that keeps nothing of its input's items
+	return len(outs) > 0
+}
+
+// countdown is recycle called by the last of n consumers (a consumer that
+// does not call it, having failed, leaves the batch to the collector).
+func countdown(n int, recycle func()) func() {
+	var left atomic.Int32
+	left.Store(int32(n))
+	return func() {
+		if left.Add(-1) == 0 {
+			recycle()
+		}
 	}
-	f, ok := consumer.(tracecast.ItemsForgetter)
-	return ok && f.ForgetsItems()
 }
 
 func runProcessor(n *node, ctx context.Context) error {

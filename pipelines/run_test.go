@@ -114,8 +114,9 @@ sinks:
 }
 
 // TestRecycle: a batch's items are given back to their producer once
-// written or processed only when its one consumer is a sink or a stage
-// that keeps nothing of them; fanned out, or to a stage or sink that may
+// written or processed when every consumer is a sink or a stage that
+// keeps nothing of them, once the last is done with it (fanned out, each
+// consumer sees the batch as it was sent); to a stage or sink that may
 // keep them, never.
 func TestRecycle(t *testing.T) {
 	for _, tc := range []struct {
@@ -131,7 +132,11 @@ sinks:
 		{"two sinks", `
 sinks:
   out: {type: capture, inputs: [a], forgets: true}
-  out2: {type: capture, inputs: [a], forgets: true}`, 0},
+  out2: {type: capture, inputs: [a], forgets: true, delay: 1ms}`, 10},
+		{"two sinks, one may keep", `
+sinks:
+  out: {type: capture, inputs: [a], forgets: true}
+  out2: {type: capture, inputs: [a]}`, 0},
 		{"through a stage", `
 stages:
   mid: {type: tag, inputs: [a]}
@@ -147,7 +152,7 @@ stages:
   mid: {type: tag, inputs: [a], forgets: true}
 sinks:
   out: {type: capture, inputs: [mid]}
-  out2: {type: capture, inputs: [a], forgets: true}`, 0},
+  out2: {type: capture, inputs: [a], forgets: true}`, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := newStore()
@@ -164,6 +169,11 @@ sources:
 			// 100 lines and the parser's flush (and the stage's).
 			if n := len(st.get("out").entities); n < 101 {
 				t.Errorf("out got %d entities, want 101 or more", n)
+			}
+			if out2 := st.get("out2"); strings.Contains(tc.graph, "out2: {type: capture, inputs: [a]") {
+				if got := checkOrdered(t, out2.entities); got["E"] != 100 {
+					t.Errorf("out2 got %v, want the 100 lines as sent", got)
+				}
 			}
 		})
 	}

@@ -119,9 +119,10 @@ func (run *ForecastRun) report(out, errw io.Writer) error {
 	return fc.WriteTable(errw, run.Scores)
 }
 
-// Forecast runs the forecast stage on the trace. A file is read twice:
+// Forecast runs the forecast stage on the trace. A file is read twice —
 // first for R, the run's span (default horizons) and what the forecasts
-// are scored against.
+// are scored against — or once, where no score is asked and R and the
+// span are what the file's beginning and end say (predictOnce).
 func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRun, error) {
 	run := &ForecastRun{RunID: o.RunID, Method: o.Method, Threshold: o.Threshold, Score: o.Score, Explain: o.Explain}
 	if o.Explain && o.Method != string(fc.Auto) {
@@ -156,26 +157,65 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 			o.Horizons = stage.DefaultStageConfig().Horizons
 		}
 	} else {
-		var err error
-		// The whole step function only to score, or for the terminal's
-		// summary.
-		if steps, err = r.Steps(ctx, t, o.Rules, queryClass(o.Queries), o.Workers, o.Score || run.Keep); err != nil {
-			return nil, err
+		if !o.Score && !run.Keep {
+			done, measured, err := r.predictOnce(ctx, t, o, run)
+			if err != nil {
+				return nil, err
+			} else if done {
+				return run, nil
+			}
+			steps = measured // the guess did not hold: the pass measured them
 		}
-		if o.Workers == 0 {
-			o.Workers = steps.R[0]
-		} else if steps.Selected > o.Workers {
-			// R counts every selected container (fractions would
-			// pass 1): the stage grows R as they start.
-			r.Log.Warn().Int("workers", o.Workers).Int("selected", steps.Selected).
-				Msgf("--workers %d, but the trace selects %d containers: R grows to %d as they start", o.Workers, steps.Selected, steps.Selected)
+		if steps == nil {
+			var err error
+			// The whole step function only to score, or for the
+			// terminal's summary.
+			if steps, err = r.Steps(ctx, t, o.Rules, queryClass(o.Queries), o.Workers, o.Score || run.Keep); err != nil {
+				return nil, err
+			}
 		}
+		o = r.withSteps(o, steps)
+	}
+	spec, sinks := forecastSpec(t, o, run, o.Out, "-")
+	if err := r.Run(ctx, spec, sinks); err != nil || (!run.Keep && !o.Score) || steps == nil {
+		return run, err
+	}
+	var err error
+	if run.Scores, err = fc.VerifyAt(steps, run.Kept.Forecasts, o.Coverage); err != nil {
+		return nil, err
+	}
+	r.warnUnscored(steps, run.Kept.Forecasts, run.Scores)
+	run.Scored = true
+	if o.Out == "" {
+		return run, nil
+	}
+	return run, output.WriteFile(filepath.Join(o.Out, "scores.jsonl"), func(w io.Writer) error { return fc.WriteScores(w, run.Scores) })
+}
+
+// withSteps sets what o leaves to the trace from what a first pass
+// measured: R (--workers, with a warning when the trace selects more) and
+// the default horizons (0.1%, 1% and 10% of the run).
+func (r Runner) withSteps(o Forecasts, steps *fc.Steps) Forecasts {
+	if o.Workers == 0 {
+		o.Workers = steps.R[0]
+	} else if steps.Selected > o.Workers {
+		// R counts every selected container (fractions would pass 1):
+		// the stage grows R as they start.
+		r.Log.Warn().Int("workers", o.Workers).Int("selected", steps.Selected).
+			Msgf("--workers %d, but the trace selects %d containers: R grows to %d as they start", o.Workers, steps.Selected, steps.Selected)
 	}
 	if len(o.Horizons) == 0 {
 		span := steps.End - steps.T[0]
 		o.Horizons = stage.DefaultHorizons(span)
 		r.Log.Info().Strs("horizons", o.Horizons).Str("run", fmt.Sprintf("%.3gs", span)).Msg("no --horizon: forecasting over 0.1%, 1% and 10% of the run")
 	}
+	return o
+}
+
+// forecastSpec is the forecast pipeline of o, its records written into
+// dir (o.Out: the files of -o DIR) or, without o.Out, as JSON lines to
+// stdout ("-": standard output), or kept in run.
+func forecastSpec(t Trace, o Forecasts, run *ForecastRun, dir, stdout string) (pipelines.Spec, map[string]tracecast.Sink) {
 	opts := map[string]any{"rules": o.Rules, "queries": o.Queries, "horizons": o.Horizons, "method": o.Method, "coverage": o.Coverage,
 		"run_id": run.RunID, "opportunity_threshold": o.Threshold, "regime_alpha": o.RegimeAlpha, "workers": o.Workers, "explain": o.Explain}
 	if o.Every != "" {
@@ -195,30 +235,18 @@ func (r Runner) Forecast(ctx context.Context, t Trace, o Forecasts) (*ForecastRu
 	switch {
 	case run.Keep:
 	case o.Out == "":
-		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: []string{"forecast"}, Options: map[string]any{"path": "-"}})
+		spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "out", Type: "jsonl", Inputs: []string{"forecast"}, Options: map[string]any{"path": stdout}})
 	default:
 		for _, rec := range []string{"forecasts", "outcomes", "episodes", "skills"} {
 			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: rec, Type: o.Format, Inputs: []string{"forecast"},
-				Options: map[string]any{"path": filepath.Join(o.Out, rec+"."+o.Format), "records": rec}})
+				Options: map[string]any{"path": filepath.Join(dir, rec+"."+o.Format), "records": rec}})
 		}
 		if o.Explain {
 			spec.Sinks = append(spec.Sinks, pipelines.Node{ID: "explanations", Type: "jsonl", Inputs: []string{"forecast"},
-				Options: map[string]any{"path": filepath.Join(o.Out, "explain.jsonl"), "records": "explanations"}})
+				Options: map[string]any{"path": filepath.Join(dir, "explain.jsonl"), "records": "explanations"}})
 		}
 	}
-	if err := r.Run(ctx, spec, sinks); err != nil || (!run.Keep && !o.Score) || steps == nil {
-		return run, err
-	}
-	var err error
-	if run.Scores, err = fc.VerifyAt(steps, run.Kept.Forecasts, o.Coverage); err != nil {
-		return nil, err
-	}
-	r.warnUnscored(steps, run.Kept.Forecasts, run.Scores)
-	run.Scored = true
-	if o.Out == "" {
-		return run, nil
-	}
-	return run, output.WriteFile(filepath.Join(o.Out, "scores.jsonl"), func(w io.Writer) error { return fc.WriteScores(w, run.Scores) })
+	return spec, sinks
 }
 
 // warnUnscored says which (query, horizon) groups of forecasts have no

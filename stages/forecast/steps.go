@@ -139,6 +139,15 @@ func (s *StepsSink) Close(context.Context) error {
 	return nil
 }
 
+// Unit is the trace's time unit the sink reads it in ("" before the
+// first state of the rules).
+func (s *StepsSink) Unit() string {
+	if s.live == nil {
+		return ""
+	}
+	return s.unit
+}
+
 // Steps returns the step function (after Close); an error when the trace
 // had no state of the rules.
 func (s *StepsSink) Steps() (*fc.Steps, error) {

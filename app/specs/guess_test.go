@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracecast/tracecast/internal/pajetest"
@@ -140,6 +141,108 @@ func TestPageSinglePass(t *testing.T) {
 			}
 			if (once != nil) != tc.holds {
 				t.Errorf("the guess held: %v, want %v", once != nil, tc.holds)
+			}
+		})
+	}
+}
+
+// TestPredictSinglePass: predict reads a trace once where R and the run's
+// span guessed from its beginning and end hold (or --workers and
+// --horizon leave nothing to guess), twice where they do not or where the
+// records would not fit the temporary file; the records (or the error)
+// are those of two passes either way, on standard output and in -o DIR.
+func TestPredictSinglePass(t *testing.T) {
+	defer func(h int, m int64) { guessHead, spillMax = h, m }(guessHead, spillMax)
+	guessHead = 4 << 10
+	for _, tc := range []struct {
+		name                   string
+		late, tailVar, bad     bool
+		workers                int
+		horizons               []string
+		spillMax               int64
+		once, measured, stdout bool
+	}{
+		{name: "guess holds", once: true},
+		{name: "guess holds, standard output", once: true, stdout: true},
+		{name: "a container created late", late: true, measured: true},
+		{name: "a container created late, standard output", late: true, measured: true, stdout: true},
+		{name: "--workers and --horizon", late: true, workers: 4, horizons: []string{"2s"}, once: true},
+		{name: "--workers and --horizon, standard output", workers: 4, horizons: []string{"2s"}, once: true, stdout: true},
+		{name: "too many records for the temporary file", spillMax: 1000, stdout: true},
+		{name: "a bad line after the head", bad: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "w.trace")
+			writeWorkers(t, path, 2000, tc.late, tc.tailVar, tc.bad, false)
+			tr := Trace{Path: path}
+			spillMax = 128 << 20
+			if tc.spillMax != 0 {
+				spillMax = tc.spillMax
+			}
+			o := Forecasts{Rules: "auto", Queries: []string{"idle>=25%"}, Method: "auto", Coverage: 0.9, Format: "jsonl", Workers: tc.workers, Horizons: tc.horizons}
+			// predict: its records (standard output's, or -o DIR's files).
+			predict := func(o Forecasts, guess bool) (string, error) {
+				h := guessHead
+				if !guess {
+					guessHead = 0
+				}
+				defer func() { guessHead = h }()
+				if tc.stdout {
+					out, err := os.CreateTemp(dir, "stdout")
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer out.Close()
+					saved := os.Stdout
+					os.Stdout = out
+					_, err = r.Forecast(ctx, tr, o)
+					os.Stdout = saved
+					b, _ := os.ReadFile(out.Name())
+					return string(b), err
+				}
+				o.Out = filepath.Join(dir, fmt.Sprintf("out-%v", guess))
+				_, err := r.Forecast(ctx, tr, o)
+				var all strings.Builder
+				for _, f := range []string{"forecasts", "outcomes", "episodes", "skills"} {
+					b, _ := os.ReadFile(filepath.Join(o.Out, f+".jsonl"))
+					all.Write(b)
+				}
+				if left, _ := filepath.Glob(filepath.Join(o.Out, ".tracecast-predict-*")); len(left) > 0 {
+					t.Errorf("left behind: %v", left)
+				}
+				return all.String(), err
+			}
+			got, err := predict(o, true)
+			want, wantErr := predict(o, false)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v, read twice %v", err, wantErr)
+			}
+			if tc.bad {
+				if err == nil {
+					t.Fatal("no error on a bad line")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want || len(got) < 1000 {
+				t.Errorf("the records (%d bytes) are not those of two passes (%d bytes)", len(got), len(want))
+			}
+			if !tc.stdout {
+				o.Out = filepath.Join(dir, "direct")
+				os.MkdirAll(o.Out, 0o755)
+			}
+			run := &ForecastRun{RunID: "x"}
+			if tc.stdout {
+				saved := os.Stdout
+				os.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+				defer func() { os.Stdout.Close(); os.Stdout = saved }()
+			}
+			done, measured, err := r.predictOnce(ctx, tr, o, run)
+			if err != nil || done != tc.once || (measured != nil) != tc.measured {
+				t.Errorf("predictOnce: done %v, measured %v, %v; want done %v, measured %v", done, measured != nil, err, tc.once, tc.measured)
 			}
 		})
 	}
