@@ -131,8 +131,9 @@ at or above --idle-threshold), regime-change. Records go to standard
 output as JSON lines or to -o DIR; on a terminal a table of scores.
 --verify scores them against what happened; --explain says what carried
 them (auto's experts and the features' permutation importance). R, the
-selected containers, is counted in a first pass over the file: TRACE -
-(standard input, read once) needs --workers R. docs/forecasts.md.
+selected containers, is counted in a first pass over the file (or in the
+one pass, where the file's beginning and end say it: docs/forecasts.md):
+TRACE - (standard input, read once) needs --workers R.
 
 With --window W (or --model), predict cuts the signal (see 'tracecast
 signal') into windows of W samples and predicts each window from the
