@@ -3,8 +3,8 @@
 # the backfill issue (docs/backfill.md#closed-loop): synthetic DAGs of 1000,
 # 2000 and 4000 tasks on R = 4 and 16 workers, a level as wide as R on
 # average (--levels T/R), 10 ms tasks with a CV of 0.3 (synth's default) and
-# of 1, back-end tasks of 1 and 10 ms, wait mode, α = 10, SEEDS DAGs each
-# (default 5); then prints the summary table of docs/backfill.md.
+# of 1, back-end tasks of 1 and 10 ms, wait mode, α = 10 (ALPHA), SEEDS
+# DAGs each (default 5); then prints the summary table of docs/backfill.md.
 #   make closed-loop              (about 3 minutes on 2 idle cores)
 set -eu
 HERE=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +18,7 @@ for cv in 0.3 1; do
             d="$OUT/cv$cv/T${T}_R$R"
             mkdir -p "$d"
             "$BIN" closed-loop --tasks "$T" --workers "$R" --levels $((T / R)) --codelets "dag_task:10:$cv:1" \
-                --seeds "$SEEDS" --task 1ms,10ms --alpha 10 -o "$d" > "$d.txt"
+                --seeds "$SEEDS" --task 1ms,10ms --alpha "${ALPHA:-10}" -o "$d" > "$d.txt"
             grep -h 'forecast harvests' "$d.txt" | sed "s|^|cv $cv, T $T, R $R:|"
         done
     done
