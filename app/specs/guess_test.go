@@ -80,6 +80,23 @@ func writeWorkers(t *testing.T, path string, steps int, late, tailVar, bad, gz b
 	}
 }
 
+// sameOutcome fails the test unless the one pass's error is the two
+// passes', and tells whether the outputs are left to compare: a trace
+// with a bad line must fail both.
+func sameOutcome(t *testing.T, err, twice error, bad bool) bool {
+	t.Helper()
+	if fmt.Sprint(err) != fmt.Sprint(twice) {
+		t.Fatalf("error %v, read twice %v", err, twice)
+	}
+	if bad && err == nil {
+		t.Fatal("no error on a bad line")
+	}
+	if !bad && err != nil {
+		t.Fatal(err)
+	}
+	return !bad
+}
+
 // TestPageSinglePass: the report reads a trace once where the survey
 // guessed from its beginning and end holds, twice where it does not, and
 // its page (or its error) is the page of two passes either way.
@@ -110,17 +127,8 @@ func TestPageSinglePass(t *testing.T) {
 			guessHead = 0
 			want, wantErr := r.Page(ctx, tr, "auto", nil, ReportPower{})
 			guessHead = h
-			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
-				t.Fatalf("error %v, read twice %v", err, wantErr)
-			}
-			if tc.bad {
-				if err == nil {
-					t.Fatal("no error on a bad line")
-				}
+			if !sameOutcome(t, err, wantErr, tc.bad) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			var a, b bytes.Buffer
 			if err := page.WriteHTML(&a); err != nil {
@@ -215,17 +223,8 @@ func TestPredictSinglePass(t *testing.T) {
 			}
 			got, err := predict(o, true)
 			want, wantErr := predict(o, false)
-			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
-				t.Fatalf("error %v, read twice %v", err, wantErr)
-			}
-			if tc.bad {
-				if err == nil {
-					t.Fatal("no error on a bad line")
-				}
+			if !sameOutcome(t, err, wantErr, tc.bad) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got != want || len(got) < 1000 {
 				t.Errorf("the records (%d bytes) are not those of two passes (%d bytes)", len(got), len(want))
