@@ -50,21 +50,38 @@ type Backfill struct {
 }
 
 // Backfill replays a trace file through the backfill engine: a first pass
-// for the workers and the run's start, a second that runs every policy. It
-// writes the decisions (and spell forecasts) as they come, and returns the
-// table.
+// for the workers and the run's start, a second that runs every policy —
+// or one pass, where the workers and the start are what the file's
+// beginning says (backfillOnce). It writes the decisions (and spell
+// forecasts) as they come, and returns the table.
 func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, error) {
 	if t.Path == "-" {
 		return nil, &OptionError{Msgs: []string{"backfill reads the trace twice (the workers, then the policies): give a file, not standard input"}}
 	}
-	survey := stage.NewSurvey(o.Rules, "")
-	spec := pipelines.Spec{Name: "survey", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("survey", "trace")}}
-	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"survey": survey}); err != nil {
-		return nil, err
+	res, survey, err := r.backfillOnce(ctx, t, o)
+	if err != nil || res != nil {
+		return res, err
+	}
+	if survey == nil {
+		survey = stage.NewSurvey(o.Rules, "")
+		spec := pipelines.Spec{Name: "survey", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("survey", "trace")}}
+		if err := r.Run(ctx, spec, map[string]tracecast.Sink{"survey": survey}); err != nil {
+			return nil, err
+		}
 	}
 	if err := survey.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Path, err)
 	}
+	res, _, err = r.backfillPass(ctx, t, o, survey, o.Out, o.Decisions, false)
+	return res, err
+}
+
+// backfillPass runs the policies over the trace with the workers and
+// start of survey, writing the records into dir (-o DIR) or to decisions.
+// With measure, the pass also surveys the trace (returned, closed) for the
+// caller to check survey against; then the table's files are left to the
+// caller, and End is the measured one.
+func (r Runner) backfillPass(ctx context.Context, t Trace, o Backfill, survey *stage.Survey, dir string, decisions io.Writer, measure bool) (*bf.Result, *stage.Survey, error) {
 	run := o.RunID
 	if run == "" {
 		run = fstage.StreamRunID(t.Path, true)
@@ -86,10 +103,10 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 			if name == "decisions" && len(o.Tasks) == 0 || name == "spells" && len(o.Spells) == 0 || name == "plans" && !o.Plans {
 				continue // predict --spells launches nothing; backfill without --spells forecasts none
 			}
-			out, err := openRecords(filepath.Join(o.Out, name+"."+format), format, r.Log)
+			out, err := openRecords(filepath.Join(dir, name+"."+format), format, r.Log)
 			if err != nil {
 				abort()
-				return nil, err
+				return nil, nil, err
 			}
 			outs = append(outs, out)
 			switch name {
@@ -101,11 +118,11 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 				pln = out
 			}
 		}
-	case o.Decisions != nil:
+	case decisions != nil:
 		if format != "jsonl" {
-			return nil, &OptionError{Msgs: []string{fmt.Sprintf("--format %s needs -o DIR", format)}}
+			return nil, nil, &OptionError{Msgs: []string{fmt.Sprintf("--format %s needs -o DIR", format)}}
 		}
-		dec = &jsonOut{w: bufio.NewWriterSize(o.Decisions, 1<<16)}
+		dec = &jsonOut{w: bufio.NewWriterSize(decisions, 1<<16)}
 		spl, outs = dec, []recordOut{dec}
 		if o.Plans {
 			pln = dec
@@ -128,15 +145,26 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 	eng, err := bf.New(cfg, sink)
 	if err != nil {
 		abort()
-		return nil, &OptionError{Msgs: strings.Split(err.Error(), "\n")}
+		return nil, nil, &OptionError{Msgs: strings.Split(err.Error(), "\n")}
 	}
 	feed := stage.NewFeed(eng, survey.Rules, survey.Unit, survey)
-	spec = pipelines.Spec{Name: "backfill", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("backfill", "trace")}}
-	if err := r.Run(ctx, spec, map[string]tracecast.Sink{"backfill": feed}); err != nil {
-		abort()
-		return nil, err
+	spec := pipelines.Spec{Name: "backfill", Sources: []pipelines.Node{t.Source()}, Sinks: []pipelines.Node{collect("backfill", "trace")}}
+	sinks := map[string]tracecast.Sink{"backfill": feed}
+	var measured *stage.Survey
+	if measure {
+		measured = stage.NewSurvey(o.Rules, "")
+		spec.Sinks = append(spec.Sinks, collect("survey", "trace"))
+		sinks["survey"] = measured
 	}
-	res := eng.Finish(math.Max(feed.End(), survey.End))
+	if err := r.Run(ctx, spec, sinks); err != nil {
+		abort()
+		return nil, nil, err
+	}
+	end := survey.End
+	if measured != nil {
+		end = measured.End
+	}
+	res := eng.Finish(math.Max(feed.End(), end))
 	for _, out := range outs {
 		if werr == nil {
 			werr = out.close(ctx)
@@ -144,24 +172,34 @@ func (r Runner) Backfill(ctx context.Context, t Trace, o Backfill) (*bf.Result, 
 	}
 	if werr != nil {
 		abort()
-		return nil, werr
+		return nil, nil, werr
 	}
-	if o.Out != "" {
-		if len(res.Rows) > 0 { // predict --spells runs no policy
-			if err := output.WriteFile(filepath.Join(o.Out, "values.jsonl"), func(w io.Writer) error { return WriteRows(w, res.Rows) }); err != nil {
-				return nil, err
-			}
-			if err := output.WriteFile(filepath.Join(o.Out, "values.svg"), func(w io.Writer) error { return WriteValuePlot(w, res) }); err != nil {
-				return nil, err
-			}
+	if !measure {
+		return res, nil, r.writeTables(o.Out, res)
+	}
+	return res, measured, nil
+}
+
+// writeTables writes a backfill table's files into dir (none when dir is
+// "").
+func (r Runner) writeTables(dir string, res *bf.Result) error {
+	if dir == "" {
+		return nil
+	}
+	if len(res.Rows) > 0 { // predict --spells runs no policy
+		if err := output.WriteFile(filepath.Join(dir, "values.jsonl"), func(w io.Writer) error { return WriteRows(w, res.Rows) }); err != nil {
+			return err
 		}
-		if len(res.SpellScores) > 0 {
-			if err := output.WriteFile(filepath.Join(o.Out, "spell_scores.jsonl"), func(w io.Writer) error { return writeSpellScores(w, res.SpellScores) }); err != nil {
-				return nil, err
-			}
+		if err := output.WriteFile(filepath.Join(dir, "values.svg"), func(w io.Writer) error { return WriteValuePlot(w, res) }); err != nil {
+			return err
 		}
 	}
-	return res, nil
+	if len(res.SpellScores) > 0 {
+		if err := output.WriteFile(filepath.Join(dir, "spell_scores.jsonl"), func(w io.Writer) error { return writeSpellScores(w, res.SpellScores) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recordOut is where the records of one kind go: JSON lines, Arrow or

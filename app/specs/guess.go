@@ -11,6 +11,7 @@ import (
 	fc "github.com/tracecast/tracecast/forecast"
 	"github.com/tracecast/tracecast/parsers/paje"
 	"github.com/tracecast/tracecast/report"
+	bstage "github.com/tracecast/tracecast/stages/backfill"
 	stage "github.com/tracecast/tracecast/stages/forecast"
 )
 
@@ -131,4 +132,18 @@ func guessSteps(t Trace, rules, class string, workers int) *fc.Steps {
 	}
 	steps.End = end
 	return steps
+}
+
+// guessSurvey guesses backfill's first pass over a trace file (the rules,
+// the time unit, the workers, the run's start): nil when it cannot.
+func guessSurvey(t Trace, rules string) *bstage.Survey {
+	head, _, ok := fileHead(t)
+	if !ok {
+		return nil
+	}
+	s := bstage.NewSurvey(rules, "")
+	if readHead(t, head, s) != nil || s.Err() != nil {
+		return nil
+	}
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,6 +243,74 @@ func TestPredictSinglePass(t *testing.T) {
 			done, measured, err := r.predictOnce(ctx, tr, o, run)
 			if err != nil || done != tc.once || (measured != nil) != tc.measured {
 				t.Errorf("predictOnce: done %v, measured %v, %v; want done %v, measured %v", done, measured != nil, err, tc.once, tc.measured)
+			}
+		})
+	}
+}
+
+// TestBackfillSinglePass: backfill -o DIR reads a trace once where the
+// workers and the run's start guessed from its beginning hold, twice where
+// they do not (a worker first seen late) or where the records go to a
+// writer; its files (or its error) are those of two passes either way.
+func TestBackfillSinglePass(t *testing.T) {
+	defer func(h int) { guessHead = h }(guessHead)
+	guessHead = 4 << 10
+	for _, tc := range []struct {
+		name           string
+		late, bad      bool
+		once, measured bool
+		writer         bool
+	}{
+		{name: "guess holds", once: true},
+		{name: "a worker first seen late", late: true, measured: true},
+		{name: "records to a writer", writer: true},
+		{name: "a bad line after the head", bad: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "w.trace")
+			writeWorkers(t, path, 2000, tc.late, false, tc.bad, false)
+			tr := Trace{Path: path}
+			o := Backfill{Rules: "auto", Tasks: []float64{0.5}, Mode: "wait", Alphas: []float64{10}, Spells: []float64{1}}
+			run := func(guess bool) (string, error) {
+				h := guessHead
+				if !guess {
+					guessHead = 0
+				}
+				defer func() { guessHead = h }()
+				o := o
+				var buf strings.Builder
+				if tc.writer {
+					o.Decisions = &buf
+				} else {
+					o.Out = filepath.Join(dir, fmt.Sprintf("out-%v", guess))
+				}
+				_, err := r.Backfill(ctx, tr, o)
+				for _, f := range []string{"decisions.jsonl", "spells.jsonl", "values.jsonl", "spell_scores.jsonl"} {
+					b, _ := os.ReadFile(filepath.Join(o.Out, f))
+					buf.Write(b)
+				}
+				if left, _ := filepath.Glob(filepath.Join(o.Out, ".tracecast-backfill-*")); len(left) > 0 {
+					t.Errorf("left behind: %v", left)
+				}
+				return buf.String(), err
+			}
+			got, err := run(true)
+			want, wantErr := run(false)
+			if !sameOutcome(t, err, wantErr, tc.bad) {
+				return
+			}
+			if got != want || len(got) < 1000 {
+				t.Errorf("the records (%d bytes) are not those of two passes (%d bytes)", len(got), len(want))
+			}
+			if tc.writer {
+				o.Decisions = io.Discard
+			} else {
+				o.Out = filepath.Join(dir, "direct")
+			}
+			res, measured, err := r.backfillOnce(ctx, tr, o)
+			if err != nil || (res != nil) != tc.once || (measured != nil) != tc.measured {
+				t.Errorf("backfillOnce: done %v, measured %v, %v; want done %v, measured %v", res != nil, measured != nil, err, tc.once, tc.measured)
 			}
 		})
 	}
