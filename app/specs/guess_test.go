@@ -117,7 +117,7 @@ func TestPageSinglePass(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "w.trace")
-			writeWorkers(t, path, 2000, tc.late, tc.tailVar, tc.bad, tc.gz)
+			writeWorkers(t, path, 300, tc.late, tc.tailVar, tc.bad, tc.gz)
 			tr := Trace{Path: path}
 			g := guessPage(tr, "auto")
 			if (g != nil) != tc.guessed {
@@ -175,21 +175,21 @@ func TestPredictSinglePass(t *testing.T) {
 		{name: "guess holds, standard output", once: true, stdout: true},
 		{name: "a container created late", late: true, measured: true},
 		{name: "a container created late, standard output", late: true, measured: true, stdout: true},
-		{name: "--workers and --horizon", late: true, workers: 4, horizons: []string{"2s"}, once: true},
-		{name: "--workers and --horizon, standard output", workers: 4, horizons: []string{"2s"}, once: true, stdout: true},
+		{name: "--workers and --horizon", late: true, workers: 4, horizons: []string{"20ms"}, once: true},
+		{name: "--workers and --horizon, standard output", workers: 4, horizons: []string{"20ms"}, once: true, stdout: true},
 		{name: "too many records for the temporary file", spillMax: 1000, stdout: true},
 		{name: "a bad line after the head", bad: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "w.trace")
-			writeWorkers(t, path, 2000, tc.late, tc.tailVar, tc.bad, false)
+			writeWorkers(t, path, 300, tc.late, tc.tailVar, tc.bad, false)
 			tr := Trace{Path: path}
 			spillMax = 128 << 20
 			if tc.spillMax != 0 {
 				spillMax = tc.spillMax
 			}
-			o := Forecasts{Rules: "auto", Queries: []string{"idle>=25%"}, Method: "auto", Coverage: 0.9, Format: "jsonl", Workers: tc.workers, Horizons: tc.horizons}
+			o := Forecasts{Rules: "auto", Queries: []string{"idle>=25%"}, Method: "auto", Coverage: 0.9, Format: "jsonl", Workers: tc.workers, Horizons: tc.horizons, Every: "1ms"}
 			// predict: its records (standard output's, or -o DIR's files).
 			predict := func(o Forecasts, guess bool) (string, error) {
 				h := guessHead
@@ -269,7 +269,7 @@ func TestBackfillSinglePass(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "w.trace")
-			writeWorkers(t, path, 2000, tc.late, false, tc.bad, false)
+			writeWorkers(t, path, 300, tc.late, false, tc.bad, false)
 			tr := Trace{Path: path}
 			o := Backfill{Rules: "auto", Tasks: []float64{0.5}, Mode: "wait", Alphas: []float64{10}, Spells: []float64{1}}
 			run := func(guess bool) (string, error) {
