@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	bf "github.com/tracecast/tracecast/backfill"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,7 +104,8 @@ func sameOutcome(t *testing.T, err, twice error, bad bool) bool {
 // its page (or its error) is the page of two passes either way.
 func TestPageSinglePass(t *testing.T) {
 	defer func(h int) { guessHead = h }(guessHead)
-	guessHead = 4 << 10 // the traces' containers are created within it; the late one after
+	guessHead = 4 << 10   // the traces' containers are created within it; the late one after
+	hs := []float64{0.02} // a forecast every 2 ms (the default's every 30 µs took seconds under -race)
 	for _, tc := range []struct {
 		name                   string
 		late, tailVar, bad, gz bool
@@ -123,10 +125,10 @@ func TestPageSinglePass(t *testing.T) {
 			if (g != nil) != tc.guessed {
 				t.Fatalf("guessed: %v, want %v", g != nil, tc.guessed)
 			}
-			page, err := r.Page(ctx, tr, "auto", nil, ReportPower{})
+			page, err := r.Page(ctx, tr, "auto", hs, ReportPower{})
 			h := guessHead
 			guessHead = 0
-			want, wantErr := r.Page(ctx, tr, "auto", nil, ReportPower{})
+			want, wantErr := r.Page(ctx, tr, "auto", hs, ReportPower{})
 			guessHead = h
 			if !sameOutcome(t, err, wantErr, tc.bad) {
 				return
@@ -144,7 +146,7 @@ func TestPageSinglePass(t *testing.T) {
 			if g == nil {
 				return
 			}
-			once, err := r.pagePass(ctx, tr, nil, report.PageOptions{Title: path}, g.Collector, g)
+			once, err := r.pagePass(ctx, tr, nil, report.PageOptions{Title: path, Horizons: hs}, g.Collector, g)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,7 +273,7 @@ func TestBackfillSinglePass(t *testing.T) {
 			path := filepath.Join(dir, "w.trace")
 			writeWorkers(t, path, 300, tc.late, false, tc.bad, false)
 			tr := Trace{Path: path}
-			o := Backfill{Rules: "auto", Tasks: []float64{0.5}, Mode: "wait", Alphas: []float64{10}, Spells: []float64{1}}
+			o := Backfill{Rules: "auto", Tasks: []float64{0.005}, Mode: "wait", Alphas: []float64{10}, Spells: []float64{0.005}, Every: 0.01, Policies: []string{bf.Greedy}} // the plans of the forecast policy took seconds under -race
 			run := func(guess bool) (string, error) {
 				h := guessHead
 				if !guess {
