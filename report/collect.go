@@ -239,9 +239,9 @@ func (g *PageGuess) Holds() bool {
 // the one to read the file again with when the guess did not hold.
 func (g *PageGuess) Survey() *PageSurvey { return g.full }
 
-// PageCollector is the second pass over a trace for its report (from
-// PageSurvey.Collector): it keeps what the page draws, at the page's
-// resolution.
+// PageCollector is the pass over a trace that draws its report (from
+// PageSurvey.Collector or PageGuess.Collector): it keeps what the page
+// draws, at the page's resolution.
 type PageCollector struct {
 	o       PageOptions
 	rules   *signal.Rules
