@@ -3,7 +3,6 @@ package specs
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -57,14 +56,8 @@ func (r Runner) backfillOnce(ctx context.Context, t Trace, o Backfill) (res *bf.
 		return nil, measured, nil
 	}
 	if dir != "" {
-		files, err := os.ReadDir(dir)
-		if err != nil {
+		if err := moveInto(dir, o.Out); err != nil {
 			return nil, nil, err
-		}
-		for _, f := range files {
-			if err := os.Rename(filepath.Join(dir, f.Name()), filepath.Join(o.Out, f.Name())); err != nil {
-				return nil, nil, err
-			}
 		}
 	}
 	return res, nil, r.writeTables(o.Out, res)

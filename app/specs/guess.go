@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/tracecast/tracecast"
 	fc "github.com/tracecast/tracecast/forecast"
@@ -146,4 +147,19 @@ func guessSurvey(t Trace, rules string) *bstage.Survey {
 		return nil
 	}
 	return s
+}
+
+// moveInto renames every file of the temporary directory tmp into dir
+// (the same filesystem: tmp is made inside dir).
+func moveInto(tmp, dir string) error {
+	files, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.Rename(filepath.Join(tmp, f.Name()), filepath.Join(dir, f.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

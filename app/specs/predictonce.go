@@ -98,16 +98,7 @@ func (r Runner) predictOnce(ctx context.Context, t Trace, o Forecasts, run *Fore
 	case o.Out == "":
 		return true, nil, copyToStdout(stdout)
 	}
-	files, err := os.ReadDir(tmp)
-	if err != nil {
-		return false, nil, err
-	}
-	for _, f := range files {
-		if err := os.Rename(filepath.Join(tmp, f.Name()), filepath.Join(o.Out, f.Name())); err != nil {
-			return false, nil, err
-		}
-	}
-	return true, nil, nil
+	return true, nil, moveInto(tmp, o.Out)
 }
 
 // spillBytes estimates the JSON lines of forecasts and outcomes o writes
